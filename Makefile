@@ -1,0 +1,71 @@
+# jobwire monorepo. Two commands matter: `make run` and `make test`.
+# Everything else delegates to the component's own build.
+SHELL := /bin/bash
+ROOT := $(abspath .)
+RESULTS ?= $(ROOT)/.test-results
+export PATH := $(ROOT)/.tools/bin:$(PATH)
+PY := $(ROOT)/.tools/venv/bin/python
+
+.PHONY: help run test lint generate check-generated bootstrap \
+        test-proto test-engine test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
+        test-conformance test-examples conformance conformance-zeebe engine bench
+
+help: ## list the targets
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-20s %s\n", $$1, $$2}'
+
+bootstrap: ## install pinned tools into .tools/ (done by every target that needs them)
+	@tools/bootstrap.sh
+
+run: bootstrap ## start the engine and the example workers of every SDK, drive instances, show progress
+	@examples/run.sh
+
+test: bootstrap ## install everything, run every suite, print a summary line
+	@tools/run-tests.sh
+
+lint: bootstrap ## buf lint + format check, go vet, tsc/eslint where present
+	tools/node_modules/.bin/buf lint
+	tools/node_modules/.bin/buf format --diff --exit-code
+	cd engine-reference && go vet ./...
+	cd sdk-go && go vet ./...
+
+generate: bootstrap ## regenerate all code derived from proto/
+	@tools/generate.sh
+
+check-generated: ## fail when generated code is stale
+	@tools/generate.sh >/dev/null && git diff --exit-code --stat -- proto sdk-go/internal/pb engine-reference/internal/pb sdk-python/src/jobwire/_proto sdk-node/src/generated sdk-node/proto \
+	  || { echo "generated code is stale: run 'make generate' and commit"; exit 1; }
+
+# --- suites (each writes results into $(RESULTS)) ---------------------------
+test-proto: bootstrap ## contract: buf lint, breaking check, Zeebe compatibility, stale generated code
+	@$(PY) -m pytest -q proto/compat --junitxml=$(RESULTS)/proto.xml
+
+engine: ## build engine-reference/bin/jobwire-engine
+	cd engine-reference && go build -o bin/jobwire-engine ./cmd/jobwire-engine
+
+test-engine: bootstrap ## engine-reference: go test (race) + pyzeebe interop
+	@engine-reference/scripts/test.sh
+
+bench: engine ## engine benchmark (prints instances/s, latency, fsyncs/s)
+	engine-reference/bin/jobwire-engine bench
+
+test-sdk-go: bootstrap engine ## sdk-go: go test -race against the reference engine
+	@sdk-go/scripts/test.sh
+
+test-sdk-node: bootstrap engine ## sdk-node: jest against the reference engine
+	@sdk-node/scripts/test.sh
+
+test-sdk-python: bootstrap ## sdk-python: pytest
+	@sdk-python/scripts/test.sh
+
+test-sdk-java: bootstrap ## sdk-java: mvn test
+	@sdk-java/scripts/test.sh
+
+test-conformance: conformance
+conformance: bootstrap engine ## conformance matrix (every SDK x scenario) on the reference engine
+	@conformance-tests/scripts/run.sh
+
+conformance-zeebe: bootstrap ## conformance against the real in-memory Zeebe engine
+	@conformance-tests/scripts/run.sh --zeebe
+
+test-examples: bootstrap engine ## examples smoke test against the engine
+	@examples/scripts/test.sh

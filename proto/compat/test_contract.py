@@ -1,0 +1,89 @@
+"""Tests of the contract: Zeebe compatibility, buf hygiene, generated code."""
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import check_zeebe_compat as compat
+
+ROOT = Path(__file__).resolve().parents[2]
+OURS = ROOT / "proto" / "gateway.proto"
+BUF = str(ROOT / "tools" / "node_modules" / ".bin" / "buf")
+
+
+@pytest.fixture(scope="session")
+def zeebe_proto() -> Path:
+    return compat.fetch_zeebe_proto()
+
+
+def test_gateway_proto_matches_zeebe(zeebe_proto):
+    problems = compat.compare(compat.compile_descriptor(OURS), compat.compile_descriptor(zeebe_proto))
+    assert problems == []
+
+
+def test_declares_required_rpcs():
+    d = compat.compile_descriptor(OURS)
+    rpcs = {m.name for m in d.service[0].method}
+    required = {"ActivateJobs", "StreamActivatedJobs", "CompleteJob", "FailJob", "ThrowError",
+                "UpdateJobRetries", "UpdateJobTimeout", "CreateProcessInstance",
+                "CreateProcessInstanceWithResult", "DeployResource", "CancelProcessInstance",
+                "SetVariables", "PublishMessage", "ResolveIncident", "Topology"}
+    assert required <= rpcs
+    assert d.package == "gateway_protocol" and d.service[0].name == "Gateway"
+
+
+def _mutate(tmp_path, old, new):
+    text = OURS.read_text()
+    assert old in text, old
+    scratch = tmp_path / "gateway.proto"
+    scratch.write_text(text.replace(old, new, 1))
+    return scratch
+
+
+@pytest.mark.parametrize("old,new,expect", [
+    ("int32 retries = 11;", "int32 retries = 19;", "field 'retries' number is 19"),
+    ("int64 jobKey = 1;\n  int32 retries = 2;", "int64 jobKey = 1;\n  int64 retries = 2;", "field 'retries' type is 'TYPE_INT64'"),
+    ("string errorCode = 2;", "string error_code = 2;", "field 'error_code' not in Zeebe's message"),
+    ("repeated string tags = 18;", "string tags = 18;", "label is 'LABEL_OPTIONAL'"),
+    ("optional UserTaskProperties userTask = 15;", "UserTaskProperties userTask = 15;", "proto3_optional is False"),
+    ("returns (stream ActivatedJob)", "returns (ActivatedJob)", "server_streaming is False"),
+    ("package gateway_protocol;", "package gateway_protocol.v1;", "package is 'gateway_protocol.v1'"),
+    ("  string tenantId = 14;\n", "", "field 'tenantId' = 14 is missing"),
+    ("    TASK_LISTENER = 2;", "    TASK_LISTENER = 4;", "value TASK_LISTENER = 4"),
+])
+def test_checker_catches_a_wrong_declaration(tmp_path, zeebe_proto, old, new, expect):
+    """The checker itself: a deliberately wrong scratch copy must fail."""
+    scratch = _mutate(tmp_path, old, new)
+    problems = compat.compare(compat.compile_descriptor(scratch), compat.compile_descriptor(zeebe_proto))
+    assert any(expect in p for p in problems), problems
+    # and the command-line entry point exits non-zero on it
+    assert compat.main(["--ours", str(scratch), "--theirs", str(zeebe_proto)]) == 1
+
+
+def test_buf_lint_and_format_clean():
+    subprocess.run([BUF, "lint"], cwd=ROOT, check=True)
+    subprocess.run([BUF, "format", "--diff", "--exit-code"], cwd=ROOT, check=True)
+
+
+def test_buf_breaking_against_main():
+    """No wire-breaking change against the main branch (when this is a git checkout with main)."""
+    has_main = subprocess.run(["git", "rev-parse", "--verify", "-q", "main"], cwd=ROOT,
+                              capture_output=True).returncode == 0
+    if not has_main:
+        pytest.fail("no 'main' branch in this checkout to compare against")
+    subprocess.run([BUF, "breaking", "--against", ".git#branch=main"], cwd=ROOT, check=True)
+
+
+def test_generated_code_is_fresh():
+    """`make generate` on a clean tree changes nothing (CI fails on stale code)."""
+    gen_paths = ["proto", "sdk-go/internal/pb", "engine-reference/internal/pb",
+                 "sdk-python/src/jobwire/_proto", "sdk-node/src/generated", "sdk-node/proto"]
+    before = subprocess.run(["git", "status", "--porcelain", "--", *gen_paths], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout
+    subprocess.run([str(ROOT / "tools" / "generate.sh")], cwd=ROOT, check=True, capture_output=True)
+    after = subprocess.run(["git", "status", "--porcelain", "--", *gen_paths], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout
+    diff = subprocess.run(["git", "diff", "--stat", "--", *gen_paths], cwd=ROOT,
+                          capture_output=True, text=True).stdout
+    assert before == after, f"generated code is stale; run `make generate`:\n{diff}\n{after}"

@@ -1,0 +1,1 @@
+"""Generated gRPC stubs for gateway.proto (do not edit; run make generate)."""
