@@ -461,8 +461,13 @@ type JobInfo struct {
 	// Times a worker successfully completed the job (at most 1).
 	CompleteCount int32 `protobuf:"varint,11,opt,name=complete_count,json=completeCount,proto3" json:"complete_count,omitempty"`
 	// Times a worker failed the job.
-	FailCount     int32  `protobuf:"varint,12,opt,name=fail_count,json=failCount,proto3" json:"fail_count,omitempty"`
-	ErrorMessage  string `protobuf:"bytes,13,opt,name=error_message,json=errorMessage,proto3" json:"error_message,omitempty"`
+	FailCount          int32  `protobuf:"varint,12,opt,name=fail_count,json=failCount,proto3" json:"fail_count,omitempty"`
+	ErrorMessage       string `protobuf:"bytes,13,opt,name=error_message,json=errorMessage,proto3" json:"error_message,omitempty"`
+	ElementInstanceKey int64  `protobuf:"varint,14,opt,name=element_instance_key,json=elementInstanceKey,proto3" json:"element_instance_key,omitempty"`
+	// Key of the open incident of this job, 0 if none.
+	IncidentKey int64 `protobuf:"varint,15,opt,name=incident_key,json=incidentKey,proto3" json:"incident_key,omitempty"`
+	// Epoch ms when a job in retry back-off becomes activatable again.
+	RetryAt       int64 `protobuf:"varint,16,opt,name=retry_at,json=retryAt,proto3" json:"retry_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -588,6 +593,27 @@ func (x *JobInfo) GetErrorMessage() string {
 	return ""
 }
 
+func (x *JobInfo) GetElementInstanceKey() int64 {
+	if x != nil {
+		return x.ElementInstanceKey
+	}
+	return 0
+}
+
+func (x *JobInfo) GetIncidentKey() int64 {
+	if x != nil {
+		return x.IncidentKey
+	}
+	return 0
+}
+
+func (x *JobInfo) GetRetryAt() int64 {
+	if x != nil {
+		return x.RetryAt
+	}
+	return 0
+}
+
 type ListProcessInstancesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Empty means every process.
@@ -701,9 +727,12 @@ type ProcessInstanceInfo struct {
 	// JSON object of the instance's root-scope variables.
 	Variables string `protobuf:"bytes,4,opt,name=variables,proto3" json:"variables,omitempty"`
 	// How many times the instance reached its end (must never exceed 1).
-	CompletionCount int32 `protobuf:"varint,5,opt,name=completion_count,json=completionCount,proto3" json:"completion_count,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	CompletionCount      int32 `protobuf:"varint,5,opt,name=completion_count,json=completionCount,proto3" json:"completion_count,omitempty"`
+	ProcessDefinitionKey int64 `protobuf:"varint,6,opt,name=process_definition_key,json=processDefinitionKey,proto3" json:"process_definition_key,omitempty"`
+	Version              int32 `protobuf:"varint,7,opt,name=version,proto3" json:"version,omitempty"`
+	IncidentCount        int32 `protobuf:"varint,8,opt,name=incident_count,json=incidentCount,proto3" json:"incident_count,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *ProcessInstanceInfo) Reset() {
@@ -767,6 +796,27 @@ func (x *ProcessInstanceInfo) GetVariables() string {
 func (x *ProcessInstanceInfo) GetCompletionCount() int32 {
 	if x != nil {
 		return x.CompletionCount
+	}
+	return 0
+}
+
+func (x *ProcessInstanceInfo) GetProcessDefinitionKey() int64 {
+	if x != nil {
+		return x.ProcessDefinitionKey
+	}
+	return 0
+}
+
+func (x *ProcessInstanceInfo) GetVersion() int32 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *ProcessInstanceInfo) GetIncidentCount() int32 {
+	if x != nil {
+		return x.IncidentCount
 	}
 	return 0
 }
@@ -1385,9 +1435,14 @@ type RejectFault struct {
 	// Short method name ("ActivateJobs"); empty matches every method.
 	Method string `protobuf:"bytes,1,opt,name=method,proto3" json:"method,omitempty"`
 	// gRPC status code number, e.g. 8 for RESOURCE_EXHAUSTED.
-	Code          int32  `protobuf:"varint,2,opt,name=code,proto3" json:"code,omitempty"`
-	Count         int32  `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
-	Message       string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	Code    int32  `protobuf:"varint,2,opt,name=code,proto3" json:"code,omitempty"`
+	Count   int32  `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	Message string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	// 0: the gateway rejects the whole request. >0: only this partition
+	// rejects its part (e.g. one broker under backpressure during an
+	// ActivateJobs pass, which yields RESOURCE_EXHAUSTED only when no other
+	// partition had jobs).
+	PartitionId   int32 `protobuf:"varint,5,opt,name=partition_id,json=partitionId,proto3" json:"partition_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1448,6 +1503,13 @@ func (x *RejectFault) GetMessage() string {
 		return x.Message
 	}
 	return ""
+}
+
+func (x *RejectFault) GetPartitionId() int32 {
+	if x != nil {
+		return x.PartitionId
+	}
+	return 0
 }
 
 // Delays every request of `method` by `delay_ms` before handling it.
@@ -1770,6 +1832,181 @@ func (x *ResetStreamsResponse) GetLongPollsClosed() int32 {
 	return 0
 }
 
+type ListIncidentsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 0 means every instance.
+	ProcessInstanceKey int64 `protobuf:"varint,1,opt,name=process_instance_key,json=processInstanceKey,proto3" json:"process_instance_key,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *ListIncidentsRequest) Reset() {
+	*x = ListIncidentsRequest{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListIncidentsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListIncidentsRequest) ProtoMessage() {}
+
+func (x *ListIncidentsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListIncidentsRequest.ProtoReflect.Descriptor instead.
+func (*ListIncidentsRequest) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *ListIncidentsRequest) GetProcessInstanceKey() int64 {
+	if x != nil {
+		return x.ProcessInstanceKey
+	}
+	return 0
+}
+
+type ListIncidentsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Incidents     []*IncidentInfo        `protobuf:"bytes,1,rep,name=incidents,proto3" json:"incidents,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListIncidentsResponse) Reset() {
+	*x = ListIncidentsResponse{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListIncidentsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListIncidentsResponse) ProtoMessage() {}
+
+func (x *ListIncidentsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListIncidentsResponse.ProtoReflect.Descriptor instead.
+func (*ListIncidentsResponse) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *ListIncidentsResponse) GetIncidents() []*IncidentInfo {
+	if x != nil {
+		return x.Incidents
+	}
+	return nil
+}
+
+type IncidentInfo struct {
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	Key                int64                  `protobuf:"varint,1,opt,name=key,proto3" json:"key,omitempty"`
+	ProcessInstanceKey int64                  `protobuf:"varint,2,opt,name=process_instance_key,json=processInstanceKey,proto3" json:"process_instance_key,omitempty"`
+	ElementInstanceKey int64                  `protobuf:"varint,3,opt,name=element_instance_key,json=elementInstanceKey,proto3" json:"element_instance_key,omitempty"`
+	// 0 when the incident is not about a job (e.g. a gateway condition).
+	JobKey int64 `protobuf:"varint,4,opt,name=job_key,json=jobKey,proto3" json:"job_key,omitempty"`
+	// JOB_NO_RETRIES, UNHANDLED_ERROR_EVENT, CONDITION_ERROR, EXTRACT_VALUE_ERROR, MESSAGE_SIZE_EXCEEDED.
+	Type          string `protobuf:"bytes,5,opt,name=type,proto3" json:"type,omitempty"`
+	Message       string `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IncidentInfo) Reset() {
+	*x = IncidentInfo{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IncidentInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IncidentInfo) ProtoMessage() {}
+
+func (x *IncidentInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IncidentInfo.ProtoReflect.Descriptor instead.
+func (*IncidentInfo) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *IncidentInfo) GetKey() int64 {
+	if x != nil {
+		return x.Key
+	}
+	return 0
+}
+
+func (x *IncidentInfo) GetProcessInstanceKey() int64 {
+	if x != nil {
+		return x.ProcessInstanceKey
+	}
+	return 0
+}
+
+func (x *IncidentInfo) GetElementInstanceKey() int64 {
+	if x != nil {
+		return x.ElementInstanceKey
+	}
+	return 0
+}
+
+func (x *IncidentInfo) GetJobKey() int64 {
+	if x != nil {
+		return x.JobKey
+	}
+	return 0
+}
+
+func (x *IncidentInfo) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *IncidentInfo) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
 var File_jobwire_admin_v1_admin_proto protoreflect.FileDescriptor
 
 const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
@@ -1797,7 +2034,7 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x04jobs\x18\x02 \x03(\v2\x19.jobwire.admin.v1.JobInfoR\x04jobs\x1a@\n" +
 	"\x12CountsByStateEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xbd\x03\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xad\x04\n" +
 	"\aJobInfo\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x03R\x03key\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x120\n" +
@@ -1814,7 +2051,10 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x0ecomplete_count\x18\v \x01(\x05R\rcompleteCount\x12\x1d\n" +
 	"\n" +
 	"fail_count\x18\f \x01(\x05R\tfailCount\x12#\n" +
-	"\rerror_message\x18\r \x01(\tR\ferrorMessage\"r\n" +
+	"\rerror_message\x18\r \x01(\tR\ferrorMessage\x120\n" +
+	"\x14element_instance_key\x18\x0e \x01(\x03R\x12elementInstanceKey\x12!\n" +
+	"\fincident_key\x18\x0f \x01(\x03R\vincidentKey\x12\x19\n" +
+	"\bretry_at\x18\x10 \x01(\x03R\aretryAt\"r\n" +
 	"\x1bListProcessInstancesRequest\x12&\n" +
 	"\x0fbpmn_process_id\x18\x01 \x01(\tR\rbpmnProcessId\x12+\n" +
 	"\x11include_instances\x18\x02 \x01(\bR\x10includeInstances\"\x90\x02\n" +
@@ -1823,13 +2063,16 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\tinstances\x18\x02 \x03(\v2%.jobwire.admin.v1.ProcessInstanceInfoR\tinstances\x1a@\n" +
 	"\x12CountsByStateEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xd6\x01\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xcd\x02\n" +
 	"\x13ProcessInstanceInfo\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x03R\x03key\x12&\n" +
 	"\x0fbpmn_process_id\x18\x02 \x01(\tR\rbpmnProcessId\x12<\n" +
 	"\x05state\x18\x03 \x01(\x0e2&.jobwire.admin.v1.ProcessInstanceStateR\x05state\x12\x1c\n" +
 	"\tvariables\x18\x04 \x01(\tR\tvariables\x12)\n" +
-	"\x10completion_count\x18\x05 \x01(\x05R\x0fcompletionCount\"\x14\n" +
+	"\x10completion_count\x18\x05 \x01(\x05R\x0fcompletionCount\x124\n" +
+	"\x16process_definition_key\x18\x06 \x01(\x03R\x14processDefinitionKey\x12\x18\n" +
+	"\aversion\x18\a \x01(\x05R\aversion\x12%\n" +
+	"\x0eincident_count\x18\b \x01(\x05R\rincidentCount\"\x14\n" +
 	"\x12ListStreamsRequest\"M\n" +
 	"\x13ListStreamsResponse\x126\n" +
 	"\astreams\x18\x01 \x03(\v2\x1c.jobwire.admin.v1.StreamInfoR\astreams\"\xd9\x01\n" +
@@ -1873,12 +2116,13 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x06reject\x18\x01 \x01(\v2\x1d.jobwire.admin.v1.RejectFaultH\x00R\x06reject\x12:\n" +
 	"\alatency\x18\x02 \x01(\v2\x1e.jobwire.admin.v1.LatencyFaultH\x00R\alatency\x12J\n" +
 	"\rstall_streams\x18\x03 \x01(\v2#.jobwire.admin.v1.StallStreamsFaultH\x00R\fstallStreamsB\a\n" +
-	"\x05fault\"i\n" +
+	"\x05fault\"\x8c\x01\n" +
 	"\vRejectFault\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\tR\x06method\x12\x12\n" +
 	"\x04code\x18\x02 \x01(\x05R\x04code\x12\x14\n" +
 	"\x05count\x18\x03 \x01(\x05R\x05count\x12\x18\n" +
-	"\amessage\x18\x04 \x01(\tR\amessage\"A\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12!\n" +
+	"\fpartition_id\x18\x05 \x01(\x05R\vpartitionId\"A\n" +
 	"\fLatencyFault\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\tR\x06method\x12\x19\n" +
 	"\bdelay_ms\x18\x02 \x01(\x03R\adelayMs\"H\n" +
@@ -1894,7 +2138,18 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x12include_long_polls\x18\x02 \x01(\bR\x10includeLongPolls\"i\n" +
 	"\x14ResetStreamsResponse\x12%\n" +
 	"\x0estreams_closed\x18\x01 \x01(\x05R\rstreamsClosed\x12*\n" +
-	"\x11long_polls_closed\x18\x02 \x01(\x05R\x0flongPollsClosed*\xdc\x01\n" +
+	"\x11long_polls_closed\x18\x02 \x01(\x05R\x0flongPollsClosed\"H\n" +
+	"\x14ListIncidentsRequest\x120\n" +
+	"\x14process_instance_key\x18\x01 \x01(\x03R\x12processInstanceKey\"U\n" +
+	"\x15ListIncidentsResponse\x12<\n" +
+	"\tincidents\x18\x01 \x03(\v2\x1e.jobwire.admin.v1.IncidentInfoR\tincidents\"\xcb\x01\n" +
+	"\fIncidentInfo\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\x03R\x03key\x120\n" +
+	"\x14process_instance_key\x18\x02 \x01(\x03R\x12processInstanceKey\x120\n" +
+	"\x14element_instance_key\x18\x03 \x01(\x03R\x12elementInstanceKey\x12\x17\n" +
+	"\ajob_key\x18\x04 \x01(\x03R\x06jobKey\x12\x12\n" +
+	"\x04type\x18\x05 \x01(\tR\x04type\x12\x18\n" +
+	"\amessage\x18\x06 \x01(\tR\amessage*\xdc\x01\n" +
 	"\bJobState\x12\x19\n" +
 	"\x15JOB_STATE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15JOB_STATE_ACTIVATABLE\x10\x01\x12\x17\n" +
@@ -1909,7 +2164,7 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x1dPROCESS_INSTANCE_STATE_ACTIVE\x10\x01\x12$\n" +
 	" PROCESS_INSTANCE_STATE_COMPLETED\x10\x02\x12#\n" +
 	"\x1fPROCESS_INSTANCE_STATE_CANCELED\x10\x03\x12#\n" +
-	"\x1fPROCESS_INSTANCE_STATE_INCIDENT\x10\x042\xfa\x06\n" +
+	"\x1fPROCESS_INSTANCE_STATE_INCIDENT\x10\x042\xdc\a\n" +
 	"\fAdminService\x12`\n" +
 	"\rGetPartitions\x12&.jobwire.admin.v1.GetPartitionsRequest\x1a'.jobwire.admin.v1.GetPartitionsResponse\x12Q\n" +
 	"\bListJobs\x12!.jobwire.admin.v1.ListJobsRequest\x1a\".jobwire.admin.v1.ListJobsResponse\x12u\n" +
@@ -1919,7 +2174,8 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x10GetRequestCounts\x12).jobwire.admin.v1.GetRequestCountsRequest\x1a*.jobwire.admin.v1.GetRequestCountsResponse\x12Z\n" +
 	"\vInjectFault\x12$.jobwire.admin.v1.InjectFaultRequest\x1a%.jobwire.admin.v1.InjectFaultResponse\x12Z\n" +
 	"\vClearFaults\x12$.jobwire.admin.v1.ClearFaultsRequest\x1a%.jobwire.admin.v1.ClearFaultsResponse\x12]\n" +
-	"\fResetStreams\x12%.jobwire.admin.v1.ResetStreamsRequest\x1a&.jobwire.admin.v1.ResetStreamsResponseB`\n" +
+	"\fResetStreams\x12%.jobwire.admin.v1.ResetStreamsRequest\x1a&.jobwire.admin.v1.ResetStreamsResponse\x12`\n" +
+	"\rListIncidents\x12&.jobwire.admin.v1.ListIncidentsRequest\x1a'.jobwire.admin.v1.ListIncidentsResponseB`\n" +
 	"\x13io.jobwire.admin.v1P\x01ZGgithub.com/jobwire/jobwire/engine-reference/internal/pb/adminpb;adminpbb\x06proto3"
 
 var (
@@ -1935,7 +2191,7 @@ func file_jobwire_admin_v1_admin_proto_rawDescGZIP() []byte {
 }
 
 var file_jobwire_admin_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_jobwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_jobwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_jobwire_admin_v1_admin_proto_goTypes = []any{
 	(JobState)(0),                        // 0: jobwire.admin.v1.JobState
 	(ProcessInstanceState)(0),            // 1: jobwire.admin.v1.ProcessInstanceState
@@ -1966,48 +2222,54 @@ var file_jobwire_admin_v1_admin_proto_goTypes = []any{
 	(*ClearFaultsResponse)(nil),          // 26: jobwire.admin.v1.ClearFaultsResponse
 	(*ResetStreamsRequest)(nil),          // 27: jobwire.admin.v1.ResetStreamsRequest
 	(*ResetStreamsResponse)(nil),         // 28: jobwire.admin.v1.ResetStreamsResponse
-	nil,                                  // 29: jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
-	nil,                                  // 30: jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
-	nil,                                  // 31: jobwire.admin.v1.RequestCount.ByCodeEntry
+	(*ListIncidentsRequest)(nil),         // 29: jobwire.admin.v1.ListIncidentsRequest
+	(*ListIncidentsResponse)(nil),        // 30: jobwire.admin.v1.ListIncidentsResponse
+	(*IncidentInfo)(nil),                 // 31: jobwire.admin.v1.IncidentInfo
+	nil,                                  // 32: jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
+	nil,                                  // 33: jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
+	nil,                                  // 34: jobwire.admin.v1.RequestCount.ByCodeEntry
 }
 var file_jobwire_admin_v1_admin_proto_depIdxs = []int32{
 	4,  // 0: jobwire.admin.v1.GetPartitionsResponse.partitions:type_name -> jobwire.admin.v1.PartitionInfo
-	29, // 1: jobwire.admin.v1.ListJobsResponse.counts_by_state:type_name -> jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
+	32, // 1: jobwire.admin.v1.ListJobsResponse.counts_by_state:type_name -> jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
 	7,  // 2: jobwire.admin.v1.ListJobsResponse.jobs:type_name -> jobwire.admin.v1.JobInfo
 	0,  // 3: jobwire.admin.v1.JobInfo.state:type_name -> jobwire.admin.v1.JobState
-	30, // 4: jobwire.admin.v1.ListProcessInstancesResponse.counts_by_state:type_name -> jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
+	33, // 4: jobwire.admin.v1.ListProcessInstancesResponse.counts_by_state:type_name -> jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
 	10, // 5: jobwire.admin.v1.ListProcessInstancesResponse.instances:type_name -> jobwire.admin.v1.ProcessInstanceInfo
 	1,  // 6: jobwire.admin.v1.ProcessInstanceInfo.state:type_name -> jobwire.admin.v1.ProcessInstanceState
 	13, // 7: jobwire.admin.v1.ListStreamsResponse.streams:type_name -> jobwire.admin.v1.StreamInfo
 	16, // 8: jobwire.admin.v1.ListLongPollsResponse.long_polls:type_name -> jobwire.admin.v1.LongPollInfo
 	19, // 9: jobwire.admin.v1.GetRequestCountsResponse.counts:type_name -> jobwire.admin.v1.RequestCount
-	31, // 10: jobwire.admin.v1.RequestCount.by_code:type_name -> jobwire.admin.v1.RequestCount.ByCodeEntry
+	34, // 10: jobwire.admin.v1.RequestCount.by_code:type_name -> jobwire.admin.v1.RequestCount.ByCodeEntry
 	21, // 11: jobwire.admin.v1.InjectFaultRequest.reject:type_name -> jobwire.admin.v1.RejectFault
 	22, // 12: jobwire.admin.v1.InjectFaultRequest.latency:type_name -> jobwire.admin.v1.LatencyFault
 	23, // 13: jobwire.admin.v1.InjectFaultRequest.stall_streams:type_name -> jobwire.admin.v1.StallStreamsFault
-	2,  // 14: jobwire.admin.v1.AdminService.GetPartitions:input_type -> jobwire.admin.v1.GetPartitionsRequest
-	5,  // 15: jobwire.admin.v1.AdminService.ListJobs:input_type -> jobwire.admin.v1.ListJobsRequest
-	8,  // 16: jobwire.admin.v1.AdminService.ListProcessInstances:input_type -> jobwire.admin.v1.ListProcessInstancesRequest
-	11, // 17: jobwire.admin.v1.AdminService.ListStreams:input_type -> jobwire.admin.v1.ListStreamsRequest
-	14, // 18: jobwire.admin.v1.AdminService.ListLongPolls:input_type -> jobwire.admin.v1.ListLongPollsRequest
-	17, // 19: jobwire.admin.v1.AdminService.GetRequestCounts:input_type -> jobwire.admin.v1.GetRequestCountsRequest
-	20, // 20: jobwire.admin.v1.AdminService.InjectFault:input_type -> jobwire.admin.v1.InjectFaultRequest
-	25, // 21: jobwire.admin.v1.AdminService.ClearFaults:input_type -> jobwire.admin.v1.ClearFaultsRequest
-	27, // 22: jobwire.admin.v1.AdminService.ResetStreams:input_type -> jobwire.admin.v1.ResetStreamsRequest
-	3,  // 23: jobwire.admin.v1.AdminService.GetPartitions:output_type -> jobwire.admin.v1.GetPartitionsResponse
-	6,  // 24: jobwire.admin.v1.AdminService.ListJobs:output_type -> jobwire.admin.v1.ListJobsResponse
-	9,  // 25: jobwire.admin.v1.AdminService.ListProcessInstances:output_type -> jobwire.admin.v1.ListProcessInstancesResponse
-	12, // 26: jobwire.admin.v1.AdminService.ListStreams:output_type -> jobwire.admin.v1.ListStreamsResponse
-	15, // 27: jobwire.admin.v1.AdminService.ListLongPolls:output_type -> jobwire.admin.v1.ListLongPollsResponse
-	18, // 28: jobwire.admin.v1.AdminService.GetRequestCounts:output_type -> jobwire.admin.v1.GetRequestCountsResponse
-	24, // 29: jobwire.admin.v1.AdminService.InjectFault:output_type -> jobwire.admin.v1.InjectFaultResponse
-	26, // 30: jobwire.admin.v1.AdminService.ClearFaults:output_type -> jobwire.admin.v1.ClearFaultsResponse
-	28, // 31: jobwire.admin.v1.AdminService.ResetStreams:output_type -> jobwire.admin.v1.ResetStreamsResponse
-	23, // [23:32] is the sub-list for method output_type
-	14, // [14:23] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	31, // 14: jobwire.admin.v1.ListIncidentsResponse.incidents:type_name -> jobwire.admin.v1.IncidentInfo
+	2,  // 15: jobwire.admin.v1.AdminService.GetPartitions:input_type -> jobwire.admin.v1.GetPartitionsRequest
+	5,  // 16: jobwire.admin.v1.AdminService.ListJobs:input_type -> jobwire.admin.v1.ListJobsRequest
+	8,  // 17: jobwire.admin.v1.AdminService.ListProcessInstances:input_type -> jobwire.admin.v1.ListProcessInstancesRequest
+	11, // 18: jobwire.admin.v1.AdminService.ListStreams:input_type -> jobwire.admin.v1.ListStreamsRequest
+	14, // 19: jobwire.admin.v1.AdminService.ListLongPolls:input_type -> jobwire.admin.v1.ListLongPollsRequest
+	17, // 20: jobwire.admin.v1.AdminService.GetRequestCounts:input_type -> jobwire.admin.v1.GetRequestCountsRequest
+	20, // 21: jobwire.admin.v1.AdminService.InjectFault:input_type -> jobwire.admin.v1.InjectFaultRequest
+	25, // 22: jobwire.admin.v1.AdminService.ClearFaults:input_type -> jobwire.admin.v1.ClearFaultsRequest
+	27, // 23: jobwire.admin.v1.AdminService.ResetStreams:input_type -> jobwire.admin.v1.ResetStreamsRequest
+	29, // 24: jobwire.admin.v1.AdminService.ListIncidents:input_type -> jobwire.admin.v1.ListIncidentsRequest
+	3,  // 25: jobwire.admin.v1.AdminService.GetPartitions:output_type -> jobwire.admin.v1.GetPartitionsResponse
+	6,  // 26: jobwire.admin.v1.AdminService.ListJobs:output_type -> jobwire.admin.v1.ListJobsResponse
+	9,  // 27: jobwire.admin.v1.AdminService.ListProcessInstances:output_type -> jobwire.admin.v1.ListProcessInstancesResponse
+	12, // 28: jobwire.admin.v1.AdminService.ListStreams:output_type -> jobwire.admin.v1.ListStreamsResponse
+	15, // 29: jobwire.admin.v1.AdminService.ListLongPolls:output_type -> jobwire.admin.v1.ListLongPollsResponse
+	18, // 30: jobwire.admin.v1.AdminService.GetRequestCounts:output_type -> jobwire.admin.v1.GetRequestCountsResponse
+	24, // 31: jobwire.admin.v1.AdminService.InjectFault:output_type -> jobwire.admin.v1.InjectFaultResponse
+	26, // 32: jobwire.admin.v1.AdminService.ClearFaults:output_type -> jobwire.admin.v1.ClearFaultsResponse
+	28, // 33: jobwire.admin.v1.AdminService.ResetStreams:output_type -> jobwire.admin.v1.ResetStreamsResponse
+	30, // 34: jobwire.admin.v1.AdminService.ListIncidents:output_type -> jobwire.admin.v1.ListIncidentsResponse
+	25, // [25:35] is the sub-list for method output_type
+	15, // [15:25] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_jobwire_admin_v1_admin_proto_init() }
@@ -2026,7 +2288,7 @@ func file_jobwire_admin_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_jobwire_admin_v1_admin_proto_rawDesc), len(file_jobwire_admin_v1_admin_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   30,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

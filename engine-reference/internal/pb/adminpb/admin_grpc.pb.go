@@ -36,6 +36,7 @@ const (
 	AdminService_InjectFault_FullMethodName          = "/jobwire.admin.v1.AdminService/InjectFault"
 	AdminService_ClearFaults_FullMethodName          = "/jobwire.admin.v1.AdminService/ClearFaults"
 	AdminService_ResetStreams_FullMethodName         = "/jobwire.admin.v1.AdminService/ResetStreams"
+	AdminService_ListIncidents_FullMethodName        = "/jobwire.admin.v1.AdminService/ListIncidents"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -64,6 +65,9 @@ type AdminServiceClient interface {
 	// Ends every open push stream (and, when asked, parked long polls) with a
 	// status, as a gateway restart would.
 	ResetStreams(ctx context.Context, in *ResetStreamsRequest, opts ...grpc.CallOption) (*ResetStreamsResponse, error)
+	// Open incidents (clients cannot list them through the gateway API, but
+	// need their keys for ResolveIncident).
+	ListIncidents(ctx context.Context, in *ListIncidentsRequest, opts ...grpc.CallOption) (*ListIncidentsResponse, error)
 }
 
 type adminServiceClient struct {
@@ -164,6 +168,16 @@ func (c *adminServiceClient) ResetStreams(ctx context.Context, in *ResetStreamsR
 	return out, nil
 }
 
+func (c *adminServiceClient) ListIncidents(ctx context.Context, in *ListIncidentsRequest, opts ...grpc.CallOption) (*ListIncidentsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListIncidentsResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListIncidents_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServiceServer is the server API for AdminService service.
 // All implementations must embed UnimplementedAdminServiceServer
 // for forward compatibility.
@@ -190,6 +204,9 @@ type AdminServiceServer interface {
 	// Ends every open push stream (and, when asked, parked long polls) with a
 	// status, as a gateway restart would.
 	ResetStreams(context.Context, *ResetStreamsRequest) (*ResetStreamsResponse, error)
+	// Open incidents (clients cannot list them through the gateway API, but
+	// need their keys for ResolveIncident).
+	ListIncidents(context.Context, *ListIncidentsRequest) (*ListIncidentsResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -226,6 +243,9 @@ func (UnimplementedAdminServiceServer) ClearFaults(context.Context, *ClearFaults
 }
 func (UnimplementedAdminServiceServer) ResetStreams(context.Context, *ResetStreamsRequest) (*ResetStreamsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ResetStreams not implemented")
+}
+func (UnimplementedAdminServiceServer) ListIncidents(context.Context, *ListIncidentsRequest) (*ListIncidentsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ListIncidents not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -410,6 +430,24 @@ func _AdminService_ResetStreams_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_ListIncidents_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListIncidentsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListIncidents(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListIncidents_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListIncidents(ctx, req.(*ListIncidentsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -452,6 +490,10 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ResetStreams",
 			Handler:    _AdminService_ResetStreams_Handler,
+		},
+		{
+			MethodName: "ListIncidents",
+			Handler:    _AdminService_ListIncidents_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

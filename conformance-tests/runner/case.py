@@ -1,0 +1,522 @@
+"""Scenario loading and interpretation: the vocabulary documented in
+conformance-tests/README.md.
+
+A scenario is data (scenario.yaml). ``Case`` runs its steps against one SDK
+driver and evaluates *facts* from three sources: the engine's admin view,
+the fault proxy's counters and the driver's events.
+"""
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from harness import SUITE
+
+SCEN_DIR = SUITE / "scenarios"
+
+# ---------------------------------------------------------------- vocabulary
+TOP_KEYS = {"name", "summary", "pain", "requires", "engine", "engine_args", "tls", "oauth", "proxy",
+            "driver_env", "deploy", "timeout_s", "steps", "expect", "checks", "notes"}
+STEP_KINDS = {"start_worker", "stop_worker", "release", "create_instances", "sleep", "wait_until", "expect",
+              "mark", "fault", "proxy", "restart_engine", "check"}
+CAPABILITIES = {"admin", "proxy", "restart", "tls", "oauth", "long_polling", "streaming", "cluster"}
+ADMIN_FAULTS = {"reject", "latency", "stall_streams", "clear", "reset_streams"}
+PROXY_ACTIONS = {"goaway", "rst", "stall", "unstall", "delay", "drop", "unimplemented", "clear"}
+BEHAVIOR_STEPS = {"sleep", "block", "extendTimeout", "complete", "completeEcho", "fail", "throwError", "crash"}
+WORKER_OPTIONS = {"workerName", "maxJobsActive", "concurrency", "jobTimeoutMs", "requestTimeoutMs",
+                  "pollIntervalMs", "streamEnabled", "streamTimeoutMs", "fetchVariables", "autoExtend",
+                  "retryBackOffMs"}
+OPS = {"eq", "ne", "gte", "lte", "gt", "lt", "in"}
+
+FACT_RE = re.compile(r"^(?P<src>instances|jobs|streams|long_polls|requests|proxy|driver)\.(?P<name>[A-Za-z_]+)"
+                     r"(?:\[(?P<filt>[^\]]*)\])?$")
+FACTS = {
+    "instances": {"completed", "active", "incident", "canceled", "total", "max_completion_count", "var"},
+    "jobs": {"activatable", "activated", "failed_backoff", "incident", "completed", "error_thrown", "canceled",
+             "total", "max_complete_count", "timeouts", "yields", "activations", "fails",
+             "max_activation_count", "min_retries"},
+    "streams": {"open", "pushed", "yielded"},
+    "long_polls": {"parked"},
+    "requests": {"count"},
+    "proxy": None,  # any counter the proxy's /stats reports
+    "driver": {"job_start", "job_end", "max_concurrent", "distinct_keys", "duplicate_starts", "errors",
+               "states", "last_state", "worker_closed_ms", "worker_closed", "spans", "metric", "events"},
+}
+ADMIN_SOURCES = {"instances", "jobs", "streams", "long_polls", "requests"}
+
+
+class Unavailable(Exception):
+    """A fact whose source this target does not have (e.g. no admin API)."""
+
+
+class ScenarioError(ValueError):
+    pass
+
+
+# ------------------------------------------------------------------ loading
+@dataclass
+class Scenario:
+    name: str
+    path: Path
+    data: dict
+    requires: list = field(default_factory=list)
+
+    @property
+    def area(self):
+        return self.name.split("/")[0]
+
+
+def load_all() -> list[Scenario]:
+    out = []
+    for f in sorted(SCEN_DIR.glob("*/*/scenario.yaml")):
+        data = yaml.safe_load(f.read_text())
+        name = f"{f.parent.parent.name}/{f.parent.name}"
+        out.append(Scenario(name=name, path=f.parent, data=data, requires=list(data.get("requires") or [])))
+    return out
+
+
+def parse_filters(s: str | None) -> dict:
+    if not s:
+        return {}
+    out = {}
+    for part in s.split(","):
+        k, _, v = part.partition("=")
+        out[k.strip()] = v.strip()
+    return out
+
+
+def validate(sc: Scenario) -> list[str]:
+    """Returns a list of problems (empty when the scenario follows the vocabulary)."""
+    d, errs = sc.data, []
+    if not isinstance(d, dict):
+        return ["scenario.yaml is not a mapping"]
+    for k in d:
+        if k not in TOP_KEYS:
+            errs.append(f"unknown top-level key {k!r}")
+    if d.get("name") != sc.name:
+        errs.append(f"name {d.get('name')!r} != folder {sc.name!r}")
+    for c in d.get("requires") or []:
+        if c not in CAPABILITIES:
+            errs.append(f"unknown capability {c!r}")
+    if not (sc.path / "README.md").exists():
+        errs.append("README.md missing")
+    for b in d.get("deploy") or []:
+        if not (sc.path / b).exists():
+            errs.append(f"deploy file {b} missing")
+    if d.get("engine", "shared") not in ("shared", "own"):
+        errs.append("engine must be shared or own")
+    if (d.get("tls") or d.get("oauth") or "restart" in (d.get("requires") or [])) and d.get("engine") != "own":
+        errs.append("tls/oauth/restart scenarios need `engine: own`")
+    import checks as checks_mod
+    names = list(d.get("checks") or [])
+    for i, st in enumerate(d.get("steps") or []):
+        if not isinstance(st, dict) or len(st) != 1:
+            errs.append(f"step {i}: must be a one-key mapping")
+            continue
+        (kind, arg), = st.items()
+        if kind not in STEP_KINDS:
+            errs.append(f"step {i}: unknown step {kind!r}")
+        if kind == "start_worker":
+            for o in (arg.get("options") or {}):
+                if o not in WORKER_OPTIONS:
+                    errs.append(f"step {i}: unknown worker option {o!r}")
+            errs += [f"step {i}: {e}" for e in _validate_behavior(arg.get("behavior") or [])]
+        if kind == "create_instances":
+            for inst in arg.get("instances") or [arg.get("variables") or {}]:
+                if "jwBehavior" in inst:
+                    errs += [f"step {i}: {e}" for e in _validate_behavior(inst["jwBehavior"])]
+        if kind in ("wait_until", "expect"):
+            errs += [f"step {i}: {e}" for e in _validate_facts({k: v for k, v in arg.items() if k != "timeout_s"})]
+        if kind == "fault":
+            key = arg if isinstance(arg, str) else next(iter(arg))
+            if key not in ADMIN_FAULTS:
+                errs.append(f"step {i}: unknown admin fault {key!r}")
+            if "admin" not in (d.get("requires") or []):
+                errs.append(f"step {i}: admin faults need `requires: [admin]`")
+        if kind == "proxy":
+            key = arg if isinstance(arg, str) else next(iter(arg))
+            if key not in PROXY_ACTIONS:
+                errs.append(f"step {i}: unknown proxy action {key!r}")
+            if not d.get("proxy"):
+                errs.append(f"step {i}: proxy steps need `proxy: true`")
+        if kind == "restart_engine" and "restart" not in (d.get("requires") or []):
+            errs.append(f"step {i}: restart_engine needs `requires: [restart]`")
+        if kind == "check":
+            names.append(arg)
+    errs += _validate_facts(d.get("expect") or {})
+    for n in names:
+        if not callable(getattr(checks_mod, n, None)):
+            errs.append(f"check {n!r} is not a function in runner/checks.py")
+    return errs
+
+
+def _validate_behavior(steps) -> list[str]:
+    errs = []
+    for s in steps:
+        if not isinstance(s, dict) or len(s) != 1 or next(iter(s)) not in BEHAVIOR_STEPS:
+            errs.append(f"bad behaviour step {s!r}")
+    return errs
+
+
+def _validate_facts(facts: dict) -> list[str]:
+    errs = []
+    for k, cond in facts.items():
+        m = FACT_RE.match(k)
+        if not m:
+            errs.append(f"bad fact {k!r}")
+            continue
+        allowed = FACTS[m["src"]]
+        if allowed is not None and m["name"] not in allowed:
+            errs.append(f"unknown fact {k!r}")
+        if isinstance(cond, dict) and not set(cond) <= OPS:
+            errs.append(f"bad condition for {k}: {cond!r}")
+    return errs
+
+
+def substitute(obj, subs: dict):
+    if isinstance(obj, str):
+        for k, v in subs.items():
+            obj = obj.replace("${" + k + "}", v)
+        return obj
+    if isinstance(obj, list):
+        return [substitute(x, subs) for x in obj]
+    if isinstance(obj, dict):
+        return {substitute(k, subs): substitute(v, subs) for k, v in obj.items()}
+    return obj
+
+
+def compare(actual, cond) -> bool:
+    if isinstance(cond, dict):
+        ok = True
+        for op, v in cond.items():
+            if op == "eq":
+                ok &= actual == v
+            elif op == "ne":
+                ok &= actual != v
+            elif op == "in":
+                ok &= actual in v
+            else:
+                if actual is None:
+                    return False
+                ok &= {"gte": actual >= v, "lte": actual <= v, "gt": actual > v, "lt": actual < v}[op]
+        return ok
+    return actual == cond
+
+
+# ---------------------------------------------------------------- the case
+class Case:
+    """One scenario run for one SDK. Owns the driver, optionally its own
+    engine and a proxy; evaluates facts."""
+
+    def __init__(self, sc: Scenario, sdk: str, target, workdir: Path, uid: str):
+        self.sc, self.sdk, self.target, self.workdir = sc, sdk, target, workdir
+        short = sc.name.split("/")[1][:24].strip("-")
+        self.job_type = f"jw-{short}-{sdk}-{uid}"
+        self.process_id = f"p-{short}-{sdk}-{uid}"
+        self.subs = {"jobType": self.job_type, "processId": self.process_id}
+        self.data = substitute(sc.data, self.subs)
+        self.clients = None
+        self.engine = None
+        self.proxy = None
+        self.driver = None
+        self.marks: dict[str, tuple[float, dict]] = {}
+        self.log: list[str] = []
+        self.results: list[tuple[str, object, object, str]] = []  # (fact, cond, actual, verdict)
+        self.unchecked: list[str] = []
+        self.with_result: list = []   # (thread, holder) for no-admin instance tracking
+        self.created = 0
+        self._wr_lock = threading.Lock()
+        self.t0 = time.time() * 1000
+
+    # ----------------------------------------------------------- helpers
+    @property
+    def has_admin(self):
+        return self.target.has_admin
+
+    def note(self, msg):
+        self.log.append(f"{time.time() * 1000 - self.t0:8.0f}ms {msg}")
+
+    def events(self, kind=None, worker=None, since=None):
+        evs = self.driver.snapshot() if self.driver else []
+        return [e for e in evs if (kind is None or e.get("event") == kind)
+                and (worker is None or e.get("worker") == worker)
+                and (since is None or e["_rt"] >= since)]
+
+    def _need_admin(self):
+        if not self.has_admin:
+            raise Unavailable("no admin API on this target")
+
+    def jobs(self):
+        self._need_admin()
+        pb = self.clients.ad_pb
+        r = self.clients.a("ListJobs", pb.ListJobsRequest(type=self.job_type, include_jobs=True))
+        return list(r.jobs)
+
+    def instances(self):
+        self._need_admin()
+        pb = self.clients.ad_pb
+        r = self.clients.a("ListProcessInstances",
+                           pb.ListProcessInstancesRequest(bpmn_process_id=self.process_id, include_instances=True))
+        return list(r.instances)
+
+    def streams(self):
+        self._need_admin()
+        r = self.clients.a("ListStreams", self.clients.ad_pb.ListStreamsRequest())
+        return [s for s in r.streams if s.type == self.job_type]
+
+    def long_polls(self):
+        self._need_admin()
+        r = self.clients.a("ListLongPolls", self.clients.ad_pb.ListLongPollsRequest())
+        return [p for p in r.long_polls if p.type == self.job_type]
+
+    def request_counts(self) -> dict:
+        """{(method, code): count} summed over peers, plus (method, None)."""
+        self._need_admin()
+        r = self.clients.a("GetRequestCounts", self.clients.ad_pb.GetRequestCountsRequest())
+        out: dict = {}
+        for c in r.counts:
+            out[(c.method, None)] = out.get((c.method, None), 0) + c.count
+            for code, n in c.by_code.items():
+                out[(c.method, code)] = out.get((c.method, code), 0) + n
+        return out
+
+    def request_times(self, method: str, since: float | None = None) -> list[int]:
+        """Arrival times (epoch ms) of `method` requests from every peer, sorted."""
+        self._need_admin()
+        r = self.clients.a("GetRequestCounts", self.clients.ad_pb.GetRequestCountsRequest(method=method))
+        since = self.t0 if since is None else since
+        ts = sorted(t for c in r.counts if c.method == method for t in c.timestamps if t >= since)
+        return ts
+
+    def mark(self, name):
+        base = self.request_counts() if self.has_admin else {}
+        self.marks[name] = (time.time() * 1000, base)
+
+    # ----------------------------------------------------------- facts
+    def fact(self, key: str):
+        m = FACT_RE.match(key)
+        if not m:
+            raise ScenarioError(f"bad fact {key!r}")
+        src, name, f = m["src"], m["name"], parse_filters(m["filt"])
+        if src in ADMIN_SOURCES and not self.has_admin:
+            if src == "instances" and name in ("completed", "total", "var"):
+                return self._fact_instances_noadmin(name, f)
+            raise Unavailable(f"{key}: no admin API on this target")
+        return getattr(self, f"_fact_{src}")(name, f)
+
+    def _state_name(self, enum_cls, v, prefix):
+        return enum_cls.Name(v)[len(prefix):].lower()
+
+    def _fact_instances(self, name, f):
+        insts = self.instances()
+        pb = self.clients.ad_pb
+        states = [self._state_name(pb.ProcessInstanceState, i.state, "PROCESS_INSTANCE_STATE_") for i in insts]
+        if name == "total":
+            return len(insts)
+        if name == "max_completion_count":
+            return max((i.completion_count for i in insts), default=0)
+        if name == "var":
+            vals = [json.loads(i.variables or "{}").get(f["name"]) for i in insts
+                    if states[insts.index(i)] == "completed"]
+            return _collapse(vals)
+        return states.count(name)
+
+    def _fact_instances_noadmin(self, name, f):
+        with self._wr_lock:
+            done = [h for h in self.with_result if h.get("done")]
+        if name == "total":
+            return self.created
+        if name == "completed":
+            return sum(1 for h in done if h.get("ok"))
+        vals = [json.loads(h["variables"]).get(f["name"]) for h in done if h.get("ok")]
+        return _collapse(vals)
+
+    def _fact_jobs(self, name, f):
+        jobs = self.jobs()
+        pb = self.clients.ad_pb
+        if name == "total":
+            return len(jobs)
+        if name == "max_complete_count":
+            return max((j.complete_count for j in jobs), default=0)
+        if name == "max_activation_count":
+            return max((j.activation_count for j in jobs), default=0)
+        if name == "min_retries":
+            return min((j.retries for j in jobs), default=None)
+        if name in ("timeouts", "yields", "activations", "fails"):
+            attr = {"timeouts": "timeout_count", "yields": "yield_count", "activations": "activation_count",
+                    "fails": "fail_count"}[name]
+            return sum(getattr(j, attr) for j in jobs)
+        return sum(1 for j in jobs if self._state_name(pb.JobState, j.state, "JOB_STATE_") == name)
+
+    def _fact_streams(self, name, f):
+        ss = self.streams()
+        if name == "open":
+            return len(ss)
+        return sum(getattr(s, "jobs_" + name) for s in ss)
+
+    def _fact_long_polls(self, name, f):
+        return len(self.long_polls())
+
+    def _fact_requests(self, name, f):
+        counts = self.request_counts()
+        method, code = f.get("method"), f.get("code")
+        base = self.marks[f["since"]][1] if "since" in f else self.marks["__start__"][1]
+
+        def total(d):
+            return sum(v for (m, c), v in d.items() if (method is None or m == method) and c == code)
+        return total(counts) - total(base)
+
+    def _fact_proxy(self, name, f):
+        if not self.proxy:
+            raise Unavailable("no proxy in this case")
+        st = self.proxy.stats()
+        if name not in st:
+            raise ScenarioError(f"proxy reports no counter {name!r} (has {sorted(st)})")
+        v = st[name]
+        if isinstance(v, dict):
+            if "method" in f:
+                return v.get(f["method"], 0)
+            return sum(v.values())
+        return v
+
+    def _fact_driver(self, name, f):
+        since = self.marks[f["since"]][0] if "since" in f else None
+        w = f.get("worker")
+        if name == "job_start":
+            evs = self.events("job_start", w, since)
+            if "activation" in f:
+                evs = [e for e in evs if e.get("activation") == f["activation"]]
+            return len(evs)
+        if name == "job_end":
+            evs = self.events("job_end", w, since)
+            if "outcome" in f:
+                evs = [e for e in evs if e.get("outcome") == f["outcome"]]
+            return len(evs)
+        if name == "max_concurrent":
+            return max_concurrent(self.events(None, w, since))
+        if name == "distinct_keys":
+            return len({e["key"] for e in self.events("job_start", w, since)})
+        if name == "duplicate_starts":
+            keys = [e["key"] for e in self.events("job_start", w, since)]
+            return len(keys) - len(set(keys))
+        if name == "errors":
+            evs = self.events("error", w, since)
+            if "code" in f:
+                evs = [e for e in evs if e.get("code") == f["code"]]
+            return len(evs)
+        if name == "states":
+            evs = self.events("state", w, since)
+            if "state" in f:
+                evs = [e for e in evs if e.get("state") == f["state"]]
+            return len(evs)
+        if name == "last_state":
+            evs = self.events("state", w, since)
+            return evs[-1]["state"] if evs else None
+        if name == "worker_closed":
+            return len(self.events("worker_closed", w, since))
+        if name == "worker_closed_ms":
+            evs = self.events("worker_closed", w, since)
+            return evs[-1].get("durationMs") if evs else None
+        if name == "spans":
+            evs = self.events("span", None, since)
+            if "name" in f:
+                evs = [e for e in evs if e.get("name") == f["name"]]
+            return len(evs)
+        if name == "metric":
+            return metric_value(self.events("metrics", None, since), f)
+        if name == "events":
+            return len(self.events(f.get("event"), w, since))
+        raise ScenarioError(f"unknown driver fact {name}")
+
+    def check_facts(self, facts: dict, record=True) -> list[str]:
+        """Evaluates facts; returns failure lines. Unavailable facts are noted."""
+        fails = []
+        for k, cond in facts.items():
+            try:
+                actual = self.fact(k)
+            except Unavailable as e:
+                if record:
+                    self.unchecked.append(f"{k}: {e}")
+                    self.results.append((k, cond, None, "unchecked"))
+                continue
+            ok = compare(actual, cond)
+            if record:
+                self.results.append((k, cond, actual, "ok" if ok else "FAIL"))
+            if not ok:
+                fails.append(f"{k}: expected {cond!r}, got {actual!r}")
+        return fails
+
+    def wait_until(self, facts: dict, timeout_s: float):
+        end = time.monotonic() + timeout_s
+        usable = {}
+        for k, v in facts.items():
+            try:
+                self.fact(k)
+                usable[k] = v
+            except Unavailable as e:
+                self.unchecked.append(f"wait_until {k}: {e}")
+        last = []
+        while True:
+            last = self.check_facts(usable, record=False)
+            if not last:
+                self.note(f"wait_until {list(usable)} ok")
+                return
+            if time.monotonic() > end:
+                raise AssertionError(f"wait_until timed out after {timeout_s}s: " + "; ".join(last))
+            if self.driver and self.driver.proc.poll() is not None:
+                raise AssertionError(f"driver exited (code {self.driver.proc.returncode}) during wait_until: "
+                                     + "; ".join(last))
+            time.sleep(0.1)
+
+
+def _collapse(vals):
+    if not vals:
+        return None
+    first = vals[0]
+    return first if all(v == first for v in vals) else vals
+
+
+def max_concurrent(events) -> int:
+    """Max number of handlers running at once per worker (job_start without
+    its job_end), over every worker present."""
+    open_: dict = {}
+    best = 0
+    for e in events:
+        if e.get("event") == "job_start":
+            s = open_.setdefault(e.get("worker"), set())
+            s.add(e["key"])
+            best = max(best, len(s))
+        elif e.get("event") == "job_end":
+            open_.get(e.get("worker"), set()).discard(e["key"])
+    return best
+
+
+def metric_value(metric_events, f):
+    """Sum of the matching metric's points in the latest `metrics` event
+    (values are cumulative); filters other than name/since match point attributes."""
+    if not metric_events:
+        return None
+    name = f.get("name")
+    attrs = {k: v for k, v in f.items() if k not in ("name", "since")}
+    latest = {}
+    for ev in metric_events:  # later events override: keep the newest per name
+        for m in ev.get("metrics", []):
+            latest[m.get("name")] = m
+    m = latest.get(name)
+    if m is None:
+        return None
+    total = 0
+    for p in m.get("points", []):
+        pa = {k: str(v) for k, v in (p.get("attributes") or {}).items()}
+        if all(pa.get(k) == v for k, v in attrs.items()):
+            v = p.get("value")
+            if isinstance(v, dict):  # histogram: count
+                v = v.get("count", 0)
+            total += v or 0
+    return total

@@ -1,0 +1,118 @@
+"""Custom checks a scenario names under `checks:` (or as a `check:` step)
+when the fact vocabulary is not enough. Each takes the running Case and
+raises AssertionError (or case.Unavailable when its source is missing)."""
+from __future__ import annotations
+
+import json
+import statistics
+
+from case import Unavailable  # noqa: F401  (re-exported for check authors)
+
+
+def _starts(case, worker=None):
+    return case.events("job_start", worker)
+
+
+def retries_count_down_with_backoff(case):
+    """polling/fail-retries-backoff: the same key is delivered with retries
+    3, 2, 1 and each redelivery comes >= ~the retry back-off after the
+    previous failure's job_end."""
+    starts = _starts(case)
+    ends = case.events("job_end")
+    assert [s["retries"] for s in starts] == [3, 2, 1], f"retries seen: {[s['retries'] for s in starts]}"
+    for end, nxt in zip(ends, starts[1:]):
+        gap = nxt["_rt"] - end["_rt"]
+        assert gap >= 300, f"redelivered {gap:.0f} ms after the failure; retryBackOff was 400 ms"
+
+
+def failure_message_mentions_cause(case):
+    """polling/handler-exception-fails-job: the failed job's error message
+    carries the handler's exception text."""
+    failed = [j for j in case.jobs() if j.fail_count > 0]
+    assert failed, "no failed job in the engine"
+    for j in failed:
+        assert "kaboom" in j.error_message, f"error message {j.error_message!r} lacks the cause 'kaboom'"
+        assert len(j.error_message) <= 10000, "error message unbounded"
+
+
+def job_variables_are_exactly_a_b(case):
+    """polling/fetch-variables-subset."""
+    starts = _starts(case)
+    assert starts, "no job_start"
+    for s in starts:
+        keys = set(json.loads(s["variables"]))
+        assert keys == {"a", "b"}, f"job {s['key']} ({s.get('activation')}) carried variables {sorted(keys)}"
+
+
+def raw_variables_keep_int64_digits(case):
+    """polling/int64-variables-lossless: the raw JSON handed to the handler
+    still has every digit."""
+    starts = _starts(case)
+    assert starts, "no job_start"
+    raw = starts[0]["variables"]
+    assert "1152921504606846983" in raw and "-1152921504606846983" in raw, f"raw variables: {raw[:200]}"
+
+
+def backoff_is_exponential_jittered_capped(case):
+    """resilience/backoff-on-resource-exhausted: gaps between the rejected
+    ActivateJobs (engine arrival timestamps) grow ~x1.6 from ~50 ms, are
+    jittered and never exceed the 5 s cap."""
+    since = case.marks["rejected"][0]
+    ts = case.request_times("ActivateJobs", since)
+    assert len(ts) >= 9, f"only {len(ts)} ActivateJobs after the fault"
+    # the first request after the mark may be the already parked poll ending;
+    # the 8 rejected ones are the first 8 that arrived after the fault
+    rej = ts[:8]
+    gaps = [b - a for a, b in zip(rej, rej[1:])]
+    case.note(f"backoff gaps (ms): {gaps}")
+    assert min(gaps) >= 35, f"a retry came {min(gaps)} ms after a RESOURCE_EXHAUSTED (no backoff?): {gaps}"
+    assert gaps[-1] >= 3 * gaps[0], f"backoff does not grow exponentially: {gaps}"
+    assert max(gaps) <= 5500, f"backoff exceeds the 5 s cap: {gaps}"
+    ups = sum(1 for a, b in zip(gaps, gaps[1:]) if b > a)
+    assert ups >= len(gaps) - 3, f"backoff is not increasing: {gaps}"
+    ratios = [b / a for a, b in zip(gaps, gaps[1:]) if a > 0]
+    assert statistics.pstdev(ratios) > 0.01, f"no jitter: every ratio equal {ratios}"
+
+
+def failed_back_jobs_keep_retries(case):
+    """lifecycle/unstarted-jobs-failed-back: at least 3 jobs were handed back
+    by w1 and completed by w2 with their retries unchanged (3)."""
+    jobs = case.jobs()
+    done = [j for j in jobs if j.complete_count == 1 and j.retries == 3]
+    assert len(done) >= 3, f"jobs completed with retries 3: {len(done)} (retries: {[j.retries for j in jobs]})"
+
+
+REQUIRED_SPAN_ATTRS = ["jobwire.job.key", "jobwire.job.type", "jobwire.job.retries", "jobwire.process_instance.key",
+                       "jobwire.bpmn_process_id", "jobwire.element_id", "jobwire.worker.name", "jobwire.activation"]
+
+
+def spans_have_job_attributes(case):
+    """observability/span-per-job."""
+    name = f"process job {case.job_type}"
+    spans = [s for s in case.events("span") if s.get("name") == name]
+    keys = {s["key"] for s in _starts(case)}
+    seen = set()
+    for s in spans:
+        a = s.get("attributes") or {}
+        missing = [k for k in REQUIRED_SPAN_ATTRS if k not in a]
+        assert not missing, f"span lacks {missing}: {a}"
+        assert str(s.get("kind", "")).upper().endswith("CONSUMER"), f"span kind {s.get('kind')}"
+        assert a["jobwire.job.type"] == case.job_type
+        assert a["jobwire.bpmn_process_id"] == case.process_id
+        assert a["jobwire.element_id"] == "task"
+        assert a["jobwire.worker.name"] == "otel-worker"
+        assert a["jobwire.activation"] in ("push", "poll")
+        seen.add(str(a["jobwire.job.key"]))
+    assert seen == keys, f"span job keys {sorted(seen)} != handled keys {sorted(keys)}"
+
+
+def metric_instruments_present(case):
+    """observability/metrics-emitted."""
+    evs = case.events("metrics")
+    assert evs, "no metrics event after worker_closed"
+    names = {m.get("name") for e in evs for m in e.get("metrics", [])}
+    for n in ("jobwire.worker.job.duration", "jobwire.worker.capacity.used", "jobwire.worker.poll.requests"):
+        assert n in names, f"metric {n} missing (have {sorted(names)})"
+    from case import metric_value
+    cnt = metric_value(evs, {"name": "jobwire.worker.job.duration"})
+    assert cnt is not None and cnt >= 4, f"duration histogram count {cnt}"

@@ -1,0 +1,153 @@
+"""pytest wiring for the conformance runner: options, the SDK x scenario
+parametrization, the shared target and the matrix report."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import case as case_mod  # noqa: E402
+import harness  # noqa: E402
+import report  # noqa: E402
+from execute import DRIVERS, Target  # noqa: E402
+
+REFERENCE_CAPS = {"admin", "proxy", "restart", "tls", "oauth", "long_polling", "streaming"}
+
+
+def pytest_addoption(parser):
+    g = parser.getgroup("jobwire conformance")
+    g.addoption("--sdk", default="", help="comma-separated SDK drivers (default: every drivers/<lang>/run); "
+                                          "'selftest' runs the runner's own Python reference driver")
+    g.addoption("--scenario", default="", help="comma-separated scenario names or prefixes (e.g. polling/)")
+    g.addoption("--gateway-address", default="", help="HOST:PORT of an external Zeebe-compatible gateway; "
+                                                      "cases needing admin/faults are skipped")
+    g.addoption("--target-name", default="", help="label for the target in the report (e.g. zeebe)")
+    g.addoption("--zeebe", action="store_true", help="start the real in-memory Zeebe engine "
+                                                     "(tools/zeebe-engine/start.sh) and run against it")
+    g.addoption("--cluster", action="store_true", help="the target offers the multi-process cluster")
+    g.addoption("--report-dir", default=str(HERE.parent / "report"), help="where matrix.md/.html go")
+    g.addoption("--work-dir", default="", help="logs and data of each case (default $RESULTS/conformance)")
+
+
+def available_sdks():
+    if not DRIVERS.is_dir():
+        return []
+    return sorted(p.name for p in DRIVERS.iterdir() if (p / "run").is_file() and os.access(p / "run", os.X_OK))
+
+
+def _selected(config):
+    sdks = [s for s in config.getoption("--sdk").split(",") if s] or available_sdks()
+    wanted = [s for s in config.getoption("--scenario").split(",") if s]
+    scen = [s for s in case_mod.load_all()
+            if not wanted or any(s.name == w or s.name.startswith(w.rstrip("/") + "/") for w in wanted)]
+    return sdks, scen
+
+
+def pytest_generate_tests(metafunc):
+    if "matrix_case" in metafunc.fixturenames:
+        sdks, scen = _selected(metafunc.config)
+        params = [pytest.param((sdk, s), id=f"{sdk}:{s.name}") for sdk in sdks for s in scen]
+        if not params:
+            params = [pytest.param(None, id="no-sdk-driver",
+                                   marks=pytest.mark.skip(reason="no SDK driver found under conformance-tests/drivers"))]
+        metafunc.parametrize("matrix_case", params)
+    if "scenario" in metafunc.fixturenames:
+        scen = case_mod.load_all()
+        metafunc.parametrize("scenario", scen, ids=[s.name for s in scen])
+
+
+@pytest.fixture(scope="session")
+def work_dir(request):
+    wd = request.config.getoption("--work-dir") or os.path.join(
+        os.environ.get("RESULTS", str(harness.REPO / ".test-results")), "conformance-work")
+    p = Path(wd)
+    if p.exists():
+        shutil.rmtree(p, ignore_errors=True)
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+@pytest.fixture(scope="session")
+def target(request, work_dir):
+    gw = request.config.getoption("--gateway-address")
+    zeebe = None
+    if request.config.getoption("--zeebe") and not gw:
+        zeebe = harness.ZeebeEngine(work_dir / "zeebe-engine.log").start()
+        gw = zeebe.address
+    if gw:
+        caps = {"streaming"}
+        kind = request.config.getoption("--target-name") or ("zeebe" if zeebe else "external")
+    else:
+        caps = set(REFERENCE_CAPS)
+        kind = "reference"
+    if request.config.getoption("--cluster"):
+        caps.add("cluster")
+    t = Target(work_dir / "shared", gw or None, kind, caps)
+    (work_dir / "shared").mkdir(exist_ok=True)
+    request.config._jw_target = t
+    yield t
+    t.close()
+    if zeebe:
+        zeebe.stop()
+    harness.kill_all()
+
+
+def load_expectations(sdk: str) -> dict:
+    f = HERE.parent / "expectations" / f"{sdk}.yaml"
+    if f.exists():
+        return yaml.safe_load(f.read_text()) or {}
+    return {}
+
+
+# ------------------------------------------------------------------ report
+def pytest_configure(config):
+    config._jw_rows = {}
+    config._jw_t0 = time.time()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    info = getattr(item, "_jw", None)
+    if info is None:
+        return
+    key = (info["sdk"], info["scenario"])
+    rows = item.config._jw_rows
+    row = rows.setdefault(key, {"sdk": info["sdk"], "scenario": info["scenario"], "status": "passed",
+                                "reason": "", "seconds": 0.0, "unchecked": []})
+    if rep.when == "call" or (rep.when == "setup" and not rep.passed):
+        row["seconds"] = round(getattr(item, "_jw_seconds", rep.duration), 1)
+        if rep.skipped and hasattr(rep, "wasxfail"):
+            row["status"], row["reason"] = "expected-failure", rep.wasxfail
+        elif rep.skipped:
+            row["status"] = "skipped"
+            row["reason"] = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
+            row["reason"] = row["reason"].removeprefix("Skipped: ")
+        elif rep.failed:
+            row["status"] = "failed"
+            msg = str(rep.longrepr.reprcrash.message) if hasattr(rep.longrepr, "reprcrash") and \
+                rep.longrepr.reprcrash else str(rep.longrepr)
+            row["reason"] = msg.splitlines()[0][:300] if msg else ""
+            row["detail"] = msg[:2000]
+        elif hasattr(rep, "wasxfail"):
+            row["status"], row["reason"] = "passed", f"unexpectedly passed (listed: {rep.wasxfail})"
+        row["unchecked"] = getattr(item, "_jw_unchecked", [])
+        row["log"] = getattr(item, "_jw_log", "")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    rows = getattr(session.config, "_jw_rows", {})
+    if not rows:
+        return
+    t = getattr(session.config, "_jw_target", None)
+    report.write(Path(session.config.getoption("--report-dir")), list(rows.values()),
+                 target=t.kind if t else "?", wall=time.time() - session.config._jw_t0)

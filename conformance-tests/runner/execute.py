@@ -1,0 +1,282 @@
+"""Runs one scenario for one SDK: sets up (own engine, proxy, driver),
+executes the steps, evaluates the expectations and always tears down."""
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+import checks
+from case import Case, Scenario, Unavailable
+from harness import SUITE, Clients, Driver, Engine, Proxy
+
+DRIVERS = SUITE / "drivers"
+SELFTEST_DRIVER = SUITE / "runner" / "selftest_driver.py"
+
+
+def driver_command(sdk: str) -> list[str]:
+    if sdk == "selftest":
+        import sys
+        return [sys.executable, "-u", str(SELFTEST_DRIVER)]
+    return [str(DRIVERS / sdk / "run")]
+
+
+class Target:
+    """Where cases run: the shared reference engine (started lazily, once per
+    session) or an external Zeebe-compatible gateway."""
+
+    def __init__(self, workdir: Path, gateway_address: str | None, kind: str, capabilities: set[str]):
+        self.workdir = workdir
+        self.external = gateway_address
+        self.kind = kind  # "reference" | "external" | "zeebe"
+        self.capabilities = capabilities
+        self._engine: Engine | None = None
+        self._clients: Clients | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def has_admin(self):
+        return "admin" in self.capabilities
+
+    def shared(self) -> tuple[str, Clients]:
+        with self._lock:
+            if self.external:
+                if self._clients is None:
+                    self._clients = Clients(self.external, admin=False)
+                    self._clients.wait_ready(60)
+                return self.external, self._clients
+            if self._engine is None or not self._engine.alive():
+                if self._clients:
+                    self._clients.close()
+                self._engine = Engine(self.workdir, name="shared-engine").start()
+                self._clients = Clients(self._engine.address)
+                self._clients.wait_ready()
+            return self._engine.address, self._clients
+
+    def close(self):
+        if self._clients:
+            self._clients.close()
+        if self._engine:
+            self._engine.stop()
+
+
+def base_env() -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("ZEEBE_", "CAMUNDA_", "JOBWIRE_DRIVER_", "OTEL_"))}
+    return env
+
+
+def run_case(sc: Scenario, sdk: str, target: Target, workdir: Path, uid: str) -> Case:
+    case = Case(sc, sdk, target, workdir, uid)
+    d = case.data
+    own_engine = d.get("engine") == "own"
+    try:
+        # ---------------------------------------------------------- engine
+        ca_path = None
+        if own_engine:
+            tls = None
+            if d.get("tls"):
+                from certs import make_ca_and_server_cert
+                ca_path, cert, key = make_ca_and_server_cert(workdir / "certs")
+                tls = (str(cert), str(key))
+            case.engine = Engine(workdir, extra_args=[str(a) for a in d.get("engine_args") or []], tls=tls,
+                                 oauth=bool(d.get("oauth")), name="engine").start()
+            case.clients = Clients(case.engine.address, ca_path=ca_path, oauth_url=case.engine.oauth_url)
+            case.clients.wait_ready()
+            address = case.engine.address
+        else:
+            address, case.clients = target.shared()
+        case.gateway_address = address
+        if target.has_admin:
+            case.mark("__start__")
+        # ----------------------------------------------------------- proxy
+        if d.get("proxy"):
+            case.proxy = Proxy(address, workdir / "proxy.log")
+            address = case.proxy.address
+        # ---------------------------------------------------------- deploy
+        for f in d.get("deploy") or []:
+            text = (sc.path / f).read_text()
+            for k, v in case.subs.items():
+                text = text.replace("${" + k + "}", v)
+            case.clients.deploy(f, text.encode())
+            case.note(f"deployed {f}")
+        # ---------------------------------------------------------- driver
+        env = base_env()
+        env["ZEEBE_ADDRESS"] = address
+        if ca_path:
+            env["ZEEBE_INSECURE_CONNECTION"] = "false"
+            env["ZEEBE_CA_CERTIFICATE_PATH"] = str(ca_path)
+        else:
+            env["ZEEBE_INSECURE_CONNECTION"] = "true"
+        if case.engine and case.engine.oauth_url:
+            env["ZEEBE_CLIENT_ID"] = "jobwire"
+            env["ZEEBE_CLIENT_SECRET"] = "secret"
+            env["ZEEBE_AUTHORIZATION_SERVER_URL"] = case.engine.oauth_url
+            env["ZEEBE_TOKEN_AUDIENCE"] = "zeebe-api"
+        for k, v in (d.get("driver_env") or {}).items():
+            env[k] = str(v)
+        case.driver = Driver(driver_command(sdk), env, workdir / "driver.log")
+        ready = case.driver.wait_event(lambda e: e["event"] == "ready", 120, "the driver's ready event")
+        case.note(f"driver ready: {ready.get('sdk')} {ready.get('version')}")
+        # ----------------------------------------------------------- steps
+        for i, st in enumerate(d.get("steps") or []):
+            (kind, arg), = st.items()
+            case.note(f"step {i}: {kind} {json.dumps(arg)[:160]}")
+            STEPS[kind](case, arg)
+        # ----------------------------------------------------------- final
+        fails = case.check_facts(d.get("expect") or {})
+        for name in d.get("checks") or []:
+            try:
+                getattr(checks, name)(case)
+            except Unavailable as e:
+                case.unchecked.append(f"check {name}: {e}")
+            except AssertionError as e:
+                fails.append(f"check {name}: {e}")
+        if case.driver.bad_lines:
+            fails.append(f"driver wrote {len(case.driver.bad_lines)} non-JSON stdout lines, e.g. "
+                         f"{case.driver.bad_lines[0][:120]!r}")
+        if fails:
+            raise AssertionError("expectations failed:\n  " + "\n  ".join(fails))
+        return case
+    finally:
+        teardown(case)
+
+
+def teardown(case: Case):
+    if case.driver:
+        rc = case.driver.close()
+        case.note(f"driver exit code {rc}")
+    if case.proxy:
+        case.proxy.stop()
+    if case.engine:
+        if case.clients:
+            case.clients.close()
+        case.engine.stop()
+    case.log_path = case.workdir / "case.log"
+    case.log_path.write_text("\n".join(case.log) + "\n\nresults:\n" + "\n".join(
+        f"  {r[3]:9} {r[0]} expected {r[1]!r} got {r[2]!r}" for r in case.results) + "\n")
+
+
+# ------------------------------------------------------------------ steps
+def _start_worker(case: Case, a):
+    wid = a.get("id", "w1")
+    case.driver.send(cmd="start_worker", id=wid, jobType=a.get("jobType", case.job_type),
+                     options=a.get("options") or {}, behavior=a.get("behavior") or [])
+    case.driver.wait_event(lambda e: e["event"] == "worker_started" and e.get("worker") == wid, 20,
+                           f"worker_started {wid}")
+
+
+def _stop_worker(case: Case, a):
+    wid = a.get("id", "w1")
+    tmo = int(a.get("timeoutMs", 5000))
+    n = len(case.events("worker_closed", wid))
+    case.driver.send(cmd="stop_worker", id=wid, timeoutMs=tmo)
+    if a.get("wait", True):
+        case.driver.wait_event(lambda e: e["event"] == "worker_closed" and e.get("worker") == wid
+                               and len(case.events("worker_closed", wid)) > n, tmo / 1000 + 15,
+                               f"worker_closed {wid}")
+
+
+def _release(case: Case, a):
+    cmd = {"cmd": "release", "id": a.get("id", "w1")}
+    if a.get("count") is not None:
+        cmd["count"] = int(a["count"])
+    case.driver.send(**cmd)
+
+
+def _create_instances(case: Case, a):
+    insts = a.get("instances") or [a.get("variables") or {}] * int(a.get("count", 1))
+    if a.get("pad_bytes"):
+        insts = [{**v, "pad": "x" * int(a["pad_bytes"])} for v in insts]
+    pid = a.get("process", case.process_id)
+    for v in insts:
+        if case.has_admin:
+            case.clients.create_instance(pid, v)
+        else:
+            holder = {"done": False}
+            tmo = int(case.data.get("timeout_s", 60) * 1000)
+
+            def call(v=v, holder=holder):
+                try:
+                    r = case.clients.create_instance_with_result(pid, v, tmo)
+                    holder.update(ok=True, variables=r.variables or "{}")
+                except Exception as e:  # noqa: BLE001
+                    holder.update(ok=False, error=str(e))
+                holder["done"] = True
+            with case._wr_lock:
+                case.with_result.append(holder)
+            threading.Thread(target=call, daemon=True).start()
+        case.created += 1
+
+
+def _sleep(case: Case, ms):
+    time.sleep(int(ms) / 1000.0)
+
+
+def _wait_until(case: Case, a):
+    a = dict(a)
+    case.wait_until(a, float(a.pop("timeout_s", 15)))
+
+
+def _expect(case: Case, a):
+    fails = case.check_facts(a)
+    if fails:
+        raise AssertionError("expectation failed:\n  " + "\n  ".join(fails))
+
+
+def _mark(case: Case, name):
+    case.mark(name)
+
+
+def _fault(case: Case, a):
+    pb, c = case.clients.ad_pb, case.clients
+    if a == "clear" or (isinstance(a, dict) and "clear" in a):
+        c.a("ClearFaults", pb.ClearFaultsRequest())
+        return
+    (kind, arg), = a.items()
+    if kind == "reset_streams":
+        r = c.a("ResetStreams", pb.ResetStreamsRequest(code=int(arg.get("code", 0)),
+                                                       include_long_polls=bool(arg.get("include_long_polls"))))
+        case.note(f"reset streams: {r.streams_closed} streams, {r.long_polls_closed} long polls")
+        return
+    if kind == "reject":
+        req = pb.InjectFaultRequest(reject=pb.RejectFault(method=arg.get("method", ""), code=int(arg["code"]),
+                                                          count=int(arg.get("count", 1)),
+                                                          message=arg.get("message", "injected")))
+    elif kind == "latency":
+        req = pb.InjectFaultRequest(latency=pb.LatencyFault(method=arg.get("method", ""),
+                                                            delay_ms=int(arg["delay_ms"])))
+    elif kind == "stall_streams":
+        req = pb.InjectFaultRequest(stall_streams=pb.StallStreamsFault(type=arg.get("type", case.job_type),
+                                                                       duration_ms=int(arg["duration_ms"])))
+    else:
+        raise ValueError(kind)
+    c.a("InjectFault", req)
+
+
+def _proxy(case: Case, a):
+    if isinstance(a, str):
+        kind, arg = a, {}
+    else:
+        (kind, arg), = a.items()
+        arg = arg or {}
+    r = case.proxy.cmd(kind, **{k: v for k, v in arg.items()})
+    case.note(f"proxy {kind}: {r}")
+
+
+def _restart_engine(case: Case, a):
+    a = a or {}
+    case.engine.restart(down_ms=int(a.get("down_ms", 500)), kill=bool(a.get("kill", True)))
+    case.note(f"engine restarted on {case.engine.address}")
+    case.clients.wait_ready()
+
+
+def _check(case: Case, name):
+    getattr(checks, name)(case)
+
+
+STEPS = {"start_worker": _start_worker, "stop_worker": _stop_worker, "release": _release,
+         "create_instances": _create_instances, "sleep": _sleep, "wait_until": _wait_until, "expect": _expect,
+         "mark": _mark, "fault": _fault, "proxy": _proxy, "restart_engine": _restart_engine, "check": _check}

@@ -1,0 +1,30 @@
+"""The conformance matrix: every SDK driver x every scenario."""
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+
+from conftest import load_expectations
+from execute import run_case
+
+
+def test_scenario(matrix_case, target, work_dir, request):
+    sdk, sc = matrix_case
+    request.node._jw = {"sdk": sdk, "scenario": sc.name}
+    missing = [c for c in sc.requires if c not in target.capabilities]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)} (not offered by target {target.kind})")
+    xfail = load_expectations(sdk).get(sc.name)
+    if xfail:
+        request.applymarker(pytest.mark.xfail(reason=str(xfail), strict=False))
+    wd = work_dir / sdk / sc.name.replace("/", "__")
+    wd.mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
+    try:
+        case = run_case(sc, sdk, target, wd, uuid.uuid4().hex[:6])
+        request.node._jw_unchecked = case.unchecked
+    finally:
+        request.node._jw_seconds = time.monotonic() - t0
+        request.node._jw_log = str(wd)

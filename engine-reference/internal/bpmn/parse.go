@@ -1,0 +1,368 @@
+package bpmn
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jobwire/jobwire/engine-reference/internal/feel"
+)
+
+// Error is a deployment validation error; the message names the element and
+// its line.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+func errf(format string, a ...any) error { return &Error{Msg: fmt.Sprintf(format, a...)} }
+
+// MaxResourceSize bounds what the parser will look at.
+const MaxResourceSize = 4 << 20
+
+// Parse parses a BPMN 2.0 XML resource and returns its executable processes.
+func Parse(resourceName string, data []byte) ([]*Process, error) {
+	if len(data) > MaxResourceSize {
+		return nil, errf("'%s': resource is larger than %d bytes", resourceName, MaxResourceSize)
+	}
+	root, err := parseTree(data)
+	if err != nil {
+		return nil, errf("'%s': %v", resourceName, err)
+	}
+	if root.name.Space != nsBPMN || root.name.Local != "definitions" {
+		return nil, errf("'%s': expected root element bpmn:definitions (namespace %s), but found %s at line %d", resourceName, nsBPMN, root.prefixed(), root.line)
+	}
+	errorsByID := map[string]string{}
+	var procNodes []*xnode
+	for _, c := range root.children {
+		if c.name.Space != nsBPMN {
+			continue // diagram interchange, vendor extensions
+		}
+		switch c.name.Local {
+		case "process":
+			procNodes = append(procNodes, c)
+		case "error":
+			errorsByID[c.attr("id")] = c.attr("errorCode")
+		case "documentation", "extensionElements":
+		default:
+			return nil, unsupported(resourceName, c)
+		}
+	}
+	var out []*Process
+	for _, pn := range procNodes {
+		if pn.attr("isExecutable") == "false" {
+			continue
+		}
+		p, err := parseProcess(resourceName, pn, errorsByID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, errf("'%s': no executable bpmn:process found", resourceName)
+	}
+	return out, nil
+}
+
+func unsupported(res string, n *xnode) error {
+	id := n.attr("id")
+	idPart := ""
+	if id != "" {
+		idPart = fmt.Sprintf(" (id '%s')", id)
+	}
+	return errf("'%s': element %s%s at line %d is not supported by jobwire-engine; supported: bpmn:startEvent (none), bpmn:endEvent (none), bpmn:serviceTask, bpmn:sequenceFlow, bpmn:exclusiveGateway, bpmn:parallelGateway, bpmn:boundaryEvent (error)", res, n.prefixed(), idPart, n.line)
+}
+
+func parseProcess(res string, pn *xnode, errorsByID map[string]string) (*Process, error) {
+	p := &Process{ID: pn.attr("id"), Name: pn.attr("name"), Elements: map[string]*Element{}, Flows: map[string]*Flow{}}
+	if p.ID == "" {
+		return nil, errf("'%s': bpmn:process at line %d has no id", res, pn.line)
+	}
+	var flowNodes []*xnode
+	for _, c := range pn.children {
+		if c.name.Space != nsBPMN {
+			return nil, unsupported(res, c)
+		}
+		switch c.name.Local {
+		case "documentation", "extensionElements", "laneSet":
+			continue
+		case "sequenceFlow":
+			f := &Flow{ID: c.attr("id"), Source: c.attr("sourceRef"), Target: c.attr("targetRef"), Line: c.line}
+			for _, cc := range c.children {
+				if cc.name.Space == nsBPMN && cc.name.Local == "conditionExpression" {
+					expr, err := feel.Compile(strings.TrimSpace(cc.text.String()))
+					if err != nil {
+						return nil, errf("'%s': sequence flow '%s' at line %d: invalid condition '%s': %v", res, f.ID, c.line, strings.TrimSpace(cc.text.String()), err)
+					}
+					f.Condition = expr
+				}
+			}
+			if f.ID == "" {
+				return nil, errf("'%s': bpmn:sequenceFlow at line %d has no id", res, c.line)
+			}
+			if _, dup := p.Flows[f.ID]; dup {
+				return nil, errf("'%s': duplicate id '%s' at line %d", res, f.ID, c.line)
+			}
+			p.Flows[f.ID] = f
+		default:
+			flowNodes = append(flowNodes, c)
+		}
+	}
+	for _, c := range flowNodes {
+		el, err := parseElement(res, c, errorsByID)
+		if err != nil {
+			return nil, err
+		}
+		if el.ID == "" {
+			return nil, errf("'%s': %s at line %d has no id", res, c.prefixed(), c.line)
+		}
+		if _, dup := p.Elements[el.ID]; dup {
+			return nil, errf("'%s': duplicate id '%s' at line %d", res, el.ID, c.line)
+		}
+		if _, dup := p.Flows[el.ID]; dup {
+			return nil, errf("'%s': duplicate id '%s' at line %d", res, el.ID, c.line)
+		}
+		p.Elements[el.ID] = el
+	}
+	return p, link(res, p, flowNodes)
+}
+
+func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element, error) {
+	el := &Element{ID: c.attr("id"), Name: c.attr("name"), Line: c.line}
+	var eventDefs []*xnode
+	var ext *xnode
+	for _, cc := range c.children {
+		switch {
+		case cc.name.Space == nsBPMN && (cc.name.Local == "incoming" || cc.name.Local == "outgoing" || cc.name.Local == "documentation"):
+		case cc.name.Space == nsBPMN && cc.name.Local == "extensionElements":
+			ext = cc
+		case cc.name.Space == nsBPMN && strings.HasSuffix(cc.name.Local, "EventDefinition"):
+			eventDefs = append(eventDefs, cc)
+		default:
+			return nil, unsupported(res, cc)
+		}
+	}
+	switch c.name.Local {
+	case "startEvent", "endEvent":
+		if len(eventDefs) > 0 {
+			return nil, errf("'%s': %s '%s' at line %d has a %s; only none start and end events are supported", res, c.prefixed(), el.ID, c.line, eventDefs[0].prefixed())
+		}
+		el.Kind = StartEvent
+		if c.name.Local == "endEvent" {
+			el.Kind = EndEvent
+		}
+	case "serviceTask":
+		el.Kind = ServiceTask
+		el.Retries = 3
+		if err := parseTaskExtensions(res, el, ext); err != nil {
+			return nil, err
+		}
+		if len(eventDefs) > 0 {
+			return nil, unsupported(res, eventDefs[0])
+		}
+	case "exclusiveGateway":
+		el.Kind = ExclusiveGateway
+		el.DefaultFlow = c.attr("default")
+	case "parallelGateway":
+		el.Kind = ParallelGateway
+	case "boundaryEvent":
+		el.Kind = BoundaryEvent
+		el.AttachedTo = c.attr("attachedToRef")
+		if c.attr("cancelActivity") == "false" {
+			return nil, errf("'%s': bpmn:boundaryEvent '%s' at line %d: non-interrupting boundary events are not supported", res, el.ID, c.line)
+		}
+		if len(eventDefs) != 1 || eventDefs[0].name.Local != "errorEventDefinition" {
+			return nil, errf("'%s': bpmn:boundaryEvent '%s' at line %d: only error boundary events (one bpmn:errorEventDefinition) are supported", res, el.ID, c.line)
+		}
+		ref := eventDefs[0].attr("errorRef")
+		if ref == "" {
+			el.CatchAll = true
+		} else {
+			code, ok := errorsByID[ref]
+			if !ok {
+				return nil, errf("'%s': bpmn:boundaryEvent '%s' at line %d references error '%s', which is not defined (add <bpmn:error id=\"%s\" errorCode=\"...\"/>)", res, el.ID, c.line, ref, ref)
+			}
+			if code == "" {
+				el.CatchAll = true
+			}
+			el.ErrorCode = code
+		}
+	default:
+		return nil, unsupported(res, c)
+	}
+	if el.Kind != ServiceTask && ext != nil {
+		for _, e := range ext.children {
+			if e.name.Space == nsZeebe && e.name.Local != "properties" {
+				return nil, errf("'%s': %s at line %d on %s '%s' is not supported", res, e.prefixed(), e.line, c.prefixed(), el.ID)
+			}
+		}
+	}
+	return el, nil
+}
+
+func parseTaskExtensions(res string, el *Element, ext *xnode) error {
+	if ext != nil {
+		for _, e := range ext.children {
+			if e.name.Space != nsZeebe {
+				continue // other vendors' extensions do not change execution
+			}
+			switch e.name.Local {
+			case "taskDefinition":
+				t := strings.TrimSpace(e.attr("type"))
+				if strings.HasPrefix(t, "=") {
+					x, err := feel.Compile(t)
+					if err != nil {
+						return errf("'%s': zeebe:taskDefinition of '%s' at line %d: invalid type expression '%s': %v", res, el.ID, e.line, t, err)
+					}
+					el.JobTypeExpr = x
+				}
+				el.JobType = t
+				r := strings.TrimSpace(e.attr("retries"))
+				switch {
+				case r == "":
+				case strings.HasPrefix(r, "="):
+					x, err := feel.Compile(r)
+					if err != nil {
+						return errf("'%s': zeebe:taskDefinition of '%s' at line %d: invalid retries expression '%s': %v", res, el.ID, e.line, r, err)
+					}
+					el.RetriesExpr = x
+				default:
+					n, err := strconv.ParseInt(r, 10, 32)
+					if err != nil || n < 0 {
+						return errf("'%s': zeebe:taskDefinition of '%s' at line %d: retries '%s' is not a non-negative integer", res, el.ID, e.line, r)
+					}
+					el.Retries = n
+				}
+			case "taskHeaders":
+				el.Headers = map[string]string{}
+				for _, h := range e.children {
+					if h.name.Space == nsZeebe && h.name.Local == "header" {
+						el.Headers[h.attr("key")] = h.attr("value")
+					}
+				}
+			case "properties":
+			default:
+				return errf("'%s': %s at line %d on service task '%s' is not supported (supported: zeebe:taskDefinition, zeebe:taskHeaders)", res, e.prefixed(), e.line, el.ID)
+			}
+		}
+	}
+	if el.JobType == "" {
+		return errf("'%s': bpmn:serviceTask '%s' at line %d must have a zeebe:taskDefinition with a non-empty type", res, el.ID, el.Line)
+	}
+	return nil
+}
+
+// link wires flows to nodes and checks the graph.
+func link(res string, p *Process, nodes []*xnode) error {
+	for _, f := range p.Flows {
+		src, ok := p.Elements[f.Source]
+		if !ok {
+			return errf("'%s': sequence flow '%s' at line %d: sourceRef '%s' is not a flow node of process '%s'", res, f.ID, f.Line, f.Source, p.ID)
+		}
+		dst, ok := p.Elements[f.Target]
+		if !ok {
+			return errf("'%s': sequence flow '%s' at line %d: targetRef '%s' is not a flow node of process '%s'", res, f.ID, f.Line, f.Target, p.ID)
+		}
+		src.Outgoing = append(src.Outgoing, f)
+		dst.Incoming = append(dst.Incoming, f)
+	}
+	// Keep document order of outgoing flows: exclusive gateways evaluate
+	// conditions in that order, and execution must be deterministic.
+	for _, el := range p.Elements {
+		sortFlows(el.Outgoing)
+		sortFlows(el.Incoming)
+	}
+	var starts []*Element
+	for _, n := range nodes {
+		el := p.Elements[n.attr("id")]
+		switch el.Kind {
+		case StartEvent:
+			starts = append(starts, el)
+			if len(el.Incoming) > 0 {
+				return errf("'%s': start event '%s' at line %d must not have incoming sequence flows", res, el.ID, el.Line)
+			}
+		case EndEvent:
+			if len(el.Outgoing) > 0 {
+				return errf("'%s': end event '%s' at line %d must not have outgoing sequence flows", res, el.ID, el.Line)
+			}
+		case BoundaryEvent:
+			host, ok := p.Elements[el.AttachedTo]
+			if !ok || host.Kind != ServiceTask {
+				return errf("'%s': boundary event '%s' at line %d must be attached to a service task (attachedToRef '%s')", res, el.ID, el.Line, el.AttachedTo)
+			}
+			if len(el.Incoming) > 0 {
+				return errf("'%s': boundary event '%s' at line %d must not have incoming sequence flows", res, el.ID, el.Line)
+			}
+			if len(el.Outgoing) == 0 {
+				return errf("'%s': boundary event '%s' at line %d needs an outgoing sequence flow", res, el.ID, el.Line)
+			}
+			host.Boundaries = append(host.Boundaries, el)
+		case ExclusiveGateway:
+			if el.DefaultFlow != "" {
+				f, ok := p.Flows[el.DefaultFlow]
+				if !ok || f.Source != el.ID {
+					return errf("'%s': exclusive gateway '%s' at line %d: default flow '%s' is not one of its outgoing sequence flows", res, el.ID, el.Line, el.DefaultFlow)
+				}
+			}
+			if len(el.Outgoing) > 1 {
+				for _, f := range el.Outgoing {
+					if f.Condition == nil && f.ID != el.DefaultFlow {
+						return errf("'%s': sequence flow '%s' at line %d leaves exclusive gateway '%s' without a condition and is not its default flow", res, f.ID, f.Line, el.ID)
+					}
+				}
+			}
+		}
+		if el.Kind != ExclusiveGateway {
+			for _, f := range el.Outgoing {
+				if f.Condition != nil {
+					return errf("'%s': sequence flow '%s' at line %d has a condition but does not leave an exclusive gateway (conditional flows are not supported)", res, f.ID, f.Line)
+				}
+			}
+		}
+		if el.Kind != StartEvent && el.Kind != BoundaryEvent && len(el.Incoming) == 0 {
+			return errf("'%s': %s '%s' at line %d has no incoming sequence flow", res, kindName(el.Kind), el.ID, el.Line)
+		}
+		if el.Kind != EndEvent && len(el.Outgoing) == 0 {
+			return errf("'%s': %s '%s' at line %d has no outgoing sequence flow (end the path with a bpmn:endEvent)", res, kindName(el.Kind), el.ID, el.Line)
+		}
+	}
+	if len(starts) != 1 {
+		return errf("'%s': process '%s' must have exactly one none start event, found %d", res, p.ID, len(starts))
+	}
+	p.Start = starts[0]
+	return nil
+}
+
+func sortFlows(fs []*Flow) {
+	// insertion sort by line then id: small slices, deterministic order
+	for i := 1; i < len(fs); i++ {
+		for j := i; j > 0 && less(fs[j], fs[j-1]); j-- {
+			fs[j], fs[j-1] = fs[j-1], fs[j]
+		}
+	}
+}
+
+func less(a, b *Flow) bool {
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	return a.ID < b.ID
+}
+
+func kindName(k Kind) string {
+	switch k {
+	case StartEvent:
+		return "start event"
+	case EndEvent:
+		return "end event"
+	case ServiceTask:
+		return "service task"
+	case ExclusiveGateway:
+		return "exclusive gateway"
+	case ParallelGateway:
+		return "parallel gateway"
+	case BoundaryEvent:
+		return "boundary event"
+	}
+	return "element"
+}

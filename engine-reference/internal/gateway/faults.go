@@ -1,0 +1,226 @@
+package gateway
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Faults holds injected faults and the per-method, per-peer request counts.
+// Both are applied by gRPC interceptors so every RPC goes through them.
+type Faults struct {
+	mu      sync.Mutex
+	rejects []*rejectFault
+	latency map[string]time.Duration
+	counts  map[countKey]*Count
+}
+
+type rejectFault struct {
+	method    string
+	partition int32 // 0: reject at the gateway; >0: that partition rejects
+	code      codes.Code
+	left      int32
+	msg       string
+}
+
+type countKey struct{ method, peer string }
+
+// Count is the request count of one method from one peer.
+type Count struct {
+	Method, Peer string
+	Total        int64
+	ByCode       map[string]int64
+	Timestamps   []int64
+}
+
+// NewFaults returns an empty fault set.
+func NewFaults() *Faults {
+	return &Faults{latency: map[string]time.Duration{}, counts: map[countKey]*Count{}}
+}
+
+// AddReject rejects the next count requests of method (all methods if
+// empty) with code. With partition > 0 only that partition's part of an
+// ActivateJobs pass is rejected (a broker under backpressure).
+func (f *Faults) AddReject(method string, partition int32, code codes.Code, count int32, msg string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if msg == "" {
+		msg = "rejected by injected fault"
+	}
+	f.rejects = append(f.rejects, &rejectFault{method: method, partition: partition, code: code, left: count, msg: msg})
+}
+
+// SetLatency delays every request of method.
+func (f *Faults) SetLatency(method string, d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.latency[method] = d
+}
+
+// Clear removes every fault.
+func (f *Faults) Clear() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rejects = nil
+	f.latency = map[string]time.Duration{}
+}
+
+func (f *Faults) takeReject(method string, partition int32) (codes.Code, string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, r := range f.rejects {
+		if (r.method == "" || r.method == method) && r.partition == partition && r.left > 0 {
+			r.left--
+			if r.left == 0 {
+				f.rejects = append(f.rejects[:i:i], f.rejects[i+1:]...)
+			}
+			return r.code, r.msg, true
+		}
+	}
+	return 0, "", false
+}
+
+func (f *Faults) partitionReject(method string, partition int32) (codes.Code, string, bool) {
+	return f.takeReject(method, partition)
+}
+
+func (f *Faults) count(method, peer string) *Count {
+	k := countKey{method, peer}
+	c := f.counts[k]
+	if c == nil {
+		c = &Count{Method: method, Peer: peer, ByCode: map[string]int64{}}
+		f.counts[k] = c
+	}
+	return c
+}
+
+// Arrive counts a request when it arrives (so parked long polls and open
+// streams are visible at once).
+func (f *Faults) Arrive(method, peer string, at time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.count(method, peer)
+	c.Total++
+	c.Timestamps = append(c.Timestamps, at.UnixMilli())
+	if len(c.Timestamps) > 1000 {
+		c.Timestamps = c.Timestamps[len(c.Timestamps)-1000:]
+	}
+}
+
+// Finish records the status a request ended with.
+func (f *Faults) Finish(method, peer string, code codes.Code) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.count(method, peer).ByCode[CodeName(code)]++
+}
+
+// Record counts a complete request (arrival and outcome), e.g. token
+// requests to the mock OAuth endpoint.
+func (f *Faults) Record(method, peer string, code codes.Code, at time.Time) {
+	f.Arrive(method, peer, at)
+	f.Finish(method, peer, code)
+}
+
+// Counts returns a copy of the request counts, optionally for one method.
+func (f *Faults) Counts(method string) []Count {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []Count
+	for _, c := range f.counts {
+		if method != "" && c.Method != method {
+			continue
+		}
+		cp := *c
+		cp.ByCode = map[string]int64{}
+		for k, v := range c.ByCode {
+			cp.ByCode[k] = v
+		}
+		cp.Timestamps = append([]int64(nil), c.Timestamps...)
+		out = append(out, cp)
+	}
+	return out
+}
+
+func shortMethod(full string) (service, method string) {
+	i := strings.LastIndexByte(full, '/')
+	if i < 0 {
+		return "", full
+	}
+	return strings.TrimPrefix(full[:i], "/"), full[i+1:]
+}
+
+// gatewayService is the only service faults and counts apply to; admin and
+// health stay usable while the gateway is being broken on purpose.
+const gatewayService = "gateway_protocol.Gateway"
+
+func (f *Faults) before(ctx context.Context, full string, at time.Time) (string, error) {
+	svc, m := shortMethod(full)
+	if svc != gatewayService {
+		return "", nil
+	}
+	f.Arrive(m, peerOf(ctx), at)
+	f.mu.Lock()
+	d := f.latency[m]
+	if d == 0 {
+		d = f.latency[""]
+	}
+	f.mu.Unlock()
+	if d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return m, status.FromContextError(ctx.Err()).Err()
+		}
+	}
+	if code, msg, ok := f.takeReject(m, 0); ok {
+		return m, status.Error(code, msg)
+	}
+	return m, nil
+}
+
+// Unary is the fault/count interceptor for unary RPCs.
+func (f *Faults) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	at := time.Now()
+	m, err := f.before(ctx, info.FullMethod, at)
+	var resp any
+	if err == nil {
+		resp, err = h(ctx, req)
+	}
+	if m != "" {
+		f.Finish(m, peerOf(ctx), status.Code(err))
+	}
+	return resp, err
+}
+
+// Stream is the fault/count interceptor for streaming RPCs.
+func (f *Faults) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	at := time.Now()
+	ctx := ss.Context()
+	m, err := f.before(ctx, info.FullMethod, at)
+	if err == nil {
+		err = h(srv, ss)
+	}
+	if m != "" {
+		f.Finish(m, peerOf(ctx), status.Code(err))
+	}
+	return err
+}
+
+var codeNames = [...]string{"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+	"ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+	"UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"}
+
+// CodeName is the canonical gRPC name of a code (e.g. RESOURCE_EXHAUSTED).
+func CodeName(c codes.Code) string {
+	if int(c) < len(codeNames) {
+		return codeNames[c]
+	}
+	return c.String()
+}

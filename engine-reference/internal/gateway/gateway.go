@@ -1,0 +1,300 @@
+// Package gateway serves the Zeebe gateway API (gateway_protocol.Gateway)
+// over a Broker, plus jobwire's admin API, long polling, push streams,
+// fault injection and token checks.
+package gateway
+
+import (
+	"context"
+	"hash/fnv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jobwire/jobwire/engine-reference/internal/partition"
+	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Broker is what the gateway needs from the partitions. Today they run in
+// the same process; the interface is the seam for a separate broker
+// process later.
+type Broker interface {
+	PartitionCount() int32
+	Submit(ctx context.Context, pid int32, c *partition.Command) (any, error)
+	SubmitWithResult(ctx context.Context, pid int32, c *partition.Command) (any, <-chan partition.Result, error)
+	Post(pid int32, c *partition.Command)
+	Query(ctx context.Context, pid int32, fn func(*partition.State)) error
+	Stats() []partition.Stats
+	Healthy(pid int32) bool
+}
+
+// Version is reported as gatewayVersion in Topology.
+const Version = "8.8.0"
+
+// Gateway implements gateway_protocol.Gateway.
+type Gateway struct {
+	pb.UnimplementedGatewayServer
+	broker  Broker
+	Streams *Streams
+	Polls   *LongPolls
+	Faults  *Faults
+	rr      atomic.Uint32
+	host    string
+	port    int32
+	// DefaultLongPoll is used when requestTimeout is 0 (Zeebe: 10 s).
+	DefaultLongPoll time.Duration
+	// RequestTimeout bounds waits on the broker (Zeebe: 15 s).
+	RequestTimeout time.Duration
+}
+
+// New creates a gateway; SetBroker must be called before serving.
+func New() *Gateway {
+	g := &Gateway{DefaultLongPoll: 10 * time.Second, RequestTimeout: 15 * time.Second, Faults: NewFaults()}
+	g.Streams = newStreams(g)
+	g.Polls = newLongPolls()
+	return g
+}
+
+// SetBroker connects the gateway to its partitions.
+func (g *Gateway) SetBroker(b Broker, host string, port int) {
+	g.broker = b
+	g.host, g.port = host, int32(port)
+}
+
+// Hooks returns what the partitions call back into (push + notifications).
+func (g *Gateway) Hooks() partition.Hooks { return hooks{g} }
+
+type hooks struct{ g *Gateway }
+
+func (h hooks) ReservePush(jobType, tenant string) (partition.PushTarget, bool) {
+	return h.g.Streams.reserve(jobType, tenant)
+}
+func (h hooks) JobsAvailable(jobType string) { h.g.Polls.notify(jobType) }
+
+func (g *Gateway) partitionFor(op string, key int64, what string) (int32, error) {
+	pid := partition.PartitionOf(key)
+	if key <= 0 || pid < 1 || pid > g.broker.PartitionCount() {
+		return 0, partition.Reject(op, partition.RejNotFound, "Expected to %s with key '%d', but no such %s was found", what, key, strings.Fields(what)[len(strings.Fields(what))-1])
+	}
+	return pid, nil
+}
+
+func (g *Gateway) submitKey(ctx context.Context, op string, key int64, what string, c *partition.Command) (any, error) {
+	pid, err := g.partitionFor(op, key, what)
+	if err != nil {
+		return nil, err
+	}
+	c.Op, c.Key = op, key
+	return g.broker.Submit(ctx, pid, c)
+}
+
+func checkTenant(t string) error {
+	if t != "" && t != partition.DefaultTenant {
+		return status.Errorf(codes.InvalidArgument, "Expected to handle request with tenant identifier '%s', but multi-tenancy is disabled", t)
+	}
+	return nil
+}
+
+func checkTenants(ts []string) error {
+	for _, t := range ts {
+		if err := checkTenant(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CompleteJob completes a job.
+func (g *Gateway) CompleteJob(ctx context.Context, r *pb.CompleteJobRequest) (*pb.CompleteJobResponse, error) {
+	res, err := g.submitKey(ctx, partition.OpComplete, r.JobKey, "complete job", &partition.Command{Variables: r.Variables})
+	if err != nil {
+		return nil, err
+	}
+	return res.(*pb.CompleteJobResponse), nil
+}
+
+// FailJob fails a job.
+func (g *Gateway) FailJob(ctx context.Context, r *pb.FailJobRequest) (*pb.FailJobResponse, error) {
+	res, err := g.submitKey(ctx, partition.OpFail, r.JobKey, "fail job", &partition.Command{Retries: r.Retries,
+		ErrorMessage: r.ErrorMessage, Backoff: r.RetryBackOff, Variables: r.Variables})
+	if err != nil {
+		return nil, err
+	}
+	return res.(*pb.FailJobResponse), nil
+}
+
+// ThrowError throws a BPMN error for a job.
+func (g *Gateway) ThrowError(ctx context.Context, r *pb.ThrowErrorRequest) (*pb.ThrowErrorResponse, error) {
+	res, err := g.submitKey(ctx, partition.OpThrowError, r.JobKey, "throw an error for job", &partition.Command{ErrorCode: r.ErrorCode,
+		ErrorMessage: r.ErrorMessage, Variables: r.Variables})
+	if err != nil {
+		return nil, err
+	}
+	return res.(*pb.ThrowErrorResponse), nil
+}
+
+// UpdateJobRetries sets a job's retries.
+func (g *Gateway) UpdateJobRetries(ctx context.Context, r *pb.UpdateJobRetriesRequest) (*pb.UpdateJobRetriesResponse, error) {
+	res, err := g.submitKey(ctx, partition.OpUpdateRetries, r.JobKey, "update retries of job", &partition.Command{Retries: r.Retries})
+	if err != nil {
+		return nil, err
+	}
+	return res.(*pb.UpdateJobRetriesResponse), nil
+}
+
+// UpdateJobTimeout moves an activated job's deadline.
+func (g *Gateway) UpdateJobTimeout(ctx context.Context, r *pb.UpdateJobTimeoutRequest) (*pb.UpdateJobTimeoutResponse, error) {
+	res, err := g.submitKey(ctx, partition.OpUpdateTimeout, r.JobKey, "update the timeout of job", &partition.Command{Timeout: r.Timeout})
+	if err != nil {
+		return nil, err
+	}
+	return res.(*pb.UpdateJobTimeoutResponse), nil
+}
+
+// CancelProcessInstance cancels an instance.
+func (g *Gateway) CancelProcessInstance(ctx context.Context, r *pb.CancelProcessInstanceRequest) (*pb.CancelProcessInstanceResponse, error) {
+	res, err := g.submitKey(ctx, partition.OpCancel, r.ProcessInstanceKey, "cancel a process instance", &partition.Command{})
+	if err != nil {
+		return nil, err
+	}
+	return res.(*pb.CancelProcessInstanceResponse), nil
+}
+
+// SetVariables sets variables on a scope.
+func (g *Gateway) SetVariables(ctx context.Context, r *pb.SetVariablesRequest) (*pb.SetVariablesResponse, error) {
+	res, err := g.submitKey(ctx, partition.OpSetVariables, r.ElementInstanceKey, "update variables for element", &partition.Command{Variables: r.Variables, Local: r.Local})
+	if err != nil {
+		return nil, err
+	}
+	return res.(*pb.SetVariablesResponse), nil
+}
+
+// ResolveIncident resolves an incident.
+func (g *Gateway) ResolveIncident(ctx context.Context, r *pb.ResolveIncidentRequest) (*pb.ResolveIncidentResponse, error) {
+	res, err := g.submitKey(ctx, partition.OpResolve, r.IncidentKey, "resolve incident", &partition.Command{})
+	if err != nil {
+		return nil, err
+	}
+	return res.(*pb.ResolveIncidentResponse), nil
+}
+
+// DeployResource deploys BPMN resources on the deployment partition (1).
+func (g *Gateway) DeployResource(ctx context.Context, r *pb.DeployResourceRequest) (*pb.DeployResourceResponse, error) {
+	if err := checkTenant(r.TenantId); err != nil {
+		return nil, err
+	}
+	c := &partition.Command{Op: partition.OpDeploy}
+	for _, res := range r.Resources {
+		c.Resources = append(c.Resources, partition.Resource{Name: res.Name, Content: res.Content})
+	}
+	res, err := g.broker.Submit(ctx, 1, c)
+	if err != nil {
+		return nil, err
+	}
+	return res.(*pb.DeployResourceResponse), nil
+}
+
+func (g *Gateway) nextPartition() int32 {
+	return int32(g.rr.Add(1)-1)%g.broker.PartitionCount() + 1
+}
+
+func createCommand(r *pb.CreateProcessInstanceRequest) (*partition.Command, error) {
+	if r == nil {
+		return nil, status.Error(codes.InvalidArgument, "Expected a create process instance request, but none given")
+	}
+	if err := checkTenant(r.TenantId); err != nil {
+		return nil, err
+	}
+	if len(r.StartInstructions) > 0 || len(r.RuntimeInstructions) > 0 {
+		return nil, status.Error(codes.InvalidArgument, "start and runtime instructions are not supported by jobwire-engine")
+	}
+	return &partition.Command{Op: partition.OpCreate, DefKey: r.ProcessDefinitionKey, BpmnProcessID: r.BpmnProcessId,
+		Version: r.Version, Variables: r.Variables}, nil
+}
+
+// CreateProcessInstance starts an instance on the next partition
+// (round-robin, as the Zeebe gateway spreads instances).
+func (g *Gateway) CreateProcessInstance(ctx context.Context, r *pb.CreateProcessInstanceRequest) (*pb.CreateProcessInstanceResponse, error) {
+	c, err := createCommand(r)
+	if err != nil {
+		return nil, err
+	}
+	res, err := g.broker.Submit(ctx, g.nextPartition(), c)
+	if err != nil {
+		return nil, err
+	}
+	out := res.(*pb.CreateProcessInstanceResponse)
+	out.Tags = r.Tags
+	return out, nil
+}
+
+// CreateProcessInstanceWithResult starts an instance and waits for it to
+// complete.
+func (g *Gateway) CreateProcessInstanceWithResult(ctx context.Context, r *pb.CreateProcessInstanceWithResultRequest) (*pb.CreateProcessInstanceWithResultResponse, error) {
+	c, err := createCommand(r.Request)
+	if err != nil {
+		return nil, err
+	}
+	c.FetchVariables = r.FetchVariables
+	timeout := g.RequestTimeout
+	if r.RequestTimeout > 0 {
+		timeout = time.Duration(r.RequestTimeout) * time.Millisecond
+	}
+	_, ch, err := g.broker.SubmitWithResult(ctx, g.nextPartition(), c)
+	if err != nil {
+		return nil, err
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case res := <-ch:
+		if res.Err != nil {
+			return nil, res.Err
+		}
+		out := res.Resp.(*pb.CreateProcessInstanceWithResultResponse)
+		out.Tags = r.Request.Tags
+		return out, nil
+	case <-t.C:
+		return nil, status.Errorf(codes.DeadlineExceeded, "Time out between gateway and broker: the process instance did not complete within %v", timeout)
+	case <-ctx.Done():
+		return nil, status.FromContextError(ctx.Err()).Err()
+	}
+}
+
+// PublishMessage stores a message on the partition of its correlation key.
+func (g *Gateway) PublishMessage(ctx context.Context, r *pb.PublishMessageRequest) (*pb.PublishMessageResponse, error) {
+	if err := checkTenant(r.TenantId); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(r.Name) == "" {
+		return nil, status.Error(codes.InvalidArgument, "Expected to publish a message with a name, but the name was empty")
+	}
+	if r.TimeToLive < 0 {
+		return nil, status.Errorf(codes.InvalidArgument, "Expected timeToLive to be zero or positive, but was '%d'", r.TimeToLive)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(r.CorrelationKey))
+	pid := int32(h.Sum32()%uint32(g.broker.PartitionCount())) + 1
+	res, err := g.broker.Submit(ctx, pid, &partition.Command{Op: partition.OpPublish, Name: r.Name,
+		CorrelationKey: r.CorrelationKey, MessageID: r.MessageId, TTL: r.TimeToLive, Variables: r.Variables})
+	if err != nil {
+		return nil, err
+	}
+	return res.(*pb.PublishMessageResponse), nil
+}
+
+// Topology describes the single embedded broker leading every partition.
+func (g *Gateway) Topology(ctx context.Context, r *pb.TopologyRequest) (*pb.TopologyResponse, error) {
+	n := g.broker.PartitionCount()
+	b := &pb.BrokerInfo{NodeId: 0, Host: g.host, Port: g.port, Version: Version}
+	for i := int32(1); i <= n; i++ {
+		h := pb.Partition_HEALTHY
+		if !g.broker.Healthy(i) {
+			h = pb.Partition_UNHEALTHY
+		}
+		b.Partitions = append(b.Partitions, &pb.Partition{PartitionId: i, Role: pb.Partition_LEADER, Health: h})
+	}
+	return &pb.TopologyResponse{Brokers: []*pb.BrokerInfo{b}, ClusterSize: 1, PartitionsCount: n,
+		ReplicationFactor: 1, GatewayVersion: Version}, nil
+}

@@ -1,0 +1,285 @@
+package gateway
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jobwire/jobwire/engine-reference/internal/partition"
+	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+)
+
+// Streams is the registry of push streams (StreamActivatedJobs).
+//
+// Readiness comes from the transport: each stream has one sender (the RPC
+// goroutine) and a tiny handoff queue of StreamSlots jobs. grpc-go's Send
+// blocks while the HTTP/2 window is exhausted; then the sender stops
+// draining the queue, the queue fills, and the stream stops being ready.
+// A job is only reserved for a stream with a free slot, so nothing is ever
+// buffered beyond StreamSlots per stream. (With a single slot, a batch that
+// creates several jobs could push only one of them per stream; a few slots
+// keep push effective under load without hiding a stalled client.)
+type Streams struct {
+	g       *Gateway
+	mu      sync.Mutex
+	byType  map[string][]*clientStream
+	aggs    map[string]*aggregate
+	stalled map[string]time.Time
+	nextID  uint64
+}
+
+// StreamSlots is the per-stream handoff capacity.
+const StreamSlots = 4
+
+type aggregate struct {
+	id   string
+	refs int
+}
+
+type clientStream struct {
+	id, aggID, aggKey string
+	typ, worker, peer string
+	timeout           int64
+	fetch             []string
+	tenants           []string
+	ch                chan *pb.ActivatedJob // StreamSlots slots
+	reset             chan codes.Code
+	pending           int // reserved or queued, not yet sent
+	closed            bool
+	pushed, yielded   int64
+}
+
+func newStreams(g *Gateway) *Streams {
+	return &Streams{g: g, byType: map[string][]*clientStream{}, aggs: map[string]*aggregate{}, stalled: map[string]time.Time{}}
+}
+
+// target is a reservation handed to the partition.
+type target struct {
+	s *Streams
+	c *clientStream
+}
+
+func (t target) Worker() string           { return t.c.worker }
+func (t target) Timeout() int64           { return t.c.timeout }
+func (t target) FetchVariables() []string { return t.c.fetch }
+
+// Deliver hands the job to the stream's sender; if the stream closed since
+// the reservation, the job is yielded back.
+func (t target) Deliver(job *pb.ActivatedJob) {
+	t.s.mu.Lock()
+	closed := t.c.closed
+	if !closed {
+		t.c.ch <- job // cannot block: a reservation holds a free slot
+	}
+	t.s.mu.Unlock()
+	if closed {
+		t.s.yield(job)
+	}
+}
+
+func (s *Streams) yield(job *pb.ActivatedJob) {
+	s.g.broker.Post(partition.PartitionOf(job.Key), &partition.Command{Op: partition.OpYield, Key: job.Key, Deadline: job.Deadline})
+}
+
+func tenantMatch(ts []string, tenant string) bool {
+	if len(ts) == 0 {
+		return tenant == partition.DefaultTenant || tenant == ""
+	}
+	for _, t := range ts {
+		if t == tenant || (t == "" && tenant == partition.DefaultTenant) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Streams) reserve(jobType, tenant string) (partition.PushTarget, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all := s.byType[jobType]
+	if len(all) == 0 {
+		return nil, false
+	}
+	cands := make([]*clientStream, 0, len(all))
+	for _, c := range all {
+		if !c.closed && tenantMatch(c.tenants, tenant) {
+			cands = append(cands, c)
+		}
+	}
+	if len(cands) == 0 {
+		return nil, false
+	}
+	stalled := time.Now().Before(s.stalled[jobType])
+	start := rand.IntN(len(cands))
+	if !stalled {
+		for i := range cands {
+			c := cands[(start+i)%len(cands)]
+			if c.pending < StreamSlots {
+				c.pending++
+				c.pushed++
+				return target{s, c}, true
+			}
+		}
+	}
+	cands[start].yielded++
+	return nil, true
+}
+
+func aggKey(r *pb.StreamActivatedJobsRequest) string {
+	return fmt.Sprintf("%s\x00%s\x00%d\x00%s\x00%s", r.Type, r.Worker, r.Timeout, strings.Join(r.FetchVariable, "\x01"), strings.Join(r.TenantIds, "\x01"))
+}
+
+func (s *Streams) add(r *pb.StreamActivatedJobsRequest, peer string) *clientStream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	key := aggKey(r)
+	a := s.aggs[key]
+	if a == nil {
+		a = &aggregate{id: fmt.Sprintf("agg-%d-%08x", s.nextID, rand.Uint32())}
+		s.aggs[key] = a
+	}
+	a.refs++
+	c := &clientStream{id: fmt.Sprintf("stream-%d", s.nextID), aggID: a.id, aggKey: key, typ: r.Type, worker: r.Worker,
+		peer: peer, timeout: r.Timeout, fetch: r.FetchVariable, tenants: r.TenantIds,
+		ch: make(chan *pb.ActivatedJob, 1), reset: make(chan codes.Code, 1)}
+	s.byType[r.Type] = append(s.byType[r.Type], c)
+	return c
+}
+
+// remove closes a stream; jobs still in its slots are yielded.
+func (s *Streams) remove(c *clientStream) {
+	s.mu.Lock()
+	var pending []*pb.ActivatedJob
+	if !c.closed {
+		c.closed = true
+		list := s.byType[c.typ]
+		for i, x := range list {
+			if x == c {
+				s.byType[c.typ] = append(list[:i:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(s.byType[c.typ]) == 0 {
+			delete(s.byType, c.typ)
+		}
+		if a := s.aggs[c.aggKey]; a != nil {
+			a.refs--
+			if a.refs == 0 {
+				delete(s.aggs, c.aggKey)
+			}
+		}
+	drain:
+		for {
+			select {
+			case j := <-c.ch:
+				pending = append(pending, j)
+			default:
+				break drain
+			}
+		}
+	}
+	s.mu.Unlock()
+	for _, j := range pending {
+		s.yield(j)
+	}
+}
+
+// Stall makes streams of a type not ready until the given time.
+func (s *Streams) Stall(jobType string, until time.Time) {
+	s.mu.Lock()
+	s.stalled[jobType] = until
+	s.mu.Unlock()
+}
+
+// ClearStalls removes every stall.
+func (s *Streams) ClearStalls() {
+	s.mu.Lock()
+	s.stalled = map[string]time.Time{}
+	s.mu.Unlock()
+}
+
+// StreamSnapshot is the admin view of one stream.
+type StreamSnapshot struct {
+	ID, AggregateID, Type, Worker, Peer string
+	Pushed, Yielded                     int64
+	Ready                               bool
+}
+
+// Snapshot lists open streams.
+func (s *Streams) Snapshot() []StreamSnapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []StreamSnapshot
+	now := time.Now()
+	for t, list := range s.byType {
+		stalled := now.Before(s.stalled[t])
+		for _, c := range list {
+			out = append(out, StreamSnapshot{ID: c.id, AggregateID: c.aggID, Type: c.typ, Worker: c.worker, Peer: c.peer,
+				Pushed: c.pushed, Yielded: c.yielded, Ready: c.pending < StreamSlots && !c.closed && !stalled})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// ResetAll ends every open stream with code.
+func (s *Streams) ResetAll(code codes.Code) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, list := range s.byType {
+		for _, c := range list {
+			select {
+			case c.reset <- code:
+				n++
+			default:
+			}
+		}
+	}
+	return n
+}
+
+// StreamActivatedJobs registers a push stream and sends the jobs reserved
+// for it. The RPC goroutine is the stream's only sender.
+func (g *Gateway) StreamActivatedJobs(r *pb.StreamActivatedJobsRequest, stream grpc.ServerStreamingServer[pb.ActivatedJob]) error {
+	if strings.TrimSpace(r.Type) == "" {
+		return status.Error(codes.InvalidArgument, "Expected to stream activated jobs with type to be present, but it was blank")
+	}
+	if r.Timeout < 1 {
+		return status.Errorf(codes.InvalidArgument, "Expected to stream activated jobs with timeout to be greater than zero, but it was '%d'", r.Timeout)
+	}
+	if err := checkTenants(r.TenantIds); err != nil {
+		return err
+	}
+	ctx := stream.Context()
+	c := g.Streams.add(r, peerOf(ctx))
+	defer g.Streams.remove(c)
+	// Headers now, so clients see the stream as open once it is registered.
+	if err := stream.SendHeader(metadata.MD{}); err != nil {
+		return err
+	}
+	for {
+		select {
+		case job := <-c.ch:
+			if err := stream.Send(job); err != nil {
+				g.Streams.yield(job)
+				return err
+			}
+			g.Streams.mu.Lock()
+			c.pending--
+			g.Streams.mu.Unlock()
+		case code := <-c.reset:
+			return status.Error(code, "job stream ended by the gateway (admin reset)")
+		case <-ctx.Done():
+			return status.FromContextError(ctx.Err()).Err()
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package partition
+
+import (
+	"fmt"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Command is both the request to a partition and its log record.
+//
+// The log is command-sourced: a command is written only if it was accepted,
+// together with every input that is not a pure function of the state (the
+// processing time, the jobs chosen for an activation, the push decisions).
+// Replaying the log through the same processing code therefore rebuilds the
+// exact state, with side effects (replies, pushes, notifications) suppressed.
+type Command struct {
+	Op  string `json:"op"`
+	Now int64  `json:"now"` // epoch ms, pinned when first processed
+
+	Key int64 `json:"key,omitempty"` // job / instance / element instance / incident key
+
+	// deploy
+	Resources []Resource `json:"res,omitempty"`
+	// create
+	DefKey        int64  `json:"def,omitempty"`
+	BpmnProcessID string `json:"pid,omitempty"`
+	Version       int32  `json:"ver,omitempty"`
+	Variables     string `json:"vars,omitempty"`
+	Local         bool   `json:"local,omitempty"`
+	// job commands
+	Retries      int32  `json:"retries,omitempty"`
+	Backoff      int64  `json:"backoff,omitempty"`
+	Timeout      int64  `json:"timeout,omitempty"`
+	ErrorCode    string `json:"ecode,omitempty"`
+	ErrorMessage string `json:"emsg,omitempty"`
+	Deadline     int64  `json:"deadline,omitempty"`
+	// activation (pinned: the jobs chosen)
+	Type    string  `json:"type,omitempty"`
+	Worker  string  `json:"worker,omitempty"`
+	JobKeys []int64 `json:"jobs,omitempty"`
+	// message
+	Name           string `json:"name,omitempty"`
+	CorrelationKey string `json:"corr,omitempty"`
+	MessageID      string `json:"mid,omitempty"`
+	TTL            int64  `json:"ttl,omitempty"`
+	// push decisions made while processing (pinned for replay)
+	Pushes []Push  `json:"push,omitempty"`
+	Yields []int64 `json:"yield,omitempty"`
+
+	// Transient (not logged).
+	MaxJobs        int32        `json:"-"`
+	FetchVariables []string     `json:"-"`
+	WithResult     bool         `json:"-"`
+	Query          func(*State) `json:"-"`
+	reply          chan Result  `json:"-"`
+	result         chan Result  `json:"-"` // with-result completion
+	replaying      bool
+}
+
+// Push pins that a job was activated for a push stream.
+type Push struct {
+	Key      int64  `json:"k"`
+	Worker   string `json:"w"`
+	Deadline int64  `json:"d"`
+}
+
+// Resource is a deployed file.
+type Resource struct {
+	Name    string `json:"name"`
+	Content []byte `json:"content"`
+}
+
+// Result is a command's answer: a gateway response message or an error.
+type Result struct {
+	Resp any
+	Err  error
+}
+
+// Operation names.
+const (
+	OpDeploy        = "deploy"
+	OpCreate        = "create"
+	OpCancel        = "cancel"
+	OpSetVariables  = "setvars"
+	OpComplete      = "complete"
+	OpFail          = "fail"
+	OpThrowError    = "throw"
+	OpUpdateRetries = "retries"
+	OpUpdateTimeout = "jobtimeout"
+	OpResolve       = "resolve"
+	OpPublish       = "publish"
+	OpActivate      = "activate"
+	OpTimeOut       = "timeout" // timer: activation deadline passed
+	OpRecur         = "recur"   // timer: retry back-off elapsed
+	OpYield         = "yield"   // push could not be delivered
+	OpReturn        = "return"  // activated jobs could not be handed to a poller
+	OpQuery         = "query"   // admin read, not logged
+)
+
+// intents gives Zeebe's intent names for rejection messages.
+var intents = map[string]string{
+	OpDeploy: "CREATE", OpCreate: "CREATE", OpCancel: "CANCEL", OpSetVariables: "UPDATE",
+	OpComplete: "COMPLETE", OpFail: "FAIL", OpThrowError: "THROW_ERROR", OpUpdateRetries: "UPDATE_RETRIES",
+	OpUpdateTimeout: "UPDATE_TIMEOUT", OpResolve: "RESOLVE", OpPublish: "PUBLISH", OpActivate: "ACTIVATE",
+	OpTimeOut: "TIME_OUT", OpRecur: "RECUR_AFTER_BACKOFF", OpYield: "YIELD", OpReturn: "FAIL",
+}
+
+// Rejection types as Zeebe names them, with the gRPC code the gateway maps
+// each to (facts §6.1).
+const (
+	RejNotFound        = "NOT_FOUND"
+	RejInvalidState    = "INVALID_STATE"
+	RejInvalidArgument = "INVALID_ARGUMENT"
+	RejAlreadyExists   = "ALREADY_EXISTS"
+)
+
+func reject(op, typ, format string, a ...any) error {
+	code := codes.Unknown
+	switch typ {
+	case RejNotFound:
+		code = codes.NotFound
+	case RejInvalidState:
+		code = codes.FailedPrecondition
+	case RejInvalidArgument:
+		code = codes.InvalidArgument
+	case RejAlreadyExists:
+		code = codes.AlreadyExists
+	}
+	return status.Errorf(code, "Command '%s' rejected with code '%s': %s", intents[op], typ, fmt.Sprintf(format, a...))
+}
+
+// Reject builds a rejection error in Zeebe's format for the gateway's own
+// checks (e.g. a key that names no partition).
+func Reject(op, typ, format string, a ...any) error { return reject(op, typ, format, a...) }

@@ -1,0 +1,257 @@
+package partition
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
+	"github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
+	"github.com/jobwire/jobwire/engine-reference/internal/vars"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// DefaultTenant is Zeebe's tenant id when multi-tenancy is off.
+const DefaultTenant = "<default>"
+
+func (p *Partition) dispatch(c *Command, fx *effects) (any, error) {
+	switch c.Op {
+	case OpDeploy:
+		return p.deploy(c)
+	case OpCreate:
+		return p.create(c, fx)
+	case OpCancel:
+		return p.cancel(c, fx)
+	case OpSetVariables:
+		return p.setVariables(c)
+	case OpComplete:
+		return p.complete(c, fx)
+	case OpFail:
+		return p.fail(c, fx)
+	case OpThrowError:
+		return p.throwError(c, fx)
+	case OpUpdateRetries:
+		return p.updateRetries(c)
+	case OpUpdateTimeout:
+		return p.updateTimeout(c)
+	case OpResolve:
+		return p.resolve(c, fx)
+	case OpPublish:
+		return p.publish(c)
+	case OpActivate:
+		return p.activate(c)
+	case OpTimeOut, OpRecur, OpYield, OpReturn:
+		return p.jobTimerLike(c, fx)
+	}
+	return nil, status.Errorf(codes.Internal, "unknown command %q", c.Op)
+}
+
+func (p *Partition) deploy(c *Command) (any, error) {
+	if len(c.Resources) == 0 {
+		return nil, reject(c.Op, RejInvalidArgument, "Expected to deploy at least one resource, but none given")
+	}
+	type parsed struct {
+		res   Resource
+		procs []*bpmn.Process
+	}
+	var all []parsed
+	var errs []string
+	seen := map[string]bool{}
+	for _, r := range c.Resources {
+		lower := strings.ToLower(r.Name)
+		if !strings.HasSuffix(lower, ".bpmn") && !strings.HasSuffix(lower, ".xml") {
+			errs = append(errs, "'"+r.Name+"': jobwire-engine deploys BPMN only (resource name must end with .bpmn or .xml)")
+			continue
+		}
+		procs, err := bpmn.Parse(r.Name, r.Content)
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		for _, pr := range procs {
+			if seen[pr.ID] {
+				errs = append(errs, "'"+r.Name+"': duplicate process id '"+pr.ID+"' in one deployment")
+			}
+			seen[pr.ID] = true
+		}
+		all = append(all, parsed{r, procs})
+	}
+	if len(errs) > 0 {
+		return nil, reject(c.Op, RejInvalidArgument, "Expected to deploy new resources, but encountered the following errors:\n%s", strings.Join(errs, "\n"))
+	}
+	depKey := p.st.nextKey()
+	resp := &gatewaypb.DeployResourceResponse{Key: depKey, TenantId: DefaultTenant}
+	for _, pr := range all {
+		sum := sha256.Sum256(pr.res.Content)
+		for _, proc := range pr.procs {
+			checksum := hex.EncodeToString(sum[:])
+			latest := p.st.defs.Version(proc.ID, -1)
+			var d *Def
+			if latest != nil && latest.Checksum == checksum && latest.ResourceName == pr.res.Name {
+				d = latest // identical redeploy keeps the version, as Zeebe does
+			} else {
+				v := int32(1)
+				if latest != nil {
+					v = latest.Version + 1
+				}
+				d = &Def{Key: p.st.nextKey(), BpmnProcessID: proc.ID, Version: v, ResourceName: pr.res.Name,
+					Checksum: checksum, Process: proc, DeploymentKey: depKey}
+				p.st.defs.add(d)
+			}
+			resp.Deployments = append(resp.Deployments, &gatewaypb.Deployment{Metadata: &gatewaypb.Deployment_Process{
+				Process: &gatewaypb.ProcessMetadata{BpmnProcessId: d.BpmnProcessID, Version: d.Version,
+					ProcessDefinitionKey: d.Key, ResourceName: d.ResourceName, TenantId: DefaultTenant}}})
+		}
+	}
+	return resp, nil
+}
+
+func (p *Partition) create(c *Command, fx *effects) (any, error) {
+	var d *Def
+	switch {
+	case c.DefKey != 0:
+		d = p.st.defs.ByKey(c.DefKey)
+		if d == nil {
+			return nil, reject(c.Op, RejNotFound, "Expected to find process definition with key '%d', but none found", c.DefKey)
+		}
+	case c.BpmnProcessID != "":
+		v := c.Version
+		if v <= 0 {
+			v = -1
+		}
+		d = p.st.defs.Version(c.BpmnProcessID, v)
+		if d == nil {
+			if v < 0 {
+				return nil, reject(c.Op, RejNotFound, "Expected to find process definition with process ID '%s', but none found", c.BpmnProcessID)
+			}
+			return nil, reject(c.Op, RejNotFound, "Expected to find process definition with process ID '%s' and version '%d', but none found", c.BpmnProcessID, v)
+		}
+	default:
+		return nil, reject(c.Op, RejInvalidArgument, "Expected either a bpmnProcessId or a processDefinitionKey, but none given")
+	}
+	doc, err := vars.Parse(c.Variables)
+	if err != nil {
+		return nil, reject(c.Op, RejInvalidArgument, "Property 'variables' is invalid: %v", err)
+	}
+	c.DefKey = d.Key // pin the resolved version for replay
+	in := &Instance{Key: p.st.nextKey(), DefKey: d.Key, BpmnProcessID: d.BpmnProcessID, Version: d.Version,
+		State: InstActive, Vars: doc, elems: map[int64]*ElemInst{}, proc: d.Process}
+	p.st.Instances[in.Key] = in
+	p.st.activeInstances++
+	if c.WithResult && !c.replaying {
+		p.waiters[in.Key] = append(p.waiters[in.Key], c)
+	}
+	in.tokens = 1
+	p.run(c, fx, in, []step{{el: d.Process.Start}})
+	return &gatewaypb.CreateProcessInstanceResponse{ProcessDefinitionKey: d.Key, BpmnProcessId: d.BpmnProcessID,
+		Version: d.Version, ProcessInstanceKey: in.Key, TenantId: DefaultTenant}, nil
+}
+
+func (p *Partition) cancel(c *Command, fx *effects) (any, error) {
+	in := p.st.Instances[c.Key]
+	if in == nil || in.State != InstActive {
+		return nil, reject(c.Op, RejNotFound, "Expected to cancel a process instance with key '%d', but no such process was found", c.Key)
+	}
+	for _, e := range in.elems {
+		if j := p.st.Jobs[e.JobKey]; j != nil && j.State != JobCompleted {
+			p.st.setJobState(j, JobCanceled)
+		}
+		if e.IncidentKey != 0 {
+			delete(p.st.Incidents, e.IncidentKey)
+		}
+		delete(p.st.Elems, e.Key)
+	}
+	for k, inc := range p.st.Incidents {
+		if inc.InstanceKey == in.Key {
+			delete(p.st.Incidents, k)
+		}
+	}
+	in.elems = map[int64]*ElemInst{}
+	in.joins = nil
+	in.tokens = 0
+	in.Incidents = 0
+	in.State = InstCanceled
+	p.st.activeInstances--
+	p.answerWaiters(fx, in, status.Errorf(codes.FailedPrecondition, "process instance '%d' was canceled before it completed", in.Key))
+	return &gatewaypb.CancelProcessInstanceResponse{}, nil
+}
+
+func (p *Partition) setVariables(c *Command) (any, error) {
+	var in *Instance
+	var el *ElemInst
+	if x := p.st.Instances[c.Key]; x != nil && x.State == InstActive {
+		in = x
+	} else if e := p.st.Elems[c.Key]; e != nil {
+		el = e
+		in = p.st.Instances[e.InstanceKey]
+	}
+	if in == nil {
+		return nil, reject(c.Op, RejNotFound, "Expected to update variables for element with key '%d', but no such element was found", c.Key)
+	}
+	doc, err := vars.Parse(c.Variables)
+	if err != nil {
+		return nil, reject(c.Op, RejInvalidArgument, "Property 'variables' is invalid: %v", err)
+	}
+	for k, v := range doc {
+		switch {
+		case el != nil && (c.Local || hasVar(el.Vars, k)):
+			if el.Vars == nil {
+				el.Vars = vars.Doc{}
+			}
+			el.Vars[k] = v
+		default:
+			in.Vars[k] = v
+		}
+	}
+	return &gatewaypb.SetVariablesResponse{Key: p.st.nextKey()}, nil
+}
+
+func hasVar(d vars.Doc, k string) bool {
+	_, ok := d[k]
+	return ok
+}
+
+func (p *Partition) publish(c *Command) (any, error) {
+	id := c.Name + "\x00" + c.CorrelationKey + "\x00" + c.MessageID
+	if c.MessageID != "" {
+		if m, ok := p.st.messages[id]; ok && m.deadline > c.Now {
+			return nil, reject(c.Op, RejAlreadyExists, "Expected to publish a new message with id '%s', but a message with that id was already published", c.MessageID)
+		}
+	}
+	if _, err := vars.Parse(c.Variables); err != nil {
+		return nil, reject(c.Op, RejInvalidArgument, "Property 'variables' is invalid: %v", err)
+	}
+	if len(p.st.messages) > 10000 {
+		for k, m := range p.st.messages { // order-independent, so replay-safe
+			if m.deadline <= c.Now {
+				delete(p.st.messages, k)
+			}
+		}
+	}
+	key := p.st.nextKey()
+	if c.MessageID != "" && c.TTL > 0 {
+		p.st.messages[id] = message{key: key, deadline: c.Now + c.TTL}
+	}
+	return &gatewaypb.PublishMessageResponse{Key: key, TenantId: DefaultTenant}, nil
+}
+
+func (p *Partition) answerWaiters(fx *effects, in *Instance, err error) {
+	ws := p.waiters[in.Key]
+	if len(ws) == 0 {
+		return
+	}
+	delete(p.waiters, in.Key)
+	for _, w := range ws {
+		w := w
+		var r Result
+		if err != nil {
+			r.Err = err
+		} else {
+			r.Resp = &gatewaypb.CreateProcessInstanceWithResultResponse{ProcessDefinitionKey: in.DefKey,
+				BpmnProcessId: in.BpmnProcessID, Version: in.Version, ProcessInstanceKey: in.Key,
+				Variables: vars.Encode(vars.Filter(in.Vars, w.FetchVariables)), TenantId: DefaultTenant}
+		}
+		fx.results = append(fx.results, func() { w.result <- r })
+	}
+}

@@ -1,0 +1,380 @@
+package partition
+
+import (
+	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
+	"github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
+	"github.com/jobwire/jobwire/engine-reference/internal/vars"
+	"google.golang.org/protobuf/proto"
+)
+
+// MaxActivationBytes caps one ActivateJobsResponse (gateway maxMessageSize
+// is 4 MB; keep headroom for framing).
+const MaxActivationBytes = 4<<20 - 16<<10
+
+// findJob applies Zeebe's job preconditions. Jobs that are completed,
+// canceled or ended by a caught error no longer exist for commands
+// (NOT_FOUND). Failed jobs (back-off, incident) exist but are in the wrong
+// state (FAILED_PRECONDITION) for everything but retry updates.
+func (p *Partition) findJob(c *Command, verb string, okStates ...int) (*Job, error) {
+	j := p.st.Jobs[c.Key]
+	if j == nil || j.State == JobCompleted || j.State == JobCanceled || j.State == JobErrorThrown {
+		return nil, reject(c.Op, RejNotFound, "Expected to %s job with key '%d', but no such job was found", verb, c.Key)
+	}
+	for _, s := range okStates {
+		if j.State == s {
+			return j, nil
+		}
+	}
+	return nil, reject(c.Op, RejInvalidState, "Expected to %s job with key '%d', but it is in state '%s'", verb, c.Key, jobStateForMessage(j.State))
+}
+
+func jobStateForMessage(s int) string {
+	switch s {
+	case JobFailedBackoff, JobIncident:
+		return "FAILED"
+	}
+	return JobStateNames[s]
+}
+
+// CompleteJob is accepted for ACTIVATED and ACTIVATABLE jobs, as in Zeebe:
+// a late completion after a time-out still completes the job (at most once).
+func (p *Partition) complete(c *Command, fx *effects) (any, error) {
+	j, err := p.findJob(c, "complete", JobActivated, JobActivatable)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := vars.Parse(c.Variables)
+	if err != nil {
+		return nil, reject(c.Op, RejInvalidArgument, "Property 'variables' is invalid: %v", err)
+	}
+	p.st.setJobState(j, JobCompleted)
+	j.Completes++
+	j.Worker, j.Deadline = "", 0
+	in := p.st.Instances[j.InstanceKey]
+	e := p.st.Elems[j.ElemKey]
+	if in == nil || e == nil {
+		return &gatewaypb.CompleteJobResponse{}, nil
+	}
+	vars.Merge(in.Vars, doc)
+	p.leaveTask(c, fx, in, e, e.Element.Outgoing)
+	return &gatewaypb.CompleteJobResponse{}, nil
+}
+
+func (p *Partition) fail(c *Command, fx *effects) (any, error) {
+	j, err := p.findJob(c, "fail", JobActivated)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := vars.Parse(c.Variables)
+	if err != nil {
+		return nil, reject(c.Op, RejInvalidArgument, "Property 'variables' is invalid: %v", err)
+	}
+	if c.Backoff < 0 {
+		return nil, reject(c.Op, RejInvalidArgument, "Expected retryBackOff to be zero or positive, but was '%d'", c.Backoff)
+	}
+	j.Fails++
+	j.Retries = c.Retries
+	j.ErrorMessage = c.ErrorMessage
+	j.Worker, j.Deadline = "", 0
+	if e := p.st.Elems[j.ElemKey]; e != nil && len(doc) > 0 {
+		if e.Vars == nil {
+			e.Vars = vars.Doc{}
+		}
+		vars.Merge(e.Vars, doc)
+	}
+	switch {
+	case c.Retries <= 0:
+		p.st.setJobState(j, JobIncident)
+		msg := c.ErrorMessage
+		if msg == "" {
+			msg = "No more retries left."
+		}
+		p.jobIncident(p.st.Instances[j.InstanceKey], j, "JOB_NO_RETRIES", msg)
+	case c.Backoff > 0:
+		p.st.setJobState(j, JobFailedBackoff)
+		j.RecurAt = c.Now + c.Backoff
+		p.addTimer(j.RecurAt, j.Key, OpRecur)
+	default:
+		p.makeAvailable(c, fx, j, true)
+	}
+	return &gatewaypb.FailJobResponse{}, nil
+}
+
+func (p *Partition) jobIncident(in *Instance, j *Job, typ, msg string) {
+	inc := &Incident{Key: p.st.nextKey(), InstanceKey: j.InstanceKey, ElemKey: j.ElemKey, JobKey: j.Key, Type: typ, Message: msg}
+	p.st.Incidents[inc.Key] = inc
+	j.IncidentKey = inc.Key
+	if in != nil {
+		in.Incidents++
+	}
+}
+
+func (p *Partition) throwError(c *Command, fx *effects) (any, error) {
+	j, err := p.findJob(c, "throw an error for", JobActivated, JobActivatable)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := vars.Parse(c.Variables)
+	if err != nil {
+		return nil, reject(c.Op, RejInvalidArgument, "Property 'variables' is invalid: %v", err)
+	}
+	in := p.st.Instances[j.InstanceKey]
+	e := p.st.Elems[j.ElemKey]
+	j.Worker, j.Deadline = "", 0
+	j.ErrorMessage = c.ErrorMessage
+	if in != nil && e != nil {
+		var catch *catchRef
+		for _, b := range e.Element.Boundaries {
+			if !b.CatchAll && b.ErrorCode == c.ErrorCode {
+				catch = &catchRef{b}
+				break
+			}
+		}
+		if catch == nil {
+			for _, b := range e.Element.Boundaries {
+				if b.CatchAll {
+					catch = &catchRef{b}
+					break
+				}
+			}
+		}
+		if catch != nil {
+			p.st.setJobState(j, JobErrorThrown)
+			vars.Merge(in.Vars, doc)
+			delete(in.elems, e.Key)
+			delete(p.st.Elems, e.Key)
+			// The boundary event takes over the task's token.
+			p.run(c, fx, in, []step{{el: catch.el}})
+			return &gatewaypb.ThrowErrorResponse{}, nil
+		}
+	}
+	p.st.setJobState(j, JobIncident)
+	p.jobIncident(in, j, "UNHANDLED_ERROR_EVENT", "Expected to throw an error event with the code '"+c.ErrorCode+"' with message '"+c.ErrorMessage+"', but it was not caught. No error events are available in the scope.")
+	return &gatewaypb.ThrowErrorResponse{}, nil
+}
+
+// catchRef is the boundary event that catches a thrown error.
+type catchRef struct{ el *bpmn.Element }
+
+func (p *Partition) updateRetries(c *Command) (any, error) {
+	if c.Retries < 1 {
+		return nil, reject(c.Op, RejInvalidArgument, "Expected to update retries for job with key '%d' with a positive amount of retries, but the amount given was '%d'", c.Key, c.Retries)
+	}
+	j, err := p.findJob(c, "update retries of", JobActivatable, JobActivated, JobFailedBackoff, JobIncident)
+	if err != nil {
+		return nil, err
+	}
+	j.Retries = c.Retries
+	return &gatewaypb.UpdateJobRetriesResponse{}, nil
+}
+
+func (p *Partition) updateTimeout(c *Command) (any, error) {
+	if c.Timeout <= 0 {
+		return nil, reject(c.Op, RejInvalidArgument, "Expected to update the timeout of job with key '%d' to a positive duration, but was '%d'", c.Key, c.Timeout)
+	}
+	j, err := p.findJob(c, "update the timeout of", JobActivated)
+	if err != nil {
+		return nil, err
+	}
+	j.Deadline = c.Now + c.Timeout
+	p.addTimer(j.Deadline, j.Key, OpTimeOut)
+	return &gatewaypb.UpdateJobTimeoutResponse{}, nil
+}
+
+func (p *Partition) resolve(c *Command, fx *effects) (any, error) {
+	inc := p.st.Incidents[c.Key]
+	if inc == nil {
+		return nil, reject(c.Op, RejNotFound, "Expected to resolve incident with key '%d', but no such incident was found", c.Key)
+	}
+	in := p.st.Instances[inc.InstanceKey]
+	if inc.JobKey != 0 {
+		j := p.st.Jobs[inc.JobKey]
+		if j != nil && inc.Type == "JOB_NO_RETRIES" && j.Retries <= 0 {
+			return nil, reject(c.Op, RejInvalidState, "Expected to resolve incident with key '%d', but job '%d' has no retries left; update the job's retries first", c.Key, j.Key)
+		}
+		delete(p.st.Incidents, inc.Key)
+		if in != nil {
+			in.Incidents--
+		}
+		if j != nil {
+			j.IncidentKey = 0
+			p.makeAvailable(c, fx, j, true)
+		}
+		return &gatewaypb.ResolveIncidentResponse{}, nil
+	}
+	delete(p.st.Incidents, inc.Key)
+	e := p.st.Elems[inc.ElemKey]
+	if in == nil || e == nil || in.State != InstActive {
+		return &gatewaypb.ResolveIncidentResponse{}, nil
+	}
+	in.Incidents--
+	delete(in.elems, e.Key)
+	delete(p.st.Elems, e.Key)
+	// The held token re-enters the element, which evaluates again.
+	p.run(c, fx, in, []step{{el: e.Element}})
+	return &gatewaypb.ResolveIncidentResponse{}, nil
+}
+
+// makeAvailable puts a job into ACTIVATABLE. If push is allowed and a push
+// stream is ready, the job is activated for it right here (same processing
+// step, as Zeebe does) and delivered after commit; otherwise pollers are
+// notified.
+func (p *Partition) makeAvailable(c *Command, fx *effects, j *Job, push bool) {
+	p.st.setJobState(j, JobActivatable)
+	j.Worker, j.Deadline = "", 0
+	p.st.enqueue(j)
+	if push && p.tryPush(c, fx, j) {
+		return
+	}
+	fx.notifyType(j.Type)
+}
+
+func (p *Partition) tryPush(c *Command, fx *effects, j *Job) bool {
+	if c.replaying {
+		for _, ps := range c.Pushes {
+			if ps.Key == j.Key {
+				p.activateJob(j, ps.Worker, ps.Deadline)
+				return true
+			}
+		}
+		for _, y := range c.Yields {
+			if y == j.Key {
+				j.Activations++
+				j.Yields++
+			}
+		}
+		return false
+	}
+	if p.cfg.Hooks == nil {
+		return false
+	}
+	t, had := p.cfg.Hooks.ReservePush(j.Type, j.TenantID)
+	if t != nil {
+		deadline := c.Now + t.Timeout()
+		p.activateJob(j, t.Worker(), deadline)
+		c.Pushes = append(c.Pushes, Push{Key: j.Key, Worker: t.Worker(), Deadline: deadline})
+		fx.pushes = append(fx.pushes, pushOut{t, p.activatedJob(j, t.FetchVariables())})
+		return true
+	}
+	if had {
+		// Streams exist but none could take the job: yielded (Zeebe activates,
+		// fails to push, then writes Job YIELD). It stays ACTIVATABLE.
+		j.Activations++
+		j.Yields++
+		c.Yields = append(c.Yields, j.Key)
+	}
+	return false
+}
+
+func (p *Partition) activateJob(j *Job, worker string, deadline int64) {
+	p.st.setJobState(j, JobActivated)
+	j.Worker = worker
+	j.Deadline = deadline
+	j.Activations++
+	p.addTimer(deadline, j.Key, OpTimeOut)
+}
+
+// activatedJob renders the job as the gateway sends it.
+func (p *Partition) activatedJob(j *Job, fetch []string) *gatewaypb.ActivatedJob {
+	doc := vars.Doc{}
+	if in := p.st.Instances[j.InstanceKey]; in != nil {
+		vars.Merge(doc, in.Vars)
+	}
+	if e := p.st.Elems[j.ElemKey]; e != nil {
+		vars.Merge(doc, e.Vars)
+	}
+	return &gatewaypb.ActivatedJob{Key: j.Key, Type: j.Type, ProcessInstanceKey: j.InstanceKey,
+		BpmnProcessId: j.BpmnProcessID, ProcessDefinitionVersion: j.Version, ProcessDefinitionKey: j.DefKey,
+		ElementId: j.ElementID, ElementInstanceKey: j.ElemKey, CustomHeaders: j.Headers, Worker: j.Worker,
+		Retries: j.Retries, Deadline: j.Deadline, Variables: vars.Encode(vars.Filter(doc, fetch)), TenantId: j.TenantID}
+}
+
+// activate hands up to MaxJobs activatable jobs of a type to a poller, in
+// the order they became activatable, within the response size limit.
+func (p *Partition) activate(c *Command) (any, error) {
+	if c.replaying {
+		for _, k := range c.JobKeys {
+			if j := p.st.Jobs[k]; j != nil {
+				p.activateJob(j, c.Worker, c.Now+c.Timeout)
+			}
+		}
+		return nil, nil
+	}
+	var out []*gatewaypb.ActivatedJob
+	q := p.st.queues[c.Type]
+	size := 0
+	i := 0
+	for ; i < len(q) && int32(len(out)) < c.MaxJobs; i++ {
+		e := q[i]
+		j := p.st.Jobs[e.key]
+		if j == nil || j.State != JobActivatable || j.queueSeq != e.seq {
+			continue
+		}
+		p.activateJob(j, c.Worker, c.Now+c.Timeout)
+		aj := p.activatedJob(j, c.FetchVariables)
+		n := proto.Size(aj) + 8
+		if size+n > MaxActivationBytes {
+			// Does not fit: undo and stop; it stays first in line.
+			p.st.setJobState(j, JobActivatable)
+			j.Activations--
+			j.Worker, j.Deadline = "", 0
+			if len(out) == 0 {
+				p.st.setJobState(j, JobIncident)
+				p.jobIncident(p.st.Instances[j.InstanceKey], j, "MESSAGE_SIZE_EXCEEDED", "The job's variables exceed the maximum message size")
+				i++
+			}
+			break
+		}
+		size += n
+		out = append(out, aj)
+		c.JobKeys = append(c.JobKeys, j.Key)
+	}
+	p.st.queues[c.Type] = compactQueue(p.st, q[i:])
+	if len(q[i:]) == 0 {
+		delete(p.st.queues, c.Type)
+	}
+	return out, nil
+}
+
+func compactQueue(s *State, q []queued) []queued {
+	for len(q) > 0 {
+		j := s.Jobs[q[0].key]
+		if j != nil && j.State == JobActivatable && j.queueSeq == q[0].seq {
+			break
+		}
+		q = q[1:]
+	}
+	return q
+}
+
+// jobTimerLike handles the internal commands that return a job to
+// ACTIVATABLE. They carry the deadline they refer to, so a stale command
+// (the job was completed or re-activated meanwhile) is a no-op rejection.
+func (p *Partition) jobTimerLike(c *Command, fx *effects) (any, error) {
+	j := p.st.Jobs[c.Key]
+	if j == nil {
+		return nil, reject(c.Op, RejNotFound, "job '%d' not found", c.Key)
+	}
+	switch c.Op {
+	case OpTimeOut, OpYield, OpReturn:
+		if j.State != JobActivated || j.Deadline != c.Deadline {
+			return nil, reject(c.Op, RejInvalidState, "job '%d' is no longer activated with deadline %d", c.Key, c.Deadline)
+		}
+		switch c.Op {
+		case OpTimeOut:
+			j.Timeouts++
+			p.makeAvailable(c, fx, j, true) // 8.8: timed-out jobs are pushed
+		case OpYield:
+			j.Yields++
+			p.makeAvailable(c, fx, j, false) // yielded jobs are never re-pushed
+		case OpReturn:
+			p.makeAvailable(c, fx, j, true) // a FailJob with retries unchanged
+		}
+	case OpRecur:
+		if j.State != JobFailedBackoff {
+			return nil, reject(c.Op, RejInvalidState, "job '%d' is not waiting for a retry back-off", c.Key)
+		}
+		p.makeAvailable(c, fx, j, true)
+	}
+	return nil, nil
+}

@@ -1,0 +1,213 @@
+package partition
+
+import (
+	"sync"
+
+	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
+	"github.com/jobwire/jobwire/engine-reference/internal/vars"
+)
+
+// KeyBits is the number of low key bits holding the per-partition counter;
+// the partition id sits above them, exactly as Zeebe encodes keys, so any key
+// can be routed to its partition without a lookup.
+const KeyBits = 51
+
+// PartitionOf extracts the partition id from a key.
+func PartitionOf(key int64) int32 { return int32(key >> KeyBits) }
+
+// Job states.
+const (
+	JobActivatable = iota + 1
+	JobActivated
+	JobFailedBackoff
+	JobIncident
+	JobCompleted
+	JobErrorThrown
+	JobCanceled
+)
+
+// JobStateNames are the admin names (JOB_STATE_ suffixes).
+var JobStateNames = map[int]string{
+	JobActivatable: "ACTIVATABLE", JobActivated: "ACTIVATED", JobFailedBackoff: "FAILED_BACKOFF",
+	JobIncident: "INCIDENT", JobCompleted: "COMPLETED", JobErrorThrown: "ERROR_THROWN", JobCanceled: "CANCELED",
+}
+
+// Instance states.
+const (
+	InstActive = iota + 1
+	InstCompleted
+	InstCanceled
+)
+
+// Job is the engine's view of a job.
+type Job struct {
+	Key, InstanceKey, ElemKey int64
+	DefKey                    int64
+	BpmnProcessID, ElementID  string
+	Version                   int32
+	Type                      string
+	Headers                   string
+	Retries                   int32
+	State                     int
+	Worker                    string
+	Deadline                  int64
+	RecurAt                   int64
+	ErrorMessage              string
+	IncidentKey               int64
+	TenantID                  string
+
+	Activations, Yields, Timeouts, Completes, Fails int32
+	queueSeq                                        int64
+}
+
+// Instance is a process instance.
+type Instance struct {
+	Key, DefKey   int64
+	BpmnProcessID string
+	Version       int32
+	State         int
+	Vars          vars.Doc
+	tokens        int
+	joins         map[string]map[string]int // parallel join → incoming flow → arrivals
+	elems         map[int64]*ElemInst
+	Incidents     int
+	Completions   int32
+	proc          *bpmn.Process
+}
+
+// ElemInst is a waiting element instance (a service task or a gateway held
+// by an incident). Its key is the job's elementInstanceKey.
+type ElemInst struct {
+	Key, InstanceKey int64
+	Element          *bpmn.Element
+	Vars             vars.Doc
+	JobKey           int64
+	IncidentKey      int64
+}
+
+// Incident is an open incident.
+type Incident struct {
+	Key, InstanceKey, ElemKey, JobKey int64
+	Type, Message                     string
+}
+
+type message struct {
+	key      int64
+	deadline int64
+}
+
+type queued struct {
+	key, seq int64
+}
+
+// State is a partition's in-memory state, rebuilt by replaying its log.
+// Only the partition goroutine touches it.
+type State struct {
+	ID        int32
+	counter   int64
+	seq       int64
+	Instances map[int64]*Instance
+	Elems     map[int64]*ElemInst
+	Jobs      map[int64]*Job
+	Incidents map[int64]*Incident
+	queues    map[string][]queued
+	messages  map[string]message
+	defs      *Registry
+
+	activeInstances int64
+	jobsByState     [8]int64
+}
+
+// setJobState moves a job to a state, keeping the per-state counters exact.
+func (s *State) setJobState(j *Job, st int) {
+	if j.State != 0 {
+		s.jobsByState[j.State]--
+	}
+	j.State = st
+	s.jobsByState[st]++
+}
+
+func newState(id int32, defs *Registry) *State {
+	return &State{
+		ID: id, Instances: map[int64]*Instance{}, Elems: map[int64]*ElemInst{}, Jobs: map[int64]*Job{},
+		Incidents: map[int64]*Incident{}, queues: map[string][]queued{}, messages: map[string]message{}, defs: defs,
+	}
+}
+
+func (s *State) nextKey() int64 {
+	s.counter++
+	return int64(s.ID)<<KeyBits | s.counter
+}
+
+// enqueue makes a job visible to activation in FIFO order. Entries are
+// validated lazily (seq must match) so removal needs no search.
+func (s *State) enqueue(j *Job) {
+	s.seq++
+	j.queueSeq = s.seq
+	q := compactQueue(s, s.queues[j.Type])
+	s.queues[j.Type] = append(q, queued{j.Key, s.seq})
+}
+
+// Def is a deployed process definition.
+type Def struct {
+	Key           int64
+	BpmnProcessID string
+	Version       int32
+	ResourceName  string
+	Checksum      string
+	Process       *bpmn.Process
+	DeploymentKey int64
+}
+
+// Registry holds process definitions. Partition 1 (the deployment
+// partition, as in Zeebe) writes it; every partition reads it.
+type Registry struct {
+	mu    sync.RWMutex
+	byKey map[int64]*Def
+	byID  map[string][]*Def
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{byKey: map[int64]*Def{}, byID: map[string][]*Def{}}
+}
+
+func (r *Registry) add(d *Def) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.byKey[d.Key] = d
+	r.byID[d.BpmnProcessID] = append(r.byID[d.BpmnProcessID], d)
+}
+
+// ByKey finds a definition by key.
+func (r *Registry) ByKey(k int64) *Def {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.byKey[k]
+}
+
+// Latest returns the newest version of a process, or a given version.
+func (r *Registry) Version(id string, version int32) *Def {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	list := r.byID[id]
+	if len(list) == 0 {
+		return nil
+	}
+	if version < 0 {
+		return list[len(list)-1]
+	}
+	for _, d := range list {
+		if d.Version == version {
+			return d
+		}
+	}
+	return nil
+}
+
+// Count returns the number of definitions.
+func (r *Registry) Count() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.byKey)
+}

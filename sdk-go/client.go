@@ -1,0 +1,174 @@
+package jobwire
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+
+	"go.opentelemetry.io/otel"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/resolver"
+	"google.golang.org/grpc/resolver/manual"
+
+	"github.com/jobwire/jobwire/sdk-go/internal/pb"
+)
+
+// Version is the SDK version.
+const Version = "0.1.0"
+
+// Receive windows of the connection that carries job streams and long polls.
+// Setting them turns off grpc-go's BDP-driven window growth, so that few
+// activated jobs wait in transport buffers where no other worker can take them.
+const (
+	streamWindow = 64 << 10
+	connWindow   = 1 << 20
+)
+
+// Client talks to a Zeebe-compatible gateway. It is safe for concurrent use;
+// create one per process and share it between workers.
+//
+//	client, err := jobwire.NewClient(ctx) // ZEEBE_ADDRESS etc., else 127.0.0.1:26500
+//	if err != nil { ... }
+//	defer client.Close()
+type Client struct {
+	cfg     clientConfig
+	log     *slog.Logger
+	conn    *grpc.ClientConn // commands and outcomes
+	long    *grpc.ClientConn // job streams and long polls (small receive window)
+	gw      pb.GatewayClient
+	longGW  pb.GatewayClient
+	mu      sync.Mutex
+	workers map[*Worker]struct{}
+	closed  bool
+}
+
+// NewClient connects lazily to the gateway (no I/O happens before the first
+// call). Settings not given as options come from the environment (see
+// WithAddress, WithInsecure, WithCACertificate, WithOAuth).
+func NewClient(ctx context.Context, opts ...ClientOption) (*Client, error) {
+	var cfg clientConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := cfg.fromEnv(); err != nil {
+		return nil, err
+	}
+	if cfg.logger == nil {
+		cfg.logger = slog.New(warnOnly{slog.Default().Handler()})
+	}
+	if cfg.tracerProvider == nil {
+		cfg.tracerProvider = otel.GetTracerProvider()
+	}
+	if cfg.meterProvider == nil {
+		cfg.meterProvider = otel.GetMeterProvider()
+	}
+	c := &Client{cfg: cfg, log: cfg.logger, workers: map[*Worker]struct{}{}}
+	base, _, err := c.dialOptions()
+	if err != nil {
+		return nil, err
+	}
+	target, extra := c.target()
+	if c.conn, err = grpc.NewClient(target, append(append([]grpc.DialOption{}, base...), extra...)...); err != nil {
+		return nil, fmt.Errorf("jobwire: connect %s: %w", target, err)
+	}
+	target, extra = c.target()
+	longOpts := append(append(append([]grpc.DialOption{}, base...), extra...),
+		grpc.WithInitialWindowSize(streamWindow), grpc.WithInitialConnWindowSize(connWindow))
+	if c.long, err = grpc.NewClient(target, longOpts...); err != nil {
+		_ = c.conn.Close()
+		return nil, fmt.Errorf("jobwire: connect %s: %w", target, err)
+	}
+	c.gw, c.longGW = pb.NewGatewayClient(c.conn), pb.NewGatewayClient(c.long)
+	_ = ctx // connecting is lazy; ctx is kept for symmetry with the other calls
+	return c, nil
+}
+
+func (c *Client) dialOptions() ([]grpc.DialOption, string, error) {
+	cfg := &c.cfg
+	var opts []grpc.DialOption
+	if *cfg.insecure {
+		opts = append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	} else {
+		tc := cfg.tlsConfig
+		if tc == nil {
+			tc = &tls.Config{MinVersion: tls.VersionTLS12}
+		} else {
+			tc = tc.Clone()
+		}
+		if cfg.caCertPath != "" {
+			pem, err := os.ReadFile(cfg.caCertPath)
+			if err != nil {
+				return nil, "", fmt.Errorf("jobwire: CA certificate: %w", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, "", fmt.Errorf("jobwire: CA certificate %s: no PEM certificate found", cfg.caCertPath)
+			}
+			tc.RootCAs = pool
+		}
+		opts = append(opts, grpc.WithTransportCredentials(credentials.NewTLS(tc)))
+	}
+	if cfg.oauth != nil {
+		ts := newTokenSource(*cfg.oauth, !*cfg.insecure)
+		opts = append(opts, grpc.WithPerRPCCredentials(ts),
+			grpc.WithChainUnaryInterceptor(ts.unaryRetry), grpc.WithChainStreamInterceptor(ts.streamRefresh))
+	}
+	opts = append(opts,
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.keepAlive, Timeout: 20 * cfg.keepAlive / 45}),
+		grpc.WithUserAgent("jobwire-go/"+Version),
+		grpc.WithDefaultServiceConfig(`{"loadBalancingConfig":[{"round_robin":{}}]}`),
+	)
+	opts = append(opts, cfg.dialOptions...)
+	return opts, "", nil
+}
+
+// target returns the dial target and, for several addresses, a resolver of
+// its own (a manual resolver serves a single connection).
+func (c *Client) target() (string, []grpc.DialOption) {
+	addrs := c.cfg.addresses
+	if len(addrs) == 1 {
+		if strings.Contains(addrs[0], ":///") {
+			return addrs[0], nil
+		}
+		return "passthrough:///" + addrs[0], nil
+	}
+	r := manual.NewBuilderWithScheme("jobwire")
+	var list []resolver.Address
+	for _, a := range addrs {
+		list = append(list, resolver.Address{Addr: a})
+	}
+	r.InitialState(resolver.State{Addresses: list})
+	return "jobwire:///gateways", []grpc.DialOption{grpc.WithResolvers(r)}
+}
+
+// Close closes the connections. Close workers first (Worker.Close) for a
+// graceful shutdown; Close does not wait for them.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	err1 := c.conn.Close()
+	err2 := c.long.Close()
+	if err1 != nil {
+		return err1
+	}
+	return err2
+}
+
+// warnOnly filters a handler down to warn and above: the default logging of
+// an SDK should not be chatty.
+type warnOnly struct{ slog.Handler }
+
+func (w warnOnly) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && w.Handler.Enabled(ctx, l)
+}
+func (w warnOnly) WithAttrs(a []slog.Attr) slog.Handler { return warnOnly{w.Handler.WithAttrs(a)} }
+func (w warnOnly) WithGroup(n string) slog.Handler      { return warnOnly{w.Handler.WithGroup(n)} }

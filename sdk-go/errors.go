@@ -1,0 +1,138 @@
+package jobwire
+
+import (
+	"errors"
+	"fmt"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// JobwireError is the base of every error returned for a failed gateway call.
+// It carries the gRPC status code and wraps the original status error.
+// Match the kind with errors.As on one of the typed errors below, or read the
+// code with [Code]:
+//
+//	var bp *jobwire.BackpressureError
+//	if errors.As(err, &bp) { /* the gateway is overloaded: retry later */ }
+type JobwireError struct {
+	Code    codes.Code // gRPC status code
+	Op      string     // the RPC, e.g. "CompleteJob"
+	Message string     // the gateway's message
+	Err     error      // the original gRPC status error
+}
+
+func (e *JobwireError) Error() string {
+	return fmt.Sprintf("jobwire: %s: %s: %s", e.Op, e.Code, e.Message)
+}
+
+// Unwrap returns the gRPC status error.
+func (e *JobwireError) Unwrap() error { return e.Err }
+
+// GRPCStatus lets status.FromError/status.Code see through the wrapper.
+func (e *JobwireError) GRPCStatus() *status.Status { return status.New(e.Code, e.Message) }
+
+// The typed errors, one per gRPC status code (same names in every jobwire SDK).
+// Each wraps a *JobwireError, so errors.As works for both.
+type (
+	// BackpressureError: RESOURCE_EXHAUSTED, the gateway sheds load; retry with backoff.
+	BackpressureError struct{ *JobwireError }
+	// UnavailableError: UNAVAILABLE, the gateway or a partition cannot be reached.
+	UnavailableError struct{ *JobwireError }
+	// NotFoundError: NOT_FOUND, e.g. a job that timed out or a process that does not exist.
+	NotFoundError struct{ *JobwireError }
+	// InvalidArgumentError: INVALID_ARGUMENT, the request is malformed.
+	InvalidArgumentError struct{ *JobwireError }
+	// FailedPreconditionError: FAILED_PRECONDITION, e.g. a job in the wrong state.
+	FailedPreconditionError struct{ *JobwireError }
+	// AlreadyExistsError: ALREADY_EXISTS, e.g. a message id still alive.
+	AlreadyExistsError struct{ *JobwireError }
+	// DeadlineExceededError: DEADLINE_EXCEEDED.
+	DeadlineExceededError struct{ *JobwireError }
+	// CancelledError: CANCELLED.
+	CancelledError struct{ *JobwireError }
+	// UnauthenticatedError: UNAUTHENTICATED, missing or expired credentials.
+	UnauthenticatedError struct{ *JobwireError }
+	// PermissionDeniedError: PERMISSION_DENIED.
+	PermissionDeniedError struct{ *JobwireError }
+	// InternalError: INTERNAL (and UNKNOWN / DATA_LOSS).
+	InternalError struct{ *JobwireError }
+	// UnimplementedError: UNIMPLEMENTED, the gateway lacks this RPC.
+	UnimplementedError struct{ *JobwireError }
+)
+
+func (e *BackpressureError) Unwrap() error       { return e.JobwireError }
+func (e *UnavailableError) Unwrap() error        { return e.JobwireError }
+func (e *NotFoundError) Unwrap() error           { return e.JobwireError }
+func (e *InvalidArgumentError) Unwrap() error    { return e.JobwireError }
+func (e *FailedPreconditionError) Unwrap() error { return e.JobwireError }
+func (e *AlreadyExistsError) Unwrap() error      { return e.JobwireError }
+func (e *DeadlineExceededError) Unwrap() error   { return e.JobwireError }
+func (e *CancelledError) Unwrap() error          { return e.JobwireError }
+func (e *UnauthenticatedError) Unwrap() error    { return e.JobwireError }
+func (e *PermissionDeniedError) Unwrap() error   { return e.JobwireError }
+func (e *InternalError) Unwrap() error           { return e.JobwireError }
+func (e *UnimplementedError) Unwrap() error      { return e.JobwireError }
+
+// errorTable is the one place that maps status codes to typed errors.
+var errorTable = map[codes.Code]func(*JobwireError) error{
+	codes.ResourceExhausted:  func(b *JobwireError) error { return &BackpressureError{b} },
+	codes.Unavailable:        func(b *JobwireError) error { return &UnavailableError{b} },
+	codes.NotFound:           func(b *JobwireError) error { return &NotFoundError{b} },
+	codes.InvalidArgument:    func(b *JobwireError) error { return &InvalidArgumentError{b} },
+	codes.FailedPrecondition: func(b *JobwireError) error { return &FailedPreconditionError{b} },
+	codes.AlreadyExists:      func(b *JobwireError) error { return &AlreadyExistsError{b} },
+	codes.DeadlineExceeded:   func(b *JobwireError) error { return &DeadlineExceededError{b} },
+	codes.Canceled:           func(b *JobwireError) error { return &CancelledError{b} },
+	codes.Unauthenticated:    func(b *JobwireError) error { return &UnauthenticatedError{b} },
+	codes.PermissionDenied:   func(b *JobwireError) error { return &PermissionDeniedError{b} },
+	codes.Internal:           func(b *JobwireError) error { return &InternalError{b} },
+	codes.Unknown:            func(b *JobwireError) error { return &InternalError{b} },
+	codes.DataLoss:           func(b *JobwireError) error { return &InternalError{b} },
+	codes.Unimplemented:      func(b *JobwireError) error { return &UnimplementedError{b} },
+}
+
+// wrapError turns a gRPC error from op into the typed error for its code.
+// nil stays nil; errors that already went through here are returned as is.
+func wrapError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var done *JobwireError
+	if errors.As(err, &done) {
+		return err
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return fmt.Errorf("jobwire: %s: %w", op, err)
+	}
+	base := &JobwireError{Code: st.Code(), Op: op, Message: st.Message(), Err: err}
+	if f, ok := errorTable[st.Code()]; ok {
+		return f(base)
+	}
+	return base
+}
+
+// Code returns the gRPC status code of err (codes.OK for nil, codes.Unknown
+// for errors that carry none).
+func Code(err error) codes.Code {
+	if err == nil {
+		return codes.OK
+	}
+	var je *JobwireError
+	if errors.As(err, &je) {
+		return je.Code
+	}
+	return status.Code(err)
+}
+
+// ErrAlreadySettled is returned by Job.Complete, Fail and ThrowError when an
+// outcome was already sent for this job.
+var ErrAlreadySettled = errors.New("jobwire: job outcome already sent")
+
+// ErrCloseTimeout is returned by Worker.Close when handlers were still running
+// at the deadline and were cancelled.
+var ErrCloseTimeout = errors.New("jobwire: handlers still running at the close deadline were cancelled")
+
+// ErrInvalidVariables wraps every error about variables that are not a JSON object.
+var ErrInvalidVariables = errors.New("jobwire: variables must be a JSON object")

@@ -1,0 +1,153 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobwire/jobwire/sdk-go/internal/pb"
+)
+
+// InstrumentationName is the OpenTelemetry scope of the SDK.
+const InstrumentationName = "github.com/jobwire/jobwire/sdk-go"
+
+// Telemetry holds the worker's spans and metrics (OpenTelemetry API only: a
+// no-op unless the application installs providers).
+type Telemetry struct {
+	tracer     trace.Tracer
+	base       []attribute.KeyValue // job type + worker name, on every metric
+	activated  metric.Int64Counter
+	handled    metric.Int64Counter
+	duration   metric.Float64Histogram
+	capacity   metric.Int64ObservableGauge
+	reconnects metric.Int64Counter
+	polls      metric.Int64Counter
+	reg        metric.Registration
+}
+
+// NewTelemetry creates the instruments; held is read by the capacity gauge.
+func NewTelemetry(tp trace.TracerProvider, mp metric.MeterProvider, jobType, workerName string, held func() int) *Telemetry {
+	t := &Telemetry{
+		tracer: tp.Tracer(InstrumentationName),
+		base:   []attribute.KeyValue{attribute.String("jobwire.job.type", jobType), attribute.String("jobwire.worker.name", workerName)},
+	}
+	m := mp.Meter(InstrumentationName)
+	// Instrument creation only fails on invalid names; ours are constants, and
+	// the API returns a usable no-op instrument alongside any error.
+	t.activated, _ = m.Int64Counter("jobwire.worker.jobs.activated", metric.WithDescription("jobs received by the worker"), metric.WithUnit("{job}"))
+	t.handled, _ = m.Int64Counter("jobwire.worker.jobs.handled", metric.WithDescription("jobs finished, by outcome"), metric.WithUnit("{job}"))
+	t.duration, _ = m.Float64Histogram("jobwire.worker.job.duration", metric.WithDescription("handler duration"), metric.WithUnit("s"))
+	t.reconnects, _ = m.Int64Counter("jobwire.worker.stream.reconnects", metric.WithDescription("job stream reopenings"))
+	t.polls, _ = m.Int64Counter("jobwire.worker.poll.requests", metric.WithDescription("ActivateJobs calls, by result"))
+	t.capacity, _ = m.Int64ObservableGauge("jobwire.worker.capacity.used", metric.WithDescription("jobs held by the worker"), metric.WithUnit("{job}"))
+	attrs := metric.WithAttributes(t.base...)
+	t.reg, _ = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		o.ObserveInt64(t.capacity, int64(held()), attrs)
+		return nil
+	}, t.capacity)
+	return t
+}
+
+// Close unregisters the gauge callback.
+func (t *Telemetry) Close() {
+	if t.reg != nil {
+		_ = t.reg.Unregister()
+	}
+}
+
+func (t *Telemetry) with(kv ...attribute.KeyValue) metric.MeasurementOption {
+	return metric.WithAttributes(append(append([]attribute.KeyValue{}, t.base...), kv...)...)
+}
+
+// Activated counts a received job ("push" or "poll").
+func (t *Telemetry) Activated(activation string) {
+	t.activated.Add(context.Background(), 1, t.with(attribute.String("activation", activation)))
+}
+
+// Handled counts a finished job: completed, failed, error, expired or not_found.
+func (t *Telemetry) Handled(outcome string) {
+	t.handled.Add(context.Background(), 1, t.with(attribute.String("outcome", outcome)))
+}
+
+// Duration records a handler's run time.
+func (t *Telemetry) Duration(d time.Duration) {
+	t.duration.Record(context.Background(), d.Seconds(), t.with())
+}
+
+// Reconnect counts a stream reopening.
+func (t *Telemetry) Reconnect() { t.reconnects.Add(context.Background(), 1, t.with()) }
+
+// Poll counts an ActivateJobs call: result is "jobs", "empty" or "error".
+func (t *Telemetry) Poll(result string) {
+	t.polls.Add(context.Background(), 1, t.with(attribute.String("result", result)))
+}
+
+// StartJob opens the `process job <type>` span, a child of the W3C trace
+// context found in the job's `traceparent` variable or header, if any.
+func (t *Telemetry) StartJob(ctx context.Context, j *pb.ActivatedJob, workerName, activation string) (context.Context, trace.Span) {
+	if carrier := traceCarrier(j); carrier != nil {
+		ctx = propagation.TraceContext{}.Extract(ctx, carrier)
+	}
+	return t.tracer.Start(ctx, "process job "+j.GetType(),
+		trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(
+			attribute.String("jobwire.job.key", strconv.FormatInt(j.GetKey(), 10)),
+			attribute.String("jobwire.job.type", j.GetType()),
+			attribute.Int("jobwire.job.retries", int(j.GetRetries())),
+			attribute.String("jobwire.process_instance.key", strconv.FormatInt(j.GetProcessInstanceKey(), 10)),
+			attribute.String("jobwire.bpmn_process_id", j.GetBpmnProcessId()),
+			attribute.String("jobwire.element_id", j.GetElementId()),
+			attribute.String("jobwire.worker.name", workerName),
+			attribute.String("jobwire.activation", activation),
+		))
+}
+
+// EndJob records the outcome on the span and ends it.
+func EndJob(span trace.Span, outcome string, err error) {
+	span.SetAttributes(attribute.String("jobwire.job.outcome", outcome))
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, truncate(err.Error(), 256))
+	} else if outcome != "completed" {
+		span.SetStatus(codes.Error, outcome)
+	}
+	span.End()
+}
+
+// traceCarrier reads traceparent (and tracestate) from the job's variables,
+// else from its custom headers.
+func traceCarrier(j *pb.ActivatedJob) propagation.MapCarrier {
+	for _, src := range []string{j.GetVariables(), j.GetCustomHeaders()} {
+		if src == "" || !containsTraceparent(src) {
+			continue
+		}
+		var m map[string]any
+		if json.Unmarshal([]byte(src), &m) != nil {
+			continue
+		}
+		if tp, ok := m["traceparent"].(string); ok && tp != "" {
+			c := propagation.MapCarrier{"traceparent": tp}
+			if ts, ok := m["tracestate"].(string); ok {
+				c["tracestate"] = ts
+			}
+			return c
+		}
+	}
+	return nil
+}
+
+func containsTraceparent(s string) bool { return strings.Contains(s, "traceparent") }
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,198 @@
+package jobwire
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// OAuthConfig is an OAuth 2.0 client-credentials grant. The token is fetched
+// from AuthorizationServerURL, cached, refreshed before it expires, and
+// refreshed once more (with the call retried) when the gateway answers
+// UNAUTHENTICATED.
+type OAuthConfig struct {
+	ClientID               string
+	ClientSecret           string
+	AuthorizationServerURL string       // token endpoint, e.g. https://login.example.com/oauth/token
+	Audience               string       // optional
+	Scope                  string       // optional
+	HTTPClient             *http.Client // default: a client with a 10 s timeout
+}
+
+// tokenSource caches the access token.
+type tokenSource struct {
+	cfg      OAuthConfig
+	secure   bool
+	mu       sync.Mutex
+	token    string
+	expires  time.Time
+	inflight chan struct{}
+}
+
+func newTokenSource(cfg OAuthConfig, secure bool) *tokenSource {
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	return &tokenSource{cfg: cfg, secure: secure}
+}
+
+// refreshMargin: a token is renewed when less than this is left (or a fifth of
+// its lifetime, for short-lived tokens).
+const refreshMargin = 30 * time.Second
+
+func (t *tokenSource) get(ctx context.Context) (string, error) {
+	for {
+		t.mu.Lock()
+		if t.token != "" && time.Now().Before(t.expires) {
+			tok := t.token
+			t.mu.Unlock()
+			return tok, nil
+		}
+		if wait := t.inflight; wait != nil { // one fetch at a time
+			t.mu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+		}
+		done := make(chan struct{})
+		t.inflight = done
+		t.mu.Unlock()
+		tok, ttl, err := t.fetch(ctx)
+		t.mu.Lock()
+		t.inflight = nil
+		if err == nil {
+			margin := refreshMargin
+			if ttl/5 < margin {
+				margin = ttl / 5
+			}
+			t.token, t.expires = tok, time.Now().Add(ttl-margin)
+		}
+		t.mu.Unlock()
+		close(done)
+		if err != nil {
+			return "", err
+		}
+		return tok, nil
+	}
+}
+
+// invalidate drops the cached token if it is still the one that was refused.
+func (t *tokenSource) invalidate(refused string) {
+	t.mu.Lock()
+	if t.token == refused {
+		t.token = ""
+	}
+	t.mu.Unlock()
+}
+
+func (t *tokenSource) fetch(ctx context.Context) (string, time.Duration, error) {
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {t.cfg.ClientID}, "client_secret": {t.cfg.ClientSecret}}
+	if t.cfg.Audience != "" {
+		form.Set("audience", t.cfg.Audience)
+	}
+	if t.cfg.Scope != "" {
+		form.Set("scope", t.cfg.Scope)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.cfg.AuthorizationServerURL, strings.NewReader(form.Encode()))
+	if err != nil {
+		return "", 0, fmt.Errorf("jobwire: oauth: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	resp, err := t.cfg.HTTPClient.Do(req)
+	if err != nil {
+		return "", 0, fmt.Errorf("jobwire: oauth token request: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return "", 0, fmt.Errorf("jobwire: oauth token response: %w", err)
+	}
+	if resp.StatusCode/100 != 2 {
+		return "", 0, fmt.Errorf("jobwire: oauth token endpoint answered %s: %.200s", resp.Status, body)
+	}
+	var tr struct {
+		AccessToken string          `json:"access_token"`
+		ExpiresIn   json.RawMessage `json:"expires_in"`
+	}
+	if err := json.Unmarshal(body, &tr); err != nil || tr.AccessToken == "" {
+		return "", 0, fmt.Errorf("jobwire: oauth token response without access_token: %.200s", body)
+	}
+	ttl := 5 * time.Minute
+	if n, err := json.Number(strings.Trim(string(tr.ExpiresIn), `"`)).Int64(); err == nil && n > 0 {
+		ttl = time.Duration(n) * time.Second
+	}
+	return tr.AccessToken, ttl, nil
+}
+
+// GetRequestMetadata implements credentials.PerRPCCredentials.
+func (t *tokenSource) GetRequestMetadata(ctx context.Context, _ ...string) (map[string]string, error) {
+	tok, err := t.get(ctx)
+	if err != nil {
+		return nil, status.Error(codes.Unauthenticated, err.Error())
+	}
+	return map[string]string{"authorization": "Bearer " + tok}, nil
+}
+
+// RequireTransportSecurity implements credentials.PerRPCCredentials; plaintext
+// is allowed only when the client was configured insecure on purpose.
+func (t *tokenSource) RequireTransportSecurity() bool { return t.secure }
+
+func (t *tokenSource) current() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.token
+}
+
+// unaryRetry retries a call once after UNAUTHENTICATED, with a fresh token.
+func (t *tokenSource) unaryRetry(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	used := t.current()
+	err := invoker(ctx, method, req, reply, cc, opts...)
+	if status.Code(err) == codes.Unauthenticated {
+		t.invalidate(used)
+		err = invoker(ctx, method, req, reply, cc, opts...)
+	}
+	return err
+}
+
+// streamRefresh drops a refused token so the next call (the worker reopens
+// streams and polls by itself) fetches a fresh one.
+func (t *tokenSource) streamRefresh(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	used := t.current()
+	s, err := streamer(ctx, desc, cc, method, opts...)
+	if status.Code(err) == codes.Unauthenticated {
+		t.invalidate(used)
+		s, err = streamer(ctx, desc, cc, method, opts...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &authStream{ClientStream: s, t: t, used: used}, nil
+}
+
+type authStream struct {
+	grpc.ClientStream
+	t    *tokenSource
+	used string
+}
+
+func (s *authStream) RecvMsg(m any) error {
+	err := s.ClientStream.RecvMsg(m)
+	if status.Code(err) == codes.Unauthenticated {
+		s.t.invalidate(s.used)
+	}
+	return err
+}

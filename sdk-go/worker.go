@@ -1,0 +1,241 @@
+package jobwire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jobwire/jobwire/sdk-go/internal/worker"
+)
+
+// HandlerFunc handles one job. Its return value decides the outcome (with
+// auto-complete on, the default):
+//   - (variables, nil): CompleteJob with the variables: a map, a struct,
+//     json.RawMessage, or nil for none;
+//   - an error that is (or wraps) a *JobError: ThrowError (a BPMN error);
+//   - any other error, or a panic: FailJob with retries − 1 and the error's message.
+//
+// ctx is cancelled when Worker.Close runs out of time.
+type HandlerFunc func(ctx context.Context, job *Job) (any, error)
+
+// WorkerState is the lifecycle state of a worker.
+type WorkerState string
+
+// Worker states (same names in every jobwire SDK).
+const (
+	StateIdle      WorkerState = "idle"      // created, not started
+	StatePolling   WorkerState = "polling"   // activating jobs with ActivateJobs
+	StateStreaming WorkerState = "streaming" // a job stream is open (polls only backfill)
+	StateBackoff   WorkerState = "backoff"   // waiting after an activation error
+	StateClosing   WorkerState = "closing"   // Close in progress
+	StateClosed    WorkerState = "closed"
+)
+
+// WorkerOption configures NewWorker.
+type WorkerOption func(*workerConfig)
+
+type workerConfig struct {
+	worker.Config
+	autoComplete bool
+	retryBackOff time.Duration
+	listeners    []func(WorkerState)
+	onError      []func(error)
+}
+
+// WithMaxJobsActive sets the capacity: jobs held at once, push and poll together. Default: 32.
+func WithMaxJobsActive(n int) WorkerOption { return func(c *workerConfig) { c.MaxJobsActive = n } }
+
+// WithConcurrency sets how many handlers run in parallel. Default: the max jobs active.
+func WithConcurrency(n int) WorkerOption { return func(c *workerConfig) { c.Concurrency = n } }
+
+// WithJobTimeout sets the activation timeout sent to the engine. Default: 5 min.
+func WithJobTimeout(d time.Duration) WorkerOption { return func(c *workerConfig) { c.JobTimeout = d } }
+
+// WithRequestTimeout sets the long-poll time of ActivateJobs; the RPC deadline is
+// this plus 10 s. A negative value turns long polling off. Default: 10 s.
+func WithRequestTimeout(d time.Duration) WorkerOption {
+	return func(c *workerConfig) { c.RequestTimeout = d }
+}
+
+// WithPollInterval sets the pause after an error-free poll that found nothing,
+// with long polling off. Default: 100 ms.
+func WithPollInterval(d time.Duration) WorkerOption {
+	return func(c *workerConfig) { c.PollInterval = d }
+}
+
+// WithStreamEnabled turns job push (StreamActivatedJobs) on or off. Default: true.
+func WithStreamEnabled(on bool) WorkerOption { return func(c *workerConfig) { c.StreamEnabled = on } }
+
+// WithStreamTimeout sets how long a healthy stream lives before it is recycled. Default: 1 h.
+func WithStreamTimeout(d time.Duration) WorkerOption {
+	return func(c *workerConfig) { c.StreamTimeout = d }
+}
+
+// WithFetchVariables limits the variables fetched with each job. Default: all.
+func WithFetchVariables(names ...string) WorkerOption {
+	return func(c *workerConfig) { c.FetchVariables = append([]string(nil), names...) }
+}
+
+// WithTenantIDs sets the tenants whose jobs are activated. Default: none (the default tenant).
+func WithTenantIDs(ids ...string) WorkerOption {
+	return func(c *workerConfig) { c.TenantIDs = append([]string(nil), ids...) }
+}
+
+// WithAutoComplete makes the handler's return value the job's outcome (true),
+// or leaves the outcome to job.Complete / Fail / ThrowError (false). Errors and
+// panics fail the job in both modes, unless the handler already settled it. Default: true.
+func WithAutoComplete(on bool) WorkerOption { return func(c *workerConfig) { c.autoComplete = on } }
+
+// WithAutoExtend extends a running job's timeout before its deadline (UpdateJobTimeout), as a heartbeat. Default: false.
+func WithAutoExtend(on bool) WorkerOption { return func(c *workerConfig) { c.AutoExtend = on } }
+
+// WithRetryBackOff sets the retry back-off sent with automatic failures. Default: 0.
+func WithRetryBackOff(d time.Duration) WorkerOption {
+	return func(c *workerConfig) { c.retryBackOff = d }
+}
+
+// WithWorkerName sets the worker name recorded on activated jobs. Default: the host name.
+func WithWorkerName(name string) WorkerOption { return func(c *workerConfig) { c.WorkerName = name } }
+
+// WithStateListener calls f on every state transition, from the first one on
+// (in order, from one goroutine; f must not block for long). Default: none.
+func WithStateListener(f func(WorkerState)) WorkerOption {
+	return func(c *workerConfig) { c.listeners = append(c.listeners, f) }
+}
+
+// WithErrorHandler calls f with errors the application should know about:
+// activation rejected (e.g. UNAUTHENTICATED), outcomes that could not be
+// delivered. The worker keeps running. Default: they are only logged.
+func WithErrorHandler(f func(error)) WorkerOption {
+	return func(c *workerConfig) { c.onError = append(c.onError, f) }
+}
+
+// Worker activates jobs of one type and runs a handler for each. Created and
+// started by Client.NewWorker; stop it with Close.
+type Worker struct {
+	c       *Client
+	cfg     workerConfig
+	handler HandlerFunc
+	inner   *worker.Worker
+}
+
+// NewWorker creates and starts a worker for jobType.
+//
+//	w, err := client.NewWorker("payment", func(ctx context.Context, job *jobwire.Job) (any, error) {
+//		return map[string]any{"paid": true}, nil
+//	}, jobwire.WithMaxJobsActive(16))
+//	defer w.Close(context.Background())
+func (c *Client) NewWorker(jobType string, handler HandlerFunc, opts ...WorkerOption) (*Worker, error) {
+	if jobType == "" {
+		return nil, errors.New("jobwire: NewWorker: jobType is required")
+	}
+	if handler == nil {
+		return nil, errors.New("jobwire: NewWorker: handler is required")
+	}
+	cfg := workerConfig{
+		Config: worker.Config{JobType: jobType, WorkerName: defaultWorkerName(), MaxJobsActive: 32,
+			JobTimeout: 5 * time.Minute, RequestTimeout: 10 * time.Second, PollInterval: 100 * time.Millisecond,
+			StreamEnabled: true, StreamTimeout: time.Hour},
+		autoComplete: true,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	switch {
+	case cfg.MaxJobsActive < 1:
+		return nil, fmt.Errorf("jobwire: NewWorker: maxJobsActive must be ≥ 1, got %d", cfg.MaxJobsActive)
+	case cfg.Concurrency < 0:
+		return nil, fmt.Errorf("jobwire: NewWorker: concurrency must be ≥ 1, got %d", cfg.Concurrency)
+	case cfg.JobTimeout <= 0:
+		return nil, fmt.Errorf("jobwire: NewWorker: jobTimeout must be > 0, got %s", cfg.JobTimeout)
+	case cfg.StreamTimeout <= 0:
+		return nil, fmt.Errorf("jobwire: NewWorker: streamTimeout must be > 0, got %s", cfg.StreamTimeout)
+	}
+	if cfg.Concurrency == 0 || cfg.Concurrency > cfg.MaxJobsActive {
+		cfg.Concurrency = cfg.MaxJobsActive
+	}
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, errors.New("jobwire: NewWorker: client is closed")
+	}
+	cfg.Logger, cfg.Tracer, cfg.Meter = c.log, c.cfg.tracerProvider, c.cfg.meterProvider
+	handlers := cfg.onError
+	cfg.OnError = func(err error) {
+		err = wrapError("worker", err)
+		for _, f := range handlers {
+			f(err)
+		}
+	}
+	w := &Worker{c: c, cfg: cfg, handler: handler}
+	w.inner = worker.Start(cfg.Config, worker.Gateways{Unary: c.gw, Long: c.longGW}, w.run)
+	for _, f := range cfg.listeners {
+		w.OnStateChange(f)
+	}
+	c.mu.Lock()
+	c.workers[w] = struct{}{}
+	c.mu.Unlock()
+	w.inner.Run()
+	return w, nil
+}
+
+// run adapts the public handler to the internal executor.
+func (w *Worker) run(ctx context.Context, d *worker.Delivery) worker.Outcome {
+	job := newJob(d.Job, d.Activation, d, w.c)
+	vars, err := w.handler(ctx, job)
+	if err != nil {
+		var je *JobError
+		if errors.As(err, &je) {
+			v, verr := marshalVariables(je.Variables)
+			if verr != nil {
+				return w.failure(job, verr)
+			}
+			return worker.Outcome{Kind: worker.OutcomeError, ErrorCode: je.Code, Message: je.Message, Variables: v, Cause: err}
+		}
+		return w.failure(job, err)
+	}
+	if !w.cfg.autoComplete {
+		return worker.Outcome{Kind: worker.OutcomeNone}
+	}
+	v, err := marshalVariables(vars)
+	if err != nil {
+		return w.failure(job, fmt.Errorf("handler returned invalid variables: %w", err))
+	}
+	return worker.Outcome{Kind: worker.OutcomeComplete, Variables: v}
+}
+
+func (w *Worker) failure(job *Job, err error) worker.Outcome {
+	return worker.Outcome{Kind: worker.OutcomeFail, Retries: max(job.Retries-1, 0), Message: err.Error(),
+		RetryBackOff: w.cfg.retryBackOff, Cause: err}
+}
+
+// Close stops the worker gracefully: it stops taking jobs at once (the parked
+// long poll and the stream are cancelled), hands back jobs received but not
+// started (retries unchanged, no back-off), and lets running handlers finish
+// until ctx is done; then it cancels their contexts, and returns
+// ErrCloseTimeout. Closing twice is safe.
+//
+//	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+//	defer cancel()
+//	err := w.Close(ctx)
+func (w *Worker) Close(ctx context.Context) error {
+	err := w.inner.Close(ctx)
+	w.c.mu.Lock()
+	delete(w.c.workers, w)
+	w.c.mu.Unlock()
+	if errors.Is(err, worker.ErrCloseTimeout) {
+		return ErrCloseTimeout
+	}
+	return err
+}
+
+// State returns the worker's current state.
+func (w *Worker) State() WorkerState { return WorkerState(w.inner.State()) }
+
+// OnStateChange calls f on every later state transition (in order, from one
+// goroutine; f must not block for long). Use WithStateListener to see the first one too.
+func (w *Worker) OnStateChange(f func(WorkerState)) {
+	w.inner.Subscribe(func(s worker.State) { f(WorkerState(s)) })
+}

@@ -1,0 +1,223 @@
+import * as fs from 'node:fs/promises'
+import * as path from 'node:path'
+import { resolveClientConfig, type ClientOptions } from './config.js'
+import type { Variables } from './job.js'
+import { parseLossless, variablesToJson, type JsonValue } from './json.js'
+import { Transport, type CallOptions } from './transport.js'
+import { Worker } from './worker/worker.js'
+import type { WorkerOptions } from './worker/options.js'
+import type { DeployResourceResponse__Output } from './generated/gateway_protocol/DeployResourceResponse.js'
+import type { CreateProcessInstanceResponse__Output } from './generated/gateway_protocol/CreateProcessInstanceResponse.js'
+import type { TopologyResponse__Output } from './generated/gateway_protocol/TopologyResponse.js'
+import type { PublishMessageResponse__Output } from './generated/gateway_protocol/PublishMessageResponse.js'
+import type { SetVariablesResponse__Output } from './generated/gateway_protocol/SetVariablesResponse.js'
+
+/** An int64 key: a decimal string (as the SDK returns them), a bigint, or a safe number. */
+export type Key = string | bigint | number
+
+function key(k: Key, what: string): string {
+  const s = typeof k === 'string' ? k.trim() : typeof k === 'bigint' ? k.toString() : Number.isSafeInteger(k) ? String(k) : ''
+  if (!/^-?\d+$/.test(s)) throw new TypeError(`jobwire: ${what} must be an integer key, got ${String(k)}`)
+  return s
+}
+
+/** Variables argument: an object or a JSON object string. */
+export type VariablesInput = Record<string, unknown> | string
+
+/** Result of {@link Client.deployResource}. */
+export type DeployResult = DeployResourceResponse__Output
+/** Result of {@link Client.createProcessInstance}. */
+export type ProcessInstance = CreateProcessInstanceResponse__Output
+/** Result of {@link Client.createProcessInstanceWithResult}: the instance and its final variables. */
+export interface ProcessInstanceResult extends ProcessInstance {
+  /** Final variables (lossless). */
+  variables: Variables
+  /** Final variables, raw JSON. */
+  variablesJson: string
+}
+
+/** What identifies the process to start. */
+export interface CreateProcessInstanceRequest {
+  /** BPMN process id (with `version`), or use processDefinitionKey. */
+  bpmnProcessId?: string
+  /** Version; default -1 = latest. */
+  version?: number
+  /** Definition key instead of id + version. */
+  processDefinitionKey?: Key
+  /** Start variables. */
+  variables?: VariablesInput
+  /** Tenant. */
+  tenantId?: string
+}
+
+/**
+ * The jobwire client: one gRPC channel (per gateway address), shared by every
+ * worker it creates. Configured from options, else the environment
+ * (ZEEBE_ADDRESS, ZEEBE_CLIENT_ID, …), else `127.0.0.1:26500` plaintext.
+ *
+ * @example
+ * const client = new Client()
+ * await client.deployFiles('order.bpmn')
+ * await client.createProcessInstance({ bpmnProcessId: 'order', variables: { id: 1 } })
+ * client.createWorker({ jobType: 'ship', handler: async (job) => ({ shipped: true }) })
+ */
+export class Client {
+  private readonly transport: Transport
+  private readonly workers = new Set<Worker<never>>()
+
+  /** Creates a client; nothing connects until the first call. */
+  constructor(options: ClientOptions = {}) {
+    this.transport = new Transport(resolveClientConfig(options))
+  }
+
+  /** Gateway addresses in use. */
+  get addresses(): readonly string[] {
+    return this.transport.config.addresses
+  }
+
+  /**
+   * Creates and starts a worker for one job type. See {@link WorkerOptions} for defaults.
+   *
+   * @example
+   * const w = client.createWorker({ jobType: 'charge', maxJobsActive: 8, handler: async (job, { signal }) => {
+   *   await charge(job.variables.amount, { signal })
+   *   return { charged: true }
+   * } })
+   */
+  createWorker<V = Variables>(options: WorkerOptions<V>): Worker<V> {
+    const w = new Worker<V>(this.transport, options, this.transport.config.logger)
+    this.workers.add(w as unknown as Worker<never>)
+    return w
+  }
+
+  /** Deploys one resource (BPMN XML as string or bytes). */
+  async deployResource(resource: { name: string; content: string | Uint8Array } | Array<{ name: string; content: string | Uint8Array }>, options: CallOptions & { tenantId?: string } = {}): Promise<DeployResult> {
+    const list = Array.isArray(resource) ? resource : [resource]
+    const resources = list.map((r) => ({ name: r.name, content: typeof r.content === 'string' ? Buffer.from(r.content, 'utf8') : Buffer.from(r.content) }))
+    return this.transport.unary('DeployResource', { resources, tenantId: options.tenantId ?? '' }, options)
+  }
+
+  /** Reads files and deploys them in one deployment. */
+  async deployFiles(...paths: string[]): Promise<DeployResult> {
+    const resources = await Promise.all(paths.map(async (p) => ({ name: path.basename(p), content: await fs.readFile(p) })))
+    return this.deployResource(resources)
+  }
+
+  /** Starts a process instance. */
+  async createProcessInstance(req: CreateProcessInstanceRequest, options: CallOptions = {}): Promise<ProcessInstance> {
+    return this.transport.unary('CreateProcessInstance', this.createReq(req), options)
+  }
+
+  /** Starts a process instance and waits for its result (variables). */
+  async createProcessInstanceWithResult(
+    req: CreateProcessInstanceRequest & { requestTimeoutMs?: number; fetchVariables?: string[] },
+    options: CallOptions = {},
+  ): Promise<ProcessInstanceResult> {
+    const rt = req.requestTimeoutMs ?? 0
+    const res = await this.transport.unary<ProcessInstance & { variables: string }>(
+      'CreateProcessInstanceWithResult',
+      { request: this.createReq(req), requestTimeout: String(rt), fetchVariables: req.fetchVariables ?? [] },
+      { ...options, timeoutMs: options.timeoutMs ?? Math.max(this.transport.config.commandTimeoutMs, rt + 10_000) },
+    )
+    const v = parseLossless(res.variables || '{}') as JsonValue
+    return { ...res, variablesJson: res.variables || '{}', variables: (v && typeof v === 'object' && !Array.isArray(v) ? v : {}) as Variables }
+  }
+
+  private createReq(req: CreateProcessInstanceRequest): object {
+    return {
+      bpmnProcessId: req.bpmnProcessId ?? '',
+      version: req.version ?? -1,
+      processDefinitionKey: req.processDefinitionKey === undefined ? '0' : key(req.processDefinitionKey, 'processDefinitionKey'),
+      variables: variablesToJson(req.variables, 'createProcessInstance'),
+      tenantId: req.tenantId ?? '',
+    }
+  }
+
+  /** Cancels a running process instance. */
+  async cancelProcessInstance(processInstanceKey: Key, options: CallOptions = {}): Promise<void> {
+    await this.transport.unary('CancelProcessInstance', { processInstanceKey: key(processInstanceKey, 'processInstanceKey') }, options)
+  }
+
+  /** Publishes a message. `timeToLiveMs` default 0 (correlate now or drop). */
+  async publishMessage(
+    msg: { name: string; correlationKey?: string; timeToLiveMs?: number; messageId?: string; variables?: VariablesInput; tenantId?: string },
+    options: CallOptions = {},
+  ): Promise<PublishMessageResponse__Output> {
+    return this.transport.unary(
+      'PublishMessage',
+      {
+        name: msg.name,
+        correlationKey: msg.correlationKey ?? '',
+        timeToLive: String(msg.timeToLiveMs ?? 0),
+        messageId: msg.messageId ?? '',
+        variables: variablesToJson(msg.variables, 'publishMessage'),
+        tenantId: msg.tenantId ?? '',
+      },
+      options,
+    )
+  }
+
+  /** Sets variables on a scope (process or element instance). */
+  async setVariables(req: { elementInstanceKey: Key; variables: VariablesInput; local?: boolean }, options: CallOptions = {}): Promise<SetVariablesResponse__Output> {
+    return this.transport.unary(
+      'SetVariables',
+      { elementInstanceKey: key(req.elementInstanceKey, 'elementInstanceKey'), variables: variablesToJson(req.variables, 'setVariables'), local: req.local ?? false },
+      options,
+    )
+  }
+
+  /** Resolves an incident. */
+  async resolveIncident(incidentKey: Key, options: CallOptions = {}): Promise<void> {
+    await this.transport.unary('ResolveIncident', { incidentKey: key(incidentKey, 'incidentKey') }, options)
+  }
+
+  /** Sets a job's retries. */
+  async updateJobRetries(req: { jobKey: Key; retries: number }, options: CallOptions = {}): Promise<void> {
+    await this.transport.unary('UpdateJobRetries', { jobKey: key(req.jobKey, 'jobKey'), retries: req.retries }, options)
+  }
+
+  /** Sets a job's activation timeout, counted from now. */
+  async updateJobTimeout(req: { jobKey: Key; timeoutMs: number }, options: CallOptions = {}): Promise<void> {
+    await this.transport.unary('UpdateJobTimeout', { jobKey: key(req.jobKey, 'jobKey'), timeout: String(req.timeoutMs) }, options)
+  }
+
+  /** Completes a job by key (outside a worker). */
+  async completeJob(req: { jobKey: Key; variables?: VariablesInput }, options: CallOptions = {}): Promise<void> {
+    await this.transport.unary('CompleteJob', { jobKey: key(req.jobKey, 'jobKey'), variables: variablesToJson(req.variables, 'completeJob') }, options)
+  }
+
+  /** Fails a job by key (outside a worker). */
+  async failJob(req: { jobKey: Key; retries: number; errorMessage?: string; retryBackOffMs?: number; variables?: VariablesInput }, options: CallOptions = {}): Promise<void> {
+    await this.transport.unary(
+      'FailJob',
+      {
+        jobKey: key(req.jobKey, 'jobKey'),
+        retries: req.retries,
+        errorMessage: req.errorMessage ?? '',
+        retryBackOff: String(req.retryBackOffMs ?? 0),
+        variables: variablesToJson(req.variables, 'failJob'),
+      },
+      options,
+    )
+  }
+
+  /** Throws a BPMN error from a job by key (outside a worker). */
+  async throwError(req: { jobKey: Key; errorCode: string; errorMessage?: string; variables?: VariablesInput }, options: CallOptions = {}): Promise<void> {
+    await this.transport.unary(
+      'ThrowError',
+      { jobKey: key(req.jobKey, 'jobKey'), errorCode: req.errorCode, errorMessage: req.errorMessage ?? '', variables: variablesToJson(req.variables, 'throwError') },
+      options,
+    )
+  }
+
+  /** The cluster topology. */
+  async topology(options: CallOptions = {}): Promise<TopologyResponse__Output> {
+    return this.transport.unary('Topology', {}, options)
+  }
+
+  /** Closes every worker (each with `timeoutMs`), then the channel. */
+  async close(options: { timeoutMs?: number } = {}): Promise<void> {
+    await Promise.all([...this.workers].map((w) => w.close(options)))
+    this.transport.close()
+  }
+}

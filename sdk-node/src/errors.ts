@@ -1,0 +1,112 @@
+import { status as Status } from '@grpc/grpc-js'
+
+/**
+ * Base class of every error the SDK raises for a failed gateway call.
+ * `code` is the numeric gRPC status code, `codeName` its name (e.g. `NOT_FOUND`).
+ *
+ * @example
+ * try { await client.completeJob({ jobKey }) } catch (e) { if (e instanceof JobwireError) console.log(e.codeName) }
+ */
+export class JobwireError extends Error {
+  /** gRPC status code (`@grpc/grpc-js` `status`), or `undefined` for client-side errors. */
+  readonly code: number | undefined
+  /** Name of the gRPC status code, e.g. `RESOURCE_EXHAUSTED`. */
+  readonly codeName: string
+  /** Status details as sent by the gateway. */
+  readonly details: string
+
+  constructor(message: string, code?: number, details = '', options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = new.target.name
+    this.code = code
+    this.codeName = code === undefined ? 'CLIENT' : (Status[code] ?? `CODE_${code}`)
+    this.details = details
+  }
+}
+
+/** RESOURCE_EXHAUSTED: the gateway applies backpressure; retry later with backoff. */
+export class BackpressureError extends JobwireError {}
+/** UNAVAILABLE: the gateway cannot be reached or is restarting. */
+export class UnavailableError extends JobwireError {}
+/** NOT_FOUND: the entity (job, process, instance, incident) does not exist (anymore). */
+export class NotFoundError extends JobwireError {}
+/** INVALID_ARGUMENT: the request was rejected as malformed. */
+export class InvalidArgumentError extends JobwireError {}
+/** FAILED_PRECONDITION: the entity is not in a state that allows the command. */
+export class FailedPreconditionError extends JobwireError {}
+/** ALREADY_EXISTS: e.g. a message with the same id is still alive. */
+export class AlreadyExistsError extends JobwireError {}
+/** DEADLINE_EXCEEDED: the call did not finish before its deadline. */
+export class DeadlineExceededError extends JobwireError {}
+/** CANCELLED: the call was cancelled (by an AbortSignal or a close). */
+export class CancelledError extends JobwireError {}
+/** UNAUTHENTICATED: no or an invalid token. */
+export class UnauthenticatedError extends JobwireError {}
+/** PERMISSION_DENIED: the credentials do not allow the command. */
+export class PermissionDeniedError extends JobwireError {}
+/** INTERNAL: the gateway failed internally. */
+export class InternalError extends JobwireError {}
+/** UNIMPLEMENTED: the gateway does not know the RPC. */
+export class UnimplementedError extends JobwireError {}
+
+type ErrorClass = new (message: string, code?: number, details?: string, options?: { cause?: unknown }) => JobwireError
+
+/** The one table from gRPC status code to typed error. */
+const TABLE: ReadonlyMap<number, ErrorClass> = new Map<number, ErrorClass>([
+  [Status.RESOURCE_EXHAUSTED, BackpressureError],
+  [Status.UNAVAILABLE, UnavailableError],
+  [Status.NOT_FOUND, NotFoundError],
+  [Status.INVALID_ARGUMENT, InvalidArgumentError],
+  [Status.FAILED_PRECONDITION, FailedPreconditionError],
+  [Status.ALREADY_EXISTS, AlreadyExistsError],
+  [Status.DEADLINE_EXCEEDED, DeadlineExceededError],
+  [Status.CANCELLED, CancelledError],
+  [Status.UNAUTHENTICATED, UnauthenticatedError],
+  [Status.PERMISSION_DENIED, PermissionDeniedError],
+  [Status.INTERNAL, InternalError],
+  [Status.UNIMPLEMENTED, UnimplementedError],
+])
+
+/** Status codes after which a command (or an outcome) may be sent again. */
+export const RETRYABLE_CODES: ReadonlySet<number> = new Set([
+  Status.UNAVAILABLE,
+  Status.RESOURCE_EXHAUSTED,
+  Status.DEADLINE_EXCEEDED,
+])
+
+/** Outcome answers meaning "the job is not (any longer) ours": benign for a worker. */
+export const BENIGN_OUTCOME_CODES: ReadonlySet<number> = new Set([Status.NOT_FOUND, Status.FAILED_PRECONDITION])
+
+/** Converts anything thrown by grpc-js (a ServiceError) into a typed JobwireError. @internal */
+export function toJobwireError(err: unknown, what?: string): JobwireError {
+  if (err instanceof JobwireError) return err
+  const e = err as { code?: unknown; details?: unknown; message?: unknown }
+  if (e && typeof e.code === 'number') {
+    const Cls = TABLE.get(e.code) ?? JobwireError
+    const details = typeof e.details === 'string' ? e.details : ''
+    const name = Status[e.code] ?? String(e.code)
+    return new Cls(`${what ? what + ': ' : ''}${name}: ${details || String(e.message ?? '')}`, e.code, details, { cause: err })
+  }
+  return new JobwireError(`${what ? what + ': ' : ''}${String((e && e.message) ?? err)}`, undefined, '', { cause: err })
+}
+
+/**
+ * A BPMN error: thrown (or returned) by a handler, the worker sends ThrowError
+ * with this code, message and variables, so that a matching error boundary event catches it.
+ *
+ * @example
+ * throw new JobError('CARD_DECLINED', 'card was declined', { reason: 'limit' })
+ */
+export class JobError extends Error {
+  /** Matched against the errorCode of error events. */
+  readonly code: string
+  /** Variables set on the error scope. */
+  readonly variables: Record<string, unknown> | undefined
+
+  constructor(code: string, message = '', variables?: Record<string, unknown>) {
+    super(message)
+    this.name = 'JobError'
+    this.code = code
+    this.variables = variables
+  }
+}

@@ -1,0 +1,107 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { MessageTypeDefinition } from '@grpc/proto-loader';
+
+import type { ActivateJobsRequest as _gateway_protocol_ActivateJobsRequest, ActivateJobsRequest__Output as _gateway_protocol_ActivateJobsRequest__Output } from './gateway_protocol/ActivateJobsRequest';
+import type { ActivateJobsResponse as _gateway_protocol_ActivateJobsResponse, ActivateJobsResponse__Output as _gateway_protocol_ActivateJobsResponse__Output } from './gateway_protocol/ActivateJobsResponse';
+import type { ActivatedJob as _gateway_protocol_ActivatedJob, ActivatedJob__Output as _gateway_protocol_ActivatedJob__Output } from './gateway_protocol/ActivatedJob';
+import type { BrokerInfo as _gateway_protocol_BrokerInfo, BrokerInfo__Output as _gateway_protocol_BrokerInfo__Output } from './gateway_protocol/BrokerInfo';
+import type { CancelProcessInstanceRequest as _gateway_protocol_CancelProcessInstanceRequest, CancelProcessInstanceRequest__Output as _gateway_protocol_CancelProcessInstanceRequest__Output } from './gateway_protocol/CancelProcessInstanceRequest';
+import type { CancelProcessInstanceResponse as _gateway_protocol_CancelProcessInstanceResponse, CancelProcessInstanceResponse__Output as _gateway_protocol_CancelProcessInstanceResponse__Output } from './gateway_protocol/CancelProcessInstanceResponse';
+import type { CompleteJobRequest as _gateway_protocol_CompleteJobRequest, CompleteJobRequest__Output as _gateway_protocol_CompleteJobRequest__Output } from './gateway_protocol/CompleteJobRequest';
+import type { CompleteJobResponse as _gateway_protocol_CompleteJobResponse, CompleteJobResponse__Output as _gateway_protocol_CompleteJobResponse__Output } from './gateway_protocol/CompleteJobResponse';
+import type { CreateProcessInstanceRequest as _gateway_protocol_CreateProcessInstanceRequest, CreateProcessInstanceRequest__Output as _gateway_protocol_CreateProcessInstanceRequest__Output } from './gateway_protocol/CreateProcessInstanceRequest';
+import type { CreateProcessInstanceResponse as _gateway_protocol_CreateProcessInstanceResponse, CreateProcessInstanceResponse__Output as _gateway_protocol_CreateProcessInstanceResponse__Output } from './gateway_protocol/CreateProcessInstanceResponse';
+import type { CreateProcessInstanceWithResultRequest as _gateway_protocol_CreateProcessInstanceWithResultRequest, CreateProcessInstanceWithResultRequest__Output as _gateway_protocol_CreateProcessInstanceWithResultRequest__Output } from './gateway_protocol/CreateProcessInstanceWithResultRequest';
+import type { CreateProcessInstanceWithResultResponse as _gateway_protocol_CreateProcessInstanceWithResultResponse, CreateProcessInstanceWithResultResponse__Output as _gateway_protocol_CreateProcessInstanceWithResultResponse__Output } from './gateway_protocol/CreateProcessInstanceWithResultResponse';
+import type { DecisionMetadata as _gateway_protocol_DecisionMetadata, DecisionMetadata__Output as _gateway_protocol_DecisionMetadata__Output } from './gateway_protocol/DecisionMetadata';
+import type { DecisionRequirementsMetadata as _gateway_protocol_DecisionRequirementsMetadata, DecisionRequirementsMetadata__Output as _gateway_protocol_DecisionRequirementsMetadata__Output } from './gateway_protocol/DecisionRequirementsMetadata';
+import type { DeployResourceRequest as _gateway_protocol_DeployResourceRequest, DeployResourceRequest__Output as _gateway_protocol_DeployResourceRequest__Output } from './gateway_protocol/DeployResourceRequest';
+import type { DeployResourceResponse as _gateway_protocol_DeployResourceResponse, DeployResourceResponse__Output as _gateway_protocol_DeployResourceResponse__Output } from './gateway_protocol/DeployResourceResponse';
+import type { Deployment as _gateway_protocol_Deployment, Deployment__Output as _gateway_protocol_Deployment__Output } from './gateway_protocol/Deployment';
+import type { FailJobRequest as _gateway_protocol_FailJobRequest, FailJobRequest__Output as _gateway_protocol_FailJobRequest__Output } from './gateway_protocol/FailJobRequest';
+import type { FailJobResponse as _gateway_protocol_FailJobResponse, FailJobResponse__Output as _gateway_protocol_FailJobResponse__Output } from './gateway_protocol/FailJobResponse';
+import type { FormMetadata as _gateway_protocol_FormMetadata, FormMetadata__Output as _gateway_protocol_FormMetadata__Output } from './gateway_protocol/FormMetadata';
+import type { GatewayClient as _gateway_protocol_GatewayClient, GatewayDefinition as _gateway_protocol_GatewayDefinition } from './gateway_protocol/Gateway';
+import type { JobResult as _gateway_protocol_JobResult, JobResult__Output as _gateway_protocol_JobResult__Output } from './gateway_protocol/JobResult';
+import type { JobResultActivateElement as _gateway_protocol_JobResultActivateElement, JobResultActivateElement__Output as _gateway_protocol_JobResultActivateElement__Output } from './gateway_protocol/JobResultActivateElement';
+import type { JobResultCorrections as _gateway_protocol_JobResultCorrections, JobResultCorrections__Output as _gateway_protocol_JobResultCorrections__Output } from './gateway_protocol/JobResultCorrections';
+import type { Partition as _gateway_protocol_Partition, Partition__Output as _gateway_protocol_Partition__Output } from './gateway_protocol/Partition';
+import type { ProcessInstanceCreationRuntimeInstruction as _gateway_protocol_ProcessInstanceCreationRuntimeInstruction, ProcessInstanceCreationRuntimeInstruction__Output as _gateway_protocol_ProcessInstanceCreationRuntimeInstruction__Output } from './gateway_protocol/ProcessInstanceCreationRuntimeInstruction';
+import type { ProcessInstanceCreationStartInstruction as _gateway_protocol_ProcessInstanceCreationStartInstruction, ProcessInstanceCreationStartInstruction__Output as _gateway_protocol_ProcessInstanceCreationStartInstruction__Output } from './gateway_protocol/ProcessInstanceCreationStartInstruction';
+import type { ProcessMetadata as _gateway_protocol_ProcessMetadata, ProcessMetadata__Output as _gateway_protocol_ProcessMetadata__Output } from './gateway_protocol/ProcessMetadata';
+import type { PublishMessageRequest as _gateway_protocol_PublishMessageRequest, PublishMessageRequest__Output as _gateway_protocol_PublishMessageRequest__Output } from './gateway_protocol/PublishMessageRequest';
+import type { PublishMessageResponse as _gateway_protocol_PublishMessageResponse, PublishMessageResponse__Output as _gateway_protocol_PublishMessageResponse__Output } from './gateway_protocol/PublishMessageResponse';
+import type { ResolveIncidentRequest as _gateway_protocol_ResolveIncidentRequest, ResolveIncidentRequest__Output as _gateway_protocol_ResolveIncidentRequest__Output } from './gateway_protocol/ResolveIncidentRequest';
+import type { ResolveIncidentResponse as _gateway_protocol_ResolveIncidentResponse, ResolveIncidentResponse__Output as _gateway_protocol_ResolveIncidentResponse__Output } from './gateway_protocol/ResolveIncidentResponse';
+import type { Resource as _gateway_protocol_Resource, Resource__Output as _gateway_protocol_Resource__Output } from './gateway_protocol/Resource';
+import type { SetVariablesRequest as _gateway_protocol_SetVariablesRequest, SetVariablesRequest__Output as _gateway_protocol_SetVariablesRequest__Output } from './gateway_protocol/SetVariablesRequest';
+import type { SetVariablesResponse as _gateway_protocol_SetVariablesResponse, SetVariablesResponse__Output as _gateway_protocol_SetVariablesResponse__Output } from './gateway_protocol/SetVariablesResponse';
+import type { StreamActivatedJobsRequest as _gateway_protocol_StreamActivatedJobsRequest, StreamActivatedJobsRequest__Output as _gateway_protocol_StreamActivatedJobsRequest__Output } from './gateway_protocol/StreamActivatedJobsRequest';
+import type { StringList as _gateway_protocol_StringList, StringList__Output as _gateway_protocol_StringList__Output } from './gateway_protocol/StringList';
+import type { TerminateProcessInstanceInstruction as _gateway_protocol_TerminateProcessInstanceInstruction, TerminateProcessInstanceInstruction__Output as _gateway_protocol_TerminateProcessInstanceInstruction__Output } from './gateway_protocol/TerminateProcessInstanceInstruction';
+import type { ThrowErrorRequest as _gateway_protocol_ThrowErrorRequest, ThrowErrorRequest__Output as _gateway_protocol_ThrowErrorRequest__Output } from './gateway_protocol/ThrowErrorRequest';
+import type { ThrowErrorResponse as _gateway_protocol_ThrowErrorResponse, ThrowErrorResponse__Output as _gateway_protocol_ThrowErrorResponse__Output } from './gateway_protocol/ThrowErrorResponse';
+import type { TopologyRequest as _gateway_protocol_TopologyRequest, TopologyRequest__Output as _gateway_protocol_TopologyRequest__Output } from './gateway_protocol/TopologyRequest';
+import type { TopologyResponse as _gateway_protocol_TopologyResponse, TopologyResponse__Output as _gateway_protocol_TopologyResponse__Output } from './gateway_protocol/TopologyResponse';
+import type { UpdateJobRetriesRequest as _gateway_protocol_UpdateJobRetriesRequest, UpdateJobRetriesRequest__Output as _gateway_protocol_UpdateJobRetriesRequest__Output } from './gateway_protocol/UpdateJobRetriesRequest';
+import type { UpdateJobRetriesResponse as _gateway_protocol_UpdateJobRetriesResponse, UpdateJobRetriesResponse__Output as _gateway_protocol_UpdateJobRetriesResponse__Output } from './gateway_protocol/UpdateJobRetriesResponse';
+import type { UpdateJobTimeoutRequest as _gateway_protocol_UpdateJobTimeoutRequest, UpdateJobTimeoutRequest__Output as _gateway_protocol_UpdateJobTimeoutRequest__Output } from './gateway_protocol/UpdateJobTimeoutRequest';
+import type { UpdateJobTimeoutResponse as _gateway_protocol_UpdateJobTimeoutResponse, UpdateJobTimeoutResponse__Output as _gateway_protocol_UpdateJobTimeoutResponse__Output } from './gateway_protocol/UpdateJobTimeoutResponse';
+import type { UserTaskProperties as _gateway_protocol_UserTaskProperties, UserTaskProperties__Output as _gateway_protocol_UserTaskProperties__Output } from './gateway_protocol/UserTaskProperties';
+
+type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
+  new(...args: ConstructorParameters<Constructor>): Subtype;
+};
+
+export interface ProtoGrpcType {
+  gateway_protocol: {
+    ActivateJobsRequest: MessageTypeDefinition<_gateway_protocol_ActivateJobsRequest, _gateway_protocol_ActivateJobsRequest__Output>
+    ActivateJobsResponse: MessageTypeDefinition<_gateway_protocol_ActivateJobsResponse, _gateway_protocol_ActivateJobsResponse__Output>
+    ActivatedJob: MessageTypeDefinition<_gateway_protocol_ActivatedJob, _gateway_protocol_ActivatedJob__Output>
+    BrokerInfo: MessageTypeDefinition<_gateway_protocol_BrokerInfo, _gateway_protocol_BrokerInfo__Output>
+    CancelProcessInstanceRequest: MessageTypeDefinition<_gateway_protocol_CancelProcessInstanceRequest, _gateway_protocol_CancelProcessInstanceRequest__Output>
+    CancelProcessInstanceResponse: MessageTypeDefinition<_gateway_protocol_CancelProcessInstanceResponse, _gateway_protocol_CancelProcessInstanceResponse__Output>
+    CompleteJobRequest: MessageTypeDefinition<_gateway_protocol_CompleteJobRequest, _gateway_protocol_CompleteJobRequest__Output>
+    CompleteJobResponse: MessageTypeDefinition<_gateway_protocol_CompleteJobResponse, _gateway_protocol_CompleteJobResponse__Output>
+    CreateProcessInstanceRequest: MessageTypeDefinition<_gateway_protocol_CreateProcessInstanceRequest, _gateway_protocol_CreateProcessInstanceRequest__Output>
+    CreateProcessInstanceResponse: MessageTypeDefinition<_gateway_protocol_CreateProcessInstanceResponse, _gateway_protocol_CreateProcessInstanceResponse__Output>
+    CreateProcessInstanceWithResultRequest: MessageTypeDefinition<_gateway_protocol_CreateProcessInstanceWithResultRequest, _gateway_protocol_CreateProcessInstanceWithResultRequest__Output>
+    CreateProcessInstanceWithResultResponse: MessageTypeDefinition<_gateway_protocol_CreateProcessInstanceWithResultResponse, _gateway_protocol_CreateProcessInstanceWithResultResponse__Output>
+    DecisionMetadata: MessageTypeDefinition<_gateway_protocol_DecisionMetadata, _gateway_protocol_DecisionMetadata__Output>
+    DecisionRequirementsMetadata: MessageTypeDefinition<_gateway_protocol_DecisionRequirementsMetadata, _gateway_protocol_DecisionRequirementsMetadata__Output>
+    DeployResourceRequest: MessageTypeDefinition<_gateway_protocol_DeployResourceRequest, _gateway_protocol_DeployResourceRequest__Output>
+    DeployResourceResponse: MessageTypeDefinition<_gateway_protocol_DeployResourceResponse, _gateway_protocol_DeployResourceResponse__Output>
+    Deployment: MessageTypeDefinition<_gateway_protocol_Deployment, _gateway_protocol_Deployment__Output>
+    FailJobRequest: MessageTypeDefinition<_gateway_protocol_FailJobRequest, _gateway_protocol_FailJobRequest__Output>
+    FailJobResponse: MessageTypeDefinition<_gateway_protocol_FailJobResponse, _gateway_protocol_FailJobResponse__Output>
+    FormMetadata: MessageTypeDefinition<_gateway_protocol_FormMetadata, _gateway_protocol_FormMetadata__Output>
+    Gateway: SubtypeConstructor<typeof grpc.Client, _gateway_protocol_GatewayClient> & { service: _gateway_protocol_GatewayDefinition }
+    JobResult: MessageTypeDefinition<_gateway_protocol_JobResult, _gateway_protocol_JobResult__Output>
+    JobResultActivateElement: MessageTypeDefinition<_gateway_protocol_JobResultActivateElement, _gateway_protocol_JobResultActivateElement__Output>
+    JobResultCorrections: MessageTypeDefinition<_gateway_protocol_JobResultCorrections, _gateway_protocol_JobResultCorrections__Output>
+    Partition: MessageTypeDefinition<_gateway_protocol_Partition, _gateway_protocol_Partition__Output>
+    ProcessInstanceCreationRuntimeInstruction: MessageTypeDefinition<_gateway_protocol_ProcessInstanceCreationRuntimeInstruction, _gateway_protocol_ProcessInstanceCreationRuntimeInstruction__Output>
+    ProcessInstanceCreationStartInstruction: MessageTypeDefinition<_gateway_protocol_ProcessInstanceCreationStartInstruction, _gateway_protocol_ProcessInstanceCreationStartInstruction__Output>
+    ProcessMetadata: MessageTypeDefinition<_gateway_protocol_ProcessMetadata, _gateway_protocol_ProcessMetadata__Output>
+    PublishMessageRequest: MessageTypeDefinition<_gateway_protocol_PublishMessageRequest, _gateway_protocol_PublishMessageRequest__Output>
+    PublishMessageResponse: MessageTypeDefinition<_gateway_protocol_PublishMessageResponse, _gateway_protocol_PublishMessageResponse__Output>
+    ResolveIncidentRequest: MessageTypeDefinition<_gateway_protocol_ResolveIncidentRequest, _gateway_protocol_ResolveIncidentRequest__Output>
+    ResolveIncidentResponse: MessageTypeDefinition<_gateway_protocol_ResolveIncidentResponse, _gateway_protocol_ResolveIncidentResponse__Output>
+    Resource: MessageTypeDefinition<_gateway_protocol_Resource, _gateway_protocol_Resource__Output>
+    SetVariablesRequest: MessageTypeDefinition<_gateway_protocol_SetVariablesRequest, _gateway_protocol_SetVariablesRequest__Output>
+    SetVariablesResponse: MessageTypeDefinition<_gateway_protocol_SetVariablesResponse, _gateway_protocol_SetVariablesResponse__Output>
+    StreamActivatedJobsRequest: MessageTypeDefinition<_gateway_protocol_StreamActivatedJobsRequest, _gateway_protocol_StreamActivatedJobsRequest__Output>
+    StringList: MessageTypeDefinition<_gateway_protocol_StringList, _gateway_protocol_StringList__Output>
+    TerminateProcessInstanceInstruction: MessageTypeDefinition<_gateway_protocol_TerminateProcessInstanceInstruction, _gateway_protocol_TerminateProcessInstanceInstruction__Output>
+    ThrowErrorRequest: MessageTypeDefinition<_gateway_protocol_ThrowErrorRequest, _gateway_protocol_ThrowErrorRequest__Output>
+    ThrowErrorResponse: MessageTypeDefinition<_gateway_protocol_ThrowErrorResponse, _gateway_protocol_ThrowErrorResponse__Output>
+    TopologyRequest: MessageTypeDefinition<_gateway_protocol_TopologyRequest, _gateway_protocol_TopologyRequest__Output>
+    TopologyResponse: MessageTypeDefinition<_gateway_protocol_TopologyResponse, _gateway_protocol_TopologyResponse__Output>
+    UpdateJobRetriesRequest: MessageTypeDefinition<_gateway_protocol_UpdateJobRetriesRequest, _gateway_protocol_UpdateJobRetriesRequest__Output>
+    UpdateJobRetriesResponse: MessageTypeDefinition<_gateway_protocol_UpdateJobRetriesResponse, _gateway_protocol_UpdateJobRetriesResponse__Output>
+    UpdateJobTimeoutRequest: MessageTypeDefinition<_gateway_protocol_UpdateJobTimeoutRequest, _gateway_protocol_UpdateJobTimeoutRequest__Output>
+    UpdateJobTimeoutResponse: MessageTypeDefinition<_gateway_protocol_UpdateJobTimeoutResponse, _gateway_protocol_UpdateJobTimeoutResponse__Output>
+    UserTaskProperties: MessageTypeDefinition<_gateway_protocol_UserTaskProperties, _gateway_protocol_UserTaskProperties__Output>
+  }
+}
+

@@ -1,0 +1,8 @@
+// Original file: proto/gateway.proto
+
+
+export interface FailJobResponse {
+}
+
+export interface FailJobResponse__Output {
+}

@@ -1,0 +1,8 @@
+// Original file: proto/gateway.proto
+
+
+export interface ThrowErrorResponse {
+}
+
+export interface ThrowErrorResponse__Output {
+}

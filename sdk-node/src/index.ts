@@ -1,0 +1,36 @@
+/**
+ * @jobwire/sdk: job workers for the Zeebe / Camunda 8 gateway protocol.
+ *
+ * @example
+ * import { Client, JobError } from '@jobwire/sdk'
+ * const client = new Client()
+ * client.createWorker({ jobType: 'pay', handler: async (job) => ({ paid: true }) })
+ * @packageDocumentation
+ */
+export { Client } from './client.js'
+export type { Key, VariablesInput, DeployResult, ProcessInstance, ProcessInstanceResult, CreateProcessInstanceRequest } from './client.js'
+export type { ClientOptions, OAuthOptions, Logger } from './config.js'
+export type { CallOptions } from './transport.js'
+export { Worker } from './worker/worker.js'
+export type { WorkerEvents } from './worker/worker.js'
+export type { WorkerOptions, JobHandler, HandlerResult } from './worker/options.js'
+export type { WorkerState } from './worker/state.js'
+export type { Job, Variables, FailOptions, ThrowErrorOptions } from './job.js'
+export { parseLossless, stringifyLossless } from './json.js'
+export type { JsonValue } from './json.js'
+export {
+  JobError,
+  JobwireError,
+  BackpressureError,
+  UnavailableError,
+  NotFoundError,
+  InvalidArgumentError,
+  FailedPreconditionError,
+  AlreadyExistsError,
+  DeadlineExceededError,
+  CancelledError,
+  UnauthenticatedError,
+  PermissionDeniedError,
+  InternalError,
+  UnimplementedError,
+} from './errors.js'

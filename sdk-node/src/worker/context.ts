@@ -1,0 +1,21 @@
+import type { Logger } from '../config.js'
+import type { Transport } from '../transport.js'
+import type { Variables } from '../job.js'
+import type { Ledger } from './ledger.js'
+import type { ResolvedWorkerOptions } from './options.js'
+import type { StateMachine } from './state.js'
+import type { Telemetry } from './telemetry.js'
+
+/** What the parts of one worker share. @internal */
+export interface WorkerContext {
+  readonly opts: ResolvedWorkerOptions<Variables>
+  readonly transport: Transport
+  readonly ledger: Ledger
+  readonly state: StateMachine
+  readonly telemetry: Telemetry
+  readonly logger: Logger
+  /** Aborted when close() starts: stop taking jobs at once. */
+  readonly stopSignal: AbortSignal
+  /** Reports an error to the application ('error' listener, else the log). Never throws. */
+  reportError(err: Error): void
+}

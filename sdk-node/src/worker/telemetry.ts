@@ -1,0 +1,78 @@
+import { context, metrics, trace, SpanKind, SpanStatusCode, type Attributes, type Context, type Span } from '@opentelemetry/api'
+
+const SCOPE = 'jobwire'
+const VERSION = '0.1.0'
+
+/** Outcome names used for spans and the handled counter. */
+export type Outcome = 'completed' | 'failed' | 'error' | 'expired' | 'not_found' | 'cancelled'
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
+
+/** Parent context from a W3C traceparent value (no propagator needed). */
+function parentFrom(traceparent: unknown): Context {
+  if (typeof traceparent !== 'string') return context.active()
+  const m = TRACEPARENT.exec(traceparent.trim().toLowerCase())
+  if (!m || m[1] === 'ff' || /^0+$/.test(m[2]!) || /^0+$/.test(m[3]!)) return context.active()
+  return trace.setSpanContext(context.active(), {
+    traceId: m[2]!,
+    spanId: m[3]!,
+    traceFlags: parseInt(m[4]!, 16) & 1,
+    isRemote: true,
+  })
+}
+
+/**
+ * OpenTelemetry instruments of one worker. API only: every call is a no-op
+ * until the application installs a provider.
+ * @internal
+ */
+export class Telemetry {
+  private readonly tracer = trace.getTracer(SCOPE, VERSION)
+  private readonly meter = metrics.getMeter(SCOPE, VERSION)
+  private readonly activated = this.meter.createCounter('jobwire.worker.jobs.activated', { description: 'jobs received by the worker' })
+  private readonly handled = this.meter.createCounter('jobwire.worker.jobs.handled', { description: 'jobs finished, by outcome' })
+  private readonly duration = this.meter.createHistogram('jobwire.worker.job.duration', { unit: 's', description: 'handler duration' })
+  private readonly reconnects = this.meter.createCounter('jobwire.worker.stream.reconnects', { description: 'stream reopens' })
+  private readonly polls = this.meter.createCounter('jobwire.worker.poll.requests', { description: 'ActivateJobs calls, by result' })
+  private readonly base: Attributes
+
+  constructor(jobType: string, workerName: string, capacityUsed: () => number) {
+    this.base = { 'jobwire.job.type': jobType, 'jobwire.worker.name': workerName }
+    const gauge = this.meter.createObservableGauge('jobwire.worker.capacity.used', { description: 'jobs held by the worker' })
+    gauge.addCallback((r) => r.observe(capacityUsed(), this.base))
+  }
+
+  jobActivated(activation: 'push' | 'poll', n = 1): void {
+    this.activated.add(n, { ...this.base, activation })
+  }
+
+  jobHandled(outcome: Outcome, durationS?: number): void {
+    this.handled.add(1, { ...this.base, outcome })
+    if (durationS !== undefined) this.duration.record(durationS, this.base)
+  }
+
+  streamReconnect(): void {
+    this.reconnects.add(1, this.base)
+  }
+
+  pollRequest(result: 'jobs' | 'empty' | 'error'): void {
+    this.polls.add(1, { ...this.base, result })
+  }
+
+  /** Starts the `process job <type>` span (CONSUMER); its context is active around the handler. */
+  startJobSpan(type: string, attributes: Attributes, traceparent: unknown): { span: Span; ctx: Context } {
+    const parent = parentFrom(traceparent)
+    const span = this.tracer.startSpan(`process job ${type}`, { kind: SpanKind.CONSUMER, attributes }, parent)
+    return { span, ctx: trace.setSpan(parent, span) }
+  }
+
+  endJobSpan(span: Span, outcome: Outcome, err?: unknown): void {
+    span.setAttribute('jobwire.job.outcome', outcome)
+    if (outcome === 'completed') span.setStatus({ code: SpanStatusCode.OK })
+    else {
+      if (err instanceof Error) span.recordException(err)
+      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : outcome })
+    }
+    span.end()
+  }
+}

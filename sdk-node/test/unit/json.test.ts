@@ -1,0 +1,50 @@
+import { parseLossless, stringifyLossless, variablesToJson } from '../../src/json'
+
+describe('lossless JSON', () => {
+  it('keeps integers beyond 2^53 exact and ordinary numbers ordinary', () => {
+    const text = '{"big":9007199254740993,"neg":-92233720368547758,"max":9223372036854775807,"n":42,"f":1.5,"e":1e400,"s":"12345678901234567890","a":[1,18446744073709551615]}'
+    const v = parseLossless(text) as any
+    expect(v.big).toBe(9007199254740993n)
+    expect(v.neg).toBe(-92233720368547758n)
+    expect(v.max).toBe(9223372036854775807n)
+    expect(v.n).toBe(42)
+    expect(typeof v.n).toBe('number')
+    expect(v.f).toBe(1.5)
+    expect(v.s).toBe('12345678901234567890')
+    expect(v.a[1]).toBe(18446744073709551615n)
+    expect(stringifyLossless(v)).toBe(text.replace('1e400', 'null'))
+  })
+
+  it('takes the native path for documents without long digit runs', () => {
+    expect(parseLossless('{"a":[1,2,{"b":null}],"t":true}')).toEqual({ a: [1, 2, { b: null }], t: true })
+  })
+
+  it('parses escapes and rejects invalid JSON', () => {
+    expect(parseLossless('{"k\\"q":"\\u00e9\\n","x":12345678901234567}')).toEqual({ 'k"q': 'é\n', x: 12345678901234567n })
+    expect(() => parseLossless('{"x":12345678901234567,}')).toThrow(SyntaxError)
+    expect(() => parseLossless('{"x":12345678901234567} x')).toThrow(SyntaxError)
+  })
+
+  it('keeps __proto__ keys as data', () => {
+    const v = parseLossless('{"__proto__":{"polluted":1},"x":12345678901234567}') as any
+    expect(({} as any).polluted).toBeUndefined()
+    expect(Object.keys(v)).toContain('__proto__')
+  })
+
+  it('serializes bigint anywhere, honours toJSON and rejects cycles', () => {
+    expect(stringifyLossless({ a: [1n, { b: 2n ** 64n }], d: new Date(0), u: undefined })).toBe('{"a":[1,{"b":18446744073709551616}],"d":"1970-01-01T00:00:00.000Z"}')
+    const cyc: any = { x: 1n }
+    cyc.self = cyc
+    expect(() => stringifyLossless(cyc)).toThrow(TypeError)
+  })
+
+  it('validates handler variables before anything is sent', () => {
+    expect(variablesToJson(undefined, 'x')).toBe('')
+    expect(variablesToJson({ a: 1 }, 'x')).toBe('{"a":1}')
+    expect(variablesToJson('{"a":1}', 'x')).toBe('{"a":1}')
+    expect(() => variablesToJson([1, 2], 'job 1')).toThrow(/job 1: variables must be a plain object, got array/)
+    expect(() => variablesToJson('nope', 'job 1')).toThrow(/not valid JSON/)
+    expect(() => variablesToJson('[1]', 'job 1')).toThrow(/must be a JSON object/)
+    expect(() => variablesToJson(42, 'job 1')).toThrow(/plain object/)
+  })
+})

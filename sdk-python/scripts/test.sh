@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# sdk-python test suite: pinned venv in sdk-python/.venv, editable install, pytest.
+# Writes JUnit XML to $RESULTS/sdk-python.xml (RESULTS defaults to <repo>/.test-results).
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$HERE/.." && pwd)"
+RESULTS="${RESULTS:-$ROOT/.test-results}"
+mkdir -p "$RESULTS"
+cd "$HERE"
+
+PYTHON="${PYTHON:-python3}"
+VENV="$HERE/.venv"
+STAMP="$VENV/.jobwire-stamp"
+WANT="$(cat requirements-dev.txt pyproject.toml | sha256sum | cut -d' ' -f1)"
+
+if [ ! -x "$VENV/bin/python" ]; then
+  "$PYTHON" -m venv "$VENV"
+fi
+if [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps -e .
+  "$VENV/bin/python" -m pip check
+  echo "$WANT" > "$STAMP"
+fi
+
+exec "$VENV/bin/python" -m pytest -q --junitxml="$RESULTS/sdk-python.xml" "$@"
