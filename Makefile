@@ -7,7 +7,7 @@ export PATH := $(ROOT)/.tools/bin:$(PATH)
 PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint generate check-generated bootstrap \
-        test-proto test-engine test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
+        test-proto test-zeebe-engine test-engine test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
         test-conformance test-examples conformance conformance-zeebe engine bench
 
 help: ## list the targets
@@ -41,6 +41,9 @@ test-proto: bootstrap ## contract: buf lint, breaking check, Zeebe compatibility
 
 engine: ## build engine-reference/bin/jobwire-engine
 	cd engine-reference && go build -o bin/jobwire-engine ./cmd/jobwire-engine
+
+test-zeebe-engine: bootstrap ## real in-memory Zeebe launcher (tools/zeebe-engine) smoke test
+	@$(PY) -m pytest -q tools/zeebe-engine/test_smoke.py --junitxml=$(RESULTS)/zeebe-engine.xml
 
 test-engine: bootstrap ## engine-reference: go test (race) + pyzeebe interop
 	@engine-reference/scripts/test.sh

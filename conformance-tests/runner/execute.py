@@ -174,9 +174,16 @@ def _stop_worker(case: Case, a):
     n = len(case.events("worker_closed", wid))
     case.driver.send(cmd="stop_worker", id=wid, timeoutMs=tmo)
     if a.get("wait", True):
-        case.driver.wait_event(lambda e: e["event"] == "worker_closed" and e.get("worker") == wid
-                               and len(case.events("worker_closed", wid)) > n, tmo / 1000 + 15,
-                               f"worker_closed {wid}")
+        closed = case.driver.wait_event(lambda e: e["event"] == "worker_closed" and e.get("worker") == wid
+                                        and len(case.events("worker_closed", wid)) > n, tmo / 1000 + 15,
+                                        f"worker_closed {wid}")
+        if str((case.data.get("driver_env") or {}).get("JOBWIRE_DRIVER_OTEL")) == "1":
+            # the contract emits `metrics` right after each worker_closed
+            try:
+                case.driver.wait_event(lambda e: e["event"] == "metrics" and e["_rt"] >= closed["_rt"], 5,
+                                       "metrics after worker_closed")
+            except Exception as e:  # noqa: BLE001 - the expectations report the absence
+                case.note(str(e))
 
 
 def _release(case: Case, a):
