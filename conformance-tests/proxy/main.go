@@ -16,7 +16,8 @@
 //	GET  /stats                            counters as JSON
 //	POST /goaway?grace_ms=200&code=0&close=true
 //	POST /rst?method=StreamActivatedJobs&code=8
-//	POST /stall?method=StreamActivatedJobs&ms=0   (0: until /unstall)
+//	POST /stall?method=StreamActivatedJobs&ms=0&existing=false
+//	     (ms 0: until /unstall; existing=true: only streams open now)
 //	POST /unstall
 //	POST /delay?ms=100                     delay each new request
 //	POST /drop                             close every connection now
@@ -120,6 +121,7 @@ type stream struct {
 	endC     bool
 	endS     bool
 	released bool
+	stalled  bool // stalled individually (/stall?existing=true)
 }
 
 type heldFrame struct {
@@ -127,6 +129,30 @@ type heldFrame struct {
 	pad     uint8
 	end     bool
 	headers []hpack.HeaderField // trailers when non-nil
+	rst     bool                // a held RST_STREAM with code
+	code    http2.ErrCode
+}
+
+// discardHeld drops a stream's held frames and returns the flow-control
+// bytes they consumed (c.mu held); the caller credits them back to the server.
+func discardHeld(s *stream) uint32 {
+	var n uint32
+	for _, h := range s.held {
+		if h.headers == nil && !h.rst {
+			n += uint32(len(h.data))
+			if h.pad > 0 {
+				n += uint32(h.pad) + 1
+			}
+		}
+	}
+	s.held = nil
+	return n
+}
+
+func (c *conn) creditServer(n uint32) {
+	if n > 0 {
+		_ = c.toServer(func(fr *http2.Framer) error { return fr.WriteWindowUpdate(0, n) })
+	}
 }
 
 type conn struct {
@@ -463,12 +489,18 @@ func (c *conn) relay(p *proxy, f http2.Frame, fromClient bool) error {
 		drop := s != nil && (s.local || s.reset)
 		if s != nil && !drop {
 			if !fromClient && c.stalled(s) {
+				s.held = append(s.held, heldFrame{rst: true, code: f.ErrCode, end: true})
 				c.mu.Unlock()
-				return nil // the held frames will be flushed later; the stream is over anyway
+				return nil // delivered after the held frames on /unstall
 			}
 			s.endC, s.endS = true, true
-			s.held = nil
+			credit := discardHeld(s)
 			c.maybeForget(s)
+			c.mu.Unlock()
+			if fromClient {
+				c.creditServer(credit)
+			}
+			return fwd(func(fr *http2.Framer) error { return fr.WriteRSTStream(f.StreamID, f.ErrCode) })
 		}
 		c.mu.Unlock()
 		if drop {
@@ -502,7 +534,7 @@ func (c *conn) relay(p *proxy, f http2.Frame, fromClient bool) error {
 func (c *conn) stalled(s *stream) bool {
 	c.p.mu.Lock()
 	defer c.p.mu.Unlock()
-	return c.p.stall[s.method] || c.p.stall["*"]
+	return s.stalled || c.p.stall[s.method] || c.p.stall["*"]
 }
 
 // flush delivers every held frame (after /unstall).
@@ -530,7 +562,9 @@ func (c *conn) flush() {
 	for _, it := range items {
 		it := it
 		var err error
-		if it.hf.headers != nil {
+		if it.hf.rst {
+			err = c.toClient(func(fr *http2.Framer) error { return fr.WriteRSTStream(it.id, it.hf.code) })
+		} else if it.hf.headers != nil {
 			err = c.toClient(func(fr *http2.Framer) error { return writeHeaders(fr, it.id, it.hf.headers, it.hf.end) })
 		} else {
 			err = c.toClient(func(fr *http2.Framer) error {
@@ -579,17 +613,19 @@ func (p *proxy) rst(method string, code http2.ErrCode) int {
 	for _, c := range p.snapshotConns() {
 		c.mu.Lock()
 		var ids []uint32
+		var credit uint32
 		for id, s := range c.streams {
 			if s.local || s.reset || (s.endC && s.endS) {
 				continue
 			}
 			if method == "" || s.method == method {
 				s.reset = true
-				s.held = nil
+				credit += discardHeld(s)
 				ids = append(ids, id)
 			}
 		}
 		c.mu.Unlock()
+		c.creditServer(credit)
 		for _, id := range ids {
 			id := id
 			_ = c.toServer(func(fr *http2.Framer) error { return fr.WriteRSTStream(id, http2.ErrCodeCancel) })
@@ -608,8 +644,29 @@ func (p *proxy) unstall() {
 	p.stall = map[string]bool{}
 	p.mu.Unlock()
 	for _, c := range p.snapshotConns() {
+		c.mu.Lock()
+		for _, s := range c.streams {
+			s.stalled = false
+		}
+		c.mu.Unlock()
 		c.flush()
 	}
+}
+
+// stallExisting stalls only the streams open now (new ones flow normally).
+func (p *proxy) stallExisting(method string) int {
+	n := 0
+	for _, c := range p.snapshotConns() {
+		c.mu.Lock()
+		for _, s := range c.streams {
+			if !s.local && !s.reset && !(s.endC && s.endS) && (method == "*" || s.method == method) {
+				s.stalled = true
+				n++
+			}
+		}
+		c.mu.Unlock()
+	}
+	return n
 }
 
 func (p *proxy) stats() map[string]any {
@@ -675,13 +732,18 @@ func (p *proxy) controlHandler() http.Handler {
 	})
 	mux.HandleFunc("/stall", func(w http.ResponseWriter, r *http.Request) {
 		m := method(r, "StreamActivatedJobs")
-		p.mu.Lock()
-		p.stall[m] = true
-		p.mu.Unlock()
+		n := -1
+		if r.URL.Query().Get("existing") == "true" {
+			n = p.stallExisting(m)
+		} else {
+			p.mu.Lock()
+			p.stall[m] = true
+			p.mu.Unlock()
+		}
 		if ms := num(r, "ms", 0); ms > 0 {
 			time.AfterFunc(time.Duration(ms)*time.Millisecond, p.unstall)
 		}
-		reply(w, map[string]any{"stalled": m})
+		reply(w, map[string]any{"stalled": m, "streams": n})
 	})
 	mux.HandleFunc("/unstall", func(w http.ResponseWriter, r *http.Request) {
 		p.unstall()

@@ -116,3 +116,17 @@ def metric_instruments_present(case):
     from case import metric_value
     cnt = metric_value(evs, {"name": "jobwire.worker.job.duration"})
     assert cnt is not None and cnt >= 4, f"duration histogram count {cnt}"
+
+
+def error_variables_reached_engine(case):
+    """polling/throw-error-variables: the ThrowError variables arrived. Uses
+    the admin view (the reference engine merges error variables into the
+    instance); without admin raises Unavailable (Zeebe keeps them local to
+    the catch event, invisible to CreateProcessInstanceWithResult)."""
+    if not case.has_admin:
+        raise Unavailable("error variables are only visible through the admin API")
+    insts = case.instances()
+    assert insts, "no instance"
+    for i in insts:
+        v = json.loads(i.variables or "{}")
+        assert v.get("reason") == "nope" and v.get("qty") == 3, f"instance {i.key} variables {v}"

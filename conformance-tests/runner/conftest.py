@@ -136,7 +136,7 @@ def pytest_runtest_makereport(item, call):
             row["status"] = "failed"
             msg = str(rep.longrepr.reprcrash.message) if hasattr(rep.longrepr, "reprcrash") and \
                 rep.longrepr.reprcrash else str(rep.longrepr)
-            row["reason"] = msg.splitlines()[0][:300] if msg else ""
+            row["reason"] = " ".join(x.strip() for x in msg.splitlines())[:300] if msg else ""
             row["detail"] = msg[:2000]
         elif hasattr(rep, "wasxfail"):
             row["status"], row["reason"] = "passed", f"unexpectedly passed (listed: {rep.wasxfail})"
@@ -146,7 +146,8 @@ def pytest_runtest_makereport(item, call):
 
 def pytest_sessionfinish(session, exitstatus):
     rows = getattr(session.config, "_jw_rows", {})
-    if not rows:
+    ran_matrix = any(getattr(i, "originalname", "") == "test_scenario" for i in session.items)
+    if not rows and not ran_matrix:
         return
     t = getattr(session.config, "_jw_target", None)
     report.write(Path(session.config.getoption("--report-dir")), list(rows.values()),

@@ -30,6 +30,8 @@ def write(out: Path, rows: list[dict], target: str, wall: float):
     md = [f"# Conformance matrix ({target})", "",
           f"Generated {stamp} by `conformance-tests/runner` in {wall:.0f} s. "
           "Skips are never counted as passes.", "",
+          *(["**No SDK driver found** under `conformance-tests/drivers/*/run`: nothing to run.", ""]
+            if not rows else []),
           "| SDK | passed | failed | skipped | expected-failure |", "|---|---|---|---|---|"]
     for s in sdks:
         c = counts[s]

@@ -141,3 +141,21 @@ def test_drop_and_delay(setup):
     time.sleep(0.1)
     stub.Topology(pb.TopologyRequest(), timeout=5, wait_for_ready=True)
     assert proxy.stats()["connections"] >= 2
+
+
+def test_stall_existing_only(setup):
+    proxy, stub = setup
+    a = stub.StreamActivatedJobs(pb.StreamActivatedJobsRequest(type="a"), timeout=10)
+    ita = iter(a)
+    next(ita)
+    assert proxy.cmd("stall", method="StreamActivatedJobs", existing="true")["streams"] == 1
+    b = stub.StreamActivatedJobs(pb.StreamActivatedJobsRequest(type="b"), timeout=10)
+    itb = iter(b)
+    for _ in range(3):  # the new stream flows
+        assert next(itb).type == "b"
+    time.sleep(0.3)
+    assert proxy.stats()["held_frames"] > 0
+    a.cancel()  # the client gives up on the silent stream; held frames are dropped and credited
+    b.cancel()
+    time.sleep(0.2)
+    assert proxy.stats()["held_frames"] == 0

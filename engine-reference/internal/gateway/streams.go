@@ -74,12 +74,19 @@ func (t target) FetchVariables() []string { return t.c.fetch }
 // the reservation, the job is yielded back.
 func (t target) Deliver(job *pb.ActivatedJob) {
 	t.s.mu.Lock()
-	closed := t.c.closed
-	if !closed {
-		t.c.ch <- job // cannot block: a reservation holds a free slot
+	ok := false
+	if !t.c.closed {
+		select {
+		case t.c.ch <- job: // a reservation holds a free slot, so this never waits
+			ok = true
+		default:
+		}
+	}
+	if !ok && !t.c.closed {
+		t.c.pending--
 	}
 	t.s.mu.Unlock()
-	if closed {
+	if !ok {
 		t.s.yield(job)
 	}
 }
@@ -149,7 +156,7 @@ func (s *Streams) add(r *pb.StreamActivatedJobsRequest, peer string) *clientStre
 	a.refs++
 	c := &clientStream{id: fmt.Sprintf("stream-%d", s.nextID), aggID: a.id, aggKey: key, typ: r.Type, worker: r.Worker,
 		peer: peer, timeout: r.Timeout, fetch: r.FetchVariable, tenants: r.TenantIds,
-		ch: make(chan *pb.ActivatedJob, 1), reset: make(chan codes.Code, 1)}
+		ch: make(chan *pb.ActivatedJob, StreamSlots), reset: make(chan codes.Code, 1)}
 	s.byType[r.Type] = append(s.byType[r.Type], c)
 	return c
 }

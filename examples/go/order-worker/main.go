@@ -1,0 +1,128 @@
+// order-worker handles the jobs of examples/bpmn/order-fulfilment.bpmn with the
+// jobwire Go SDK.
+//
+//	ZEEBE_ADDRESS=127.0.0.1:26500 go run .                         # all four job types
+//	JOB_TYPES=payment,shipping go run .                            # only some
+//
+// Configuration comes from the environment: the SDK reads ZEEBE_ADDRESS,
+// ZEEBE_CLIENT_ID, ... (see docs/configuration.md); this program reads
+// JOB_TYPES, MAX_JOBS_ACTIVE and STATS_INTERVAL (e.g. 1s: print a JSON stats
+// line to stdout that often). SIGINT / SIGTERM close the workers gracefully.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jobwire/jobwire/sdk-go"
+)
+
+// declinedCard is the test card number that the payment handler declines.
+const declinedCard = "4000000000000002"
+
+// handlers maps each job type of order-fulfilment.bpmn to its handler.
+var handlers = map[string]jobwire.HandlerFunc{
+	"payment":         payment,
+	"inventory":       inventory,
+	"shipping":        shipping,
+	"notify-customer": notifyCustomer,
+}
+
+type order struct {
+	OrderID string  `json:"orderId"`
+	Amount  float64 `json:"amount"`
+	Card    string  `json:"card"`
+}
+
+func payment(ctx context.Context, job *jobwire.Job) (any, error) {
+	var o order
+	if err := job.DecodeVariables(&o); err != nil {
+		return nil, err // any other error fails the job: retries − 1
+	}
+	if o.Card == declinedCard {
+		// A BPMN error: caught by the PaymentDeclined boundary event.
+		return nil, &jobwire.JobError{Code: "PAYMENT_DECLINED", Message: "card declined",
+			Variables: map[string]any{"declineReason": "insufficient funds"}}
+	}
+	return map[string]any{"paid": true, "paymentId": "pay-" + o.OrderID}, nil
+}
+
+func inventory(ctx context.Context, job *jobwire.Job) (any, error) {
+	return map[string]any{"reserved": true}, nil
+}
+
+func shipping(ctx context.Context, job *jobwire.Job) (any, error) {
+	method := job.Headers()["method"] // task header: express | standard
+	return map[string]any{"shippingMethod": method, "trackingNumber": fmt.Sprintf("TRK-%d", job.Key)}, nil
+}
+
+func notifyCustomer(ctx context.Context, job *jobwire.Job) (any, error) {
+	template := job.Headers()["template"] // task header: order-confirmed | payment-declined
+	return map[string]any{"notified": template}, nil
+}
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("order-worker (go): ")
+	types := strings.Split(envOr("JOB_TYPES", "payment,inventory,shipping,notify-customer"), ",")
+	maxJobs, err := strconv.Atoi(envOr("MAX_JOBS_ACTIVE", "32"))
+	if err != nil {
+		log.Fatalf("MAX_JOBS_ACTIVE: %v", err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	client, err := jobwire.NewClient(ctx) // ZEEBE_ADDRESS etc., else 127.0.0.1:26500
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+
+	stats := newStats("go")
+	ready := newReadiness(len(types), func() { log.Printf("ready: handling %s", strings.Join(types, ", ")) })
+	var workers []*jobwire.Worker
+	for _, t := range types {
+		t = strings.TrimSpace(t)
+		h, ok := handlers[t]
+		if !ok {
+			log.Fatalf("JOB_TYPES: unknown job type %q", t)
+		}
+		w, err := client.NewWorker(t, stats.wrap(t, h),
+			jobwire.WithMaxJobsActive(maxJobs),
+			jobwire.WithStateListener(ready.listener()),
+			jobwire.WithErrorHandler(func(err error) { log.Printf("%s: %v", t, err) }))
+		if err != nil {
+			log.Fatal(err)
+		}
+		workers = append(workers, w)
+	}
+	if d, err := time.ParseDuration(os.Getenv("STATS_INTERVAL")); err == nil && d > 0 {
+		go stats.printEvery(ctx, d)
+	}
+
+	<-ctx.Done() // SIGINT or SIGTERM
+	log.Printf("shutting down")
+	closeCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, w := range workers {
+		if err := w.Close(closeCtx); err != nil {
+			log.Printf("close: %v", err)
+		}
+	}
+	stats.print(true)
+}
+
+func envOr(name, def string) string {
+	if v := strings.TrimSpace(os.Getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
