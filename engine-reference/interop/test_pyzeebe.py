@@ -1,0 +1,123 @@
+"""pyzeebe 4.7.0 against jobwire-engine (issue 3 interop requirement).
+
+Starts `jobwire-engine dev --port 0`, deploys a BPMN with pyzeebe, creates
+1,000 instances with pyzeebe, completes them with a pyzeebe worker (push
+stream enabled, so both push and long polling are exercised), and checks
+through the engine's admin API that all 1,000 instances COMPLETED exactly
+once with the worker's output variables.
+"""
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+from pyzeebe import ZeebeClient, ZeebeWorker, create_insecure_channel
+
+HERE = Path(__file__).resolve().parent
+ENGINE = Path(os.environ.get("JOBWIRE_ENGINE_BIN", HERE.parent / "bin" / "jobwire-engine"))
+ADMIN_PROTO = HERE.parent.parent / "proto" / "jobwire" / "admin" / "v1" / "admin.proto"
+INSTANCES = 1000
+
+
+@pytest.fixture(scope="module")
+def engine():
+    """A fresh engine process; killed at teardown whatever happens."""
+    if not ENGINE.exists():
+        pytest.fail(f"engine binary {ENGINE} missing (run `make engine`)")
+    data = tempfile.mkdtemp(prefix="jobwire-pyzeebe-")
+    proc = subprocess.Popen([str(ENGINE), "dev", "--port", "0", "--data-dir", data, "--exit-on-stdin-close"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sys.stderr, text=True)
+    try:
+        deadline = time.time() + 15
+        addr = None
+        while time.time() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            m = re.search(r"listening on (127\.0\.0\.1:\d+)", line)
+            if m:
+                addr = m.group(1)
+                break
+        if addr is None:
+            pytest.fail("jobwire-engine did not start")
+        yield addr
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def _admin(addr):
+    out = Path(tempfile.mkdtemp(prefix="jobwire-admin-stubs-"))
+    gen = os.environ.get("JOBWIRE_PROTOC_PYTHON", str(HERE.parent.parent / ".tools" / "venv" / "bin" / "python"))
+    subprocess.run([gen, "-m", "grpc_tools.protoc", f"-I{HERE.parent.parent / 'proto'}", f"--python_out={out}",
+                    f"--grpc_python_out={out}", str(ADMIN_PROTO)], check=True)
+    for d in [out / "jobwire", out / "jobwire" / "admin", out / "jobwire" / "admin" / "v1"]:
+        (d / "__init__.py").touch()
+    sys.path.insert(0, str(out))
+    from jobwire.admin.v1 import admin_pb2, admin_pb2_grpc  # type: ignore
+    ch = grpc.insecure_channel(addr)
+    return admin_pb2, admin_pb2_grpc.AdminServiceStub(ch)
+
+
+def test_pyzeebe_thousand_instances(engine):
+    admin_pb2, admin = _admin(engine)
+
+    async def scenario():
+        channel = create_insecure_channel(grpc_address=engine)
+        client = ZeebeClient(channel)
+        deployment = await client.deploy_resource(str(HERE / "pyzeebe-task.bpmn"))
+        assert deployment.deployments[0].bpmn_process_id == "pyzeebe-interop"
+
+        worker = ZeebeWorker(channel, name="pyzeebe-interop", stream_enabled=True)
+        handled = []
+
+        @worker.task(task_type="pyzeebe-work", max_jobs_to_activate=64, max_running_jobs=64)
+        async def work(n: int, big: int) -> dict:
+            handled.append(n)
+            return {"doubled": n * 2, "big_back": big}
+
+        worker_task = asyncio.create_task(worker.work())
+        try:
+            keys = []
+            for start in range(0, INSTANCES, 100):
+                batch = await asyncio.gather(*[
+                    client.run_process("pyzeebe-interop", variables={"n": i, "big": 9007199254740993})
+                    for i in range(start, min(start + 100, INSTANCES))])
+                keys.extend(r.process_instance_key for r in batch)
+            assert len(set(keys)) == INSTANCES
+            deadline = time.time() + 90
+            while time.time() < deadline:
+                r = admin.ListProcessInstances(admin_pb2.ListProcessInstancesRequest(bpmn_process_id="pyzeebe-interop"))
+                if r.counts_by_state.get("COMPLETED", 0) == INSTANCES:
+                    break
+                await asyncio.sleep(0.2)
+            return keys, handled
+        finally:
+            await worker.stop()
+            worker_task.cancel()
+            try:
+                await worker_task
+            except (asyncio.CancelledError, Exception):
+                pass
+            await channel.close()
+
+    keys, handled = asyncio.run(scenario())
+    r = admin.ListProcessInstances(admin_pb2.ListProcessInstancesRequest(bpmn_process_id="pyzeebe-interop", include_instances=True))
+    assert r.counts_by_state.get("COMPLETED", 0) == INSTANCES, dict(r.counts_by_state)
+    assert {i.key for i in r.instances} == set(keys)
+    for inst in r.instances:
+        assert inst.completion_count == 1
+        v = json.loads(inst.variables)
+        assert v["doubled"] == v["n"] * 2
+        assert v["big_back"] == 9007199254740993  # int64 beyond 2^53 survives both ways
+    jobs = admin.ListJobs(admin_pb2.ListJobsRequest(type="pyzeebe-work", include_jobs=True))
+    assert len(jobs.jobs) == INSTANCES
+    assert all(j.complete_count == 1 for j in jobs.jobs)
+    assert sorted(handled) == list(range(INSTANCES)) or len(handled) >= INSTANCES
