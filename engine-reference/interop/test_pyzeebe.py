@@ -75,10 +75,12 @@ def test_pyzeebe_thousand_instances(engine):
         deployment = await client.deploy_resource(str(HERE / "pyzeebe-task.bpmn"))
         assert deployment.deployments[0].bpmn_process_id == "pyzeebe-interop"
 
-        worker = ZeebeWorker(channel, name="pyzeebe-interop", stream_enabled=True)
+        # pyzeebe sleeps poll_retry_delay seconds whenever max_running_jobs
+        # are in hand (pushed jobs count too), so keep both generous.
+        worker = ZeebeWorker(channel, name="pyzeebe-interop", stream_enabled=True, poll_retry_delay=1)
         handled = []
 
-        @worker.task(task_type="pyzeebe-work", max_jobs_to_activate=64, max_running_jobs=64)
+        @worker.task(task_type="pyzeebe-work", max_jobs_to_activate=64, max_running_jobs=1000)
         async def work(n: int, big: int) -> dict:
             handled.append(n)
             return {"doubled": n * 2, "big_back": big}
@@ -86,18 +88,27 @@ def test_pyzeebe_thousand_instances(engine):
         worker_task = asyncio.create_task(worker.work())
         try:
             keys = []
+            t0 = time.time()
             for start in range(0, INSTANCES, 100):
                 batch = await asyncio.gather(*[
                     client.run_process("pyzeebe-interop", variables={"n": i, "big": 9007199254740993})
                     for i in range(start, min(start + 100, INSTANCES))])
                 keys.extend(r.process_instance_key for r in batch)
             assert len(set(keys)) == INSTANCES
+            print(f"created {INSTANCES} instances in {time.time() - t0:.1f}s", flush=True)
             deadline = time.time() + 90
             while time.time() < deadline:
                 r = admin.ListProcessInstances(admin_pb2.ListProcessInstancesRequest(bpmn_process_id="pyzeebe-interop"))
                 if r.counts_by_state.get("COMPLETED", 0) == INSTANCES:
+                    print(f"all completed after {time.time() - t0:.1f}s", flush=True)
                     break
-                await asyncio.sleep(0.2)
+                if os.environ.get("DEBUG_INTEROP"):
+                    st = admin.ListStreams(admin_pb2.ListStreamsRequest())
+                    lp = admin.ListLongPolls(admin_pb2.ListLongPollsRequest())
+                    rc = admin.GetRequestCounts(admin_pb2.GetRequestCountsRequest())
+                    print(dict(r.counts_by_state), [(x.jobs_pushed, x.jobs_yielded, x.ready) for x in st.streams], len(lp.long_polls),
+                          [(c.method, c.count, dict(c.by_code)) for c in rc.counts], flush=True)
+                await asyncio.sleep(0.2 if not os.environ.get("DEBUG_INTEROP") else 2)
             return keys, handled
         finally:
             await worker.stop()

@@ -62,6 +62,10 @@ func dev(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	// Signals are caught before the listening line is printed, so a harness
+	// that stops the engine right after startup gets a clean exit.
+	stop := make(chan os.Signal, 2)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	e, err := engine.Start(engine.Config{Port: *port, DataDir: *dataDir, Partitions: *parts, NoSync: *noSync,
 		TLSCert: *tlsCert, TLSKey: *tlsKey, OAuth: *oauth, OAuthID: *oauthID, OAuthKey: *oauthSecret, OAuthTTL: *oauthTTL})
 	if err != nil {
@@ -72,8 +76,6 @@ func dev(args []string) int {
 		fmt.Printf("oauth token endpoint %s\n", e.Auth.URL)
 	}
 	fmt.Printf("jobwire-engine dev listening on %s (%d partitions, data %s)\n", e.Addr(), e.Partitions(), e.DataDir())
-	stop := make(chan os.Signal, 2)
-	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	stdinGone := make(chan struct{})
 	if *stdinClose {
 		go func() {

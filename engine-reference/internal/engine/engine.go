@@ -18,6 +18,7 @@ import (
 	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -215,6 +216,10 @@ func (e *Engine) Close() {
 			e.health.Shutdown()
 		}
 		if e.srv != nil {
+			// End push streams and parked polls now (UNAVAILABLE, as a
+			// restarting gateway would) instead of waiting for clients.
+			e.GW.Streams.ResetAll(codes.Unavailable)
+			e.GW.Polls.ResetAll(codes.Unavailable)
 			done := make(chan struct{})
 			go func() { e.srv.GracefulStop(); close(done) }()
 			select {

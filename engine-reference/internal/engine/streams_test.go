@@ -138,4 +138,19 @@ func TestResetStreams(t *testing.T) {
 	if _, err := s.Recv(); status.Code(err) != codes.Unavailable {
 		t.Fatalf("want UNAVAILABLE, got %v", err)
 	}
+	lp, err := en.gw.ActivateJobs(ctx(t), &pb.ActivateJobsRequest{Type: "work", Worker: "w", Timeout: 1000, MaxJobsToActivate: 1, RequestTimeout: 30000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 3*time.Second, "parked poll", func() bool {
+		r, _ := en.admin.ListLongPolls(ctx(t), &apb.ListLongPollsRequest{})
+		return len(r.LongPolls) == 1
+	})
+	r, err = en.admin.ResetStreams(ctx(t), &apb.ResetStreamsRequest{Code: int32(codes.Aborted), IncludeLongPolls: true})
+	if err != nil || r.LongPollsClosed != 1 {
+		t.Fatalf("reset %v %v", r, err)
+	}
+	if _, err := lp.Recv(); status.Code(err) != codes.Aborted {
+		t.Fatalf("want ABORTED, got %v", err)
+	}
 }

@@ -87,7 +87,9 @@ func (t target) Deliver(job *pb.ActivatedJob) {
 	}
 	t.s.mu.Unlock()
 	if !ok {
-		t.s.yield(job)
+		// Deliver runs on the partition goroutine: never block it on its
+		// own queue.
+		go t.s.yield(job)
 	}
 }
 

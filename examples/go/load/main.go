@@ -116,7 +116,7 @@ func (d *driver) one(ctx context.Context, i int64) {
 		card = declinedCard
 	}
 	vars := map[string]any{"orderId": fmt.Sprintf("order-%d", i), "amount": amount, "card": card,
-		"handedOffAt": time.Now().UnixMilli()}
+		"handedOffAt": float64(time.Now().UnixMicro()) / 1000}
 	d.started.Add(1)
 	for attempt := 0; ; attempt++ {
 		t0 := time.Now()

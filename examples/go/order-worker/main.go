@@ -6,8 +6,8 @@
 //
 // Configuration comes from the environment: the SDK reads ZEEBE_ADDRESS,
 // ZEEBE_CLIENT_ID, ... (see docs/configuration.md); this program reads
-// JOB_TYPES, MAX_JOBS_ACTIVE and STATS_INTERVAL (e.g. 1s: print a JSON stats
-// line to stdout that often). SIGINT / SIGTERM close the workers gracefully.
+// JOB_TYPES, MAX_JOBS_ACTIVE and STATS_INTERVAL_MS (print a JSON stats line
+// to stdout that often). SIGINT / SIGTERM close the workers gracefully.
 package main
 
 import (
@@ -104,8 +104,8 @@ func main() {
 		}
 		workers = append(workers, w)
 	}
-	if d, err := time.ParseDuration(os.Getenv("STATS_INTERVAL")); err == nil && d > 0 {
-		go stats.printEvery(ctx, d)
+	if ms, _ := strconv.Atoi(os.Getenv("STATS_INTERVAL_MS")); ms > 0 {
+		go stats.printEvery(ctx, time.Duration(ms)*time.Millisecond)
 	}
 
 	<-ctx.Done() // SIGINT or SIGTERM

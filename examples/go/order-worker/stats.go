@@ -73,7 +73,7 @@ func (s *stats) wrap(jobType string, h jobwire.HandlerFunc) jobwire.HandlerFunc 
 		s.inflight.Add(1)
 		defer s.inflight.Add(-1)
 		var v struct {
-			HandedOffAt int64 `json:"handedOffAt"`
+			HandedOffAt float64 `json:"handedOffAt"` // ms since the epoch
 		}
 		_ = job.DecodeVariables(&v)
 		out, err := h(ctx, job)
@@ -87,13 +87,13 @@ func (s *stats) wrap(jobType string, h jobwire.HandlerFunc) jobwire.HandlerFunc 
 			s.failed++
 		}
 		if v.HandedOffAt > 0 {
-			ms := float64(started.UnixMicro()-v.HandedOffAt*1000) / 1000
+			ms := float64(started.UnixMicro())/1000 - v.HandedOffAt
 			s.total.add(ms)
 			s.window.add(ms)
 		}
 		s.mu.Unlock()
 		if m, ok := out.(map[string]any); ok && err == nil {
-			m["handedOffAt"] = time.Now().UnixMilli()
+			m["handedOffAt"] = float64(time.Now().UnixMicro()) / 1000
 		}
 		return out, err
 	}

@@ -29,19 +29,20 @@ type Ledger struct {
 	streamBorrowed bool // the poll pool took the streamer's idle slot
 	keys           map[int64]*Slot
 	changed        chan struct{}
-	onHeld         func(held int)
+	onJobs         func(jobs int)
 }
 
 // NewLedger returns an empty ledger of the given capacity (at least 1).
-// onHeld, if not nil, observes every change of held (called outside the lock).
-func NewLedger(max int, onHeld func(int)) *Ledger {
+// onJobs, if not nil, observes the number of bound jobs after each change
+// (called outside the lock; used for the capacity gauge).
+func NewLedger(max int, onJobs func(int)) *Ledger {
 	if max < 1 {
 		max = 1
 	}
-	if onHeld == nil {
-		onHeld = func(int) {}
+	if onJobs == nil {
+		onJobs = func(int) {}
 	}
-	return &Ledger{max: max, keys: map[int64]*Slot{}, changed: make(chan struct{}), onHeld: onHeld}
+	return &Ledger{max: max, keys: map[int64]*Slot{}, changed: make(chan struct{}), onJobs: onJobs}
 }
 
 // Slot is the capacity taken by one received job.
@@ -115,9 +116,7 @@ func (l *Ledger) ReservePoll(n int) int {
 		got++
 	}
 	l.pollRes += got
-	held := l.held
 	l.mu.Unlock()
-	l.onHeld(held)
 	return got
 }
 
@@ -148,10 +147,8 @@ func (l *Ledger) ReturnPoll() {
 		n--
 	}
 	l.held -= n
-	held := l.held
 	l.signalLocked()
 	l.mu.Unlock()
-	l.onHeld(held)
 }
 
 // Reserve blocks until a slot is free (taking one from a parked poll's pool if
@@ -167,9 +164,7 @@ func (l *Ledger) Reserve(ctx context.Context) error {
 		case l.held < l.max:
 			l.held++
 			l.streamIdle = true
-			held := l.held
 			l.mu.Unlock()
-			l.onHeld(held)
 			return nil
 		case l.pollRes > 0:
 			l.pollRes--
@@ -224,10 +219,8 @@ func (l *Ledger) DropStream() {
 	}
 	l.streamIdle = false
 	l.held--
-	held := l.held
 	l.signalLocked()
 	l.mu.Unlock()
-	l.onHeld(held)
 }
 
 // Bind attaches a job key to the slot. It returns false when another slot
@@ -239,13 +232,16 @@ func (l *Ledger) DropStream() {
 func (s *Slot) Bind(key int64, delivery any) bool {
 	l := s.l
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if held, dup := l.keys[key]; dup {
 		held.next = delivery
+		l.mu.Unlock()
 		return false
 	}
 	s.key, s.bound = key, true
 	l.keys[key] = s
+	jobs := len(l.keys)
+	l.mu.Unlock()
+	l.onJobs(jobs)
 	return true
 }
 
@@ -281,10 +277,12 @@ func (s *Slot) Release() {
 		l.mu.Unlock()
 		panic(fmt.Sprintf("jobwire: capacity ledger underflow (held=%d)", l.held))
 	}
-	held := l.held
+	jobs := len(l.keys)
 	l.signalLocked()
 	l.mu.Unlock()
-	l.onHeld(held)
+	if s.bound {
+		l.onJobs(jobs)
+	}
 }
 
 func (l *Ledger) signalLocked() {

@@ -27,14 +27,13 @@ type Telemetry struct {
 	activated  metric.Int64Counter
 	handled    metric.Int64Counter
 	duration   metric.Float64Histogram
-	capacity   metric.Int64ObservableGauge
+	capacity   metric.Int64Gauge
 	reconnects metric.Int64Counter
 	polls      metric.Int64Counter
-	reg        metric.Registration
 }
 
-// NewTelemetry creates the instruments; held is read by the capacity gauge.
-func NewTelemetry(tp trace.TracerProvider, mp metric.MeterProvider, jobType, workerName string, held func() int) *Telemetry {
+// NewTelemetry creates the instruments.
+func NewTelemetry(tp trace.TracerProvider, mp metric.MeterProvider, jobType, workerName string) *Telemetry {
 	t := &Telemetry{
 		tracer: tp.Tracer(InstrumentationName),
 		base:   []attribute.KeyValue{attribute.String("jobwire.job.type", jobType), attribute.String("jobwire.worker.name", workerName)},
@@ -47,20 +46,14 @@ func NewTelemetry(tp trace.TracerProvider, mp metric.MeterProvider, jobType, wor
 	t.duration, _ = m.Float64Histogram("jobwire.worker.job.duration", metric.WithDescription("handler duration"), metric.WithUnit("s"))
 	t.reconnects, _ = m.Int64Counter("jobwire.worker.stream.reconnects", metric.WithDescription("job stream reopenings"))
 	t.polls, _ = m.Int64Counter("jobwire.worker.poll.requests", metric.WithDescription("ActivateJobs calls, by result"))
-	t.capacity, _ = m.Int64ObservableGauge("jobwire.worker.capacity.used", metric.WithDescription("jobs held by the worker"), metric.WithUnit("{job}"))
-	attrs := metric.WithAttributes(t.base...)
-	t.reg, _ = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-		o.ObserveInt64(t.capacity, int64(held()), attrs)
-		return nil
-	}, t.capacity)
+	t.capacity, _ = m.Int64Gauge("jobwire.worker.capacity.used", metric.WithDescription("jobs held by the worker"), metric.WithUnit("{job}"))
+	t.Capacity(0)
 	return t
 }
 
-// Close unregisters the gauge callback.
-func (t *Telemetry) Close() {
-	if t.reg != nil {
-		_ = t.reg.Unregister()
-	}
+// Capacity records the number of jobs held.
+func (t *Telemetry) Capacity(jobs int) {
+	t.capacity.Record(context.Background(), int64(jobs), t.with())
 }
 
 func (t *Telemetry) with(kv ...attribute.KeyValue) metric.MeasurementOption {

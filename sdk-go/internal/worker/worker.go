@@ -107,10 +107,8 @@ func Start(cfg Config, gw Gateways, h Handler) *Worker {
 	w := &Worker{cfg: cfg, gw: gw, backfil: make(chan struct{}, 1),
 		pollBackoff: NewBackoff(), streamBackof: NewBackoff()}
 	w.log = cfg.Logger.With("jobType", cfg.JobType, "worker", cfg.WorkerName)
-	var held func() int
-	w.ledger = NewLedger(cfg.MaxJobsActive, nil)
-	held = w.ledger.Jobs
-	w.tel = NewTelemetry(cfg.Tracer, cfg.Meter, cfg.JobType, cfg.WorkerName, held)
+	w.tel = NewTelemetry(cfg.Tracer, cfg.Meter, cfg.JobType, cfg.WorkerName)
+	w.ledger = NewLedger(cfg.MaxJobsActive, w.tel.Capacity)
 	w.state = newStateMachine(cfg.StreamEnabled)
 	w.exec = newExecutor(w, h)
 	w.activeCtx, w.stopActive = context.WithCancel(context.Background())
@@ -153,7 +151,6 @@ func (w *Worker) Close(ctx context.Context) error {
 			w.closeErr = ErrCloseTimeout
 		}
 		w.loops.Wait()
-		w.tel.Close()
 		w.state.Closed()
 		w.state.Wait()
 	})

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# `make test-engine`: build, vet, go test -race (JSON results), fuzz seeds,
+# and the pyzeebe interop test (JUnit XML). Exits non-zero on any failure.
+set -uo pipefail
+HERE="$(cd "$(dirname "$0")/.." && pwd)"
+ROOT="$(cd "$HERE/.." && pwd)"
+RESULTS="${RESULTS:-$ROOT/.test-results}"
+OUT="$RESULTS/engine"
+mkdir -p "$OUT"
+cd "$HERE"
+fail=0
+step() { echo "== engine: $*"; }
+
+step "build"
+go build -o bin/jobwire-engine ./cmd/jobwire-engine || { echo "build failed"; exit 1; }
+
+step "go vet"
+go vet ./... || fail=1
+
+step "go test -race (results: $OUT/go.gojson)"
+# The normal run executes the fuzz targets' committed seed corpora too.
+go test -race -count=1 -timeout 5m -json ./... > "$OUT/go.gojson"
+rc=$?
+# Show failures in the log, not only in the JSON.
+grep -E '"Action":"fail"' "$OUT/go.gojson" | grep -o '"Test":"[^"]*"' | sort -u || true
+[ $rc -eq 0 ] || { echo "go test failed"; fail=1; }
+
+step "pyzeebe 4.7.0 interop (results: $OUT/pyzeebe.xml)"
+VENV="$HERE/.venv-interop"
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV" || { echo "cannot create $VENV"; exit 1; }
+fi
+"$VENV/bin/pip" install -q --disable-pip-version-check -r interop/requirements.lock || { echo "pip install failed"; exit 1; }
+PROTOC_PY="$ROOT/.tools/venv/bin/python"
+if ! "$PROTOC_PY" -c 'import grpc_tools' 2>/dev/null; then
+  echo "grpc_tools missing in $ROOT/.tools/venv (run tools/bootstrap.sh)"; fail=1
+fi
+JOBWIRE_PROTOC_PYTHON="$PROTOC_PY" JOBWIRE_ENGINE_BIN="$HERE/bin/jobwire-engine" \
+  "$VENV/bin/python" -m pytest -q -p no:cacheprovider interop --junitxml="$OUT/pyzeebe.xml" || fail=1
+
+if [ $fail -ne 0 ]; then
+  echo "engine: FAILED"
+  exit 1
+fi
+echo "engine: ok"
