@@ -24,9 +24,11 @@ import (
 // Version is the SDK version.
 const Version = "0.1.0"
 
-// Receive windows of the connection that carries job streams and long polls.
-// Setting them turns off grpc-go's BDP-driven window growth, so that few
-// activated jobs wait in transport buffers where no other worker can take them.
+// Receive windows. Setting them turns off grpc-go's BDP-driven window growth,
+// so that a worker that stops reading its job stream (no free slot) leaves few
+// activated jobs in transport buffers where no other worker can take them.
+// 64 KiB is grpc-go's minimum per-stream window. The connection window is
+// returned on receipt (not on read), so it does not hold up other calls.
 const (
 	streamWindow = 64 << 10
 	connWindow   = 1 << 20
@@ -41,10 +43,8 @@ const (
 type Client struct {
 	cfg     clientConfig
 	log     *slog.Logger
-	conn    *grpc.ClientConn // commands and outcomes
-	long    *grpc.ClientConn // job streams and long polls (small receive window)
+	conn    *grpc.ClientConn // one connection (per address), shared by every worker
 	gw      pb.GatewayClient
-	longGW  pb.GatewayClient
 	mu      sync.Mutex
 	workers map[*Worker]struct{}
 	closed  bool
@@ -76,17 +76,11 @@ func NewClient(ctx context.Context, opts ...ClientOption) (*Client, error) {
 		return nil, err
 	}
 	target, extra := c.target()
-	if c.conn, err = grpc.NewClient(target, append(append([]grpc.DialOption{}, base...), extra...)...); err != nil {
+	dial := append(append([]grpc.DialOption{}, base...), extra...)
+	if c.conn, err = grpc.NewClient(target, dial...); err != nil {
 		return nil, fmt.Errorf("jobwire: connect %s: %w", target, err)
 	}
-	target, extra = c.target()
-	longOpts := append(append(append([]grpc.DialOption{}, base...), extra...),
-		grpc.WithInitialWindowSize(streamWindow), grpc.WithInitialConnWindowSize(connWindow))
-	if c.long, err = grpc.NewClient(target, longOpts...); err != nil {
-		_ = c.conn.Close()
-		return nil, fmt.Errorf("jobwire: connect %s: %w", target, err)
-	}
-	c.gw, c.longGW = pb.NewGatewayClient(c.conn), pb.NewGatewayClient(c.long)
+	c.gw = pb.NewGatewayClient(c.conn)
 	_ = ctx // connecting is lazy; ctx is kept for symmetry with the other calls
 	return c, nil
 }
@@ -126,7 +120,8 @@ func (c *Client) dialOptions() ([]grpc.DialOption, string, error) {
 		grpc.WithUserAgent("jobwire-go/"+Version),
 		grpc.WithDefaultServiceConfig(`{"loadBalancingConfig":[{"round_robin":{}}]}`),
 	)
-	opts = append(opts, cfg.dialOptions...)
+	opts = append(opts, grpc.WithInitialWindowSize(streamWindow), grpc.WithInitialConnWindowSize(connWindow))
+	opts = append(opts, cfg.dialOptions...) // last: the user's options win
 	return opts, "", nil
 }
 
@@ -155,12 +150,7 @@ func (c *Client) Close() error {
 	c.mu.Lock()
 	c.closed = true
 	c.mu.Unlock()
-	err1 := c.conn.Close()
-	err2 := c.long.Close()
-	if err1 != nil {
-		return err1
-	}
-	return err2
+	return c.conn.Close()
 }
 
 // warnOnly filters a handler down to warn and above: the default logging of

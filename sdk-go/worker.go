@@ -170,7 +170,7 @@ func (c *Client) NewWorker(jobType string, handler HandlerFunc, opts ...WorkerOp
 		}
 	}
 	w := &Worker{c: c, cfg: cfg, handler: handler}
-	w.inner = worker.Start(cfg.Config, worker.Gateways{Unary: c.gw, Long: c.longGW}, w.run)
+	w.inner = worker.Start(cfg.Config, worker.Gateways{Unary: c.gw, Long: c.gw}, w.run)
 	for _, f := range cfg.listeners {
 		w.OnStateChange(f)
 	}

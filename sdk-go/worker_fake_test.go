@@ -324,7 +324,9 @@ func TestFakeBackpressureBacksOffExponentially(t *testing.T) {
 func TestFakeStreamUnimplementedFallsBackToPolling(t *testing.T) {
 	gw := fakegw.Start(t)
 	c := fakeClient(t, gw)
-	gw.Set(func(s *fakegw.Server) { s.StreamErr = func() error { return status.Error(codes.Unimplemented, "no streams") } })
+	gw.Set(func(s *fakegw.Server) {
+		s.StreamErr = func() error { return status.Error(codes.Unimplemented, "no streams") }
+	})
 	w, err := c.NewWorker("nostream", func(ctx context.Context, job *Job) (any, error) { return nil, nil })
 	if err != nil {
 		t.Fatal(err)
@@ -557,5 +559,48 @@ func TestFakeOneShotActivateAndTopology(t *testing.T) {
 	}
 	if _, err := c.NewWorker("", nil); err == nil {
 		t.Fatal("NewWorker accepted an empty job type")
+	}
+}
+
+func TestFakeRoundRobinOverAddresses(t *testing.T) {
+	a, b := fakegw.Start(t), fakegw.Start(t)
+	c, err := NewClient(context.Background(), WithAddress(a.Addr, b.Addr), WithLogger(testLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// The two fakes do not share state (real gateways do), so only check that
+	// calls are spread over both addresses.
+	w, err := c.NewWorker("rr", func(ctx context.Context, job *Job) (any, error) { return nil, nil },
+		WithStreamEnabled(false), WithRequestTimeout(-1), WithPollInterval(10*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeWorker(t, w)
+	waitFor(t, "polls on both gateways", 5*time.Second, func() bool {
+		pa, _ := a.Polls()
+		pb, _ := b.Polls()
+		return len(pa) >= 3 && len(pb) >= 3
+	})
+}
+
+func TestFakeEmptyPollsPauseOnlyWithoutLongPolling(t *testing.T) {
+	gw := fakegw.Start(t)
+	c := fakeClient(t, gw)
+	w, err := c.NewWorker("quiet", func(ctx context.Context, job *Job) (any, error) { return nil, nil },
+		WithStreamEnabled(false), WithRequestTimeout(-1), WithPollInterval(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(550 * time.Millisecond)
+	closeWorker(t, w)
+	reqs, _ := gw.Polls()
+	if n := len(reqs); n < 4 || n > 7 { // one every 100 ms, not a busy loop
+		t.Fatalf("%d polls in 550 ms with pollInterval 100 ms", n)
+	}
+	for _, r := range reqs {
+		if r.GetRequestTimeout() != -1 || r.GetMaxJobsToActivate() != 32 || r.GetTimeout() != 300000 || r.GetWorker() == "" {
+			t.Fatalf("request %+v", r)
+		}
 	}
 }

@@ -25,7 +25,7 @@ TOP_KEYS = {"name", "summary", "pain", "requires", "engine", "engine_args", "tls
             "driver_env", "deploy", "timeout_s", "steps", "expect", "checks", "notes"}
 STEP_KINDS = {"start_worker", "stop_worker", "release", "create_instances", "sleep", "wait_until", "expect",
               "mark", "fault", "proxy", "restart_engine", "check"}
-CAPABILITIES = {"admin", "proxy", "restart", "tls", "oauth", "long_polling", "streaming", "cluster"}
+CAPABILITIES = {"admin", "proxy", "restart", "tls", "oauth", "long_polling", "streaming", "timers", "cluster"}
 ADMIN_FAULTS = {"reject", "latency", "stall_streams", "clear", "reset_streams"}
 PROXY_ACTIONS = {"goaway", "rst", "stall", "unstall", "delay", "drop", "unimplemented", "clear"}
 BEHAVIOR_STEPS = {"sleep", "block", "extendTimeout", "complete", "completeEcho", "fail", "throwError", "crash"}

@@ -19,7 +19,7 @@ import harness  # noqa: E402
 import report  # noqa: E402
 from execute import DRIVERS, Target  # noqa: E402
 
-REFERENCE_CAPS = {"admin", "proxy", "restart", "tls", "oauth", "long_polling", "streaming"}
+REFERENCE_CAPS = {"admin", "proxy", "restart", "tls", "oauth", "long_polling", "streaming", "timers"}
 
 
 def pytest_addoption(parser):

@@ -1,10 +1,13 @@
-"""pyzeebe 4.7.0 against jobwire-engine (issue 3 interop requirement).
+"""pyzeebe 4.7.0 against jobwire-engine (issue 3 and 4 interop requirement).
 
-Starts `jobwire-engine dev --port 0`, deploys a BPMN with pyzeebe, creates
-1,000 instances with pyzeebe, completes them with a pyzeebe worker (push
-stream enabled, so both push and long polling are exercised), and checks
-through the engine's admin API that all 1,000 instances COMPLETED exactly
-once with the worker's output variables.
+Runs twice: against `jobwire-engine dev --port 0` (1,000 instances) and
+against a multi-process `jobwire-engine cluster` (2 gateways, 3 brokers,
+6 partitions; 500 instances, client on gateway 0 and worker on gateway 1 so
+pushes and jobs-available notifications cross processes). Deploys a BPMN with
+pyzeebe, creates the instances with pyzeebe, completes them with a pyzeebe
+worker (push stream enabled, so both push and long polling are exercised),
+and checks through the engine's admin API that every instance COMPLETED
+exactly once with the worker's output variables.
 """
 import asyncio
 import json
@@ -22,12 +25,23 @@ from pyzeebe import ZeebeClient, ZeebeWorker, create_insecure_channel
 
 HERE = Path(__file__).resolve().parent
 ENGINE = Path(os.environ.get("JOBWIRE_ENGINE_BIN", HERE.parent / "bin" / "jobwire-engine"))
-ADMIN_PROTO = HERE.parent.parent / "proto" / "jobwire" / "admin" / "v1" / "admin.proto"
-INSTANCES = 1000
+sys.path.insert(0, str(HERE.parent / "cluster"))
+from jobwire_cluster import JobwireCluster, load_admin_stubs  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def engine():
+@pytest.fixture(scope="module", params=["dev", "cluster"])
+def engine(request):
+    """(client address, worker address, admin address, instances)."""
+    if request.param == "dev":
+        for addr in _dev():
+            yield addr, addr, addr, 1000
+        return
+    with JobwireCluster(gateways=2, brokers=3, partitions=6, engine_bin=ENGINE) as cluster:
+        print(f"cluster ready in {cluster.startup_seconds:.3f}s", flush=True)
+        yield cluster.gateways[0], cluster.gateways[1], cluster.admin_address, 500
+
+
+def _dev():
     """A fresh engine process; killed at teardown whatever happens."""
     if not ENGINE.exists():
         pytest.fail(f"engine binary {ENGINE} missing (run `make engine`)")
@@ -53,31 +67,21 @@ def engine():
         proc.wait(timeout=10)
 
 
-def _admin(addr):
-    out = Path(tempfile.mkdtemp(prefix="jobwire-admin-stubs-"))
-    gen = os.environ.get("JOBWIRE_PROTOC_PYTHON", str(HERE.parent.parent / ".tools" / "venv" / "bin" / "python"))
-    subprocess.run([gen, "-m", "grpc_tools.protoc", f"-I{HERE.parent.parent / 'proto'}", f"--python_out={out}",
-                    f"--grpc_python_out={out}", str(ADMIN_PROTO)], check=True)
-    for d in [out / "jobwire", out / "jobwire" / "admin", out / "jobwire" / "admin" / "v1"]:
-        (d / "__init__.py").touch()
-    sys.path.insert(0, str(out))
-    from jobwire.admin.v1 import admin_pb2, admin_pb2_grpc  # type: ignore
-    ch = grpc.insecure_channel(addr)
-    return admin_pb2, admin_pb2_grpc.AdminServiceStub(ch)
-
-
-def test_pyzeebe_thousand_instances(engine):
-    admin_pb2, admin = _admin(engine)
+def test_pyzeebe_instances(engine):
+    client_addr, worker_addr, admin_addr, INSTANCES = engine
+    admin_pb2, admin_pb2_grpc = load_admin_stubs()
+    admin = admin_pb2_grpc.AdminServiceStub(grpc.insecure_channel(admin_addr))
 
     async def scenario():
-        channel = create_insecure_channel(grpc_address=engine)
+        channel = create_insecure_channel(grpc_address=client_addr)
+        worker_channel = create_insecure_channel(grpc_address=worker_addr)
         client = ZeebeClient(channel)
         deployment = await client.deploy_resource(str(HERE / "pyzeebe-task.bpmn"))
         assert deployment.deployments[0].bpmn_process_id == "pyzeebe-interop"
 
         # pyzeebe sleeps poll_retry_delay seconds whenever max_running_jobs
         # are in hand (pushed jobs count too), so keep both generous.
-        worker = ZeebeWorker(channel, name="pyzeebe-interop", stream_enabled=True, poll_retry_delay=1)
+        worker = ZeebeWorker(worker_channel, name="pyzeebe-interop", stream_enabled=True, poll_retry_delay=1)
         handled = []
 
         @worker.task(task_type="pyzeebe-work", max_jobs_to_activate=64, max_running_jobs=1000)
@@ -118,6 +122,7 @@ def test_pyzeebe_thousand_instances(engine):
             except (asyncio.CancelledError, Exception):
                 pass
             await channel.close()
+            await worker_channel.close()
 
     keys, handled = asyncio.run(scenario())
     r = admin.ListProcessInstances(admin_pb2.ListProcessInstancesRequest(bpmn_process_id="pyzeebe-interop", include_instances=True))

@@ -19,13 +19,21 @@ go vet ./... || fail=1
 
 step "go test -race (results: $OUT/go.gojson)"
 # The normal run executes the fuzz targets' committed seed corpora too.
-go test -race -count=1 -timeout 5m -json ./... > "$OUT/go.gojson"
+# The cluster load test runs on its own below (without -race).
+go test -race -count=1 -timeout 5m -json -skip 'TestClusterTenThousandWithFaults' ./... > "$OUT/go.gojson"
 rc=$?
 # Show failures in the log, not only in the JSON.
 grep -E '"Action":"fail"' "$OUT/go.gojson" | grep -o '"Test":"[^"]*"' | sort -u || true
 [ $rc -eq 0 ] || { echo "go test failed"; fail=1; }
 
-step "pyzeebe 4.7.0 interop (results: $OUT/pyzeebe.xml)"
+step "cluster load: 10,000 instances, broker SIGKILL + gateway restart (results: $OUT/cluster-load.gojson)"
+JOBWIRE_CLUSTER_LOAD=1 go test -count=1 -timeout 3m -json -run '^TestClusterTenThousandWithFaults$' ./internal/supervisor > "$OUT/cluster-load.gojson"
+rc=$?
+grep -o '"Output":"[^"]*\(startup\|killed\|open streams\)[^"]*"' "$OUT/cluster-load.gojson" | sed 's/^"Output":"//; s/\\n"$//' || true
+grep -E '"Action":"fail"' "$OUT/cluster-load.gojson" | grep -o '"Test":"[^"]*"' | sort -u || true
+[ $rc -eq 0 ] || { echo "cluster load test failed"; fail=1; }
+
+step "pyzeebe 4.7.0 interop, dev and cluster (results: $OUT/pyzeebe.xml)"
 VENV="$HERE/.venv-interop"
 if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV" || { echo "cannot create $VENV"; exit 1; }

@@ -8,7 +8,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -23,6 +22,9 @@ func usage() {
 commands:
   dev     run the embedded cluster (gateway + partitions) on 127.0.0.1
   bench   measure end-to-end throughput and latency (durable, in-process worker)
+  cluster start and supervise gateway and broker processes (fault injection via admin)
+  broker  run one broker process (partitions behind jobwire.cluster.v1)
+  gateway run one gateway process over broker processes
 
 run 'jobwire-engine <command> -h' for the flags of a command`)
 }
@@ -37,6 +39,12 @@ func main() {
 		os.Exit(dev(os.Args[2:]))
 	case "bench":
 		os.Exit(bench(os.Args[2:]))
+	case "broker":
+		os.Exit(broker(os.Args[2:]))
+	case "gateway":
+		os.Exit(gatewayCmd(os.Args[2:]))
+	case "cluster":
+		os.Exit(clusterCmd(os.Args[2:]))
 	case "-h", "--help", "help":
 		usage()
 	default:
@@ -76,17 +84,7 @@ func dev(args []string) int {
 		fmt.Printf("oauth token endpoint %s\n", e.Auth.URL)
 	}
 	fmt.Printf("jobwire-engine dev listening on %s (%d partitions, data %s)\n", e.Addr(), e.Partitions(), e.DataDir())
-	stdinGone := make(chan struct{})
-	if *stdinClose {
-		go func() {
-			_, _ = io.Copy(io.Discard, os.Stdin)
-			close(stdinGone)
-		}()
-	}
-	select {
-	case <-stop:
-	case <-stdinGone:
-	}
+	waitForStop(stop, *stdinClose)
 	e.Close()
 	return 0
 }

@@ -1,11 +1,12 @@
-// Package engine wires partitions and the gateway into one process: the
-// `jobwire-engine dev` cluster (one gateway, one broker, N partitions).
+// Package engine wires partitions and the gateway into processes: `dev`
+// (one gateway and N partitions in one process, an in-process Broker) and
+// the cluster-mode gateway process (the same gateway over remote brokers,
+// see package cluster).
 package engine
 
 import (
-	"context"
-	"crypto/tls"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -15,14 +16,9 @@ import (
 
 	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
-	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
-	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/keepalive"
 )
 
 // Config configures an engine.
@@ -41,13 +37,14 @@ type Config struct {
 	Logger     *slog.Logger
 }
 
-// Engine is a running engine.
+// Engine is a running engine (dev) or gateway process.
 type Engine struct {
 	cfg     Config
-	parts   []*partition.Partition
+	local   *gateway.Local // dev only
+	remote  io.Closer      // gateway process only
 	GW      *gateway.Gateway
 	Auth    *gateway.Auth
-	srv     *grpc.Server
+	srv     *gwServer
 	lis     net.Listener
 	health  *health.Server
 	tempDir bool
@@ -57,19 +54,23 @@ type Engine struct {
 // MaxMessageSize is the gateway's maxMessageSize (Zeebe default 4 MB).
 const MaxMessageSize = 4 << 20
 
-// Start replays the data directory, then serves on 127.0.0.1.
-func Start(cfg Config) (*Engine, error) {
+func (cfg *Config) defaults() {
 	if cfg.Host == "" {
 		cfg.Host = "127.0.0.1"
 	}
 	if cfg.Partitions <= 0 {
 		cfg.Partitions = 3
 	}
-	if cfg.Partitions > 1000 {
-		return nil, fmt.Errorf("--partitions %d is too many", cfg.Partitions)
-	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+}
+
+// Start replays the data directory, then serves on 127.0.0.1 (`dev`).
+func Start(cfg Config) (*Engine, error) {
+	cfg.defaults()
+	if cfg.Partitions > 1000 {
+		return nil, fmt.Errorf("--partitions %d is too many", cfg.Partitions)
 	}
 	e := &Engine{cfg: cfg}
 	if cfg.DataDir == "" {
@@ -81,53 +82,83 @@ func Start(cfg Config) (*Engine, error) {
 	} else if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, err
 	}
-	if err := e.checkPartitionCount(); err != nil {
+	if err := CheckPartitionCount(e.cfg.DataDir, cfg.Partitions); err != nil {
 		return nil, err
 	}
 	e.GW = gateway.New()
-	defs := partition.NewRegistry()
-	open := func(id int32) (*partition.Partition, error) {
-		return partition.Open(partition.Config{ID: id, Count: int32(cfg.Partitions), DataDir: e.cfg.DataDir, NoSync: cfg.NoSync,
-			Defs: defs, Hooks: e.GW.Hooks(), Logger: cfg.Logger})
+	ids := make([]int32, cfg.Partitions)
+	for i := range ids {
+		ids[i] = int32(i + 1)
 	}
-	// Partition 1 holds the deployments every other partition refers to,
-	// so it replays first; the rest replay in parallel.
-	p1, err := open(1)
+	parts, err := OpenPartitions(e.cfg.DataDir, ids, int32(cfg.Partitions), cfg.NoSync, e.GW.Hooks(), cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
-	e.parts = make([]*partition.Partition, cfg.Partitions)
-	e.parts[0] = p1
+	e.local = gateway.NewLocal(parts)
+	lis, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
+	if err != nil {
+		e.local.Close()
+		return nil, err
+	}
+	e.local.Host, e.local.Port = cfg.Host, int32(lis.Addr().(*net.TCPAddr).Port)
+	e.GW.SetBroker(e.local, cfg.Host, int(e.local.Port))
+	if err := e.serve(lis); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// OpenPartitions replays and starts the given partitions. Partition 1 holds
+// the deployments every other partition refers to, so it replays first;
+// the rest replay in parallel.
+func OpenPartitions(dir string, ids []int32, count int32, noSync bool, hooks partition.Hooks, log *slog.Logger) ([]*partition.Partition, error) {
+	defs := partition.NewRegistry()
+	open := func(id int32) (*partition.Partition, error) {
+		return partition.Open(partition.Config{ID: id, Count: count, DataDir: dir, NoSync: noSync,
+			Defs: defs, Hooks: hooks, Logger: log})
+	}
+	parts := make([]*partition.Partition, len(ids))
+	errs := make([]error, len(ids))
+	first := -1
+	for i, id := range ids {
+		if id == 1 {
+			first = i
+			parts[i], errs[i] = open(1)
+		}
+	}
 	var wg sync.WaitGroup
-	errs := make([]error, cfg.Partitions)
-	for i := 2; i <= cfg.Partitions; i++ {
+	for i, id := range ids {
+		if i == first || (first >= 0 && errs[first] != nil) {
+			continue
+		}
 		wg.Add(1)
-		go func(i int) {
+		go func(i int, id int32) {
 			defer wg.Done()
-			e.parts[i-1], errs[i-1] = open(int32(i))
-		}(i)
+			parts[i], errs[i] = open(id)
+		}(i, id)
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			e.closeParts()
+			for _, p := range parts {
+				if p != nil {
+					p.Close()
+				}
+			}
 			return nil, err
 		}
 	}
-	for _, p := range e.parts {
+	for _, p := range parts {
 		go p.Run()
 	}
-	lis, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
-	if err != nil {
-		e.closeParts()
-		return nil, err
-	}
-	e.lis = lis
-	port := lis.Addr().(*net.TCPAddr).Port
-	e.GW.SetBroker(&localBroker{e.parts}, cfg.Host, port)
+	return parts, nil
+}
 
-	unary := []grpc.UnaryServerInterceptor{e.GW.Faults.Unary}
-	streams := []grpc.StreamServerInterceptor{e.GW.Faults.Stream}
+// serve starts the client-facing server (Gateway, admin, health; OAuth).
+func (e *Engine) serve(lis net.Listener) error {
+	e.lis = lis
+	cfg := e.cfg
 	if cfg.OAuth {
 		id, key, ttl := cfg.OAuthID, cfg.OAuthKey, cfg.OAuthTTL
 		if id == "" {
@@ -141,53 +172,29 @@ func Start(cfg Config) (*Engine, error) {
 		}
 		e.Auth = gateway.NewAuth(id, key, ttl, e.GW.Faults)
 		if err := e.Auth.Start(); err != nil {
-			e.closeParts()
-			lis.Close()
-			return nil, err
+			return err
 		}
-		unary = append(unary, e.Auth.Unary)
-		streams = append(streams, e.Auth.Stream)
 	}
-	opts := []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(unary...),
-		grpc.ChainStreamInterceptor(streams...),
-		grpc.MaxRecvMsgSize(MaxMessageSize),
-		// A small window makes a client that does not read fill it quickly,
-		// so push-stream readiness reflects the client's pace.
-		grpc.InitialWindowSize(64 << 10),
-		grpc.InitialConnWindowSize(64 << 10),
-		// Zeebe: permitKeepAliveTime(30s), permitKeepAliveWithoutCalls(false).
-		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 30 * time.Second, PermitWithoutStream: false}),
-	}
-	if cfg.TLSCert != "" || cfg.TLSKey != "" {
-		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
-		if err != nil {
-			e.Close()
-			return nil, fmt.Errorf("loading TLS key pair: %w", err)
-		}
-		opts = append(opts, grpc.Creds(credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})))
-	}
-	e.srv = grpc.NewServer(opts...)
-	gsd := decodeErrorsAsInvalidArgument(pb.Gateway_ServiceDesc)
-	e.srv.RegisterService(&gsd, e.GW)
-	apb.RegisterAdminServiceServer(e.srv, gateway.NewAdmin(e.GW))
 	e.health = health.NewServer()
 	e.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	e.health.SetServingStatus("gateway_protocol.Gateway", healthpb.HealthCheckResponse_SERVING)
-	healthpb.RegisterHealthServer(e.srv, e.health)
-	go e.srv.Serve(lis)
-	return e, nil
+	srv, err := newGatewayServer(cfg, e.GW, e.Auth, e.health, lis)
+	if err != nil {
+		return err
+	}
+	e.srv = srv
+	return nil
 }
 
-// checkPartitionCount refuses to reopen a data dir with a different
+// CheckPartitionCount refuses to reopen a data dir with a different
 // partition count: keys encode partitions, so the data would be misrouted.
-func (e *Engine) checkPartitionCount() error {
-	path := e.cfg.DataDir + "/partitions"
-	want := strconv.Itoa(e.cfg.Partitions)
+func CheckPartitionCount(dir string, count int) error {
+	path := dir + "/partitions"
+	want := strconv.Itoa(count)
 	b, err := os.ReadFile(path)
 	if err == nil {
 		if string(b) != want {
-			return fmt.Errorf("data dir %s was created with %s partitions, not %s", e.cfg.DataDir, b, want)
+			return fmt.Errorf("data dir %s was created with %s partitions, not %s", dir, b, want)
 		}
 		return nil
 	}
@@ -204,10 +211,18 @@ func (e *Engine) Port() int { return e.lis.Addr().(*net.TCPAddr).Port }
 func (e *Engine) DataDir() string { return e.cfg.DataDir }
 
 // Partitions returns the partition count.
-func (e *Engine) Partitions() int { return len(e.parts) }
+func (e *Engine) Partitions() int { return int(e.GW.Broker().PartitionCount()) }
 
-// Stats returns partition counters.
-func (e *Engine) Stats() []partition.Stats { return (&localBroker{e.parts}).Stats() }
+// Stats returns partition counters (dev only).
+func (e *Engine) Stats() []partition.Stats {
+	var out []partition.Stats
+	if e.local != nil {
+		for _, id := range e.local.IDs() {
+			out = append(out, e.local.Parts[id].Stats())
+		}
+	}
+	return out
+}
 
 // Close stops serving (ending open calls) and closes the logs.
 func (e *Engine) Close() {
@@ -220,60 +235,46 @@ func (e *Engine) Close() {
 			// restarting gateway would) instead of waiting for clients.
 			e.GW.Streams.ResetAll(codes.Unavailable)
 			e.GW.Polls.ResetAll(codes.Unavailable)
-			done := make(chan struct{})
-			go func() { e.srv.GracefulStop(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(2 * time.Second):
-				e.srv.Stop() // long polls and streams do not end on their own
-			}
+			e.srv.stop(2 * time.Second)
+		} else if e.lis != nil {
+			e.lis.Close()
 		}
 		if e.Auth != nil {
 			e.Auth.Close()
 		}
-		e.closeParts()
+		if e.remote != nil {
+			e.remote.Close()
+		}
+		if e.local != nil {
+			e.local.Close()
+		}
 		if e.tempDir {
 			os.RemoveAll(e.cfg.DataDir)
 		}
 	})
 }
 
-func (e *Engine) closeParts() {
-	for _, p := range e.parts {
-		if p != nil {
-			p.Close()
-		}
+// StartGateway serves a gateway (Gateway, admin, health) over the Broker
+// that connect returns: the cluster-mode gateway process. The closer is
+// closed with the engine.
+func StartGateway(cfg Config, connect func(*gateway.Gateway) (gateway.Broker, io.Closer, error)) (*Engine, error) {
+	cfg.defaults()
+	e := &Engine{cfg: cfg}
+	e.GW = gateway.New()
+	b, closer, err := connect(e.GW)
+	if err != nil {
+		return nil, err
 	}
-}
-
-type localBroker struct{ parts []*partition.Partition }
-
-func (b *localBroker) PartitionCount() int32 { return int32(len(b.parts)) }
-
-func (b *localBroker) Submit(ctx context.Context, pid int32, c *partition.Command) (any, error) {
-	return b.parts[pid-1].Submit(ctx, c)
-}
-
-func (b *localBroker) SubmitWithResult(ctx context.Context, pid int32, c *partition.Command) (any, <-chan partition.Result, error) {
-	return b.parts[pid-1].SubmitWithResult(ctx, c)
-}
-
-func (b *localBroker) Post(pid int32, c *partition.Command) {
-	if pid >= 1 && int(pid) <= len(b.parts) {
-		b.parts[pid-1].Post(c)
+	e.remote = closer
+	lis, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
+	if err != nil {
+		closer.Close()
+		return nil, err
 	}
-}
-
-func (b *localBroker) Query(ctx context.Context, pid int32, fn func(*partition.State)) error {
-	return b.parts[pid-1].Query(ctx, fn)
-}
-
-func (b *localBroker) Stats() []partition.Stats {
-	out := make([]partition.Stats, len(b.parts))
-	for i, p := range b.parts {
-		out[i] = p.Stats()
+	e.GW.SetBroker(b, cfg.Host, lis.Addr().(*net.TCPAddr).Port)
+	if err := e.serve(lis); err != nil {
+		e.Close()
+		return nil, err
 	}
-	return out
+	return e, nil
 }
-
-func (b *localBroker) Healthy(pid int32) bool { return pid >= 1 && int(pid) <= len(b.parts) }

@@ -49,6 +49,18 @@ func (l *LongPolls) typeState(t string) *pollType {
 	return ts
 }
 
+func (l *LongPolls) notifyAll() {
+	l.mu.Lock()
+	var ts []string
+	for t := range l.types {
+		ts = append(ts, t)
+	}
+	l.mu.Unlock()
+	for _, t := range ts {
+		l.notify(t)
+	}
+}
+
 // notify wakes every request parked on the type. Waking all (Zeebe ≤ 8.7)
 // costs an empty pass for the losers but can never strand a request while
 // jobs wait.
@@ -186,7 +198,17 @@ func (g *Gateway) ActivateJobs(r *pb.ActivateJobsRequest, stream grpc.ServerStre
 		if !g.Polls.park(w, gen) {
 			continue // a notification raced with the pass: go again
 		}
+		var failC <-chan time.Time
+		failCode := codes.OK
+		if code, after, ok := g.Faults.takeLongPollFault(); ok {
+			ft := time.NewTimer(after)
+			defer ft.Stop()
+			failC, failCode = ft.C, code
+		}
 		select {
+		case <-failC:
+			g.Polls.unpark(w)
+			return status.Error(failCode, "long poll ended by an injected fault (like a proxy's 504)")
 		case <-w.wake:
 		case <-timer.C:
 			g.Polls.unpark(w)
@@ -207,6 +229,9 @@ func (g *Gateway) activationPass(ctx context.Context, r *pb.ActivateJobsRequest,
 	exhausted := false
 	for i := int32(0); i < n && remaining > 0; i++ {
 		pid := (int32(rr)+i)%n + 1
+		if !g.broker.Healthy(pid) {
+			continue // no reachable leader: skipped, as Zeebe skips it
+		}
 		if code, msg, ok := g.Faults.partitionReject("ActivateJobs", pid); ok {
 			if code == codes.ResourceExhausted {
 				exhausted = true

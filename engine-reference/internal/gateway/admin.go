@@ -5,9 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
-	"github.com/jobwire/jobwire/engine-reference/internal/vars"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -23,104 +21,24 @@ type Admin struct {
 // NewAdmin returns the admin service for a gateway.
 func NewAdmin(g *Gateway) *Admin { return &Admin{g: g} }
 
-func (a *Admin) eachPartition(ctx context.Context, fn func(*partition.State)) error {
-	for pid := int32(1); pid <= a.g.broker.PartitionCount(); pid++ {
-		if err := a.g.broker.Query(ctx, pid, fn); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // GetPartitions lists partitions and their counters.
-func (a *Admin) GetPartitions(ctx context.Context, _ *apb.GetPartitionsRequest) (*apb.GetPartitionsResponse, error) {
-	out := &apb.GetPartitionsResponse{}
-	for _, s := range a.g.broker.Stats() {
-		out.Partitions = append(out.Partitions, &apb.PartitionInfo{PartitionId: s.ID, LogPosition: s.LogPosition,
-			CommittedBatches: s.Batches, Fsyncs: s.Fsyncs, ActiveProcessInstances: s.ActiveInstances,
-			JobsActivatable: s.Activatable, JobsActivated: s.Activated, Healthy: a.g.broker.Healthy(s.ID)})
-	}
-	return out, nil
+func (a *Admin) GetPartitions(ctx context.Context, r *apb.GetPartitionsRequest) (*apb.GetPartitionsResponse, error) {
+	return a.g.broker.GetPartitions(ctx, r)
 }
 
 // ListJobs counts (and optionally lists) jobs.
 func (a *Admin) ListJobs(ctx context.Context, r *apb.ListJobsRequest) (*apb.ListJobsResponse, error) {
-	out := &apb.ListJobsResponse{CountsByState: map[string]int64{}}
-	err := a.eachPartition(ctx, func(s *partition.State) {
-		for _, j := range s.Jobs {
-			if r.Type != "" && j.Type != r.Type {
-				continue
-			}
-			out.CountsByState[partition.JobStateNames[j.State]]++
-			if r.IncludeJobs {
-				out.Jobs = append(out.Jobs, &apb.JobInfo{Key: j.Key, Type: j.Type, State: apb.JobState(j.State), Retries: j.Retries,
-					Worker: j.Worker, Deadline: j.Deadline, ProcessInstanceKey: j.InstanceKey, ActivationCount: j.Activations,
-					YieldCount: j.Yields, TimeoutCount: j.Timeouts, CompleteCount: j.Completes, FailCount: j.Fails,
-					ErrorMessage: j.ErrorMessage, ElementInstanceKey: j.ElemKey, IncidentKey: j.IncidentKey, RetryAt: retryAt(j)})
-			}
-		}
-	})
-	sort.Slice(out.Jobs, func(i, k int) bool { return out.Jobs[i].Key < out.Jobs[k].Key })
-	return out, err
-}
-
-func retryAt(j *partition.Job) int64 {
-	if j.State == partition.JobFailedBackoff {
-		return j.RecurAt
-	}
-	return 0
-}
-
-var instStateNames = map[apb.ProcessInstanceState]string{
-	apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_ACTIVE:    "ACTIVE",
-	apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_COMPLETED: "COMPLETED",
-	apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_CANCELED:  "CANCELED",
-	apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_INCIDENT:  "INCIDENT",
+	return a.g.broker.ListJobs(ctx, r)
 }
 
 // ListProcessInstances counts (and optionally lists) process instances.
 func (a *Admin) ListProcessInstances(ctx context.Context, r *apb.ListProcessInstancesRequest) (*apb.ListProcessInstancesResponse, error) {
-	out := &apb.ListProcessInstancesResponse{CountsByState: map[string]int64{}}
-	err := a.eachPartition(ctx, func(s *partition.State) {
-		for _, in := range s.Instances {
-			if r.BpmnProcessId != "" && in.BpmnProcessID != r.BpmnProcessId {
-				continue
-			}
-			st := apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_ACTIVE
-			switch {
-			case in.State == partition.InstCompleted:
-				st = apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_COMPLETED
-			case in.State == partition.InstCanceled:
-				st = apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_CANCELED
-			case in.Incidents > 0:
-				st = apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_INCIDENT
-			}
-			out.CountsByState[instStateNames[st]]++
-			if r.IncludeInstances {
-				out.Instances = append(out.Instances, &apb.ProcessInstanceInfo{Key: in.Key, BpmnProcessId: in.BpmnProcessID,
-					State: st, Variables: vars.Encode(in.Vars), CompletionCount: in.Completions,
-					ProcessDefinitionKey: in.DefKey, Version: in.Version, IncidentCount: int32(in.Incidents)})
-			}
-		}
-	})
-	sort.Slice(out.Instances, func(i, k int) bool { return out.Instances[i].Key < out.Instances[k].Key })
-	return out, err
+	return a.g.broker.ListProcessInstances(ctx, r)
 }
 
 // ListIncidents lists open incidents.
 func (a *Admin) ListIncidents(ctx context.Context, r *apb.ListIncidentsRequest) (*apb.ListIncidentsResponse, error) {
-	out := &apb.ListIncidentsResponse{}
-	err := a.eachPartition(ctx, func(s *partition.State) {
-		for _, inc := range s.Incidents {
-			if r.ProcessInstanceKey != 0 && inc.InstanceKey != r.ProcessInstanceKey {
-				continue
-			}
-			out.Incidents = append(out.Incidents, &apb.IncidentInfo{Key: inc.Key, ProcessInstanceKey: inc.InstanceKey,
-				ElementInstanceKey: inc.ElemKey, JobKey: inc.JobKey, Type: inc.Type, Message: inc.Message})
-		}
-	})
-	sort.Slice(out.Incidents, func(i, k int) bool { return out.Incidents[i].Key < out.Incidents[k].Key })
-	return out, err
+	return a.g.broker.ListIncidents(ctx, r)
 }
 
 // ListStreams lists open push streams.
@@ -185,6 +103,20 @@ func (a *Admin) InjectFault(ctx context.Context, r *apb.InjectFaultRequest) (*ap
 			d = 24 * time.Hour
 		}
 		a.g.Streams.Stall(f.StallStreams.Type, time.Now().Add(d))
+	case *apb.InjectFaultRequest_LongPoll:
+		x := f.LongPoll
+		if x.Code <= 0 || x.Code > 16 {
+			return nil, status.Errorf(codes.InvalidArgument, "long_poll.code must be a gRPC status code 1..16, got %d", x.Code)
+		}
+		if x.Count < 1 || x.AfterMs < 0 {
+			return nil, status.Error(codes.InvalidArgument, "long_poll.count must be at least 1 and after_ms not negative")
+		}
+		a.g.Faults.AddLongPollFault(codes.Code(x.Code), x.Count, time.Duration(x.AfterMs)*time.Millisecond)
+	case *apb.InjectFaultRequest_GoAway:
+		if a.g.GoAway == nil {
+			return nil, status.Error(codes.FailedPrecondition, "this server cannot send GOAWAY")
+		}
+		a.g.GoAway(time.Duration(f.GoAway.GraceMs) * time.Millisecond)
 	default:
 		return nil, status.Error(codes.InvalidArgument, "no fault given")
 	}

@@ -18,6 +18,36 @@ type Faults struct {
 	rejects []*rejectFault
 	latency map[string]time.Duration
 	counts  map[countKey]*Count
+	polls   []*pollFault
+}
+
+type pollFault struct {
+	code  codes.Code
+	left  int32
+	after time.Duration
+}
+
+// AddLongPollFault ends the next count parked long polls with code after
+// they were parked for `after`.
+func (f *Faults) AddLongPollFault(code codes.Code, count int32, after time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.polls = append(f.polls, &pollFault{code: code, left: count, after: after})
+}
+
+func (f *Faults) takeLongPollFault() (codes.Code, time.Duration, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for len(f.polls) > 0 {
+		p := f.polls[0]
+		if p.left <= 0 {
+			f.polls = f.polls[1:]
+			continue
+		}
+		p.left--
+		return p.code, p.after, true
+	}
+	return 0, 0, false
 }
 
 type rejectFault struct {
@@ -67,6 +97,7 @@ func (f *Faults) Clear() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.rejects = nil
+	f.polls = nil
 	f.latency = map[string]time.Duration{}
 }
 

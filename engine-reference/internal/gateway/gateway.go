@@ -16,17 +16,35 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// Broker is what the gateway needs from the partitions. Today they run in
-// the same process; the interface is the seam for a separate broker
-// process later.
+// Broker is what the gateway needs from the partitions: Local (the same
+// process, `dev`) or a remote set of broker processes (cluster mode,
+// package cluster). The gateway code is the same for both.
 type Broker interface {
 	PartitionCount() int32
 	Submit(ctx context.Context, pid int32, c *partition.Command) (any, error)
 	SubmitWithResult(ctx context.Context, pid int32, c *partition.Command) (any, <-chan partition.Result, error)
+	// Post sends a command without waiting (yields, fail-backs).
 	Post(pid int32, c *partition.Command)
-	Query(ctx context.Context, pid int32, fn func(*partition.State)) error
-	Stats() []partition.Stats
+	// Healthy reports whether a partition's leader is reachable.
 	Healthy(pid int32) bool
+	// Topology lists the brokers and the partitions they lead.
+	Topology() []*pb.BrokerInfo
+	Inspector
+}
+
+// StreamObserver is told about aggregated push streams as they come and go
+// (a remote broker registers them with every broker process).
+type StreamObserver interface {
+	AggregateAdded(a Aggregate)
+	AggregateRemoved(id string)
+}
+
+// Aggregate describes an aggregated push stream.
+type Aggregate struct {
+	ID, Type, Worker string
+	Timeout          int64
+	FetchVariables   []string
+	TenantIDs        []string
 }
 
 // Version is reported as gatewayVersion in Topology.
@@ -46,6 +64,17 @@ type Gateway struct {
 	DefaultLongPoll time.Duration
 	// RequestTimeout bounds waits on the broker (Zeebe: 15 s).
 	RequestTimeout time.Duration
+	// GoAway, set by the server, sends GOAWAY on every client connection
+	// and closes them after grace (admin GoAwayFault).
+	GoAway func(grace time.Duration) int
+}
+
+// PushedJob hands a job a broker pushed for an aggregated stream to a ready
+// client stream, or yields it back to its partition.
+func (g *Gateway) PushedJob(aggID string, job *pb.ActivatedJob) {
+	if !g.Streams.DeliverPushed(aggID, job) {
+		g.Streams.yield(job)
+	}
 }
 
 // New creates a gateway; SetBroker must be called before serving.
@@ -60,7 +89,20 @@ func New() *Gateway {
 func (g *Gateway) SetBroker(b Broker, host string, port int) {
 	g.broker = b
 	g.host, g.port = host, int32(port)
+	if o, ok := b.(StreamObserver); ok {
+		g.Streams.setObserver(o)
+	}
 }
+
+// Broker returns the gateway's broker.
+func (g *Gateway) Broker() Broker { return g.broker }
+
+// NotifyJobsAvailable wakes long polls parked on a job type.
+func (g *Gateway) NotifyJobsAvailable(jobType string) { g.Polls.notify(jobType) }
+
+// NotifyAll wakes every parked long poll (e.g. a broker came back with
+// jobs nobody was told about).
+func (g *Gateway) NotifyAll() { g.Polls.notifyAll() }
 
 // Hooks returns what the partitions call back into (push + notifications).
 func (g *Gateway) Hooks() partition.Hooks { return hooks{g} }
@@ -192,11 +234,65 @@ func (g *Gateway) DeployResource(ctx context.Context, r *pb.DeployResourceReques
 	if err != nil {
 		return nil, err
 	}
-	return res.(*pb.DeployResourceResponse), nil
+	out := res.(*pb.DeployResourceResponse)
+	g.distribute(ctx, c.Resources, out)
+	return out, nil
 }
 
+// distribute copies a deployment from partition 1 to every other partition
+// (Zeebe distributes deployments the same way). Reachable partitions get it
+// before the deploy is answered; unreachable ones are retried in the
+// background until their broker is back (for as long as this gateway runs).
+func (g *Gateway) distribute(ctx context.Context, res []partition.Resource, out *pb.DeployResourceResponse) {
+	var defs []partition.DefMeta
+	for _, d := range out.Deployments {
+		if p := d.GetProcess(); p != nil {
+			defs = append(defs, partition.DefMeta{Key: p.ProcessDefinitionKey, BpmnProcessID: p.BpmnProcessId,
+				Version: p.Version, ResourceName: p.ResourceName, DeploymentKey: out.Key})
+		}
+	}
+	if len(defs) == 0 {
+		return
+	}
+	for pid := int32(2); pid <= g.broker.PartitionCount(); pid++ {
+		cmd := func() *partition.Command {
+			return &partition.Command{Op: partition.OpDistribute, Resources: res, Defs: defs}
+		}
+		if g.broker.Healthy(pid) {
+			if _, err := g.broker.Submit(ctx, pid, cmd()); err == nil {
+				continue
+			}
+		}
+		go func(pid int32) {
+			for i := 0; i < 3000; i++ {
+				time.Sleep(200 * time.Millisecond)
+				if !g.broker.Healthy(pid) {
+					continue
+				}
+				c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				_, err := g.broker.Submit(c, pid, cmd())
+				cancel()
+				if err == nil {
+					return
+				}
+			}
+		}(pid)
+	}
+}
+
+// nextPartition picks the next partition round-robin, skipping partitions
+// whose leader is unreachable (Zeebe's round-robin skips partitions without
+// a leader). With none reachable it returns one anyway (UNAVAILABLE).
 func (g *Gateway) nextPartition() int32 {
-	return int32(g.rr.Add(1)-1)%g.broker.PartitionCount() + 1
+	n := g.broker.PartitionCount()
+	var pid int32
+	for i := int32(0); i < n; i++ {
+		pid = int32(g.rr.Add(1)-1)%n + 1
+		if g.broker.Healthy(pid) {
+			return pid
+		}
+	}
+	return pid
 }
 
 func createCommand(r *pb.CreateProcessInstanceRequest) (*partition.Command, error) {
@@ -284,17 +380,10 @@ func (g *Gateway) PublishMessage(ctx context.Context, r *pb.PublishMessageReques
 	return res.(*pb.PublishMessageResponse), nil
 }
 
-// Topology describes the single embedded broker leading every partition.
+// Topology describes the brokers and the partitions they lead (one
+// embedded broker in `dev`; a stopped broker's partitions are DEAD).
 func (g *Gateway) Topology(ctx context.Context, r *pb.TopologyRequest) (*pb.TopologyResponse, error) {
-	n := g.broker.PartitionCount()
-	b := &pb.BrokerInfo{NodeId: 0, Host: g.host, Port: g.port, Version: Version}
-	for i := int32(1); i <= n; i++ {
-		h := pb.Partition_HEALTHY
-		if !g.broker.Healthy(i) {
-			h = pb.Partition_UNHEALTHY
-		}
-		b.Partitions = append(b.Partitions, &pb.Partition{PartitionId: i, Role: pb.Partition_LEADER, Health: h})
-	}
-	return &pb.TopologyResponse{Brokers: []*pb.BrokerInfo{b}, ClusterSize: 1, PartitionsCount: n,
+	bs := g.broker.Topology()
+	return &pb.TopologyResponse{Brokers: bs, ClusterSize: int32(len(bs)), PartitionsCount: g.broker.PartitionCount(),
 		ReplicationFactor: 1, GatewayVersion: Version}, nil
 }

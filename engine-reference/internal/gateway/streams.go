@@ -33,6 +33,13 @@ type Streams struct {
 	aggs    map[string]*aggregate
 	stalled map[string]time.Time
 	nextID  uint64
+	obs     StreamObserver
+}
+
+func (s *Streams) setObserver(o StreamObserver) {
+	s.mu.Lock()
+	s.obs = o
+	s.mu.Unlock()
 }
 
 // StreamSlots is the per-stream handoff capacity.
@@ -154,6 +161,10 @@ func (s *Streams) add(r *pb.StreamActivatedJobsRequest, peer string) *clientStre
 	if a == nil {
 		a = &aggregate{id: fmt.Sprintf("agg-%d-%08x", s.nextID, rand.Uint32())}
 		s.aggs[key] = a
+		if s.obs != nil {
+			s.obs.AggregateAdded(Aggregate{ID: a.id, Type: r.Type, Worker: r.Worker, Timeout: r.Timeout,
+				FetchVariables: r.FetchVariable, TenantIDs: r.TenantIds})
+		}
 	}
 	a.refs++
 	c := &clientStream{id: fmt.Sprintf("stream-%d", s.nextID), aggID: a.id, aggKey: key, typ: r.Type, worker: r.Worker,
@@ -183,6 +194,9 @@ func (s *Streams) remove(c *clientStream) {
 			a.refs--
 			if a.refs == 0 {
 				delete(s.aggs, c.aggKey)
+				if s.obs != nil {
+					s.obs.AggregateRemoved(a.id)
+				}
 			}
 		}
 	drain:
@@ -199,6 +213,42 @@ func (s *Streams) remove(c *clientStream) {
 	for _, j := range pending {
 		s.yield(j)
 	}
+}
+
+// DeliverPushed hands a job that a broker pushed to an aggregated stream
+// to one of the aggregate's ready client streams (random start). If none is
+// ready (all slots taken, stalled, or gone) it returns false and the caller
+// yields the job back to its partition (Zeebe §3.6).
+func (s *Streams) DeliverPushed(aggID string, job *pb.ActivatedJob) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all := s.byType[job.Type]
+	var cands []*clientStream
+	for _, c := range all {
+		if c.aggID == aggID && !c.closed {
+			cands = append(cands, c)
+		}
+	}
+	if len(cands) == 0 {
+		return false
+	}
+	start := rand.IntN(len(cands))
+	if !time.Now().Before(s.stalled[job.Type]) {
+		for i := range cands {
+			c := cands[(start+i)%len(cands)]
+			if c.pending < StreamSlots {
+				select {
+				case c.ch <- job:
+					c.pending++
+					c.pushed++
+					return true
+				default:
+				}
+			}
+		}
+	}
+	cands[start].yielded++
+	return false
 }
 
 // Stall makes streams of a type not ready until the given time.

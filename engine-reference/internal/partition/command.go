@@ -20,8 +20,9 @@ type Command struct {
 
 	Key int64 `json:"key,omitempty"` // job / instance / element instance / incident key
 
-	// deploy
+	// deploy; distribute (a deployment copied to another partition)
 	Resources []Resource `json:"res,omitempty"`
+	Defs      []DefMeta  `json:"defs,omitempty"`
 	// create
 	DefKey        int64  `json:"def,omitempty"`
 	BpmnProcessID string `json:"pid,omitempty"`
@@ -65,6 +66,16 @@ type Push struct {
 	Deadline int64  `json:"d"`
 }
 
+// DefMeta names a definition created by a deployment on partition 1, so
+// other partitions register it under the same key and version.
+type DefMeta struct {
+	Key           int64  `json:"key"`
+	BpmnProcessID string `json:"pid"`
+	Version       int32  `json:"ver"`
+	ResourceName  string `json:"name"`
+	DeploymentKey int64  `json:"dep"`
+}
+
 // Resource is a deployed file.
 type Resource struct {
 	Name    string `json:"name"`
@@ -80,6 +91,7 @@ type Result struct {
 // Operation names.
 const (
 	OpDeploy        = "deploy"
+	OpDistribute    = "distribute" // a deployment copied from partition 1
 	OpCreate        = "create"
 	OpCancel        = "cancel"
 	OpSetVariables  = "setvars"
@@ -100,7 +112,7 @@ const (
 
 // intents gives Zeebe's intent names for rejection messages.
 var intents = map[string]string{
-	OpDeploy: "CREATE", OpCreate: "CREATE", OpCancel: "CANCEL", OpSetVariables: "UPDATE",
+	OpDeploy: "CREATE", OpDistribute: "DISTRIBUTE", OpCreate: "CREATE", OpCancel: "CANCEL", OpSetVariables: "UPDATE",
 	OpComplete: "COMPLETE", OpFail: "FAIL", OpThrowError: "THROW_ERROR", OpUpdateRetries: "UPDATE_RETRIES",
 	OpUpdateTimeout: "UPDATE_TIMEOUT", OpResolve: "RESOLVE", OpPublish: "PUBLISH", OpActivate: "ACTIVATE",
 	OpTimeOut: "TIME_OUT", OpRecur: "RECUR_AFTER_BACKOFF", OpYield: "YIELD", OpReturn: "FAIL",

@@ -19,6 +19,8 @@ func (p *Partition) dispatch(c *Command, fx *effects) (any, error) {
 	switch c.Op {
 	case OpDeploy:
 		return p.deploy(c)
+	case OpDistribute:
+		return p.distribute(c)
 	case OpCreate:
 		return p.create(c, fx)
 	case OpCancel:
@@ -105,6 +107,28 @@ func (p *Partition) deploy(c *Command) (any, error) {
 		}
 	}
 	return resp, nil
+}
+
+// distribute registers definitions deployed on partition 1 (same keys and
+// versions), so this partition can create instances of them even when it
+// runs in another broker process. Logged, so replay restores them.
+func (p *Partition) distribute(c *Command) (any, error) {
+	for _, r := range c.Resources {
+		procs, err := bpmn.Parse(r.Name, r.Content)
+		if err != nil {
+			return nil, reject(c.Op, RejInvalidArgument, "distributed resource '%s' does not parse: %v", r.Name, err)
+		}
+		sum := sha256.Sum256(r.Content)
+		for _, proc := range procs {
+			for _, m := range c.Defs {
+				if m.BpmnProcessID == proc.ID && m.ResourceName == r.Name && p.st.defs.ByKey(m.Key) == nil {
+					p.st.defs.add(&Def{Key: m.Key, BpmnProcessID: proc.ID, Version: m.Version, ResourceName: r.Name,
+						Checksum: hex.EncodeToString(sum[:]), Process: proc, DeploymentKey: m.DeploymentKey})
+				}
+			}
+		}
+	}
+	return nil, nil
 }
 
 func (p *Partition) create(c *Command, fx *effects) (any, error) {

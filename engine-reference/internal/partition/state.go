@@ -172,11 +172,19 @@ func NewRegistry() *Registry {
 	return &Registry{byKey: map[int64]*Def{}, byID: map[string][]*Def{}}
 }
 
+// add registers a definition once (by key), keeping versions in order.
 func (r *Registry) add(d *Def) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.byKey[d.Key] != nil {
+		return
+	}
 	r.byKey[d.Key] = d
-	r.byID[d.BpmnProcessID] = append(r.byID[d.BpmnProcessID], d)
+	list := append(r.byID[d.BpmnProcessID], d)
+	for i := len(list) - 1; i > 0 && list[i].Version < list[i-1].Version; i-- {
+		list[i], list[i-1] = list[i-1], list[i]
+	}
+	r.byID[d.BpmnProcessID] = list
 }
 
 // ByKey finds a definition by key.

@@ -127,6 +127,8 @@ func summary(d *driver, workers []*workerStats, elapsed time.Duration, interrupt
 		fmt.Printf("%d create calls retried after backpressure\n", d.retry.Load())
 	}
 	switch {
+	case interrupted && d.target == 0:
+		fmt.Println("stopped (Ctrl-C)")
 	case interrupted:
 		problems = append(problems, "interrupted")
 	case timedOut && d.target > 0 && completed < int64(d.target):

@@ -182,8 +182,37 @@ func (l *Ledger) Reserve(ctx context.Context) error {
 	}
 }
 
+// Acquire waits for a free slot (or one of a parked poll's pool) for a job
+// already received whose own reservation was used up: a pushed job whose slot
+// a poll borrowed, or a polled job whose pool the stream drew from. Waiting
+// here is the same as not having read the job yet; handing it back instead
+// would activate it twice.
+func (l *Ledger) Acquire(ctx context.Context) (*Slot, error) {
+	for {
+		l.mu.Lock()
+		switch {
+		case l.held < l.max:
+			l.held++
+			l.mu.Unlock()
+			return &Slot{l: l}, nil
+		case l.pollRes > 0:
+			l.pollRes--
+			l.mu.Unlock()
+			return &Slot{l: l}, nil
+		}
+		ch := l.changed
+		l.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
 // ClaimStream converts the streamer's reservation into the slot of the job it
-// just received. It returns nil when a poll used that slot and no other is free.
+// just received. It returns nil when a poll used that slot and no other is
+// free (then Acquire waits for one).
 func (l *Ledger) ClaimStream() *Slot {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -78,8 +78,8 @@ func (w *Worker) pollLoop(ctx context.Context) {
 }
 
 // activate runs one ActivateJobs call and hands every job to the executor as
-// it arrives. Jobs beyond the capacity left (the stream took slots meanwhile)
-// are handed back at once.
+// it arrives. A job beyond the capacity left (the stream took slots from the
+// pool meanwhile) waits for a slot.
 func (w *Worker) activate(ctx context.Context, n int) (int, error) {
 	deadline := 10 * time.Second
 	if w.cfg.RequestTimeout > 0 {
@@ -117,8 +117,10 @@ func (w *Worker) activate(ctx context.Context, n int) (int, error) {
 			count++
 			slot := w.ledger.TakePoll()
 			if slot == nil {
-				w.exec.failBack(item{job: j, slot: w.ledger.noSlot(), activation: "poll"}, "worker at capacity")
-				continue
+				if slot, err = w.ledger.Acquire(ctx); err != nil {
+					w.exec.failBack(item{job: j, slot: w.ledger.noSlot(), activation: "poll"}, "worker closing")
+					continue
+				}
 			}
 			w.exec.submit(item{job: j, slot: slot, activation: "poll"})
 		}

@@ -91,8 +91,11 @@ func (w *Worker) streamOnce(ctx context.Context, reopen bool) error {
 		w.streamBackof.Reset()
 		slot := w.ledger.ClaimStream()
 		if slot == nil {
-			w.exec.failBack(item{job: job, slot: w.ledger.noSlot(), activation: "push"}, "worker at capacity")
-			continue
+			// Not the stream's ctx: a stream recycle must not hand the job back.
+			if slot, err = w.ledger.Acquire(w.activeCtx); err != nil {
+				w.exec.failBack(item{job: job, slot: w.ledger.noSlot(), activation: "push"}, "worker closing")
+				return err
+			}
 		}
 		w.exec.submit(item{job: job, slot: slot, activation: "push"})
 	}

@@ -263,6 +263,41 @@ describe('worker with push (fake gateway)', () => {
   })
 })
 
+describe('manual outcomes and auto-extend', () => {
+  it('manual mode: job.fail / job.complete / job.extendTimeout; the first outcome wins', async () => {
+    const queue = [fakeJob({ retries: 4 }), fakeJob()]
+    gw = await FakeGateway.start({ ActivateJobs: activateFrom(queue.slice()), CompleteJob: outcomes('c'), FailJob: outcomes('f'), UpdateJobTimeout: outcomes('u') })
+    client = new Client({ address: gw.address, logger: quiet })
+    client.createWorker({
+      jobType: 'test',
+      autoComplete: false,
+      streamEnabled: false,
+      handler: async (job) => {
+        await job.extendTimeout(90_000)
+        if (job.key === queue[0].key) await job.fail({ message: 'manual', retryBackOffMs: 7 })
+        else await job.complete({ manual: true })
+        await job.complete({ ignored: true }) // second outcome: ignored
+      },
+    })
+    await waitFor(() => gw.count('CompleteJob') === 1 && gw.count('FailJob') === 1)
+    await delay(50)
+    expect(gw.count('CompleteJob')).toBe(1)
+    expect(gw.requests('FailJob')[0]).toMatchObject({ retries: 3, errorMessage: 'manual', retryBackOff: '7' })
+    expect(gw.requests('CompleteJob')[0]).toMatchObject({ variables: '{"manual":true}' })
+    expect(gw.requests('UpdateJobTimeout').map((r) => r.timeout)).toEqual(['90000', '90000'])
+  })
+
+  it('autoExtend sends UpdateJobTimeout while a handler outlives its deadline', async () => {
+    const queue = [fakeJob({ deadline: String(Date.now() + 400) })]
+    gw = await FakeGateway.start({ ActivateJobs: activateFrom(queue), CompleteJob: outcomes('c'), UpdateJobTimeout: outcomes('u') })
+    client = new Client({ address: gw.address, logger: quiet })
+    client.createWorker({ jobType: 'test', streamEnabled: false, autoExtend: true, jobTimeoutMs: 400, handler: () => delay(900) })
+    await waitFor(() => gw.count('CompleteJob') === 1)
+    expect(gw.count('UpdateJobTimeout')).toBeGreaterThanOrEqual(2)
+    expect(gw.requests('UpdateJobTimeout')[0]).toMatchObject({ timeout: '400' })
+  })
+})
+
 describe('close', () => {
   it('cancels the parked long poll at once, waits for running handlers, fails back unstarted jobs', async () => {
     const queue = [fakeJob({ retries: 5 }), fakeJob({ retries: 5 }), fakeJob({ retries: 5 })]

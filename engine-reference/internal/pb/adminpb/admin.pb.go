@@ -1338,6 +1338,8 @@ type InjectFaultRequest struct {
 	//	*InjectFaultRequest_Reject
 	//	*InjectFaultRequest_Latency
 	//	*InjectFaultRequest_StallStreams
+	//	*InjectFaultRequest_LongPoll
+	//	*InjectFaultRequest_GoAway
 	Fault         isInjectFaultRequest_Fault `protobuf_oneof:"fault"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1407,6 +1409,24 @@ func (x *InjectFaultRequest) GetStallStreams() *StallStreamsFault {
 	return nil
 }
 
+func (x *InjectFaultRequest) GetLongPoll() *LongPollFault {
+	if x != nil {
+		if x, ok := x.Fault.(*InjectFaultRequest_LongPoll); ok {
+			return x.LongPoll
+		}
+	}
+	return nil
+}
+
+func (x *InjectFaultRequest) GetGoAway() *GoAwayFault {
+	if x != nil {
+		if x, ok := x.Fault.(*InjectFaultRequest_GoAway); ok {
+			return x.GoAway
+		}
+	}
+	return nil
+}
+
 type isInjectFaultRequest_Fault interface {
 	isInjectFaultRequest_Fault()
 }
@@ -1423,11 +1443,134 @@ type InjectFaultRequest_StallStreams struct {
 	StallStreams *StallStreamsFault `protobuf:"bytes,3,opt,name=stall_streams,json=stallStreams,proto3,oneof"`
 }
 
+type InjectFaultRequest_LongPoll struct {
+	LongPoll *LongPollFault `protobuf:"bytes,4,opt,name=long_poll,json=longPoll,proto3,oneof"`
+}
+
+type InjectFaultRequest_GoAway struct {
+	GoAway *GoAwayFault `protobuf:"bytes,5,opt,name=go_away,json=goAway,proto3,oneof"`
+}
+
 func (*InjectFaultRequest_Reject) isInjectFaultRequest_Fault() {}
 
 func (*InjectFaultRequest_Latency) isInjectFaultRequest_Fault() {}
 
 func (*InjectFaultRequest_StallStreams) isInjectFaultRequest_Fault() {}
+
+func (*InjectFaultRequest_LongPoll) isInjectFaultRequest_Fault() {}
+
+func (*InjectFaultRequest_GoAway) isInjectFaultRequest_Fault() {}
+
+// Ends the next `count` long polls that park (ActivateJobs with no jobs)
+// with `code` after `after_ms` in the parked state, like a proxy answering
+// 504 for a long poll (e.g. 4 DEADLINE_EXCEEDED or 14 UNAVAILABLE).
+type LongPollFault struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Code          int32                  `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	Count         int32                  `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	AfterMs       int64                  `protobuf:"varint,3,opt,name=after_ms,json=afterMs,proto3" json:"after_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LongPollFault) Reset() {
+	*x = LongPollFault{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LongPollFault) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LongPollFault) ProtoMessage() {}
+
+func (x *LongPollFault) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LongPollFault.ProtoReflect.Descriptor instead.
+func (*LongPollFault) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *LongPollFault) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *LongPollFault) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *LongPollFault) GetAfterMs() int64 {
+	if x != nil {
+		return x.AfterMs
+	}
+	return 0
+}
+
+// Sends HTTP/2 GOAWAY on every open client connection of the gateway (the
+// listener keeps accepting new connections). Calls still open on those
+// connections may finish for `grace_ms`; then the connections are closed
+// (open streams fail with UNAVAILABLE). 0 means close at once after GOAWAY.
+type GoAwayFault struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	GraceMs       int64                  `protobuf:"varint,1,opt,name=grace_ms,json=graceMs,proto3" json:"grace_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GoAwayFault) Reset() {
+	*x = GoAwayFault{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GoAwayFault) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GoAwayFault) ProtoMessage() {}
+
+func (x *GoAwayFault) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GoAwayFault.ProtoReflect.Descriptor instead.
+func (*GoAwayFault) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *GoAwayFault) GetGraceMs() int64 {
+	if x != nil {
+		return x.GraceMs
+	}
+	return 0
+}
 
 // Rejects the next `count` requests of `method` with `code`.
 type RejectFault struct {
@@ -1449,7 +1592,7 @@ type RejectFault struct {
 
 func (x *RejectFault) Reset() {
 	*x = RejectFault{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[19]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1461,7 +1604,7 @@ func (x *RejectFault) String() string {
 func (*RejectFault) ProtoMessage() {}
 
 func (x *RejectFault) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[19]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1474,7 +1617,7 @@ func (x *RejectFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectFault.ProtoReflect.Descriptor instead.
 func (*RejectFault) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{19}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RejectFault) GetMethod() string {
@@ -1523,7 +1666,7 @@ type LatencyFault struct {
 
 func (x *LatencyFault) Reset() {
 	*x = LatencyFault{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[20]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1535,7 +1678,7 @@ func (x *LatencyFault) String() string {
 func (*LatencyFault) ProtoMessage() {}
 
 func (x *LatencyFault) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[20]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1548,7 +1691,7 @@ func (x *LatencyFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LatencyFault.ProtoReflect.Descriptor instead.
 func (*LatencyFault) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{20}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *LatencyFault) GetMethod() string {
@@ -1577,7 +1720,7 @@ type StallStreamsFault struct {
 
 func (x *StallStreamsFault) Reset() {
 	*x = StallStreamsFault{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[21]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1589,7 +1732,7 @@ func (x *StallStreamsFault) String() string {
 func (*StallStreamsFault) ProtoMessage() {}
 
 func (x *StallStreamsFault) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[21]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1602,7 +1745,7 @@ func (x *StallStreamsFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StallStreamsFault.ProtoReflect.Descriptor instead.
 func (*StallStreamsFault) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{21}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *StallStreamsFault) GetType() string {
@@ -1627,7 +1770,7 @@ type InjectFaultResponse struct {
 
 func (x *InjectFaultResponse) Reset() {
 	*x = InjectFaultResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[22]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1639,7 +1782,7 @@ func (x *InjectFaultResponse) String() string {
 func (*InjectFaultResponse) ProtoMessage() {}
 
 func (x *InjectFaultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[22]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1652,7 +1795,7 @@ func (x *InjectFaultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InjectFaultResponse.ProtoReflect.Descriptor instead.
 func (*InjectFaultResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{22}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{24}
 }
 
 type ClearFaultsRequest struct {
@@ -1663,7 +1806,7 @@ type ClearFaultsRequest struct {
 
 func (x *ClearFaultsRequest) Reset() {
 	*x = ClearFaultsRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[23]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1675,7 +1818,7 @@ func (x *ClearFaultsRequest) String() string {
 func (*ClearFaultsRequest) ProtoMessage() {}
 
 func (x *ClearFaultsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[23]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1688,7 +1831,7 @@ func (x *ClearFaultsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearFaultsRequest.ProtoReflect.Descriptor instead.
 func (*ClearFaultsRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{23}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{25}
 }
 
 type ClearFaultsResponse struct {
@@ -1699,7 +1842,7 @@ type ClearFaultsResponse struct {
 
 func (x *ClearFaultsResponse) Reset() {
 	*x = ClearFaultsResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[24]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1711,7 +1854,7 @@ func (x *ClearFaultsResponse) String() string {
 func (*ClearFaultsResponse) ProtoMessage() {}
 
 func (x *ClearFaultsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[24]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1724,7 +1867,7 @@ func (x *ClearFaultsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearFaultsResponse.ProtoReflect.Descriptor instead.
 func (*ClearFaultsResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{24}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{26}
 }
 
 type ResetStreamsRequest struct {
@@ -1738,7 +1881,7 @@ type ResetStreamsRequest struct {
 
 func (x *ResetStreamsRequest) Reset() {
 	*x = ResetStreamsRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[25]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1750,7 +1893,7 @@ func (x *ResetStreamsRequest) String() string {
 func (*ResetStreamsRequest) ProtoMessage() {}
 
 func (x *ResetStreamsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[25]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1763,7 +1906,7 @@ func (x *ResetStreamsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetStreamsRequest.ProtoReflect.Descriptor instead.
 func (*ResetStreamsRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{25}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ResetStreamsRequest) GetCode() int32 {
@@ -1790,7 +1933,7 @@ type ResetStreamsResponse struct {
 
 func (x *ResetStreamsResponse) Reset() {
 	*x = ResetStreamsResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[26]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1802,7 +1945,7 @@ func (x *ResetStreamsResponse) String() string {
 func (*ResetStreamsResponse) ProtoMessage() {}
 
 func (x *ResetStreamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[26]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1815,7 +1958,7 @@ func (x *ResetStreamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetStreamsResponse.ProtoReflect.Descriptor instead.
 func (*ResetStreamsResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{26}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ResetStreamsResponse) GetStreamsClosed() int32 {
@@ -1842,7 +1985,7 @@ type ListIncidentsRequest struct {
 
 func (x *ListIncidentsRequest) Reset() {
 	*x = ListIncidentsRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[27]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1854,7 +1997,7 @@ func (x *ListIncidentsRequest) String() string {
 func (*ListIncidentsRequest) ProtoMessage() {}
 
 func (x *ListIncidentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[27]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1867,7 +2010,7 @@ func (x *ListIncidentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIncidentsRequest.ProtoReflect.Descriptor instead.
 func (*ListIncidentsRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{27}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListIncidentsRequest) GetProcessInstanceKey() int64 {
@@ -1886,7 +2029,7 @@ type ListIncidentsResponse struct {
 
 func (x *ListIncidentsResponse) Reset() {
 	*x = ListIncidentsResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[28]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1898,7 +2041,7 @@ func (x *ListIncidentsResponse) String() string {
 func (*ListIncidentsResponse) ProtoMessage() {}
 
 func (x *ListIncidentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[28]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1911,7 +2054,7 @@ func (x *ListIncidentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIncidentsResponse.ProtoReflect.Descriptor instead.
 func (*ListIncidentsResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{28}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListIncidentsResponse) GetIncidents() []*IncidentInfo {
@@ -1937,7 +2080,7 @@ type IncidentInfo struct {
 
 func (x *IncidentInfo) Reset() {
 	*x = IncidentInfo{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[29]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1949,7 +2092,7 @@ func (x *IncidentInfo) String() string {
 func (*IncidentInfo) ProtoMessage() {}
 
 func (x *IncidentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[29]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1962,7 +2105,7 @@ func (x *IncidentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IncidentInfo.ProtoReflect.Descriptor instead.
 func (*IncidentInfo) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{29}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *IncidentInfo) GetKey() int64 {
@@ -2005,6 +2148,513 @@ func (x *IncidentInfo) GetMessage() string {
 		return x.Message
 	}
 	return ""
+}
+
+type GetClusterRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetClusterRequest) Reset() {
+	*x = GetClusterRequest{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClusterRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClusterRequest) ProtoMessage() {}
+
+func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClusterRequest.ProtoReflect.Descriptor instead.
+func (*GetClusterRequest) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{32}
+}
+
+type GetClusterResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Gateways       []*GatewayProcess      `protobuf:"bytes,1,rep,name=gateways,proto3" json:"gateways,omitempty"`
+	Brokers        []*BrokerProcess       `protobuf:"bytes,2,rep,name=brokers,proto3" json:"brokers,omitempty"`
+	PartitionCount int32                  `protobuf:"varint,3,opt,name=partition_count,json=partitionCount,proto3" json:"partition_count,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *GetClusterResponse) Reset() {
+	*x = GetClusterResponse{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClusterResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClusterResponse) ProtoMessage() {}
+
+func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClusterResponse.ProtoReflect.Descriptor instead.
+func (*GetClusterResponse) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *GetClusterResponse) GetGateways() []*GatewayProcess {
+	if x != nil {
+		return x.Gateways
+	}
+	return nil
+}
+
+func (x *GetClusterResponse) GetBrokers() []*BrokerProcess {
+	if x != nil {
+		return x.Brokers
+	}
+	return nil
+}
+
+func (x *GetClusterResponse) GetPartitionCount() int32 {
+	if x != nil {
+		return x.PartitionCount
+	}
+	return 0
+}
+
+type GatewayProcess struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Index int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	// host:port clients connect to.
+	Address       string `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
+	Running       bool   `protobuf:"varint,3,opt,name=running,proto3" json:"running,omitempty"`
+	Pid           int32  `protobuf:"varint,4,opt,name=pid,proto3" json:"pid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GatewayProcess) Reset() {
+	*x = GatewayProcess{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GatewayProcess) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GatewayProcess) ProtoMessage() {}
+
+func (x *GatewayProcess) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GatewayProcess.ProtoReflect.Descriptor instead.
+func (*GatewayProcess) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *GatewayProcess) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *GatewayProcess) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *GatewayProcess) GetRunning() bool {
+	if x != nil {
+		return x.Running
+	}
+	return false
+}
+
+func (x *GatewayProcess) GetPid() int32 {
+	if x != nil {
+		return x.Pid
+	}
+	return 0
+}
+
+type BrokerProcess struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	NodeId        int32                  `protobuf:"varint,1,opt,name=node_id,json=nodeId,proto3" json:"node_id,omitempty"`
+	Address       string                 `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
+	Running       bool                   `protobuf:"varint,3,opt,name=running,proto3" json:"running,omitempty"`
+	Pid           int32                  `protobuf:"varint,4,opt,name=pid,proto3" json:"pid,omitempty"`
+	PartitionIds  []int32                `protobuf:"varint,5,rep,packed,name=partition_ids,json=partitionIds,proto3" json:"partition_ids,omitempty"`
+	DataDir       string                 `protobuf:"bytes,6,opt,name=data_dir,json=dataDir,proto3" json:"data_dir,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BrokerProcess) Reset() {
+	*x = BrokerProcess{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BrokerProcess) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BrokerProcess) ProtoMessage() {}
+
+func (x *BrokerProcess) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BrokerProcess.ProtoReflect.Descriptor instead.
+func (*BrokerProcess) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *BrokerProcess) GetNodeId() int32 {
+	if x != nil {
+		return x.NodeId
+	}
+	return 0
+}
+
+func (x *BrokerProcess) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *BrokerProcess) GetRunning() bool {
+	if x != nil {
+		return x.Running
+	}
+	return false
+}
+
+func (x *BrokerProcess) GetPid() int32 {
+	if x != nil {
+		return x.Pid
+	}
+	return 0
+}
+
+func (x *BrokerProcess) GetPartitionIds() []int32 {
+	if x != nil {
+		return x.PartitionIds
+	}
+	return nil
+}
+
+func (x *BrokerProcess) GetDataDir() string {
+	if x != nil {
+		return x.DataDir
+	}
+	return ""
+}
+
+type StopBrokerRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	NodeId int32                  `protobuf:"varint,1,opt,name=node_id,json=nodeId,proto3" json:"node_id,omitempty"`
+	// true: SIGTERM (clean shutdown); false: SIGKILL (crash).
+	Graceful      bool `protobuf:"varint,2,opt,name=graceful,proto3" json:"graceful,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopBrokerRequest) Reset() {
+	*x = StopBrokerRequest{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopBrokerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopBrokerRequest) ProtoMessage() {}
+
+func (x *StopBrokerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopBrokerRequest.ProtoReflect.Descriptor instead.
+func (*StopBrokerRequest) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *StopBrokerRequest) GetNodeId() int32 {
+	if x != nil {
+		return x.NodeId
+	}
+	return 0
+}
+
+func (x *StopBrokerRequest) GetGraceful() bool {
+	if x != nil {
+		return x.Graceful
+	}
+	return false
+}
+
+type StopBrokerResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopBrokerResponse) Reset() {
+	*x = StopBrokerResponse{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopBrokerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopBrokerResponse) ProtoMessage() {}
+
+func (x *StopBrokerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopBrokerResponse.ProtoReflect.Descriptor instead.
+func (*StopBrokerResponse) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{37}
+}
+
+type StartBrokerRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	NodeId        int32                  `protobuf:"varint,1,opt,name=node_id,json=nodeId,proto3" json:"node_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartBrokerRequest) Reset() {
+	*x = StartBrokerRequest{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartBrokerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartBrokerRequest) ProtoMessage() {}
+
+func (x *StartBrokerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartBrokerRequest.ProtoReflect.Descriptor instead.
+func (*StartBrokerRequest) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *StartBrokerRequest) GetNodeId() int32 {
+	if x != nil {
+		return x.NodeId
+	}
+	return 0
+}
+
+type StartBrokerResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartBrokerResponse) Reset() {
+	*x = StartBrokerResponse{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartBrokerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartBrokerResponse) ProtoMessage() {}
+
+func (x *StartBrokerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartBrokerResponse.ProtoReflect.Descriptor instead.
+func (*StartBrokerResponse) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{39}
+}
+
+type RestartGatewayRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Index int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	// true: SIGTERM (clean shutdown); false: SIGKILL (crash).
+	Graceful      bool `protobuf:"varint,2,opt,name=graceful,proto3" json:"graceful,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestartGatewayRequest) Reset() {
+	*x = RestartGatewayRequest{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestartGatewayRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestartGatewayRequest) ProtoMessage() {}
+
+func (x *RestartGatewayRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestartGatewayRequest.ProtoReflect.Descriptor instead.
+func (*RestartGatewayRequest) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *RestartGatewayRequest) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *RestartGatewayRequest) GetGraceful() bool {
+	if x != nil {
+		return x.Graceful
+	}
+	return false
+}
+
+type RestartGatewayResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestartGatewayResponse) Reset() {
+	*x = RestartGatewayResponse{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestartGatewayResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestartGatewayResponse) ProtoMessage() {}
+
+func (x *RestartGatewayResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestartGatewayResponse.ProtoReflect.Descriptor instead.
+func (*RestartGatewayResponse) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{41}
 }
 
 var File_jobwire_admin_v1_admin_proto protoreflect.FileDescriptor
@@ -2111,12 +2761,20 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"timestamps\x1a9\n" +
 	"\vByCodeEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xde\x01\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xd8\x02\n" +
 	"\x12InjectFaultRequest\x127\n" +
 	"\x06reject\x18\x01 \x01(\v2\x1d.jobwire.admin.v1.RejectFaultH\x00R\x06reject\x12:\n" +
 	"\alatency\x18\x02 \x01(\v2\x1e.jobwire.admin.v1.LatencyFaultH\x00R\alatency\x12J\n" +
-	"\rstall_streams\x18\x03 \x01(\v2#.jobwire.admin.v1.StallStreamsFaultH\x00R\fstallStreamsB\a\n" +
-	"\x05fault\"\x8c\x01\n" +
+	"\rstall_streams\x18\x03 \x01(\v2#.jobwire.admin.v1.StallStreamsFaultH\x00R\fstallStreams\x12>\n" +
+	"\tlong_poll\x18\x04 \x01(\v2\x1f.jobwire.admin.v1.LongPollFaultH\x00R\blongPoll\x128\n" +
+	"\ago_away\x18\x05 \x01(\v2\x1d.jobwire.admin.v1.GoAwayFaultH\x00R\x06goAwayB\a\n" +
+	"\x05fault\"T\n" +
+	"\rLongPollFault\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05count\x12\x19\n" +
+	"\bafter_ms\x18\x03 \x01(\x03R\aafterMs\"(\n" +
+	"\vGoAwayFault\x12\x19\n" +
+	"\bgrace_ms\x18\x01 \x01(\x03R\agraceMs\"\x8c\x01\n" +
 	"\vRejectFault\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\tR\x06method\x12\x12\n" +
 	"\x04code\x18\x02 \x01(\x05R\x04code\x12\x14\n" +
@@ -2149,7 +2807,35 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x14element_instance_key\x18\x03 \x01(\x03R\x12elementInstanceKey\x12\x17\n" +
 	"\ajob_key\x18\x04 \x01(\x03R\x06jobKey\x12\x12\n" +
 	"\x04type\x18\x05 \x01(\tR\x04type\x12\x18\n" +
-	"\amessage\x18\x06 \x01(\tR\amessage*\xdc\x01\n" +
+	"\amessage\x18\x06 \x01(\tR\amessage\"\x13\n" +
+	"\x11GetClusterRequest\"\xb6\x01\n" +
+	"\x12GetClusterResponse\x12<\n" +
+	"\bgateways\x18\x01 \x03(\v2 .jobwire.admin.v1.GatewayProcessR\bgateways\x129\n" +
+	"\abrokers\x18\x02 \x03(\v2\x1f.jobwire.admin.v1.BrokerProcessR\abrokers\x12'\n" +
+	"\x0fpartition_count\x18\x03 \x01(\x05R\x0epartitionCount\"l\n" +
+	"\x0eGatewayProcess\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x18\n" +
+	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x18\n" +
+	"\arunning\x18\x03 \x01(\bR\arunning\x12\x10\n" +
+	"\x03pid\x18\x04 \x01(\x05R\x03pid\"\xae\x01\n" +
+	"\rBrokerProcess\x12\x17\n" +
+	"\anode_id\x18\x01 \x01(\x05R\x06nodeId\x12\x18\n" +
+	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x18\n" +
+	"\arunning\x18\x03 \x01(\bR\arunning\x12\x10\n" +
+	"\x03pid\x18\x04 \x01(\x05R\x03pid\x12#\n" +
+	"\rpartition_ids\x18\x05 \x03(\x05R\fpartitionIds\x12\x19\n" +
+	"\bdata_dir\x18\x06 \x01(\tR\adataDir\"H\n" +
+	"\x11StopBrokerRequest\x12\x17\n" +
+	"\anode_id\x18\x01 \x01(\x05R\x06nodeId\x12\x1a\n" +
+	"\bgraceful\x18\x02 \x01(\bR\bgraceful\"\x14\n" +
+	"\x12StopBrokerResponse\"-\n" +
+	"\x12StartBrokerRequest\x12\x17\n" +
+	"\anode_id\x18\x01 \x01(\x05R\x06nodeId\"\x15\n" +
+	"\x13StartBrokerResponse\"I\n" +
+	"\x15RestartGatewayRequest\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x1a\n" +
+	"\bgraceful\x18\x02 \x01(\bR\bgraceful\"\x18\n" +
+	"\x16RestartGatewayResponse*\xdc\x01\n" +
 	"\bJobState\x12\x19\n" +
 	"\x15JOB_STATE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15JOB_STATE_ACTIVATABLE\x10\x01\x12\x17\n" +
@@ -2164,7 +2850,8 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x1dPROCESS_INSTANCE_STATE_ACTIVE\x10\x01\x12$\n" +
 	" PROCESS_INSTANCE_STATE_COMPLETED\x10\x02\x12#\n" +
 	"\x1fPROCESS_INSTANCE_STATE_CANCELED\x10\x03\x12#\n" +
-	"\x1fPROCESS_INSTANCE_STATE_INCIDENT\x10\x042\xdc\a\n" +
+	"\x1fPROCESS_INSTANCE_STATE_INCIDENT\x10\x042\xcf\n" +
+	"\n" +
 	"\fAdminService\x12`\n" +
 	"\rGetPartitions\x12&.jobwire.admin.v1.GetPartitionsRequest\x1a'.jobwire.admin.v1.GetPartitionsResponse\x12Q\n" +
 	"\bListJobs\x12!.jobwire.admin.v1.ListJobsRequest\x1a\".jobwire.admin.v1.ListJobsResponse\x12u\n" +
@@ -2175,7 +2862,13 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\vInjectFault\x12$.jobwire.admin.v1.InjectFaultRequest\x1a%.jobwire.admin.v1.InjectFaultResponse\x12Z\n" +
 	"\vClearFaults\x12$.jobwire.admin.v1.ClearFaultsRequest\x1a%.jobwire.admin.v1.ClearFaultsResponse\x12]\n" +
 	"\fResetStreams\x12%.jobwire.admin.v1.ResetStreamsRequest\x1a&.jobwire.admin.v1.ResetStreamsResponse\x12`\n" +
-	"\rListIncidents\x12&.jobwire.admin.v1.ListIncidentsRequest\x1a'.jobwire.admin.v1.ListIncidentsResponseB`\n" +
+	"\rListIncidents\x12&.jobwire.admin.v1.ListIncidentsRequest\x1a'.jobwire.admin.v1.ListIncidentsResponse\x12W\n" +
+	"\n" +
+	"GetCluster\x12#.jobwire.admin.v1.GetClusterRequest\x1a$.jobwire.admin.v1.GetClusterResponse\x12W\n" +
+	"\n" +
+	"StopBroker\x12#.jobwire.admin.v1.StopBrokerRequest\x1a$.jobwire.admin.v1.StopBrokerResponse\x12Z\n" +
+	"\vStartBroker\x12$.jobwire.admin.v1.StartBrokerRequest\x1a%.jobwire.admin.v1.StartBrokerResponse\x12c\n" +
+	"\x0eRestartGateway\x12'.jobwire.admin.v1.RestartGatewayRequest\x1a(.jobwire.admin.v1.RestartGatewayResponseB`\n" +
 	"\x13io.jobwire.admin.v1P\x01ZGgithub.com/jobwire/jobwire/engine-reference/internal/pb/adminpb;adminpbb\x06proto3"
 
 var (
@@ -2191,7 +2884,7 @@ func file_jobwire_admin_v1_admin_proto_rawDescGZIP() []byte {
 }
 
 var file_jobwire_admin_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_jobwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_jobwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
 var file_jobwire_admin_v1_admin_proto_goTypes = []any{
 	(JobState)(0),                        // 0: jobwire.admin.v1.JobState
 	(ProcessInstanceState)(0),            // 1: jobwire.admin.v1.ProcessInstanceState
@@ -2214,62 +2907,86 @@ var file_jobwire_admin_v1_admin_proto_goTypes = []any{
 	(*GetRequestCountsResponse)(nil),     // 18: jobwire.admin.v1.GetRequestCountsResponse
 	(*RequestCount)(nil),                 // 19: jobwire.admin.v1.RequestCount
 	(*InjectFaultRequest)(nil),           // 20: jobwire.admin.v1.InjectFaultRequest
-	(*RejectFault)(nil),                  // 21: jobwire.admin.v1.RejectFault
-	(*LatencyFault)(nil),                 // 22: jobwire.admin.v1.LatencyFault
-	(*StallStreamsFault)(nil),            // 23: jobwire.admin.v1.StallStreamsFault
-	(*InjectFaultResponse)(nil),          // 24: jobwire.admin.v1.InjectFaultResponse
-	(*ClearFaultsRequest)(nil),           // 25: jobwire.admin.v1.ClearFaultsRequest
-	(*ClearFaultsResponse)(nil),          // 26: jobwire.admin.v1.ClearFaultsResponse
-	(*ResetStreamsRequest)(nil),          // 27: jobwire.admin.v1.ResetStreamsRequest
-	(*ResetStreamsResponse)(nil),         // 28: jobwire.admin.v1.ResetStreamsResponse
-	(*ListIncidentsRequest)(nil),         // 29: jobwire.admin.v1.ListIncidentsRequest
-	(*ListIncidentsResponse)(nil),        // 30: jobwire.admin.v1.ListIncidentsResponse
-	(*IncidentInfo)(nil),                 // 31: jobwire.admin.v1.IncidentInfo
-	nil,                                  // 32: jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
-	nil,                                  // 33: jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
-	nil,                                  // 34: jobwire.admin.v1.RequestCount.ByCodeEntry
+	(*LongPollFault)(nil),                // 21: jobwire.admin.v1.LongPollFault
+	(*GoAwayFault)(nil),                  // 22: jobwire.admin.v1.GoAwayFault
+	(*RejectFault)(nil),                  // 23: jobwire.admin.v1.RejectFault
+	(*LatencyFault)(nil),                 // 24: jobwire.admin.v1.LatencyFault
+	(*StallStreamsFault)(nil),            // 25: jobwire.admin.v1.StallStreamsFault
+	(*InjectFaultResponse)(nil),          // 26: jobwire.admin.v1.InjectFaultResponse
+	(*ClearFaultsRequest)(nil),           // 27: jobwire.admin.v1.ClearFaultsRequest
+	(*ClearFaultsResponse)(nil),          // 28: jobwire.admin.v1.ClearFaultsResponse
+	(*ResetStreamsRequest)(nil),          // 29: jobwire.admin.v1.ResetStreamsRequest
+	(*ResetStreamsResponse)(nil),         // 30: jobwire.admin.v1.ResetStreamsResponse
+	(*ListIncidentsRequest)(nil),         // 31: jobwire.admin.v1.ListIncidentsRequest
+	(*ListIncidentsResponse)(nil),        // 32: jobwire.admin.v1.ListIncidentsResponse
+	(*IncidentInfo)(nil),                 // 33: jobwire.admin.v1.IncidentInfo
+	(*GetClusterRequest)(nil),            // 34: jobwire.admin.v1.GetClusterRequest
+	(*GetClusterResponse)(nil),           // 35: jobwire.admin.v1.GetClusterResponse
+	(*GatewayProcess)(nil),               // 36: jobwire.admin.v1.GatewayProcess
+	(*BrokerProcess)(nil),                // 37: jobwire.admin.v1.BrokerProcess
+	(*StopBrokerRequest)(nil),            // 38: jobwire.admin.v1.StopBrokerRequest
+	(*StopBrokerResponse)(nil),           // 39: jobwire.admin.v1.StopBrokerResponse
+	(*StartBrokerRequest)(nil),           // 40: jobwire.admin.v1.StartBrokerRequest
+	(*StartBrokerResponse)(nil),          // 41: jobwire.admin.v1.StartBrokerResponse
+	(*RestartGatewayRequest)(nil),        // 42: jobwire.admin.v1.RestartGatewayRequest
+	(*RestartGatewayResponse)(nil),       // 43: jobwire.admin.v1.RestartGatewayResponse
+	nil,                                  // 44: jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
+	nil,                                  // 45: jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
+	nil,                                  // 46: jobwire.admin.v1.RequestCount.ByCodeEntry
 }
 var file_jobwire_admin_v1_admin_proto_depIdxs = []int32{
 	4,  // 0: jobwire.admin.v1.GetPartitionsResponse.partitions:type_name -> jobwire.admin.v1.PartitionInfo
-	32, // 1: jobwire.admin.v1.ListJobsResponse.counts_by_state:type_name -> jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
+	44, // 1: jobwire.admin.v1.ListJobsResponse.counts_by_state:type_name -> jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
 	7,  // 2: jobwire.admin.v1.ListJobsResponse.jobs:type_name -> jobwire.admin.v1.JobInfo
 	0,  // 3: jobwire.admin.v1.JobInfo.state:type_name -> jobwire.admin.v1.JobState
-	33, // 4: jobwire.admin.v1.ListProcessInstancesResponse.counts_by_state:type_name -> jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
+	45, // 4: jobwire.admin.v1.ListProcessInstancesResponse.counts_by_state:type_name -> jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
 	10, // 5: jobwire.admin.v1.ListProcessInstancesResponse.instances:type_name -> jobwire.admin.v1.ProcessInstanceInfo
 	1,  // 6: jobwire.admin.v1.ProcessInstanceInfo.state:type_name -> jobwire.admin.v1.ProcessInstanceState
 	13, // 7: jobwire.admin.v1.ListStreamsResponse.streams:type_name -> jobwire.admin.v1.StreamInfo
 	16, // 8: jobwire.admin.v1.ListLongPollsResponse.long_polls:type_name -> jobwire.admin.v1.LongPollInfo
 	19, // 9: jobwire.admin.v1.GetRequestCountsResponse.counts:type_name -> jobwire.admin.v1.RequestCount
-	34, // 10: jobwire.admin.v1.RequestCount.by_code:type_name -> jobwire.admin.v1.RequestCount.ByCodeEntry
-	21, // 11: jobwire.admin.v1.InjectFaultRequest.reject:type_name -> jobwire.admin.v1.RejectFault
-	22, // 12: jobwire.admin.v1.InjectFaultRequest.latency:type_name -> jobwire.admin.v1.LatencyFault
-	23, // 13: jobwire.admin.v1.InjectFaultRequest.stall_streams:type_name -> jobwire.admin.v1.StallStreamsFault
-	31, // 14: jobwire.admin.v1.ListIncidentsResponse.incidents:type_name -> jobwire.admin.v1.IncidentInfo
-	2,  // 15: jobwire.admin.v1.AdminService.GetPartitions:input_type -> jobwire.admin.v1.GetPartitionsRequest
-	5,  // 16: jobwire.admin.v1.AdminService.ListJobs:input_type -> jobwire.admin.v1.ListJobsRequest
-	8,  // 17: jobwire.admin.v1.AdminService.ListProcessInstances:input_type -> jobwire.admin.v1.ListProcessInstancesRequest
-	11, // 18: jobwire.admin.v1.AdminService.ListStreams:input_type -> jobwire.admin.v1.ListStreamsRequest
-	14, // 19: jobwire.admin.v1.AdminService.ListLongPolls:input_type -> jobwire.admin.v1.ListLongPollsRequest
-	17, // 20: jobwire.admin.v1.AdminService.GetRequestCounts:input_type -> jobwire.admin.v1.GetRequestCountsRequest
-	20, // 21: jobwire.admin.v1.AdminService.InjectFault:input_type -> jobwire.admin.v1.InjectFaultRequest
-	25, // 22: jobwire.admin.v1.AdminService.ClearFaults:input_type -> jobwire.admin.v1.ClearFaultsRequest
-	27, // 23: jobwire.admin.v1.AdminService.ResetStreams:input_type -> jobwire.admin.v1.ResetStreamsRequest
-	29, // 24: jobwire.admin.v1.AdminService.ListIncidents:input_type -> jobwire.admin.v1.ListIncidentsRequest
-	3,  // 25: jobwire.admin.v1.AdminService.GetPartitions:output_type -> jobwire.admin.v1.GetPartitionsResponse
-	6,  // 26: jobwire.admin.v1.AdminService.ListJobs:output_type -> jobwire.admin.v1.ListJobsResponse
-	9,  // 27: jobwire.admin.v1.AdminService.ListProcessInstances:output_type -> jobwire.admin.v1.ListProcessInstancesResponse
-	12, // 28: jobwire.admin.v1.AdminService.ListStreams:output_type -> jobwire.admin.v1.ListStreamsResponse
-	15, // 29: jobwire.admin.v1.AdminService.ListLongPolls:output_type -> jobwire.admin.v1.ListLongPollsResponse
-	18, // 30: jobwire.admin.v1.AdminService.GetRequestCounts:output_type -> jobwire.admin.v1.GetRequestCountsResponse
-	24, // 31: jobwire.admin.v1.AdminService.InjectFault:output_type -> jobwire.admin.v1.InjectFaultResponse
-	26, // 32: jobwire.admin.v1.AdminService.ClearFaults:output_type -> jobwire.admin.v1.ClearFaultsResponse
-	28, // 33: jobwire.admin.v1.AdminService.ResetStreams:output_type -> jobwire.admin.v1.ResetStreamsResponse
-	30, // 34: jobwire.admin.v1.AdminService.ListIncidents:output_type -> jobwire.admin.v1.ListIncidentsResponse
-	25, // [25:35] is the sub-list for method output_type
-	15, // [15:25] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	46, // 10: jobwire.admin.v1.RequestCount.by_code:type_name -> jobwire.admin.v1.RequestCount.ByCodeEntry
+	23, // 11: jobwire.admin.v1.InjectFaultRequest.reject:type_name -> jobwire.admin.v1.RejectFault
+	24, // 12: jobwire.admin.v1.InjectFaultRequest.latency:type_name -> jobwire.admin.v1.LatencyFault
+	25, // 13: jobwire.admin.v1.InjectFaultRequest.stall_streams:type_name -> jobwire.admin.v1.StallStreamsFault
+	21, // 14: jobwire.admin.v1.InjectFaultRequest.long_poll:type_name -> jobwire.admin.v1.LongPollFault
+	22, // 15: jobwire.admin.v1.InjectFaultRequest.go_away:type_name -> jobwire.admin.v1.GoAwayFault
+	33, // 16: jobwire.admin.v1.ListIncidentsResponse.incidents:type_name -> jobwire.admin.v1.IncidentInfo
+	36, // 17: jobwire.admin.v1.GetClusterResponse.gateways:type_name -> jobwire.admin.v1.GatewayProcess
+	37, // 18: jobwire.admin.v1.GetClusterResponse.brokers:type_name -> jobwire.admin.v1.BrokerProcess
+	2,  // 19: jobwire.admin.v1.AdminService.GetPartitions:input_type -> jobwire.admin.v1.GetPartitionsRequest
+	5,  // 20: jobwire.admin.v1.AdminService.ListJobs:input_type -> jobwire.admin.v1.ListJobsRequest
+	8,  // 21: jobwire.admin.v1.AdminService.ListProcessInstances:input_type -> jobwire.admin.v1.ListProcessInstancesRequest
+	11, // 22: jobwire.admin.v1.AdminService.ListStreams:input_type -> jobwire.admin.v1.ListStreamsRequest
+	14, // 23: jobwire.admin.v1.AdminService.ListLongPolls:input_type -> jobwire.admin.v1.ListLongPollsRequest
+	17, // 24: jobwire.admin.v1.AdminService.GetRequestCounts:input_type -> jobwire.admin.v1.GetRequestCountsRequest
+	20, // 25: jobwire.admin.v1.AdminService.InjectFault:input_type -> jobwire.admin.v1.InjectFaultRequest
+	27, // 26: jobwire.admin.v1.AdminService.ClearFaults:input_type -> jobwire.admin.v1.ClearFaultsRequest
+	29, // 27: jobwire.admin.v1.AdminService.ResetStreams:input_type -> jobwire.admin.v1.ResetStreamsRequest
+	31, // 28: jobwire.admin.v1.AdminService.ListIncidents:input_type -> jobwire.admin.v1.ListIncidentsRequest
+	34, // 29: jobwire.admin.v1.AdminService.GetCluster:input_type -> jobwire.admin.v1.GetClusterRequest
+	38, // 30: jobwire.admin.v1.AdminService.StopBroker:input_type -> jobwire.admin.v1.StopBrokerRequest
+	40, // 31: jobwire.admin.v1.AdminService.StartBroker:input_type -> jobwire.admin.v1.StartBrokerRequest
+	42, // 32: jobwire.admin.v1.AdminService.RestartGateway:input_type -> jobwire.admin.v1.RestartGatewayRequest
+	3,  // 33: jobwire.admin.v1.AdminService.GetPartitions:output_type -> jobwire.admin.v1.GetPartitionsResponse
+	6,  // 34: jobwire.admin.v1.AdminService.ListJobs:output_type -> jobwire.admin.v1.ListJobsResponse
+	9,  // 35: jobwire.admin.v1.AdminService.ListProcessInstances:output_type -> jobwire.admin.v1.ListProcessInstancesResponse
+	12, // 36: jobwire.admin.v1.AdminService.ListStreams:output_type -> jobwire.admin.v1.ListStreamsResponse
+	15, // 37: jobwire.admin.v1.AdminService.ListLongPolls:output_type -> jobwire.admin.v1.ListLongPollsResponse
+	18, // 38: jobwire.admin.v1.AdminService.GetRequestCounts:output_type -> jobwire.admin.v1.GetRequestCountsResponse
+	26, // 39: jobwire.admin.v1.AdminService.InjectFault:output_type -> jobwire.admin.v1.InjectFaultResponse
+	28, // 40: jobwire.admin.v1.AdminService.ClearFaults:output_type -> jobwire.admin.v1.ClearFaultsResponse
+	30, // 41: jobwire.admin.v1.AdminService.ResetStreams:output_type -> jobwire.admin.v1.ResetStreamsResponse
+	32, // 42: jobwire.admin.v1.AdminService.ListIncidents:output_type -> jobwire.admin.v1.ListIncidentsResponse
+	35, // 43: jobwire.admin.v1.AdminService.GetCluster:output_type -> jobwire.admin.v1.GetClusterResponse
+	39, // 44: jobwire.admin.v1.AdminService.StopBroker:output_type -> jobwire.admin.v1.StopBrokerResponse
+	41, // 45: jobwire.admin.v1.AdminService.StartBroker:output_type -> jobwire.admin.v1.StartBrokerResponse
+	43, // 46: jobwire.admin.v1.AdminService.RestartGateway:output_type -> jobwire.admin.v1.RestartGatewayResponse
+	33, // [33:47] is the sub-list for method output_type
+	19, // [19:33] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_jobwire_admin_v1_admin_proto_init() }
@@ -2281,6 +2998,8 @@ func file_jobwire_admin_v1_admin_proto_init() {
 		(*InjectFaultRequest_Reject)(nil),
 		(*InjectFaultRequest_Latency)(nil),
 		(*InjectFaultRequest_StallStreams)(nil),
+		(*InjectFaultRequest_LongPoll)(nil),
+		(*InjectFaultRequest_GoAway)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -2288,7 +3007,7 @@ func file_jobwire_admin_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_jobwire_admin_v1_admin_proto_rawDesc), len(file_jobwire_admin_v1_admin_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   33,
+			NumMessages:   45,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

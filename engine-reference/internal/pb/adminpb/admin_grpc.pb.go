@@ -37,6 +37,10 @@ const (
 	AdminService_ClearFaults_FullMethodName          = "/jobwire.admin.v1.AdminService/ClearFaults"
 	AdminService_ResetStreams_FullMethodName         = "/jobwire.admin.v1.AdminService/ResetStreams"
 	AdminService_ListIncidents_FullMethodName        = "/jobwire.admin.v1.AdminService/ListIncidents"
+	AdminService_GetCluster_FullMethodName           = "/jobwire.admin.v1.AdminService/GetCluster"
+	AdminService_StopBroker_FullMethodName           = "/jobwire.admin.v1.AdminService/StopBroker"
+	AdminService_StartBroker_FullMethodName          = "/jobwire.admin.v1.AdminService/StartBroker"
+	AdminService_RestartGateway_FullMethodName       = "/jobwire.admin.v1.AdminService/RestartGateway"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -68,6 +72,19 @@ type AdminServiceClient interface {
 	// Open incidents (clients cannot list them through the gateway API, but
 	// need their keys for ResolveIncident).
 	ListIncidents(ctx context.Context, in *ListIncidentsRequest, opts ...grpc.CallOption) (*ListIncidentsResponse, error)
+	// Cluster mode (`jobwire-engine cluster`), served by the supervisor's
+	// admin port only; a single process (`dev`, `gateway`) answers
+	// UNIMPLEMENTED.
+	// The gateways and brokers of the cluster and whether they run.
+	GetCluster(ctx context.Context, in *GetClusterRequest, opts ...grpc.CallOption) (*GetClusterResponse, error)
+	// Stops a broker process (SIGKILL or SIGTERM); its partitions become
+	// UNAVAILABLE until StartBroker.
+	StopBroker(ctx context.Context, in *StopBrokerRequest, opts ...grpc.CallOption) (*StopBrokerResponse, error)
+	// Starts a stopped broker on its port and data dir; it recovers its
+	// partitions from its log. Returns once every gateway sees it healthy.
+	StartBroker(ctx context.Context, in *StartBrokerRequest, opts ...grpc.CallOption) (*StartBrokerResponse, error)
+	// Stops a gateway process and starts it again on the same port.
+	RestartGateway(ctx context.Context, in *RestartGatewayRequest, opts ...grpc.CallOption) (*RestartGatewayResponse, error)
 }
 
 type adminServiceClient struct {
@@ -178,6 +195,46 @@ func (c *adminServiceClient) ListIncidents(ctx context.Context, in *ListIncident
 	return out, nil
 }
 
+func (c *adminServiceClient) GetCluster(ctx context.Context, in *GetClusterRequest, opts ...grpc.CallOption) (*GetClusterResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetClusterResponse)
+	err := c.cc.Invoke(ctx, AdminService_GetCluster_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) StopBroker(ctx context.Context, in *StopBrokerRequest, opts ...grpc.CallOption) (*StopBrokerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StopBrokerResponse)
+	err := c.cc.Invoke(ctx, AdminService_StopBroker_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) StartBroker(ctx context.Context, in *StartBrokerRequest, opts ...grpc.CallOption) (*StartBrokerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StartBrokerResponse)
+	err := c.cc.Invoke(ctx, AdminService_StartBroker_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) RestartGateway(ctx context.Context, in *RestartGatewayRequest, opts ...grpc.CallOption) (*RestartGatewayResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RestartGatewayResponse)
+	err := c.cc.Invoke(ctx, AdminService_RestartGateway_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServiceServer is the server API for AdminService service.
 // All implementations must embed UnimplementedAdminServiceServer
 // for forward compatibility.
@@ -207,6 +264,19 @@ type AdminServiceServer interface {
 	// Open incidents (clients cannot list them through the gateway API, but
 	// need their keys for ResolveIncident).
 	ListIncidents(context.Context, *ListIncidentsRequest) (*ListIncidentsResponse, error)
+	// Cluster mode (`jobwire-engine cluster`), served by the supervisor's
+	// admin port only; a single process (`dev`, `gateway`) answers
+	// UNIMPLEMENTED.
+	// The gateways and brokers of the cluster and whether they run.
+	GetCluster(context.Context, *GetClusterRequest) (*GetClusterResponse, error)
+	// Stops a broker process (SIGKILL or SIGTERM); its partitions become
+	// UNAVAILABLE until StartBroker.
+	StopBroker(context.Context, *StopBrokerRequest) (*StopBrokerResponse, error)
+	// Starts a stopped broker on its port and data dir; it recovers its
+	// partitions from its log. Returns once every gateway sees it healthy.
+	StartBroker(context.Context, *StartBrokerRequest) (*StartBrokerResponse, error)
+	// Stops a gateway process and starts it again on the same port.
+	RestartGateway(context.Context, *RestartGatewayRequest) (*RestartGatewayResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -246,6 +316,18 @@ func (UnimplementedAdminServiceServer) ResetStreams(context.Context, *ResetStrea
 }
 func (UnimplementedAdminServiceServer) ListIncidents(context.Context, *ListIncidentsRequest) (*ListIncidentsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ListIncidents not implemented")
+}
+func (UnimplementedAdminServiceServer) GetCluster(context.Context, *GetClusterRequest) (*GetClusterResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetCluster not implemented")
+}
+func (UnimplementedAdminServiceServer) StopBroker(context.Context, *StopBrokerRequest) (*StopBrokerResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method StopBroker not implemented")
+}
+func (UnimplementedAdminServiceServer) StartBroker(context.Context, *StartBrokerRequest) (*StartBrokerResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method StartBroker not implemented")
+}
+func (UnimplementedAdminServiceServer) RestartGateway(context.Context, *RestartGatewayRequest) (*RestartGatewayResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RestartGateway not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -448,6 +530,78 @@ func _AdminService_ListIncidents_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_GetCluster_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetClusterRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).GetCluster(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_GetCluster_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).GetCluster(ctx, req.(*GetClusterRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_StopBroker_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StopBrokerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).StopBroker(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_StopBroker_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).StopBroker(ctx, req.(*StopBrokerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_StartBroker_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StartBrokerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).StartBroker(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_StartBroker_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).StartBroker(ctx, req.(*StartBrokerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_RestartGateway_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RestartGatewayRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).RestartGateway(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_RestartGateway_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).RestartGateway(ctx, req.(*RestartGatewayRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -494,6 +648,22 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListIncidents",
 			Handler:    _AdminService_ListIncidents_Handler,
+		},
+		{
+			MethodName: "GetCluster",
+			Handler:    _AdminService_GetCluster_Handler,
+		},
+		{
+			MethodName: "StopBroker",
+			Handler:    _AdminService_StopBroker_Handler,
+		},
+		{
+			MethodName: "StartBroker",
+			Handler:    _AdminService_StartBroker_Handler,
+		},
+		{
+			MethodName: "RestartGateway",
+			Handler:    _AdminService_RestartGateway_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1,0 +1,208 @@
+#!/usr/bin/env node
+// jobwire conformance driver for Node: runs workers with @jobwire/sdk's public
+// API under the runner's control (JSON lines: commands on stdin, events on stdout).
+// Connection settings come only from the SDK's own environment variables.
+'use strict'
+const readline = require('node:readline')
+const { Client, JobError } = require('@jobwire/sdk')
+const sdkVersion = require('@jobwire/sdk/package.json').version
+
+function emit(event, fields = {}) {
+  process.stdout.write(JSON.stringify({ t: Date.now(), event, ...fields }) + '\n')
+}
+const log = (...a) => process.stderr.write(`[driver-node] ${a.join(' ')}\n`)
+
+// --- optional OpenTelemetry (the driver's dependency, never the SDK's) --------
+let otel
+if (process.env.JOBWIRE_DRIVER_OTEL === '1') otel = installOtel()
+
+function installOtel() {
+  const api = require('@opentelemetry/api')
+  const { BasicTracerProvider } = require('@opentelemetry/sdk-trace-base')
+  const { MeterProvider, MetricReader } = require('@opentelemetry/sdk-metrics')
+  const kinds = ['INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER']
+  const statuses = ['UNSET', 'OK', 'ERROR']
+  const spanProcessor = {
+    onStart() {},
+    onEnd(span) {
+      emit('span', { name: span.name, kind: kinds[span.kind], attributes: span.attributes, status: statuses[span.status.code] })
+    },
+    forceFlush: () => Promise.resolve(),
+    shutdown: () => Promise.resolve(),
+  }
+  api.trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [spanProcessor] }))
+  class PullReader extends MetricReader {
+    onForceFlush() { return Promise.resolve() }
+    onShutdown() { return Promise.resolve() }
+  }
+  const reader = new PullReader()
+  api.metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }))
+  return {
+    async report() {
+      const { resourceMetrics } = await reader.collect()
+      const out = []
+      for (const sm of resourceMetrics.scopeMetrics) {
+        for (const m of sm.metrics) {
+          const type = ['HISTOGRAM', 'EXPONENTIAL_HISTOGRAM', 'GAUGE', 'SUM'][m.dataPointType] ?? String(m.dataPointType)
+          out.push({
+            name: m.descriptor.name,
+            type: type.toLowerCase(),
+            points: m.dataPoints.map((p) => ({ attributes: p.attributes, value: typeof p.value === 'number' ? p.value : p.value.sum ?? p.value.count })),
+          })
+        }
+      }
+      emit('metrics', { metrics: out })
+    },
+  }
+}
+
+// --- workers -------------------------------------------------------------------
+let client
+const workers = new Map() // id -> { worker, gate }
+
+/** Counting gate for `block` steps, opened by `release` commands. */
+class Gate {
+  constructor() { this.permits = 0; this.waiters = [] }
+  wait(signal) {
+    if (this.permits > 0) { this.permits--; return Promise.resolve() }
+    return new Promise((resolve, reject) => {
+      const w = { resolve, reject }
+      this.waiters.push(w)
+      signal.addEventListener('abort', () => {
+        const i = this.waiters.indexOf(w)
+        if (i >= 0) this.waiters.splice(i, 1)
+        reject(signal.reason ?? new Error('aborted'))
+      }, { once: true })
+    })
+  }
+  release(count) {
+    let n = count === undefined ? this.waiters.length : count
+    let released = 0
+    while (n > 0 && this.waiters.length) { this.waiters.shift().resolve(); n--; released++ }
+    this.permits += count === undefined ? 0 : n
+    return count === undefined ? released : count
+  }
+}
+
+class Crash extends TypeError {}
+
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(resolve, ms)
+    signal.addEventListener('abort', () => { clearTimeout(t); reject(signal.reason ?? new Error('aborted')) }, { once: true })
+  })
+}
+
+function workerOptions(o = {}) {
+  const m = {}
+  for (const k of ['workerName', 'maxJobsActive', 'concurrency', 'jobTimeoutMs', 'requestTimeoutMs', 'pollIntervalMs', 'streamEnabled', 'streamTimeoutMs', 'fetchVariables', 'autoExtend', 'retryBackOffMs', 'tenantIds']) {
+    if (o[k] !== undefined && o[k] !== null) m[k] = o[k]
+  }
+  return m
+}
+
+function startWorker(cmd) {
+  const id = cmd.id
+  const gate = new Gate()
+  const behavior = Array.isArray(cmd.behavior) ? cmd.behavior : []
+  const worker = client.createWorker({
+    ...workerOptions(cmd.options),
+    jobType: cmd.jobType,
+    handler: async (job, { signal }) => {
+      const t0 = Date.now()
+      emit('job_start', { worker: id, key: job.key, type: job.type, retries: job.retries, activation: job.activation, variables: job.variablesJson, deadline: job.deadline })
+      const steps = Array.isArray(job.variables.jwBehavior) ? job.variables.jwBehavior : behavior
+      let outcome = 'completed'
+      try {
+        const result = await runSteps(steps, job, signal, gate)
+        return result
+      } catch (e) {
+        if (signal.aborted) outcome = 'cancelled'
+        else if (e instanceof JobError) outcome = 'error'
+        else if (e instanceof Crash) outcome = 'crashed'
+        else outcome = 'failed'
+        throw e
+      } finally {
+        emit('job_end', { worker: id, key: job.key, outcome, durationMs: Date.now() - t0 })
+      }
+    },
+  })
+  worker.on('state', (state) => emit('state', { worker: id, state }))
+  worker.on('error', (e) => emit('error', { worker: id, message: e.message, code: e.codeName && e.codeName !== 'CLIENT' ? e.codeName : undefined }))
+  workers.set(id, { worker, gate })
+  emit('worker_started', { worker: id })
+}
+
+async function runSteps(steps, job, signal, gate) {
+  for (const step of steps) {
+    if ('sleep' in step) await sleep(Number(step.sleep), signal)
+    else if ('block' in step) await gate.wait(signal)
+    else if ('extendTimeout' in step) await job.extendTimeout(Number(step.extendTimeout))
+    else if ('complete' in step) return step.complete ?? {}
+    else if ('completeEcho' in step) return job.variablesJson // raw JSON text: lossless by construction
+    else if ('fail' in step) throw new Error(String(step.fail))
+    else if ('throwError' in step) {
+      const e = step.throwError || {}
+      throw new JobError(String(e.code), e.message ?? '', e.variables)
+    } else if ('crash' in step) throw new Crash(String(step.crash))
+    else log('unknown step', JSON.stringify(step))
+  }
+  return undefined
+}
+
+async function stopWorker(id, timeoutMs) {
+  const w = workers.get(id)
+  if (!w) return emit('error', { worker: id, message: `unknown worker ${id}` })
+  const t0 = Date.now()
+  await w.worker.close({ timeoutMs: timeoutMs ?? 5000 })
+  workers.delete(id)
+  emit('worker_closed', { worker: id, durationMs: Date.now() - t0 })
+  if (otel) await otel.report()
+}
+
+async function closeAll(timeoutMs) {
+  await Promise.all([...workers.keys()].map((id) => stopWorker(id, timeoutMs)))
+  if (client) await client.close({ timeoutMs })
+}
+
+// Commands are handled in order; stop_worker runs concurrently with later commands
+// (a `release` may be needed for a close to finish).
+async function handle(cmd) {
+  switch (cmd.cmd) {
+    case 'start_worker': return startWorker(cmd)
+    case 'stop_worker': return void stopWorker(cmd.id, cmd.timeoutMs).catch((e) => emit('error', { worker: cmd.id, message: String(e) }))
+    case 'release': {
+      const w = workers.get(cmd.id)
+      const count = w ? w.gate.release(cmd.count) : 0
+      return emit('released', { worker: cmd.id, count })
+    }
+    case 'exit':
+      await closeAll(5000)
+      process.exit(0)
+    default:
+      emit('error', { message: `unknown command ${cmd.cmd}` })
+  }
+}
+
+function main() {
+  try {
+    client = new Client() // from the environment, as a user's process would
+  } catch (e) {
+    log('client:', e.message)
+    emit('error', { message: e.message })
+    process.exit(1)
+  }
+  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity })
+  emit('ready', { sdk: 'node', version: sdkVersion })
+  rl.on('line', (line) => {
+    if (!line.trim()) return
+    let cmd
+    try { cmd = JSON.parse(line) } catch { return emit('error', { message: `bad command: ${line.slice(0, 200)}` }) }
+    Promise.resolve(handle(cmd)).catch((e) => emit('error', { message: String(e && e.message || e) }))
+  })
+  rl.on('close', () => {
+    closeAll(5000).then(() => process.exit(0), (e) => { log('close failed', e); process.exit(0) })
+  })
+}
+
+main()

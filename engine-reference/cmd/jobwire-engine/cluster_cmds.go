@@ -1,0 +1,141 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jobwire/jobwire/engine-reference/internal/cluster"
+	"github.com/jobwire/jobwire/engine-reference/internal/engine"
+	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
+)
+
+// waitForStop blocks until SIGINT/SIGTERM or, with stdinClose, until stdin
+// closes (the parent went away).
+func waitForStop(stop chan os.Signal, stdinClose bool) {
+	stdinGone := make(chan struct{})
+	if stdinClose {
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			close(stdinGone)
+		}()
+	}
+	select {
+	case <-stop:
+	case <-stdinGone:
+	}
+}
+
+func parseIDs(s string) ([]int32, error) {
+	var out []int32
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("bad partition id %q", f)
+		}
+		out = append(out, int32(n))
+	}
+	return out, nil
+}
+
+// broker runs one broker process: `jobwire-engine broker --node-id 0
+// --port 0 --data-dir D --partition-count 6 --cluster-size 3` leads the
+// partitions p with (p-1) % 3 == 0; `--partitions 1,4` names them instead.
+func broker(args []string) int {
+	fs := flag.NewFlagSet("broker", flag.ContinueOnError)
+	node := fs.Int("node-id", 0, "broker node id")
+	port := fs.Int("port", 0, "port on 127.0.0.1 for gateways (0 = pick a free port)")
+	dataDir := fs.String("data-dir", "", "data directory (required; a restart on it recovers the partitions)")
+	count := fs.Int("partition-count", 3, "partitions in the whole cluster")
+	size := fs.Int("cluster-size", 1, "number of brokers (partition p is led by broker (p-1) % size)")
+	partsOf := fs.String("partitions", "", "partitions this broker leads, e.g. 1,4 (default: from --cluster-size)")
+	stdinClose := fs.Bool("exit-on-stdin-close", false, "exit when stdin is closed")
+	noSync := fs.Bool("no-fsync", false, "skip fsync (not crash-safe)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	ids := cluster.PartitionsOf(int32(*node), int32(*size), int32(*count))
+	if *partsOf != "" {
+		var err error
+		if ids, err = parseIDs(*partsOf); err != nil {
+			fmt.Fprintf(os.Stderr, "jobwire-engine broker: %v\n", err)
+			return 2
+		}
+	}
+	stop := make(chan os.Signal, 2)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
+	b, err := cluster.StartBroker(cluster.BrokerConfig{NodeID: int32(*node), Port: *port, DataDir: *dataDir,
+		PartitionIDs: ids, PartitionCount: int32(*count), NoSync: *noSync})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "jobwire-engine broker: %v\n", err)
+		return 1
+	}
+	fmt.Printf("jobwire-engine broker %d listening on %s (partitions %s of %d, data %s)\n", *node, b.Addr(),
+		joinIDs(b.Partitions()), *count, *dataDir)
+	waitForStop(stop, *stdinClose)
+	b.Close()
+	return 0
+}
+
+func joinIDs(ids []int32) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(s, ",")
+}
+
+// gatewayCmd runs one gateway process over broker processes.
+func gatewayCmd(args []string) int {
+	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
+	port := fs.Int("port", 26500, "gateway port on 127.0.0.1 (0 = pick a free port)")
+	brokers := fs.String("brokers", "", "broker addresses host:port,... (required)")
+	id := fs.String("id", "", "gateway id (default gateway-<pid>)")
+	wait := fs.Duration("broker-wait", 30*time.Second, "how long to wait for a first broker")
+	tlsCert := fs.String("tls-cert", "", "TLS certificate (PEM); enables TLS with --tls-key")
+	tlsKey := fs.String("tls-key", "", "TLS private key (PEM)")
+	oauth := fs.Bool("oauth", false, "start a mock OAuth token endpoint and require bearer tokens")
+	oauthID := fs.String("oauth-client-id", "jobwire", "client id accepted by the mock OAuth endpoint")
+	oauthSecret := fs.String("oauth-client-secret", "secret", "client secret accepted by the mock OAuth endpoint")
+	oauthTTL := fs.Duration("oauth-token-ttl", 60*time.Second, "lifetime of issued tokens")
+	stdinClose := fs.Bool("exit-on-stdin-close", false, "exit when stdin is closed")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	addrs := strings.Split(*brokers, ",")
+	if *brokers == "" {
+		fmt.Fprintln(os.Stderr, "jobwire-engine gateway: --brokers is required")
+		return 2
+	}
+	if *id == "" {
+		*id = fmt.Sprintf("gateway-%d", os.Getpid())
+	}
+	stop := make(chan os.Signal, 2)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
+	e, err := engine.StartGateway(engine.Config{Port: *port, TLSCert: *tlsCert, TLSKey: *tlsKey, OAuth: *oauth,
+		OAuthID: *oauthID, OAuthKey: *oauthSecret, OAuthTTL: *oauthTTL},
+		func(gw *gateway.Gateway) (gateway.Broker, io.Closer, error) {
+			r, err := cluster.NewRemote(gw, *id, addrs, *wait)
+			return r, r, err
+		})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "jobwire-engine gateway: %v\n", err)
+		return 1
+	}
+	if e.Auth != nil {
+		fmt.Printf("oauth token endpoint %s\n", e.Auth.URL)
+	}
+	fmt.Printf("jobwire-engine gateway listening on %s (%d partitions, brokers %s)\n", e.Addr(), e.Partitions(), *brokers)
+	waitForStop(stop, *stdinClose)
+	e.Close()
+	return 0
+}

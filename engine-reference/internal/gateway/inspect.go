@@ -1,0 +1,123 @@
+package gateway
+
+import (
+	"context"
+	"sort"
+
+	"github.com/jobwire/jobwire/engine-reference/internal/partition"
+	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
+	"github.com/jobwire/jobwire/engine-reference/internal/vars"
+)
+
+// Inspector answers the partition-level admin queries. Local implements it
+// for in-process partitions; a remote broker merges the answers of every
+// broker process.
+type Inspector interface {
+	GetPartitions(ctx context.Context, r *apb.GetPartitionsRequest) (*apb.GetPartitionsResponse, error)
+	ListJobs(ctx context.Context, r *apb.ListJobsRequest) (*apb.ListJobsResponse, error)
+	ListProcessInstances(ctx context.Context, r *apb.ListProcessInstancesRequest) (*apb.ListProcessInstancesResponse, error)
+	ListIncidents(ctx context.Context, r *apb.ListIncidentsRequest) (*apb.ListIncidentsResponse, error)
+}
+
+// eachPartition runs fn on every local partition's goroutine (after its
+// current batch), so reads see committed, consistent state without locks.
+func (l *Local) eachPartition(ctx context.Context, fn func(*partition.State)) error {
+	for _, pid := range l.ids() {
+		if err := l.Parts[pid].Query(ctx, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GetPartitions lists partitions and their counters.
+func (l *Local) GetPartitions(ctx context.Context, _ *apb.GetPartitionsRequest) (*apb.GetPartitionsResponse, error) {
+	out := &apb.GetPartitionsResponse{}
+	for _, pid := range l.ids() {
+		s := l.Parts[pid].Stats()
+		out.Partitions = append(out.Partitions, &apb.PartitionInfo{PartitionId: s.ID, LogPosition: s.LogPosition,
+			CommittedBatches: s.Batches, Fsyncs: s.Fsyncs, ActiveProcessInstances: s.ActiveInstances,
+			JobsActivatable: s.Activatable, JobsActivated: s.Activated, Healthy: true})
+	}
+	return out, nil
+}
+
+// ListJobs counts (and optionally lists) jobs.
+func (l *Local) ListJobs(ctx context.Context, r *apb.ListJobsRequest) (*apb.ListJobsResponse, error) {
+	out := &apb.ListJobsResponse{CountsByState: map[string]int64{}}
+	err := l.eachPartition(ctx, func(s *partition.State) {
+		for _, j := range s.Jobs {
+			if r.Type != "" && j.Type != r.Type {
+				continue
+			}
+			out.CountsByState[partition.JobStateNames[j.State]]++
+			if r.IncludeJobs {
+				out.Jobs = append(out.Jobs, &apb.JobInfo{Key: j.Key, Type: j.Type, State: apb.JobState(j.State), Retries: j.Retries,
+					Worker: j.Worker, Deadline: j.Deadline, ProcessInstanceKey: j.InstanceKey, ActivationCount: j.Activations,
+					YieldCount: j.Yields, TimeoutCount: j.Timeouts, CompleteCount: j.Completes, FailCount: j.Fails,
+					ErrorMessage: j.ErrorMessage, ElementInstanceKey: j.ElemKey, IncidentKey: j.IncidentKey, RetryAt: retryAt(j)})
+			}
+		}
+	})
+	sort.Slice(out.Jobs, func(i, k int) bool { return out.Jobs[i].Key < out.Jobs[k].Key })
+	return out, err
+}
+
+func retryAt(j *partition.Job) int64 {
+	if j.State == partition.JobFailedBackoff {
+		return j.RecurAt
+	}
+	return 0
+}
+
+var instStateNames = map[apb.ProcessInstanceState]string{
+	apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_ACTIVE:    "ACTIVE",
+	apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_COMPLETED: "COMPLETED",
+	apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_CANCELED:  "CANCELED",
+	apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_INCIDENT:  "INCIDENT",
+}
+
+// ListProcessInstances counts (and optionally lists) process instances.
+func (l *Local) ListProcessInstances(ctx context.Context, r *apb.ListProcessInstancesRequest) (*apb.ListProcessInstancesResponse, error) {
+	out := &apb.ListProcessInstancesResponse{CountsByState: map[string]int64{}}
+	err := l.eachPartition(ctx, func(s *partition.State) {
+		for _, in := range s.Instances {
+			if r.BpmnProcessId != "" && in.BpmnProcessID != r.BpmnProcessId {
+				continue
+			}
+			st := apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_ACTIVE
+			switch {
+			case in.State == partition.InstCompleted:
+				st = apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_COMPLETED
+			case in.State == partition.InstCanceled:
+				st = apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_CANCELED
+			case in.Incidents > 0:
+				st = apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_INCIDENT
+			}
+			out.CountsByState[instStateNames[st]]++
+			if r.IncludeInstances {
+				out.Instances = append(out.Instances, &apb.ProcessInstanceInfo{Key: in.Key, BpmnProcessId: in.BpmnProcessID,
+					State: st, Variables: vars.Encode(in.Vars), CompletionCount: in.Completions,
+					ProcessDefinitionKey: in.DefKey, Version: in.Version, IncidentCount: int32(in.Incidents)})
+			}
+		}
+	})
+	sort.Slice(out.Instances, func(i, k int) bool { return out.Instances[i].Key < out.Instances[k].Key })
+	return out, err
+}
+
+// ListIncidents lists open incidents.
+func (l *Local) ListIncidents(ctx context.Context, r *apb.ListIncidentsRequest) (*apb.ListIncidentsResponse, error) {
+	out := &apb.ListIncidentsResponse{}
+	err := l.eachPartition(ctx, func(s *partition.State) {
+		for _, inc := range s.Incidents {
+			if r.ProcessInstanceKey != 0 && inc.InstanceKey != r.ProcessInstanceKey {
+				continue
+			}
+			out.Incidents = append(out.Incidents, &apb.IncidentInfo{Key: inc.Key, ProcessInstanceKey: inc.InstanceKey,
+				ElementInstanceKey: inc.ElemKey, JobKey: inc.JobKey, Type: inc.Type, Message: inc.Message})
+		}
+	})
+	sort.Slice(out.Incidents, func(i, k int) bool { return out.Incidents[i].Key < out.Incidents[k].Key })
+	return out, err
+}

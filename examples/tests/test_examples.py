@@ -1,0 +1,369 @@
+"""The examples suite (`make test-examples`): every example builds, and the runnable
+ones do what their README says against the real reference engine.
+
+Run through examples/scripts/test.sh (it writes JUnit XML to $RESULTS/examples.xml).
+"""
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import queue
+import threading
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "examples"
+ENGINE = ROOT / "engine-reference" / "bin" / "jobwire-engine"
+GO_EXAMPLES = sorted(p.parent.name for p in (EX / "go").glob("*/go.mod"))
+NODE_EXAMPLES = sorted(p.parent.name for p in (EX / "node").glob("*/package.json"))
+SDKS = sorted(p.parent.name for p in EX.glob("*/order-worker.sh"))
+
+# Environment for example processes: no ZEEBE_*/CAMUNDA_* from the caller's shell.
+BASE_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("ZEEBE_", "CAMUNDA_"))}
+
+
+def run(cmd, cwd=ROOT, env=None, timeout=120):
+    p = subprocess.run(cmd, cwd=cwd, env={**BASE_ENV, **(env or {})}, capture_output=True, text=True, timeout=timeout)
+    assert p.returncode == 0, f"{cmd} exited {p.returncode}\n--- stdout\n{p.stdout[-4000:]}\n--- stderr\n{p.stderr[-4000:]}"
+    return p
+
+
+class Lines:
+    """Reads a process's output lines on a thread (select() and buffered readers do not mix)."""
+
+    def __init__(self, stream):
+        self.q = queue.Queue()
+        self.seen = []
+        threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
+
+    def _pump(self, stream):
+        try:
+            for line in stream:
+                self.q.put(line)
+        except (ValueError, OSError):  # closed in teardown
+            pass
+        self.q.put(None)
+
+    def wait_for(self, pattern, timeout):
+        """Returns the first match of pattern in a new line, or None at EOF / timeout."""
+        deadline = time.time() + timeout
+        while (left := deadline - time.time()) > 0:
+            try:
+                line = self.q.get(timeout=left)
+            except queue.Empty:
+                return None
+            if line is None:
+                return None
+            self.seen.append(line)
+            if m := re.search(pattern, line):
+                return m
+        return None
+
+
+class Engine:
+    """A `jobwire-engine dev` on a free port; stopped (process group) in teardown."""
+
+    def __init__(self, *args):
+        self.proc = subprocess.Popen([str(ENGINE), "dev", "--port", "0", "--exit-on-stdin-close", *args],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True, start_new_session=True)
+        self.lines = Lines(self.proc.stdout)
+        self.oauth_url = None
+        if "--oauth" in args:
+            m = self.lines.wait_for(r"oauth token endpoint (http://127\.0\.0\.1:\d+/oauth/token)", 20)
+            self.oauth_url = m and m.group(1)
+        m = self.lines.wait_for(r"listening on (127\.0\.0\.1:\d+)", 20)
+        self.address = m and m.group(1)
+        if self.address is None or ("--oauth" in args and self.oauth_url is None):
+            self.stop()
+            pytest.fail("jobwire-engine did not start:\n" + "".join(self.lines.seen))
+
+    def stop(self):
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(5)
+            except ProcessLookupError:
+                pass
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+
+@pytest.fixture(scope="module")
+def engine():
+    e = Engine()
+    yield e
+    e.stop()
+
+
+@pytest.fixture(scope="module")
+def oauth_engine():
+    e = Engine("--oauth")
+    yield e
+    e.stop()
+
+
+@pytest.fixture(scope="session")
+def admin(tmp_path_factory):
+    """Stubs of jobwire.admin.v1 (generated from proto/ into a temp dir) and a stub factory."""
+    import sys
+    from grpc_tools import protoc
+    out = tmp_path_factory.mktemp("adminpb")
+    rc = protoc.main(["protoc", f"-I{ROOT / 'proto'}", f"--python_out={out}", f"--grpc_python_out={out}",
+                      str(ROOT / "proto" / "jobwire" / "admin" / "v1" / "admin.proto")])
+    assert rc == 0, "protoc failed on admin.proto"
+    sys.path.insert(0, str(out))
+    import grpc
+    from jobwire.admin.v1 import admin_pb2, admin_pb2_grpc
+
+    def connect(address):
+        return admin_pb2, admin_pb2_grpc.AdminServiceStub(grpc.insecure_channel(address))
+    return connect
+
+
+@pytest.fixture(scope="session")
+def sdk_node_built():
+    run([str(EX / "scripts" / "build-sdk-node.sh")], timeout=600)
+
+
+# --- every example builds --------------------------------------------------
+
+def test_examples_found():
+    assert {"order-worker", "long-running", "otel-console", "camunda-saas", "load"} <= set(GO_EXAMPLES)
+    assert {"order-worker", "long-running", "otel-console", "camunda-saas"} <= set(NODE_EXAMPLES)
+    assert {"go", "node"} <= set(SDKS)
+
+
+@pytest.mark.parametrize("name", GO_EXAMPLES)
+def test_go_example_builds(name):
+    d = EX / "go" / name
+    run(["go", "vet", "./..."], cwd=d, timeout=300)
+    run(["go", "build", "-o", f"bin/{name}", "."], cwd=d, timeout=300)
+    gofmt = run(["gofmt", "-l", "."], cwd=d)
+    assert gofmt.stdout.strip() == "", f"not gofmt-ed: {gofmt.stdout}"
+
+
+@pytest.mark.parametrize("name", NODE_EXAMPLES)
+def test_node_example_installs_and_parses(name, sdk_node_built):
+    d = EX / "node" / name
+    assert (d / "package-lock.json").exists(), "commit the lock file"
+    run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=d, timeout=300)
+    for js in sorted(d.glob("*.js")):
+        run(["node", "--check", str(js)], cwd=d)
+    # every module the example requires resolves (the SDK through the file: link)
+    src = "\n".join(js.read_text() for js in d.glob("*.js"))
+    for mod in sorted(set(re.findall(r"require\('([^.][^']*)'\)", src))):
+        run(["node", "-e", f"require.resolve({json.dumps(mod)})"], cwd=d)
+
+
+# --- make run: the order-workers of every SDK against a real engine ---------
+
+def _port_closed(address):
+    host, port = address.rsplit(":", 1)
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex((host, int(port))) != 0
+
+
+def _processes_with_env(needle):
+    found = []
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            if needle in (p / "environ").read_bytes():
+                found.append(int(p.name))
+        except OSError:
+            pass
+    return found
+
+
+def make_run(tmp_path, **env):
+    summary = tmp_path / "summary.json"
+    p = subprocess.run([str(EX / "run.sh")], cwd=ROOT, capture_output=True, text=True, timeout=240,
+                       env={**BASE_ENV, "CI": "true", "TMPDIR": str(tmp_path), "SUMMARY_JSON": str(summary), **env})
+    out = p.stdout + p.stderr
+    m = re.search(r"listening on (127\.0\.0\.1:\d+)", out)
+    assert m, out
+    address = m.group(1)
+    time.sleep(0.2)
+    assert _port_closed(address), "the engine still listens after run.sh ended"
+    assert not _processes_with_env(f"ZEEBE_ADDRESS={address}".encode()), "order-workers left running"
+    assert p.returncode == 0, out[-6000:]
+    assert summary.exists(), out
+    return json.loads(summary.read_text()), out
+
+
+def test_make_run_all_sdks(tmp_path):
+    s, out = make_run(tmp_path, INSTANCES="200")
+    assert s["ok"], s["problems"]
+    assert s["instances_completed"] == 200 and s["wrong"] == 0 and s["failures"] == 0
+    assert s["declined"] > 0, "the PAYMENT_DECLINED path was never taken"
+    workers = {w["Name"]: w for w in s["workers"]}
+    assert set(workers) == set(SDKS)
+    for name, w in workers.items():
+        assert w["Handled"] > 0, f"{name} handled no job"
+        assert w["Failed"] == 0, f"{name} failed jobs"
+    assert sum(w["Handled"] for w in workers.values()) >= s["expected_jobs"]
+    assert sum(w["BPMNErrors"] for w in workers.values()) == s["declined"]
+    assert "OK" in out and "instances completed" in out
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_order_worker_alone_handles_every_job_type(tmp_path, sdk):
+    """One SDK handles all four types, so its payment handler throws the JobError."""
+    s, _ = make_run(tmp_path, INSTANCES="100", SDKS=sdk)
+    assert s["ok"], s["problems"]
+    (w,) = s["workers"]
+    assert w["Name"] == sdk
+    assert set(w["ByType"]) == {"payment", "inventory", "shipping", "notify-customer"}
+    assert w["BPMNErrors"] == s["declined"] > 0
+    assert w["Handled"] >= s["expected_jobs"]
+
+
+# --- long-running (autoExtend), otel-console, camunda-saas ------------------
+
+LONG_RUNNING = {
+    "go": (["bin/long-running"], {"JOB_TIMEOUT": "1s", "WORK_DURATION": "3s"}),
+    "node": (["node", "index.js"], {"JOB_TIMEOUT_MS": "1000", "WORK_DURATION_MS": "3000"}),
+}
+
+
+@pytest.mark.parametrize("sdk", sorted(LONG_RUNNING))
+def test_long_running_job_outlives_its_timeout(engine, admin, sdk):
+    cmd, env = LONG_RUNNING[sdk]
+    p = run(cmd, cwd=EX / sdk / "long-running", env={"ZEEBE_ADDRESS": engine.address, **env}, timeout=60)
+    m = re.search(r"instance (\d+) completed after ([\d.]+)s \(job timeout 1s\): the handler ran (\d+) time", p.stdout)
+    assert m, p.stdout + p.stderr
+    assert float(m.group(2)) >= 2.9, "the handler finished early"
+    assert m.group(3) == "1", "the job was redelivered to the other replica: the deadline was not extended"
+    # The engine's view: the activation never timed out, one activation, one completion.
+    pb, stub = admin(engine.address)
+    jobs = [j for j in stub.ListJobs(pb.ListJobsRequest(type="generate-report", include_jobs=True)).jobs
+            if j.process_instance_key == int(m.group(1))]
+    assert len(jobs) == 1, jobs
+    (job,) = jobs
+    assert job.timeout_count == 0, f"the job timed out {job.timeout_count} time(s): autoExtend did not extend it"
+    assert job.activation_count == 1 and job.complete_count == 1, job
+
+
+OTEL = {"go": ["bin/otel-console"], "node": ["node", "index.js"]}
+
+
+@pytest.mark.parametrize("sdk", sorted(OTEL))
+def test_otel_console_prints_the_job_span(engine, sdk):
+    p = run(OTEL[sdk], cwd=EX / sdk / "otel-console", env={"ZEEBE_ADDRESS": engine.address}, timeout=60)
+    assert "process job send-greeting" in p.stdout, p.stdout + p.stderr
+    for attr in ("jobwire.job.key", "jobwire.job.type", "jobwire.process_instance.key", "jobwire.activation"):
+        assert attr in p.stdout, f"span attribute {attr} missing:\n{p.stdout}"
+    assert "Hello, Ada" in p.stderr
+
+
+SAAS = {"go": ["bin/camunda-saas"], "node": ["node", "index.js"]}
+
+
+@pytest.mark.parametrize("sdk", sorted(SAAS))
+def test_camunda_saas_example_authenticates_with_oauth(oauth_engine, sdk):
+    """Not run against SaaS; against the engine's mock OAuth endpoint instead."""
+    env = {**BASE_ENV, "ZEEBE_ADDRESS": oauth_engine.address, "ZEEBE_CLIENT_ID": "jobwire",
+           "ZEEBE_CLIENT_SECRET": "secret", "ZEEBE_AUTHORIZATION_SERVER_URL": oauth_engine.oauth_url}
+    cwd = EX / sdk / "camunda-saas"
+    proc = subprocess.Popen(SAAS[sdk], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        lines = Lines(proc.stdout)
+        ok = lines.wait_for(r"handling", 20)
+        seen = "".join(lines.seen)
+        assert ok and "connected to" in seen, seen
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(15)
+        lines.wait_for(r"stopped", 5)
+        seen = "".join(lines.seen)
+        assert proc.returncode == 0, seen
+        assert "stopped" in seen, seen
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    bad = subprocess.run(SAAS[sdk], cwd=cwd, env={**env, "ZEEBE_CLIENT_SECRET": "wrong"}, capture_output=True,
+                         text=True, timeout=30)
+    assert bad.returncode != 0, "a wrong secret must not connect"
+    assert re.search(r"401|invalid_client|nauthenticated", bad.stdout + bad.stderr), bad.stdout + bad.stderr
+
+
+# --- the getting-started guides: their worker code runs as documented --------
+
+def _doc_block(doc, lang):
+    text = (ROOT / "docs" / doc).read_text()
+    m = re.search(rf"```{lang}\n(.*?)```", text, re.S)
+    assert m, f"no ```{lang} block in docs/{doc}"
+    return m.group(1)
+
+
+def _start(cmd, cwd, env, log):
+    return subprocess.Popen(cmd, cwd=cwd, env={**BASE_ENV, **env}, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def _stop(proc):
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+        except ProcessLookupError:
+            pass
+    return proc.returncode
+
+
+def _payment_worker_from_doc(sdk, tmp_path):
+    if sdk == "go":
+        (tmp_path / "main.go").write_text(_doc_block("getting-started-go.md", "go"))
+        (tmp_path / "go.mod").write_text("module example.com/payment\n\ngo 1.24.0\n\n"
+                                         "require github.com/jobwire/jobwire/sdk-go v0.0.0\n\n"
+                                         f"replace github.com/jobwire/jobwire/sdk-go => {ROOT / 'sdk-go'}\n")
+        gofmt = run(["gofmt", "-l", "main.go"], cwd=tmp_path)
+        assert gofmt.stdout.strip() == "", "the Go snippet in docs/getting-started-go.md is not gofmt-ed"
+        run(["go", "mod", "tidy"], cwd=tmp_path, timeout=300)
+        run(["go", "build", "-o", "payment", "."], cwd=tmp_path, timeout=300)
+        return [str(tmp_path / "payment")], {}
+    (tmp_path / "payment.js").write_text(_doc_block("getting-started-node.md", "js"))
+    return ["node", str(tmp_path / "payment.js")], {"NODE_PATH": str(EX / "node" / "order-worker" / "node_modules")}
+
+
+@pytest.mark.parametrize("sdk", ["go", "node"])
+def test_getting_started_worker_runs_as_documented(tmp_path, sdk, sdk_node_built):
+    """docs/getting-started-<sdk>.md: its payment worker + the order-worker for the
+    other types + the load driver, on a fresh engine."""
+    run([str(EX / sdk / "order-worker.sh"), "build"], timeout=300)
+    run(["go", "build", "-o", "bin/load", "."], cwd=EX / "go" / "load", timeout=300)
+    cmd, extra_env = _payment_worker_from_doc(sdk, tmp_path)
+    e = Engine()
+    procs = []
+    try:
+        env = {"ZEEBE_ADDRESS": e.address}
+        with open(tmp_path / "order-worker.log", "w") as ow, open(tmp_path / "payment.log", "w") as pay:
+            procs.append(_start([str(EX / sdk / "order-worker.sh"), "start"], ROOT,
+                                {**env, "JOB_TYPES": "inventory,shipping,notify-customer"}, ow))
+            procs.append(_start(cmd, tmp_path, {**env, **extra_env}, pay))
+            load = run([str(EX / "go" / "load" / "bin" / "load"), "-bpmn", str(EX / "bpmn" / "order-fulfilment.bpmn"),
+                        "-instances", "40", "-plain", "-max-duration", "60s"], env=env, timeout=90)
+            assert "40/40 instances completed" in load.stdout and "2 declined" in load.stdout, load.stdout
+            assert _stop(procs[1]) == 0, "the documented worker did not exit cleanly on SIGTERM:\n" + (tmp_path / "payment.log").read_text()
+    finally:
+        for p in procs:
+            _stop(p)
+        e.stop()
