@@ -111,9 +111,8 @@ func (c *Client) dialOptions() ([]grpc.DialOption, string, error) {
 		opts = append(opts, grpc.WithTransportCredentials(credentials.NewTLS(tc)))
 	}
 	if cfg.oauth != nil {
-		ts := newTokenSource(*cfg.oauth, !*cfg.insecure)
-		opts = append(opts, grpc.WithPerRPCCredentials(ts),
-			grpc.WithChainUnaryInterceptor(ts.unaryRetry), grpc.WithChainStreamInterceptor(ts.streamRefresh))
+		ts := newTokenSource(*cfg.oauth)
+		opts = append(opts, grpc.WithChainUnaryInterceptor(ts.unary), grpc.WithChainStreamInterceptor(ts.stream))
 	}
 	opts = append(opts,
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.keepAlive, Timeout: 20 * cfg.keepAlive / 45}),

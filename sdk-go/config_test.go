@@ -103,10 +103,14 @@ func TestOAuthTokenCachedAndRefreshed(t *testing.T) {
 		_, _ = w.Write([]byte(`{"access_token":"tok` + string(rune('0'+n)) + `","expires_in":3600,"token_type":"Bearer"}`))
 	}))
 	defer srv.Close()
-	ts := newTokenSource(OAuthConfig{ClientID: "id", ClientSecret: "s", AuthorizationServerURL: srv.URL, Audience: "aud"}, false)
+	ts := newTokenSource(OAuthConfig{ClientID: "id", ClientSecret: "s", AuthorizationServerURL: srv.URL, Audience: "aud"})
 	ctx := context.Background()
+	md := func(ctx context.Context) (map[string]string, error) {
+		tok, err := ts.get(ctx)
+		return map[string]string{"authorization": "Bearer " + tok}, err
+	}
 	for i := 0; i < 5; i++ {
-		md, err := ts.GetRequestMetadata(ctx)
+		md, err := md(ctx)
 		if err != nil || md["authorization"] != "Bearer tok1" {
 			t.Fatalf("md %v err %v", md, err)
 		}
@@ -115,16 +119,16 @@ func TestOAuthTokenCachedAndRefreshed(t *testing.T) {
 		t.Fatalf("token fetched %d times, want 1 (cached)", calls.Load())
 	}
 	ts.invalidate("tok1")
-	md, _ := ts.GetRequestMetadata(ctx)
-	if md["authorization"] != "Bearer tok2" {
-		t.Fatalf("after invalidate: %v", md)
+	m, _ := md(ctx)
+	if m["authorization"] != "Bearer tok2" {
+		t.Fatalf("after invalidate: %v", m)
 	}
 	// A token about to expire is refreshed before use.
 	ts.mu.Lock()
 	ts.expires = time.Now().Add(-time.Second)
 	ts.mu.Unlock()
-	md, _ = ts.GetRequestMetadata(ctx)
-	if md["authorization"] != "Bearer tok3" {
-		t.Fatalf("expired token not refreshed: %v", md)
+	m, _ = md(ctx)
+	if m["authorization"] != "Bearer tok3" {
+		t.Fatalf("expired token not refreshed: %v", m)
 	}
 }

@@ -22,6 +22,7 @@ type JobwireError struct {
 	Err     error      // the original gRPC status error
 }
 
+// Error formats the operation, the code and the gateway's message.
 func (e *JobwireError) Error() string {
 	return fmt.Sprintf("jobwire: %s: %s: %s", e.Op, e.Code, e.Message)
 }
@@ -61,6 +62,7 @@ type (
 	UnimplementedError struct{ *JobwireError }
 )
 
+// Unwrap returns the base error (the same for every typed error below).
 func (e *BackpressureError) Unwrap() error       { return e.JobwireError }
 func (e *UnavailableError) Unwrap() error        { return e.JobwireError }
 func (e *NotFoundError) Unwrap() error           { return e.JobwireError }

@@ -190,6 +190,7 @@ type JobError struct {
 	Variables any // optional, set on the catching scope
 }
 
+// Error describes the BPMN error.
 func (e *JobError) Error() string { return fmt.Sprintf("BPMN error %s: %s", e.Code, e.Message) }
 
 // marshalVariables turns handler/user variables into a JSON object string

@@ -13,6 +13,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
@@ -32,18 +33,17 @@ type OAuthConfig struct {
 // tokenSource caches the access token.
 type tokenSource struct {
 	cfg      OAuthConfig
-	secure   bool
 	mu       sync.Mutex
 	token    string
 	expires  time.Time
 	inflight chan struct{}
 }
 
-func newTokenSource(cfg OAuthConfig, secure bool) *tokenSource {
+func newTokenSource(cfg OAuthConfig) *tokenSource {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
 	}
-	return &tokenSource{cfg: cfg, secure: secure}
+	return &tokenSource{cfg: cfg}
 }
 
 // refreshMargin: a token is renewed when less than this is left (or a fifth of
@@ -138,46 +138,45 @@ func (t *tokenSource) fetch(ctx context.Context) (string, time.Duration, error) 
 	return tr.AccessToken, ttl, nil
 }
 
-// GetRequestMetadata implements credentials.PerRPCCredentials.
-func (t *tokenSource) GetRequestMetadata(ctx context.Context, _ ...string) (map[string]string, error) {
+// withToken adds the bearer token to the outgoing call and returns the token.
+func (t *tokenSource) withToken(ctx context.Context) (context.Context, string, error) {
 	tok, err := t.get(ctx)
 	if err != nil {
-		return nil, status.Error(codes.Unauthenticated, err.Error())
+		return ctx, "", status.Error(codes.Unauthenticated, err.Error())
 	}
-	return map[string]string{"authorization": "Bearer " + tok}, nil
+	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+tok), tok, nil
 }
 
-// RequireTransportSecurity implements credentials.PerRPCCredentials; plaintext
-// is allowed only when the client was configured insecure on purpose.
-func (t *tokenSource) RequireTransportSecurity() bool { return t.secure }
-
-func (t *tokenSource) current() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.token
-}
-
-// unaryRetry retries a call once after UNAUTHENTICATED, with a fresh token.
-func (t *tokenSource) unaryRetry(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-	used := t.current()
-	err := invoker(ctx, method, req, reply, cc, opts...)
-	if status.Code(err) == codes.Unauthenticated {
-		t.invalidate(used)
-		err = invoker(ctx, method, req, reply, cc, opts...)
-	}
-	return err
-}
-
-// streamRefresh drops a refused token so the next call (the worker reopens
-// streams and polls by itself) fetches a fresh one.
-func (t *tokenSource) streamRefresh(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-	used := t.current()
-	s, err := streamer(ctx, desc, cc, method, opts...)
-	if status.Code(err) == codes.Unauthenticated {
-		t.invalidate(used)
-		s, err = streamer(ctx, desc, cc, method, opts...)
-	}
+// unary authenticates a call, and retries it once with a fresh token after
+// UNAUTHENTICATED (the cached token may have been revoked or expired early).
+func (t *tokenSource) unary(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	actx, used, err := t.withToken(ctx)
 	if err != nil {
+		return err
+	}
+	err = invoker(actx, method, req, reply, cc, opts...)
+	if status.Code(err) != codes.Unauthenticated {
+		return err
+	}
+	t.invalidate(used)
+	if actx, _, err = t.withToken(ctx); err != nil {
+		return err
+	}
+	return invoker(actx, method, req, reply, cc, opts...)
+}
+
+// stream authenticates a stream; a refused token is dropped so that the next
+// call (workers reopen streams and polls by themselves) fetches a fresh one.
+func (t *tokenSource) stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	actx, used, err := t.withToken(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := streamer(actx, desc, cc, method, opts...)
+	if err != nil {
+		if status.Code(err) == codes.Unauthenticated {
+			t.invalidate(used)
+		}
 		return nil, err
 	}
 	return &authStream{ClientStream: s, t: t, used: used}, nil

@@ -21,6 +21,8 @@ ENGINE="$ROOT/engine-reference/bin/jobwire-engine"
 [ -x "$ENGINE" ] || (cd "$ROOT" && make engine >/dev/null)
 
 npm run --silent build
+# ts-jest only transpiles: type-check sources, tests and bench here.
+npm run --silent typecheck
 
 # Real Zeebe (optional): start the launcher when it exists, run the gated test against it.
 ZEEBE_PID=""

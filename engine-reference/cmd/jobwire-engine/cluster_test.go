@@ -37,23 +37,26 @@ func startCluster(t *testing.T) (*exec.Cmd, []string, []int) {
 		}
 	})
 	got := make(chan []string, 1)
-	var lines []string
+	before := make(chan []string, 1)
 	go func() {
+		var lines []string
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			lines = append(lines, sc.Text())
 			if m := readyRE.FindStringSubmatch(sc.Text()); m != nil {
+				before <- lines
 				got <- m
 			}
+			lines = append(lines, sc.Text())
 		}
 	}()
-	var m []string
+	var m, lines []string
 	select {
-	case m = <-got:
+	case lines = <-before:
+		m = <-got
 	case <-time.After(15 * time.Second):
 		t.Fatal("no ready line")
 	}
-	if n := len(lines); n != 6 || !strings.Contains(strings.Join(lines, "\n"), "broker 2 listening") {
+	if n := len(lines); n != 5 || !strings.Contains(strings.Join(lines, "\n"), "broker 2 listening") {
 		t.Fatalf("want one line per component before ready, got %q", lines)
 	}
 	t.Logf("cluster ready after %s ms", m[4])

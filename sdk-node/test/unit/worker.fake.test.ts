@@ -291,7 +291,7 @@ describe('manual outcomes and auto-extend', () => {
     const queue = [fakeJob({ deadline: String(Date.now() + 400) })]
     gw = await FakeGateway.start({ ActivateJobs: activateFrom(queue), CompleteJob: outcomes('c'), UpdateJobTimeout: outcomes('u') })
     client = new Client({ address: gw.address, logger: quiet })
-    client.createWorker({ jobType: 'test', streamEnabled: false, autoExtend: true, jobTimeoutMs: 400, handler: () => delay(900) })
+    client.createWorker({ jobType: 'test', streamEnabled: false, autoExtend: true, jobTimeoutMs: 400, handler: async () => { await delay(900) } })
     await waitFor(() => gw.count('CompleteJob') === 1)
     expect(gw.count('UpdateJobTimeout')).toBeGreaterThanOrEqual(2)
     expect(gw.requests('UpdateJobTimeout')[0]).toMatchObject({ timeout: '400' })
