@@ -143,12 +143,27 @@ func (c *Client) target() (string, []grpc.DialOption) {
 	return "jobwire:///gateways", []grpc.DialOption{grpc.WithResolvers(r)}
 }
 
-// Close closes the connections. Close workers first (Worker.Close) for a
-// graceful shutdown; Close does not wait for them.
+// Close closes the connection. Close workers first (Worker.Close with a
+// timeout) for a graceful shutdown: workers still open here are closed at once
+// (unstarted jobs handed back, running handlers cancelled).
 func (c *Client) Close() error {
 	c.mu.Lock()
 	c.closed = true
+	var open []*Worker
+	for w := range c.workers {
+		open = append(open, w)
+	}
 	c.mu.Unlock()
+	if len(open) > 0 {
+		now, cancel := context.WithCancel(context.Background())
+		cancel()
+		var wg sync.WaitGroup
+		for _, w := range open {
+			wg.Add(1)
+			go func() { defer wg.Done(); _ = w.Close(now) }()
+		}
+		wg.Wait()
+	}
 	return c.conn.Close()
 }
 

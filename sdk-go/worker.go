@@ -38,7 +38,6 @@ type WorkerOption func(*workerConfig)
 type workerConfig struct {
 	worker.Config
 	autoComplete bool
-	retryBackOff time.Duration
 	listeners    []func(WorkerState)
 	onError      []func(error)
 }
@@ -92,7 +91,7 @@ func WithAutoExtend(on bool) WorkerOption { return func(c *workerConfig) { c.Aut
 
 // WithRetryBackOff sets the retry back-off sent with automatic failures. Default: 0.
 func WithRetryBackOff(d time.Duration) WorkerOption {
-	return func(c *workerConfig) { c.retryBackOff = d }
+	return func(c *workerConfig) { c.RetryBackOff = d }
 }
 
 // WithWorkerName sets the worker name recorded on activated jobs. Default: the host name.
@@ -208,7 +207,7 @@ func (w *Worker) run(ctx context.Context, d *worker.Delivery) worker.Outcome {
 
 func (w *Worker) failure(job *Job, err error) worker.Outcome {
 	return worker.Outcome{Kind: worker.OutcomeFail, Retries: max(job.Retries-1, 0), Message: err.Error(),
-		RetryBackOff: w.cfg.retryBackOff, Cause: err}
+		RetryBackOff: w.cfg.RetryBackOff, Cause: err}
 }
 
 // Close stops the worker gracefully: it stops taking jobs at once (the parked

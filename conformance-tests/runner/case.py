@@ -104,8 +104,17 @@ def validate(sc: Scenario) -> list[str]:
     for c in d.get("requires") or []:
         if c not in CAPABILITIES:
             errs.append(f"unknown capability {c!r}")
-    if not (sc.path / "README.md").exists():
+    readme = sc.path / "README.md"
+    if not readme.exists():
         errs.append("README.md missing")
+    else:
+        text = readme.read_text()
+        for part in (f"# {sc.name}", "**Spec.**", "**Pain guarded.**"):
+            if part not in text:
+                errs.append(f"README.md lacks {part!r}")
+    for k in ("summary", "pain"):
+        if not d.get(k):
+            errs.append(f"{k!r} missing")
     for b in d.get("deploy") or []:
         if not (sc.path / b).exists():
             errs.append(f"deploy file {b} missing")
@@ -226,6 +235,7 @@ class Case:
         self.proxy = None
         self.driver = None
         self.marks: dict[str, tuple[float, dict]] = {}
+        self.proxy_marks: dict[str, dict] = {}
         self.log: list[str] = []
         self.results: list[tuple[str, object, object, str]] = []  # (fact, cond, actual, verdict)
         self.unchecked: list[str] = []
@@ -297,6 +307,8 @@ class Case:
     def mark(self, name):
         base = self.request_counts() if self.has_admin else {}
         self.marks[name] = (time.time() * 1000, base)
+        if self.proxy:
+            self.proxy_marks[name] = self.proxy.stats()
 
     # ----------------------------------------------------------- facts
     def fact(self, key: str):
@@ -378,12 +390,17 @@ class Case:
         st = self.proxy.stats()
         if name not in st:
             raise ScenarioError(f"proxy reports no counter {name!r} (has {sorted(st)})")
-        v = st[name]
-        if isinstance(v, dict):
-            if "method" in f:
-                return v.get(f["method"], 0)
-            return sum(v.values())
-        return v
+
+        def pick(stats):
+            v = stats.get(name, 0)
+            if isinstance(v, dict):
+                if "method" in f:
+                    return v.get(f["method"], 0)
+                return sum(v.values())
+            return v
+        if "since" in f:
+            return pick(st) - pick(self.proxy_marks[f["since"]])
+        return pick(st)
 
     def _fact_driver(self, name, f):
         since = self.marks[f["since"]][0] if "since" in f else None

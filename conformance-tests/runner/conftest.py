@@ -141,6 +141,7 @@ def pytest_runtest_makereport(item, call):
         elif hasattr(rep, "wasxfail"):
             row["status"], row["reason"] = "passed", f"unexpectedly passed (listed: {rep.wasxfail})"
         row["unchecked"] = getattr(item, "_jw_unchecked", [])
+        row["version"] = getattr(item, "_jw_version", "")
         row["log"] = getattr(item, "_jw_log", "")
 
 

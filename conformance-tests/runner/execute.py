@@ -120,6 +120,7 @@ def run_case(sc: Scenario, sdk: str, target: Target, workdir: Path, uid: str) ->
         case.driver = Driver(driver_command(sdk), env, workdir / "driver.log")
         ready = case.driver.wait_event(lambda e: e["event"] == "ready", 120, "the driver's ready event")
         case.note(f"driver ready: {ready.get('sdk')} {ready.get('version')}")
+        case.sdk_version = str(ready.get("version", ""))
         # ----------------------------------------------------------- steps
         for i, st in enumerate(d.get("steps") or []):
             (kind, arg), = st.items()

@@ -23,6 +23,7 @@ def write(out: Path, rows: list[dict], target: str, wall: float):
     scenarios = sorted({r["scenario"] for r in rows})
     by = {(r["sdk"], r["scenario"]): r for r in rows}
     counts = {s: {k: 0 for k in SYMBOL} for s in sdks}
+    versions = {s: sorted({r.get("version") for r in rows if r["sdk"] == s and r.get("version")}) for s in sdks}
     for r in rows:
         counts[r["sdk"]][r["status"]] = counts[r["sdk"]].get(r["status"], 0) + 1
     stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
@@ -32,10 +33,13 @@ def write(out: Path, rows: list[dict], target: str, wall: float):
           "Skips are never counted as passes.", "",
           *(["**No SDK driver found** under `conformance-tests/drivers/*/run`: nothing to run.", ""]
             if not rows else []),
-          "| SDK | passed | failed | skipped | expected-failure |", "|---|---|---|---|---|"]
+          "| SDK | driver version | passed | failed | skipped | expected-failure | seconds |",
+          "|---|---|---|---|---|---|---|"]
     for s in sdks:
         c = counts[s]
-        md.append(f"| {s} | {c['passed']} | {c['failed']} | {c['skipped']} | {c['expected-failure']} |")
+        secs = sum(r["seconds"] for r in rows if r["sdk"] == s)
+        md.append(f"| {s} | {', '.join(versions[s])} | {c['passed']} | {c['failed']} | {c['skipped']} | "
+                  f"{c['expected-failure']} | {secs:.0f} |")
     md += ["", "| scenario | " + " | ".join(f"{s} | {s} s" for s in sdks) + " |",
            "|---|" + "---|---|" * len(sdks)]
     for sc in scenarios:
@@ -59,11 +63,15 @@ def write(out: Path, rows: list[dict], target: str, wall: float):
          "table{border-collapse:collapse}td.num{text-align:right}</style>",
          f"<h1>Conformance matrix ({html.escape(target)})</h1>",
          f"<p>Generated {stamp} in {wall:.0f} s. Skips are never counted as passes.</p>",
-         "<table><tr><th>SDK</th><th>passed</th><th>failed</th><th>skipped</th><th>expected-failure</th></tr>"]
+         "<table><tr><th>SDK</th><th>driver version</th><th>passed</th><th>failed</th><th>skipped</th>"
+         "<th>expected-failure</th><th>seconds</th></tr>"]
     for s in sdks:
         c = counts[s]
-        h.append(f"<tr><td>{html.escape(s)}</td><td class=num>{c['passed']}</td><td class=num>{c['failed']}</td>"
-                 f"<td class=num>{c['skipped']}</td><td class=num>{c['expected-failure']}</td></tr>")
+        secs = sum(r["seconds"] for r in rows if r["sdk"] == s)
+        h.append(f"<tr><td>{html.escape(s)}</td><td>{html.escape(', '.join(versions[s]))}</td>"
+                 f"<td class=num>{c['passed']}</td><td class=num>{c['failed']}</td>"
+                 f"<td class=num>{c['skipped']}</td><td class=num>{c['expected-failure']}</td>"
+                 f"<td class=num>{secs:.0f}</td></tr>")
     h.append("</table><br><table><tr><th>scenario</th>" +
              "".join(f"<th>{html.escape(s)}</th><th>s</th>" for s in sdks) + "</tr>")
     for sc in scenarios:

@@ -25,6 +25,7 @@ def test_scenario(matrix_case, target, work_dir, request):
     try:
         case = run_case(sc, sdk, target, wd, uuid.uuid4().hex[:6])
         request.node._jw_unchecked = case.unchecked
+        request.node._jw_version = getattr(case, "sdk_version", "")
     finally:
         request.node._jw_seconds = time.monotonic() - t0
         request.node._jw_log = str(wd)

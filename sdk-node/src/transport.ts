@@ -102,6 +102,9 @@ export class Transport {
     const signal = opts.signal
     if (signal?.aborted) throw new CancelledError(`${method}: aborted`, grpc.status.CANCELLED)
     const { md } = await this.metadata()
+    // Commands wait (until their deadline) for a connection instead of failing at once while the
+    // channel reconnects, e.g. during a gateway restart. Worker polls/streams fail fast and back off.
+    md.setOptions({ waitForReady: true })
     const deadline = Date.now() + (opts.timeoutMs ?? this.config.commandTimeoutMs)
     return await new Promise<Res>((resolve, reject) => {
       const stub = this.stub() as unknown as Record<string, (...a: unknown[]) => grpc.ClientUnaryCall>

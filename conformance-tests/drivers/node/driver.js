@@ -43,11 +43,12 @@ function installOtel() {
       const out = []
       for (const sm of resourceMetrics.scopeMetrics) {
         for (const m of sm.metrics) {
-          const type = ['HISTOGRAM', 'EXPONENTIAL_HISTOGRAM', 'GAUGE', 'SUM'][m.dataPointType] ?? String(m.dataPointType)
+          const type = ['histogram', 'exponential_histogram', 'gauge', 'counter'][m.dataPointType] ?? String(m.dataPointType)
           out.push({
             name: m.descriptor.name,
-            type: type.toLowerCase(),
-            points: m.dataPoints.map((p) => ({ attributes: p.attributes, value: typeof p.value === 'number' ? p.value : p.value.sum ?? p.value.count })),
+            type,
+            // numbers as they are; histograms as {count, sum}
+            points: m.dataPoints.map((p) => ({ attributes: p.attributes, value: typeof p.value === 'number' ? p.value : { count: p.value.count, sum: p.value.sum } })),
           })
         }
       }

@@ -62,7 +62,11 @@ func (e *Engine) start(extra ...string) {
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("reference engine not found at %s (run `make engine`): %v", bin, err)
 	}
-	args := append([]string{"dev", "--port", e.Port, "--data-dir", e.DataDir, "--exit-on-stdin-close", "--no-fsync"}, extra...)
+	args := []string{"dev", "--port", e.Port, "--data-dir", e.DataDir, "--exit-on-stdin-close"}
+	if os.Getenv("JOBWIRE_ENGINE_FSYNC") != "1" {
+		args = append(args, "--no-fsync") // tests and benchmarks do not need crash safety
+	}
+	args = append(args, extra...)
 	cmd := exec.Command(bin, args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

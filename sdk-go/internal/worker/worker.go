@@ -32,6 +32,7 @@ type Config struct {
 	FetchVariables []string
 	TenantIDs      []string
 	AutoExtend     bool
+	RetryBackOff   time.Duration // sent with failures from panics
 	Logger         *slog.Logger
 	Tracer         trace.TracerProvider
 	Meter          metric.MeterProvider
@@ -146,8 +147,7 @@ func (w *Worker) Close(ctx context.Context) error {
 	w.closeOnce.Do(func() {
 		w.state.Closing()
 		w.stopActive() // cancels the parked long poll and the stream now
-		w.exec.shutdown(ctx)
-		if ctx.Err() != nil {
+		if w.exec.shutdown(ctx) {
 			w.closeErr = ErrCloseTimeout
 		}
 		w.loops.Wait()

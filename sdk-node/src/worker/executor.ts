@@ -25,6 +25,8 @@ interface Held {
   running: boolean
   /** Failed back by close(): whatever the handler does later is ignored. */
   abandoned: boolean
+  /** A new activation of the same key that arrived after this one's outcome was sent; runs next. */
+  redelivery?: { raw: ActivatedJob__Output; slot: Slot; activation: 'push' | 'poll' }
 }
 
 /**
@@ -48,13 +50,24 @@ export class Executor {
   }
 
   /** Hands a received job (whose slot is already taken) to the executor. */
-  submit(raw: ActivatedJob__Output, slot: Slot, activation: 'push' | 'poll'): void {
+  submit(raw: ActivatedJob__Output, slot: Slot, activation: 'push' | 'poll', counted = false): void {
     const { ctx } = this
-    ctx.telemetry.jobActivated(activation)
-    if (this.held.has(raw.key)) {
-      // At-least-once delivery: the engine handed us a job we still hold (after a timeout). Keep the first.
-      ctx.logger.debug(`job ${raw.key} delivered again while held; ignoring the duplicate`)
-      slot.release()
+    if (!counted) ctx.telemetry.jobActivated(activation)
+    const prev = this.held.get(raw.key)
+    if (prev) {
+      // At-least-once delivery: the engine handed us a job we still hold.
+      if (!prev.job.outcomeSent) {
+        // Timed out while queued/running: the running attempt's outcome still applies; keep it,
+        // with the newer deadline.
+        ctx.logger.debug(`job ${raw.key} delivered again while held; keeping the first delivery`)
+        prev.job.deadline = Math.max(prev.job.deadline, Number(raw.deadline))
+        slot.release()
+      } else {
+        // The outcome (e.g. FailJob with retries left) is in flight and the engine already
+        // activated the job again: a new attempt, run it once this one is finished.
+        prev.redelivery?.slot.release()
+        prev.redelivery = { raw, slot, activation }
+      }
       return
     }
     let job: JobImpl
@@ -160,6 +173,9 @@ export class Executor {
   private finish(h: Held): void {
     if (this.held.get(h.raw.key) === h) this.held.delete(h.raw.key)
     h.slot.release()
+    const next = h.redelivery
+    h.redelivery = undefined
+    if (next) this.submit(next.raw, next.slot, next.activation, true)
     this.checkIdle()
   }
 

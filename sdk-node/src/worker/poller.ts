@@ -22,6 +22,7 @@ export class Poller {
   private backfillDue = true // the first poll collects the backlog
   private readonly backoff = new Backoff()
   private kick: (() => void) | undefined
+  private authRetried = false
   private call: ClientReadableStream<ActivateJobsResponse__Output> | undefined
 
   constructor(private readonly ctx: WorkerContext, private readonly exec: Executor) {
@@ -53,6 +54,7 @@ export class Poller {
         continue
       }
       this.backoff.reset()
+      this.authRetried = false
       ctx.telemetry.pollRequest(got > 0 ? 'jobs' : 'empty')
       const rt = ctx.opts.requestTimeoutMs
       const longPolled = rt >= 0 && Date.now() - started >= (rt === 0 ? 10_000 : rt) / 2
@@ -133,6 +135,11 @@ export class Poller {
     const { ctx } = this
     ctx.telemetry.pollRequest('error')
     let delay: number
+    if (err.code === Status.UNAUTHENTICATED && ctx.transport.hasAuth && !this.authRetried) {
+      // The token was refused (expired early, rotated): fetch a new one and retry once at once.
+      this.authRetried = true
+      return
+    }
     if (err.code !== undefined && LOUD.has(err.code)) {
       ctx.reportError(err)
       delay = this.backoff.max()

@@ -47,7 +47,10 @@ export class Streamer {
         // Expected close (recycle after streamTimeout, or the server ended it): reopen at once.
         ctx.logger.debug('job stream recycled; reopening')
         this.backoff.reset()
-        ctx.state.update()
+        continue // no state report: the stream is back at once
+      }
+      if (err?.code === Status.UNAUTHENTICATED && ctx.transport.hasAuth && !this.authRetried) {
+        this.authRetried = true // token refused: a new one is fetched on reopen; retry once at once
         continue
       }
       if (!err) err = toJobwireError({ code: Status.UNAVAILABLE, details: 'stream ended right after opening' }, 'StreamActivatedJobs')
@@ -68,6 +71,7 @@ export class Streamer {
   }
 
   private recycled = false
+  private authRetried = false
   private openedAt = 0
 
   /** Opens one stream and resolves when it ends (undefined) or fails (the error). */
@@ -97,6 +101,7 @@ export class Streamer {
       return await new Promise<JobwireError | undefined>((resolve) => {
         call.on('data', (job: ActivatedJob__Output) => {
           this.backoff.reset()
+          this.authRetried = false
           const slot = ctx.ledger.tryTake()
           if (!slot) {
             // Cannot happen while we pause on a full ledger; if it does, give the job back at once.

@@ -1,4 +1,4 @@
-import { context, metrics, trace, SpanKind, SpanStatusCode, type Attributes, type Context, type Span } from '@opentelemetry/api'
+import { context, metrics, trace, SpanKind, SpanStatusCode, type Attributes, type Context, type ObservableCallback, type ObservableGauge, type Span } from '@opentelemetry/api'
 
 const SCOPE = 'jobwire'
 const VERSION = '0.1.0'
@@ -35,12 +35,16 @@ export class Telemetry {
   private readonly reconnects = this.meter.createCounter('jobwire.worker.stream.reconnects', { description: 'stream reopens' })
   private readonly polls = this.meter.createCounter('jobwire.worker.poll.requests', { description: 'ActivateJobs calls, by result' })
   private readonly base: Attributes
+  private readonly gauge: ObservableGauge
+  private readonly observeCapacity: ObservableCallback
 
   constructor(jobType: string, workerName: string, capacityUsed: () => number) {
     this.base = { 'jobwire.job.type': jobType, 'jobwire.worker.name': workerName }
-    const gauge = this.meter.createObservableGauge('jobwire.worker.capacity.used', { description: 'jobs held by the worker' })
-    gauge.addCallback((r) => r.observe(capacityUsed(), this.base))
+    this.gauge = this.meter.createObservableGauge('jobwire.worker.capacity.used', { description: 'jobs held by the worker' })
+    this.observeCapacity = (r) => r.observe(capacityUsed(), this.base)
+    this.gauge.addCallback(this.observeCapacity)
   }
+
 
   jobActivated(activation: 'push' | 'poll', n = 1): void {
     this.activated.add(n, { ...this.base, activation })

@@ -36,6 +36,7 @@ export class Worker<V = Variables> extends EventEmitter<WorkerEvents> {
   private readonly ledger: Ledger
   private readonly executor: Executor
   private readonly stop = new AbortController()
+  private readonly telemetry: Telemetry
   private readonly loops: Promise<void>[] = []
   private closePromise: Promise<void> | undefined
 
@@ -45,12 +46,13 @@ export class Worker<V = Variables> extends EventEmitter<WorkerEvents> {
     this.options = resolveWorkerOptions(options)
     this.ledger = new Ledger(this.options.maxJobsActive)
     this.machine = new StateMachine((s) => this.safeEmit('state', s))
+    this.telemetry = new Telemetry(this.options.jobType, this.options.workerName, () => this.ledger.held)
     const ctx: WorkerContext = {
       opts: this.options as unknown as ResolvedWorkerOptions<Variables>,
       transport,
       ledger: this.ledger,
       state: this.machine,
-      telemetry: new Telemetry(this.options.jobType, this.options.workerName, () => this.ledger.held),
+      telemetry: this.telemetry,
       logger,
       stopSignal: this.stop.signal,
       reportError: (e) => this.reportError(e),
@@ -95,6 +97,7 @@ export class Worker<V = Variables> extends EventEmitter<WorkerEvents> {
     this.stop.abort()
     await this.executor.close(timeoutMs)
     await Promise.allSettled(this.loops)
+    // The capacity gauge keeps reporting (0 once closed) so exporters still see the last value.
     this.machine.closed()
   }
 

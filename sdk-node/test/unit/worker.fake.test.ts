@@ -148,6 +148,34 @@ describe('worker with polling (fake gateway)', () => {
     expect(gw.count('FailJob')).toBe(0)
   })
 
+  it('runs a redelivery that arrives while the FailJob of the same key is still in flight', async () => {
+    const job = fakeJob({ retries: 3 })
+    const queue = [job]
+    gw = await FakeGateway.start({
+      ActivateJobs: activateFrom(queue, 50),
+      FailJob: (call: any, cb: any) => {
+        // the engine makes the job activatable again and the next poll gets it before the FailJob answer arrives
+        queue.push({ ...job, retries: call.request.retries })
+        setTimeout(() => ok(cb), 400)
+      },
+      CompleteJob: outcomes('c'),
+    })
+    client = new Client({ address: gw.address, logger: quiet })
+    const attempts: number[] = []
+    client.createWorker({
+      jobType: 'test',
+      streamEnabled: false,
+      requestTimeoutMs: 5_000,
+      handler: (j) => {
+        attempts.push(j.retries)
+        if (j.retries === 3) throw new Error('first attempt fails')
+        return { second: true }
+      },
+    })
+    await waitFor(() => gw.count('CompleteJob') === 1, 5_000).catch((e) => { throw new Error(`${e.message}; attempts ${attempts} calls ${gw.calls.map((c) => c.method)}`) })
+    expect(attempts).toEqual([3, 2])
+  })
+
   it('retries outcomes on UNAVAILABLE; NOT_FOUND is benign (no error event)', async () => {
     const queue = [fakeJob(), fakeJob()]
     let unavailable = 2
@@ -236,6 +264,16 @@ describe('worker with push (fake gateway)', () => {
     expect(maxHeld).toBeLessThanOrEqual(3)
     expect([...activations]).toEqual(['push'])
     expect(w.state).toBe('streaming')
+  })
+
+  it('recycles a healthy stream after streamTimeout without backoff', async () => {
+    gw = await FakeGateway.start({ ActivateJobs: activateFrom([], 5_000), StreamActivatedJobs: () => {} })
+    client = new Client({ address: gw.address, logger: quiet })
+    const states: WorkerState[] = []
+    const w = client.createWorker({ jobType: 'test', streamTimeoutMs: 250, handler: () => ({}) })
+    w.on('state', (s) => states.push(s))
+    await waitFor(() => gw.count('StreamActivatedJobs') >= 3, 5_000)
+    expect(states).not.toContain('backoff')
   })
 
   it('reopens a failed stream with backoff and backfill-polls after each open', async () => {
