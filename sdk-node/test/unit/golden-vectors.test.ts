@@ -17,10 +17,20 @@ const bytesOf = (file: string) => Buffer.from(fs.readFileSync(path.join(dir, fil
 // The SDK's own loading options (src/transport.ts).
 const def = protoLoader.loadSync(protoFile, { longs: String, enums: String, defaults: true, oneofs: true })
 const gateway = def['gateway_protocol.Gateway'] as protoLoader.ServiceDefinition
+const method = (name: string): protoLoader.MethodDefinition<object, object> => {
+  const m = gateway[name]
+  if (!m) throw new Error(`gateway.proto has no ${name}`)
+  return m
+}
 const sdkDecode: Record<string, (b: Buffer) => any> = {
-  'gateway_protocol.ActivatedJob': gateway.StreamActivatedJobs.responseDeserialize,
-  'gateway_protocol.StreamActivatedJobsRequest': gateway.StreamActivatedJobs.requestDeserialize,
-  'gateway_protocol.FailJobRequest': gateway.FailJob.requestDeserialize,
+  'gateway_protocol.ActivatedJob': method('StreamActivatedJobs').responseDeserialize,
+  'gateway_protocol.StreamActivatedJobsRequest': method('StreamActivatedJobs').requestDeserialize,
+  'gateway_protocol.FailJobRequest': method('FailJob').requestDeserialize,
+}
+const decodeWith = (message: string): ((b: Buffer) => any) => {
+  const f = sdkDecode[message]
+  if (!f) throw new Error(`no decoder for ${message}`)
+  return f
 }
 const root = protobuf.loadSync(protoFile)
 
@@ -32,7 +42,7 @@ describe('golden vectors', () => {
 
   for (const [name, v] of Object.entries(manifest)) {
     it(`${name}: decodes to the manifest's values through the SDK's codec`, () => {
-      const decoded = sdkDecode[v.message](bytesOf(v.file))
+      const decoded = decodeWith(v.message)(bytesOf(v.file))
       for (const [field, expected] of Object.entries(v.fields)) {
         // int64 arrive as decimal strings (lossless), like the manifest's JSON mapping.
         expect(decoded[field]).toEqual(expected)
@@ -48,7 +58,7 @@ describe('golden vectors', () => {
   }
 
   it('keeps the 2^60 job key exact', () => {
-    const job = sdkDecode['gateway_protocol.ActivatedJob'](bytesOf('activated_job.hex'))
+    const job = decodeWith('gateway_protocol.ActivatedJob')(bytesOf('activated_job.hex'))
     expect(BigInt(job.key)).toBe(2n ** 60n + 7n)
     expect(job.type).toBe('payment-ünïcödé-💳')
   })
