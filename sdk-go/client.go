@@ -24,15 +24,23 @@ import (
 // Version is the SDK version.
 const Version = "0.1.0"
 
-// Receive windows. Setting them turns off grpc-go's BDP-driven window growth,
-// so that a worker that stops reading its job stream (no free slot) leaves few
-// activated jobs in transport buffers where no other worker can take them.
-// 64 KiB is grpc-go's minimum per-stream window. The connection window is
-// returned on receipt (not on read), so it does not hold up other calls.
+// Receive windows of the long-call connections. Setting them turns off
+// grpc-go's BDP-driven window growth, so that a worker that stops reading its
+// job stream (no free slot) leaves few activated jobs in transport buffers
+// where no other worker can take them. 64 KiB is grpc-go's minimum per-stream
+// window. The connection window is returned on receipt (not on read), so it
+// does not hold up other calls.
 const (
 	streamWindow = 64 << 10
 	connWindow   = 1 << 20
 )
+
+// workersPerLongConn bounds the workers whose long-lived calls (a parked
+// ActivateJobs and a StreamActivatedJobs each) share one long-call connection:
+// 2 × 32 = 64 calls stay under common MAX_CONCURRENT_STREAMS limits (100 in
+// many proxies), so no long-lived call queues behind the others. Commands
+// never share a connection with them.
+const workersPerLongConn = 32
 
 // Client talks to a Zeebe-compatible gateway. It is safe for concurrent use;
 // create one per process and share it between workers.
@@ -43,11 +51,64 @@ const (
 type Client struct {
 	cfg     clientConfig
 	log     *slog.Logger
-	conn    *grpc.ClientConn // one connection (per address), shared by every worker
+	conn    *grpc.ClientConn // the command channel: unary calls of the client and all its workers
 	gw      pb.GatewayClient
+	dial    []grpc.DialOption // shared by every connection (before the user's)
 	mu      sync.Mutex
 	workers map[*Worker]struct{}
+	long    []*longConn // long-lived calls (polls, streams), at most workersPerLongConn workers each
 	closed  bool
+}
+
+// longConn is a connection for the long-lived calls of up to
+// workersPerLongConn workers, with small receive windows.
+type longConn struct {
+	conn    *grpc.ClientConn
+	gw      pb.GatewayClient
+	workers int
+}
+
+// leaseLong returns a long-call connection with room for one more worker,
+// dialling a new one (lazily connected) when all are full.
+func (c *Client) leaseLong() (*longConn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, lc := range c.long {
+		if lc.workers < workersPerLongConn {
+			lc.workers++
+			return lc, nil
+		}
+	}
+	target, extra := c.dialTarget()
+	opts := append(append(append([]grpc.DialOption{}, c.dial...), extra...),
+		grpc.WithInitialWindowSize(streamWindow), grpc.WithInitialConnWindowSize(connWindow))
+	opts = append(opts, c.cfg.dialOptions...) // the user's options still win
+	conn, err := grpc.NewClient(target, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("jobwire: connect %s: %w", target, err)
+	}
+	lc := &longConn{conn: conn, gw: pb.NewGatewayClient(conn), workers: 1}
+	c.long = append(c.long, lc)
+	return lc, nil
+}
+
+// releaseLong gives a worker's place back; an unused connection is closed.
+func (c *Client) releaseLong(lc *longConn) {
+	c.mu.Lock()
+	lc.workers--
+	drop := lc.workers == 0
+	if drop {
+		for i, x := range c.long {
+			if x == lc {
+				c.long = append(c.long[:i], c.long[i+1:]...)
+				break
+			}
+		}
+	}
+	c.mu.Unlock()
+	if drop {
+		_ = lc.conn.Close()
+	}
 }
 
 // NewClient connects lazily to the gateway (no I/O happens before the first
@@ -75,8 +136,9 @@ func NewClient(ctx context.Context, opts ...ClientOption) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	target, extra := c.target()
-	dial := append(append([]grpc.DialOption{}, base...), extra...)
+	c.dial = base
+	target, extra := c.dialTarget()
+	dial := append(append(append([]grpc.DialOption{}, base...), extra...), cfg.dialOptions...) // the user's options win
 	if c.conn, err = grpc.NewClient(target, dial...); err != nil {
 		return nil, fmt.Errorf("jobwire: connect %s: %w", target, err)
 	}
@@ -111,7 +173,7 @@ func (c *Client) dialOptions() ([]grpc.DialOption, string, error) {
 		opts = append(opts, grpc.WithTransportCredentials(credentials.NewTLS(tc)))
 	}
 	if cfg.oauth != nil {
-		ts := newTokenSource(*cfg.oauth)
+		ts := newTokenSource(*cfg.oauth) // one token cache for every connection of the client
 		opts = append(opts, grpc.WithChainUnaryInterceptor(ts.unary), grpc.WithChainStreamInterceptor(ts.stream))
 	}
 	opts = append(opts,
@@ -119,14 +181,12 @@ func (c *Client) dialOptions() ([]grpc.DialOption, string, error) {
 		grpc.WithUserAgent("jobwire-go/"+Version),
 		grpc.WithDefaultServiceConfig(`{"loadBalancingConfig":[{"round_robin":{}}]}`),
 	)
-	opts = append(opts, grpc.WithInitialWindowSize(streamWindow), grpc.WithInitialConnWindowSize(connWindow))
-	opts = append(opts, cfg.dialOptions...) // last: the user's options win
 	return opts, "", nil
 }
 
-// target returns the dial target and, for several addresses, a resolver of
-// its own (a manual resolver serves a single connection).
-func (c *Client) target() (string, []grpc.DialOption) {
+// dialTarget returns the dial target and, for several addresses, a resolver of
+// its own (a new one per connection).
+func (c *Client) dialTarget() (string, []grpc.DialOption) {
 	addrs := c.cfg.addresses
 	if len(addrs) == 1 {
 		if strings.Contains(addrs[0], ":///") {
@@ -163,6 +223,13 @@ func (c *Client) Close() error {
 			go func() { defer wg.Done(); _ = w.Close(now) }()
 		}
 		wg.Wait()
+	}
+	c.mu.Lock()
+	long := c.long
+	c.long = nil
+	c.mu.Unlock()
+	for _, lc := range long {
+		_ = lc.conn.Close()
 	}
 	return c.conn.Close()
 }

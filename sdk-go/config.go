@@ -137,9 +137,18 @@ func (c *clientConfig) fromEnv() error {
 			}
 		}
 	}
+	// A host without a port gets the gateway's default port (as in every SDK).
+	for i, a := range c.addresses {
+		if strings.Contains(a, "://") {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			c.addresses[i] = net.JoinHostPort(strings.Trim(a, "[]"), "26500")
+		}
+	}
 	if c.insecure == nil {
 		if v, ok := firstEnv("ZEEBE_INSECURE_CONNECTION", "CAMUNDA_INSECURE_CONNECTION"); ok {
-			b, err := strconv.ParseBool(v)
+			b, err := parseBool(v)
 			if err != nil {
 				return fmt.Errorf("jobwire: ZEEBE_INSECURE_CONNECTION=%q: %w", v, err)
 			}
@@ -160,18 +169,22 @@ func (c *clientConfig) fromEnv() error {
 		c.insecure = &b
 	}
 	if c.oauth == nil {
-		if id, ok := firstEnv("ZEEBE_CLIENT_ID", "CAMUNDA_CLIENT_ID"); ok {
-			o := OAuthConfig{ClientID: id}
-			o.ClientSecret, _ = firstEnv("ZEEBE_CLIENT_SECRET", "CAMUNDA_CLIENT_SECRET")
-			o.AuthorizationServerURL, _ = firstEnv("ZEEBE_AUTHORIZATION_SERVER_URL", "CAMUNDA_OAUTH_URL")
+		id, hasID := firstEnv("ZEEBE_CLIENT_ID", "CAMUNDA_CLIENT_ID")
+		secret, hasSecret := firstEnv("ZEEBE_CLIENT_SECRET", "CAMUNDA_CLIENT_SECRET")
+		if hasID || hasSecret {
+			o := OAuthConfig{ClientID: id, ClientSecret: secret}
+			o.AuthorizationServerURL, _ = firstEnv("ZEEBE_AUTHORIZATION_SERVER_URL", "CAMUNDA_OAUTH_URL", "CAMUNDA_AUTHORIZATION_SERVER_URL")
 			o.Audience, _ = firstEnv("ZEEBE_TOKEN_AUDIENCE", "CAMUNDA_TOKEN_AUDIENCE")
 			o.Scope, _ = firstEnv("ZEEBE_TOKEN_SCOPE", "CAMUNDA_TOKEN_SCOPE")
+			if o.ClientID == "" || o.ClientSecret == "" || o.AuthorizationServerURL == "" {
+				return fmt.Errorf("jobwire: OAuth needs ZEEBE_CLIENT_ID, ZEEBE_CLIENT_SECRET and ZEEBE_AUTHORIZATION_SERVER_URL")
+			}
 			c.oauth = &o
 		}
 	}
 	if c.keepAlive == 0 {
 		c.keepAlive = 45 * time.Second
-		if v, ok := firstEnv("ZEEBE_KEEP_ALIVE"); ok {
+		if v, ok := firstEnv("ZEEBE_KEEP_ALIVE", "CAMUNDA_KEEP_ALIVE"); ok {
 			ms, err := strconv.Atoi(v)
 			if err != nil || ms <= 0 {
 				return fmt.Errorf("jobwire: ZEEBE_KEEP_ALIVE=%q: want milliseconds", v)
@@ -199,4 +212,16 @@ func allLoopback(addrs []string) bool {
 		}
 	}
 	return true
+}
+
+// parseBool reads a boolean environment value the same way in every SDK:
+// true/false, 1/0, yes/no, on/off, any case; anything else is an error.
+func parseBool(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "1", "yes", "on":
+		return true, nil
+	case "false", "0", "no", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("want true or false")
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -58,6 +59,7 @@ func TestConfigPrecedenceAndTwins(t *testing.T) {
 		"ZEEBE_ADDRESS":             "ignored:1",
 		"ZEEBE_INSECURE_CONNECTION": "true", // scheme wins over the env flag
 		"CAMUNDA_CLIENT_ID":         "cid",
+		"CAMUNDA_CLIENT_SECRET":     "sec",
 		"CAMUNDA_OAUTH_URL":         "http://127.0.0.1:1/token",
 	})
 	var c clientConfig
@@ -130,5 +132,32 @@ func TestOAuthTokenCachedAndRefreshed(t *testing.T) {
 	m, _ = md(ctx)
 	if m["authorization"] != "Bearer tok3" {
 		t.Fatalf("expired token not refreshed: %v", m)
+	}
+}
+
+// Rule 6: environment handling shared with the other SDKs.
+func TestEnvHandlingSharedWithOtherSDKs(t *testing.T) {
+	withEnv(t, map[string]string{"ZEEBE_ADDRESS": "gw.example.com", "ZEEBE_INSECURE_CONNECTION": "yes", "CAMUNDA_KEEP_ALIVE": "30000"})
+	var c clientConfig
+	if err := c.fromEnv(); err != nil {
+		t.Fatal(err)
+	}
+	if c.addresses[0] != "gw.example.com:26500" || !*c.insecure || c.keepAlive != 30*time.Second {
+		t.Fatalf("%+v insecure=%v", c, *c.insecure)
+	}
+	withEnv(t, map[string]string{"ZEEBE_INSECURE_CONNECTION": "maybe"})
+	c = clientConfig{}
+	if err := c.fromEnv(); err == nil {
+		t.Fatal("an invalid boolean was accepted")
+	}
+	withEnv(t, map[string]string{"ZEEBE_CLIENT_SECRET": "s"})
+	c = clientConfig{}
+	if err := c.fromEnv(); err == nil || !strings.Contains(err.Error(), "ZEEBE_CLIENT_ID") {
+		t.Fatalf("incomplete OAuth env: %v", err)
+	}
+	withEnv(t, map[string]string{"ZEEBE_CLIENT_ID": "i", "ZEEBE_CLIENT_SECRET": "s", "CAMUNDA_AUTHORIZATION_SERVER_URL": "http://127.0.0.1:1/token"})
+	c = clientConfig{}
+	if err := c.fromEnv(); err != nil || c.oauth.AuthorizationServerURL != "http://127.0.0.1:1/token" {
+		t.Fatalf("oauth %+v err %v", c.oauth, err)
 	}
 }

@@ -389,3 +389,39 @@ func TestEngineOAuth(t *testing.T) {
 	time.Sleep(2500 * time.Millisecond) // the first token has expired by now
 	runInstances(t, c, pid, 3, nil)
 }
+
+// Rule 5 against the engine: 120 workers on one client (a stream and a parked
+// long poll each, 240 long-lived calls), and commands still get through.
+func TestEngineManyWorkersOneClient(t *testing.T) {
+	e := testengine.Start(t)
+	c := engineClient(t, e)
+	pid := deploy(t, c, "many")
+	const n = 120
+	var handled atomic.Int32
+	workers := make([]*jobwire.Worker, n)
+	for i := range workers {
+		w, err := c.NewWorker("many", func(ctx context.Context, job *jobwire.Job) (any, error) {
+			handled.Add(1)
+			return map[string]any{"done": true}, nil
+		}, jobwire.WithMaxJobsActive(1), jobwire.WithRequestTimeout(30*time.Second), jobwire.WithWorkerName(fmt.Sprintf("w%d", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		workers[i] = w
+	}
+	defer func() {
+		for _, w := range workers {
+			closeW(t, w)
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // streams open, polls park
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if _, err := c.Topology(ctx); err != nil {
+		t.Fatalf("topology behind %d long-lived calls: %v", 2*n, err)
+	}
+	runInstances(t, c, pid, 60, map[string]any{"n": 1}) // CompleteJob from every kind of worker gets through
+	if handled.Load() != 60 {
+		t.Fatalf("handled %d, want 60", handled.Load())
+	}
+}

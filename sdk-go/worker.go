@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jobwire/jobwire/sdk-go/internal/worker"
@@ -117,6 +118,8 @@ type Worker struct {
 	cfg     workerConfig
 	handler HandlerFunc
 	inner   *worker.Worker
+	long    *longConn
+	release sync.Once
 }
 
 // NewWorker creates and starts a worker for jobType.
@@ -168,8 +171,14 @@ func (c *Client) NewWorker(jobType string, handler HandlerFunc, opts ...WorkerOp
 			f(err)
 		}
 	}
-	w := &Worker{c: c, cfg: cfg, handler: handler}
-	w.inner = worker.Start(cfg.Config, worker.Gateways{Unary: c.gw, Long: c.gw}, w.run)
+	lc, err := c.leaseLong()
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{c: c, cfg: cfg, handler: handler, long: lc}
+	// Commands go over the client's command channel; the long poll and the
+	// stream over a long-call connection, so they never hold commands up.
+	w.inner = worker.Start(cfg.Config, worker.Gateways{Unary: c.gw, Long: lc.gw}, w.run)
 	for _, f := range cfg.listeners {
 		w.OnStateChange(f)
 	}
@@ -224,6 +233,7 @@ func (w *Worker) Close(ctx context.Context) error {
 	w.c.mu.Lock()
 	delete(w.c.workers, w)
 	w.c.mu.Unlock()
+	w.release.Do(func() { w.c.releaseLong(w.long) })
 	if errors.Is(err, worker.ErrCloseTimeout) {
 		return ErrCloseTimeout
 	}

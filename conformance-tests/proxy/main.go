@@ -39,6 +39,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/http2"
@@ -54,6 +55,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "--upstream is required")
 		os.Exit(2)
 	}
+	log.SetOutput(os.Stdout)
+	log.SetFlags(log.Lmicroseconds)
 	p := newProxy(*upstream)
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -105,6 +108,9 @@ type proxy struct {
 	rstServer        int64
 	unimplSent       int64
 	dialErrors       int64
+	closedByClient   int64 // connections the client ended (EOF / GOAWAY from the client side)
+	closedByServer   int64
+	goawaysClient    int64
 }
 
 func newProxy(up string) *proxy {
@@ -170,6 +176,7 @@ type conn struct {
 	streams   map[uint32]*stream
 	maxStream uint32
 	closeOnce sync.Once
+	closing   atomic.Bool // set by the proxy's own close and by the first read error
 }
 
 func methodOf(path string) string {
@@ -222,6 +229,7 @@ func (p *proxy) serve(client net.Conn) {
 }
 
 func (c *conn) close() {
+	c.closing.Store(true)
 	c.closeOnce.Do(func() {
 		c.client.Close()
 		c.server.Close()
@@ -309,12 +317,37 @@ func (c *conn) loop(fromClient bool) {
 	if fromClient {
 		rd = c.cfr
 	}
+	side := "server"
+	if fromClient {
+		side = "client"
+	}
 	for {
 		f, err := rd.ReadFrame()
 		if err != nil {
+			log.Printf("conn %s: read from %s: %v", c.client.RemoteAddr(), side, err)
+			if !c.closing.Load() { // the first side to end the connection
+				c.closing.Store(true)
+				p.mu.Lock()
+				if fromClient {
+					p.closedByClient++
+				} else {
+					p.closedByServer++
+				}
+				p.mu.Unlock()
+			}
 			return
 		}
+		if ga, ok := f.(*http2.GoAwayFrame); ok {
+			if fromClient {
+				p.mu.Lock()
+				p.goawaysClient++
+				p.mu.Unlock()
+			}
+			log.Printf("conn %s: GOAWAY from %s: code %v last %d %q", c.client.RemoteAddr(), side, ga.ErrCode,
+				ga.LastStreamID, ga.DebugData())
+		}
 		if err := c.relay(p, f, fromClient); err != nil {
+			log.Printf("conn %s: relay from %s: %v", c.client.RemoteAddr(), side, err)
 			return
 		}
 	}
@@ -680,7 +713,8 @@ func (p *proxy) stats() map[string]any {
 		"bytes_up": p.bytesUp, "bytes_down": p.bytesDown, "pings": p.pings, "pings_server": p.pingsServer,
 		"goaways": p.goaways, "goaways_server": p.goawaysServer, "rsts": p.rsts, "rst_client": p.rstClient,
 		"rst_server": p.rstServer, "unimplemented_sent": p.unimplSent, "dial_errors": p.dialErrors,
-		"open_connections": int64(len(p.conns)),
+		"open_connections": int64(len(p.conns)), "closed_by_client": p.closedByClient,
+		"closed_by_server": p.closedByServer, "goaways_client": p.goawaysClient,
 	}
 	p.mu.Unlock()
 	open := map[string]int64{}

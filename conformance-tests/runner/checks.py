@@ -119,14 +119,16 @@ def metric_instruments_present(case):
 
 
 def error_variables_reached_engine(case):
-    """polling/throw-error-variables: the ThrowError variables arrived. Uses
-    the admin view (the reference engine merges error variables into the
-    instance); without admin raises Unavailable (Zeebe keeps them local to
-    the catch event, invisible to CreateProcessInstanceWithResult)."""
+    """polling/throw-error-variables: the ThrowError code and variables
+    arrived at the engine. Uses the admin job view (`error_code`,
+    `error_variables`): as in Zeebe, error variables live on the catch
+    event's scope and never reach the instance without output mappings, so
+    CreateProcessInstanceWithResult cannot show them (Unavailable there)."""
     if not case.has_admin:
         raise Unavailable("error variables are only visible through the admin API")
-    insts = case.instances()
-    assert insts, "no instance"
-    for i in insts:
-        v = json.loads(i.variables or "{}")
-        assert v.get("reason") == "nope" and v.get("qty") == 3, f"instance {i.key} variables {v}"
+    jobs = case.jobs()
+    assert len(jobs) == 2, f"{len(jobs)} jobs"
+    for j in jobs:
+        assert j.error_code == "E42", f"job {j.key} error_code {j.error_code!r}"
+        v = json.loads(j.error_variables or "{}")
+        assert v == {"reason": "nope", "qty": 3}, f"job {j.key} error variables {v}"

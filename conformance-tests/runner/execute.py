@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ from harness import SUITE, Clients, Driver, Engine, Proxy
 
 DRIVERS = SUITE / "drivers"
 SELFTEST_DRIVER = SUITE / "runner" / "selftest_driver.py"
+DEFAULT_CASE_TIMEOUT_S = 90
 
 
 def driver_command(sdk: str) -> list[str]:
@@ -47,6 +49,9 @@ class Target:
                     self._clients = Clients(self.external, admin=False)
                     self._clients.wait_ready(60)
                 return self.external, self._clients
+            if self._engine is not None and self._engine.alive() and not self._responsive():
+                # a hung shared engine would fail every later case slowly: replace it
+                self._engine.stop(kill=True)
             if self._engine is None or not self._engine.alive():
                 if self._clients:
                     self._clients.close()
@@ -54,6 +59,14 @@ class Target:
                 self._clients = Clients(self._engine.address)
                 self._clients.wait_ready()
             return self._engine.address, self._clients
+
+    def _responsive(self) -> bool:
+        try:
+            pb = self._clients.ad_pb
+            self._clients.admin.ListJobs(pb.ListJobsRequest(type="jw-probe"), timeout=3)
+            return True
+        except Exception:  # noqa: BLE001
+            return False
 
     def close(self):
         if self._clients:
@@ -68,11 +81,36 @@ def base_env() -> dict:
     return env
 
 
+class CaseTimeout(AssertionError):
+    pass
+
+
+def _on_alarm(signum, frame):
+    raise CaseTimeout("case exceeded its time budget (scenario timeout_s); something hung")
+
+
 def run_case(sc: Scenario, sdk: str, target: Target, workdir: Path, uid: str) -> Case:
     case = Case(sc, sdk, target, workdir, uid)
     d = case.data
     own_engine = d.get("engine") == "own"
+    # a hard per-case budget, so a hung engine or driver cannot stall the matrix
+    budget = float(d.get("timeout_s", DEFAULT_CASE_TIMEOUT_S))
+    use_alarm = threading.current_thread() is threading.main_thread()
+    if use_alarm:
+        old = signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, budget)
     try:
+        return _run_case(case, sc, target, workdir, d, own_engine)
+    finally:
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+        teardown(case)
+
+
+def _run_case(case, sc, target, workdir, d, own_engine) -> Case:
+    sdk = case.sdk
+    try:  # teardown happens in run_case, after the alarm is disarmed
         # ---------------------------------------------------------- engine
         ca_path = None
         if own_engine:
@@ -141,8 +179,9 @@ def run_case(sc: Scenario, sdk: str, target: Target, workdir: Path, uid: str) ->
         if fails:
             raise AssertionError("expectations failed:\n  " + "\n  ".join(fails))
         return case
-    finally:
-        teardown(case)
+    except CaseTimeout as e:
+        case.note(str(e))
+        raise
 
 
 def teardown(case: Case):

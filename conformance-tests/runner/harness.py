@@ -374,12 +374,12 @@ class Clients:
     # gateway --------------------------------------------------------------
     def deploy(self, name: str, content: bytes):
         req = self.gw_pb.DeployResourceRequest(resources=[self.gw_pb.Resource(name=name, content=content)])
-        return self._retry(lambda: self.gw.DeployResource(req, timeout=20, metadata=self.md()))
+        return self._retry(lambda: self.gw.DeployResource(req, timeout=10, metadata=self.md()))
 
     def create_instance(self, process_id: str, variables: dict):
         req = self.gw_pb.CreateProcessInstanceRequest(bpmnProcessId=process_id, version=-1,
                                                       variables=json.dumps(variables))
-        return self._retry(lambda: self.gw.CreateProcessInstance(req, timeout=20, metadata=self.md()))
+        return self._retry(lambda: self.gw.CreateProcessInstance(req, timeout=10, metadata=self.md()))
 
     def create_instance_with_result(self, process_id: str, variables: dict, timeout_ms: int):
         req = self.gw_pb.CreateProcessInstanceWithResultRequest(
@@ -388,16 +388,23 @@ class Clients:
             requestTimeout=timeout_ms)
         return self.gw.CreateProcessInstanceWithResult(req, timeout=timeout_ms / 1000 + 10, metadata=self.md())
 
-    def _retry(self, fn, attempts=40):
+    def _retry(self, fn, budget_s=30.0):
         """The runner's own calls retry transient errors (a restarting engine,
-        an injected fault meant for the SDK)."""
+        an injected fault meant for the SDK) within a time budget; a hung
+        engine (DEADLINE_EXCEEDED) is retried once at most."""
         delay = 0.05
-        for i in range(attempts):
+        end = time.monotonic() + budget_s
+        deadlines = 0
+        while True:
             try:
                 return fn()
             except self.grpc.RpcError as e:
-                if e.code() not in (self.grpc.StatusCode.UNAVAILABLE, self.grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                    self.grpc.StatusCode.DEADLINE_EXCEEDED) or i == attempts - 1:
+                code = e.code()
+                if code == self.grpc.StatusCode.DEADLINE_EXCEEDED:
+                    deadlines += 1
+                if code not in (self.grpc.StatusCode.UNAVAILABLE, self.grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                self.grpc.StatusCode.DEADLINE_EXCEEDED) or deadlines > 1 \
+                        or time.monotonic() + delay > end:
                     raise
                 time.sleep(delay)
                 delay = min(delay * 1.6, 1.0)

@@ -71,28 +71,33 @@ function env(env: NodeJS.ProcessEnv, ...names: string[]): string | undefined {
   return undefined
 }
 
-function parseBool(v: string | undefined): boolean | undefined {
+/** Boolean env values, the same in every SDK: true/false, 1/0, yes/no, on/off (any case); else an error. */
+function parseBool(name: string, v: string | undefined): boolean | undefined {
   if (v === undefined) return undefined
-  return /^(1|true|yes|on)$/i.test(v)
+  if (/^(1|true|yes|on)$/i.test(v)) return true
+  if (/^(0|false|no|off)$/i.test(v)) return false
+  throw new TypeError(`jobwire: ${name}=${JSON.stringify(v)}: want true or false`)
 }
 
-/** Strips a scheme (`grpc://`, `grpcs://`, `http(s)://`, `dns:///`) and splits a list. */
+/** Strips a scheme (`grpc://`, `grpcs://`, `http(s)://`), adds the default port, and splits a list. */
 export function parseAddresses(raw: string | string[]): string[] {
   const list = Array.isArray(raw) ? raw : raw.split(',')
   const out: string[] = []
   for (let a of list) {
     a = a.trim()
     if (!a) continue
+    // `dns:///host:port` is kept: the channel then balances over every record of the name.
+    const dns = /^dns:\/\/\/?/i.test(a)
     a = a.replace(/^(grpcs?|https?):\/\//i, '').replace(/^dns:\/\/\/?/i, '').replace(/\/+$/, '')
     if (!/:\d+$/.test(a)) a += ':26500'
-    out.push(a)
+    out.push(dns ? `dns:///${a}` : a)
   }
   if (out.length === 0) throw new TypeError('jobwire: no gateway address given')
   return out
 }
 
 function isLoopback(address: string): boolean {
-  const host = address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '')
+  const host = address.replace(/^dns:\/\/\//, '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '')
   return host === 'localhost' || host === '::1' || /^127\./.test(host)
 }
 
@@ -112,7 +117,18 @@ export function resolveClientConfig(opts: ClientOptions = {}, e: NodeJS.ProcessE
   const addresses = parseAddresses(
     opts.address ?? env(e, 'ZEEBE_GRPC_ADDRESS', 'ZEEBE_ADDRESS', 'CAMUNDA_GRPC_ADDRESS') ?? '127.0.0.1:26500',
   )
-  const insecure = opts.insecure ?? parseBool(env(e, 'ZEEBE_INSECURE_CONNECTION', 'CAMUNDA_INSECURE_CONNECTION')) ?? addresses.every(isLoopback)
+  const caCertificatePath = opts.caCertificatePath ?? env(e, 'ZEEBE_CA_CERTIFICATE_PATH', 'CAMUNDA_CA_CERTIFICATE_PATH')
+  // A scheme (grpcs:// / https:// = TLS, grpc:// / http:// = plaintext) and a CA certificate imply the transport.
+  const raw = opts.address ?? env(e, 'ZEEBE_GRPC_ADDRESS', 'ZEEBE_ADDRESS', 'CAMUNDA_GRPC_ADDRESS') ?? ''
+  const first = (Array.isArray(raw) ? raw[0] ?? '' : raw).trim()
+  const schemeInsecure = /^(grpcs|https):\/\//i.test(first) ? false : /^(grpc|http):\/\//i.test(first) ? true : undefined
+  const insecure =
+    opts.insecure ??
+    (opts.caCertificatePath !== undefined ? false : undefined) ??
+    schemeInsecure ??
+    parseBool('ZEEBE_INSECURE_CONNECTION', env(e, 'ZEEBE_INSECURE_CONNECTION', 'CAMUNDA_INSECURE_CONNECTION')) ??
+    (caCertificatePath !== undefined ? false : undefined) ??
+    addresses.every(isLoopback)
   let oauth = opts.oauth
   if (!oauth) {
     const clientId = env(e, 'ZEEBE_CLIENT_ID', 'CAMUNDA_CLIENT_ID')
@@ -132,10 +148,13 @@ export function resolveClientConfig(opts: ClientOptions = {}, e: NodeJS.ProcessE
     }
   }
   const keepEnv = env(e, 'ZEEBE_KEEP_ALIVE', 'CAMUNDA_KEEP_ALIVE')
+  if (keepEnv !== undefined && !(Number.isInteger(Number(keepEnv)) && Number(keepEnv) > 0)) {
+    throw new TypeError(`jobwire: ZEEBE_KEEP_ALIVE=${JSON.stringify(keepEnv)}: want milliseconds`)
+  }
   return {
     addresses,
     insecure,
-    caCertificatePath: opts.caCertificatePath ?? env(e, 'ZEEBE_CA_CERTIFICATE_PATH', 'CAMUNDA_CA_CERTIFICATE_PATH'),
+    caCertificatePath,
     oauth,
     keepAliveMs: opts.keepAliveMs ?? (keepEnv ? Number(keepEnv) : 45_000),
     streamWindowBytes: opts.streamWindowBytes ?? 8_192,

@@ -29,12 +29,38 @@ export interface CallOptions {
 type Method = keyof GatewayClient & string
 
 /**
- * The one channel (per address) of a Client, shared by its workers: unary
- * calls with typed errors, server streams, auth metadata. @internal
+ * Workers whose long-lived calls (a parked ActivateJobs and a StreamActivatedJobs
+ * each) share one long-call connection: 2 × 32 = 64 calls stay under common
+ * MAX_CONCURRENT_STREAMS limits (100 in many proxies), so none queues behind the
+ * others. Same value in every jobwire SDK.
+ */
+export const WORKERS_PER_LONG_CONNECTION = 32
+
+/** A worker's place on a long-call connection. @internal */
+export interface LongLease {
+  /** Opens a server-streaming call (ActivateJobs, StreamActivatedJobs) on the leased connection. */
+  serverStream<Res>(method: 'ActivateJobs' | 'StreamActivatedJobs', req: object, deadline: number): Promise<{ call: grpc.ClientReadableStream<Res>; token?: string }>
+  /** A unary call on the leased connection (see Transport.unary). */
+  unary<Res>(method: Method, req: object, opts?: CallOptions): Promise<Res>
+  /** Gives the place back (idempotent); an unused connection is closed. */
+  release(): void
+}
+
+interface LongConnection {
+  stubs: GatewayClient[]
+  workers: number
+}
+
+/**
+ * The connections of a Client: one command channel (per address) for every
+ * unary call of the client and its workers, and long-call connections for the
+ * workers' long polls and push streams (at most WORKERS_PER_LONG_CONNECTION
+ * workers each, small HTTP/2 receive window). Typed errors, auth metadata. @internal
  */
 export class Transport {
   private readonly stubs: GatewayClient[]
-  private readonly streamStubs: GatewayClient[]
+  private readonly long: LongConnection[] = []
+  private readonly newLongStubs: () => GatewayClient[]
   private next = 0
   private readonly oauth: OAuthProvider | undefined
   private closed = false
@@ -52,13 +78,23 @@ export class Transport {
       'grpc.initial_reconnect_backoff_ms': 100,
       'grpc.max_reconnect_backoff_ms': 5_000,
     }
-    this.stubs = config.addresses.map((a) => new pkg.gateway_protocol.Gateway(a, creds, options))
-    // Push streams get their own connection with a small HTTP/2 receive window: while a worker is
-    // full its stream is paused, and only ~window bytes of activated jobs can wait in transport
-    // buffers; the gateway's sender then blocks and gives further jobs to other workers.
-    // (It also keeps long-lived streams from queueing behind the connection's stream limit.)
-    const streamOptions: grpc.ChannelOptions = { ...options, 'grpc-node.flow_control_window': config.streamWindowBytes }
-    this.streamStubs = config.addresses.map((a) => new pkg.gateway_protocol.Gateway(a, creds, streamOptions))
+    // A `dns:///` target balances round-robin over every address of the name (as in every SDK).
+    const rr = (a: string, o: grpc.ChannelOptions): grpc.ChannelOptions =>
+      a.startsWith('dns:///') ? { ...o, 'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }) } : o
+    this.stubs = config.addresses.map((a) => new pkg.gateway_protocol.Gateway(a, creds, rr(a, options)))
+    // Long polls and push streams go over long-call connections with a small HTTP/2 receive window:
+    // grpc-js cannot otherwise shrink the window, and while a worker is full its stream is paused,
+    // so only ~window bytes of activated jobs wait in transport buffers; the gateway's sender then
+    // blocks and gives further jobs to other workers. Separate connections also keep long-lived calls
+    // from queueing behind a connection's stream limit, and commands from queueing behind them.
+    // A local subchannel pool: grpc-js would otherwise share one connection between channels with
+    // equal options.
+    const longOptions: grpc.ChannelOptions = {
+      ...options,
+      'grpc-node.flow_control_window': config.streamWindowBytes,
+      'grpc.use_local_subchannel_pool': 1,
+    }
+    this.newLongStubs = () => config.addresses.map((a) => new pkg.gateway_protocol.Gateway(a, creds, rr(a, longOptions)))
     this.oauth = config.oauth ? new OAuthProvider(config.oauth) : undefined
   }
 
@@ -85,19 +121,19 @@ export class Transport {
   }
 
   /** A unary call; rejects with a typed JobwireError. One retry after a token refresh on UNAUTHENTICATED. */
-  async unary<Res>(method: Method, req: object, opts: CallOptions = {}): Promise<Res> {
+  async unary<Res>(method: Method, req: object, opts: CallOptions = {}, stubs?: GatewayClient[]): Promise<Res> {
     try {
-      return await this.unaryOnce<Res>(method, req, opts)
+      return await this.unaryOnce<Res>(method, req, opts, stubs)
     } catch (e) {
       if (e instanceof JobwireError && e.code === grpc.status.UNAUTHENTICATED && this.oauth && !opts.signal?.aborted) {
         this.oauth.invalidate()
-        return await this.unaryOnce<Res>(method, req, opts)
+        return await this.unaryOnce<Res>(method, req, opts, stubs)
       }
       throw e
     }
   }
 
-  private async unaryOnce<Res>(method: Method, req: object, opts: CallOptions): Promise<Res> {
+  private async unaryOnce<Res>(method: Method, req: object, opts: CallOptions, stubs?: GatewayClient[]): Promise<Res> {
     if (this.closed) throw new CancelledError(`${method}: client is closed`)
     const signal = opts.signal
     if (signal?.aborted) throw new CancelledError(`${method}: aborted`, grpc.status.CANCELLED)
@@ -107,7 +143,7 @@ export class Transport {
     md.setOptions({ waitForReady: true })
     const deadline = Date.now() + (opts.timeoutMs ?? this.config.commandTimeoutMs)
     return await new Promise<Res>((resolve, reject) => {
-      const stub = this.stub() as unknown as Record<string, (...a: unknown[]) => grpc.ClientUnaryCall>
+      const stub = (stubs ? stubs[this.next++ % stubs.length]! : this.stub()) as unknown as Record<string, (...a: unknown[]) => grpc.ClientUnaryCall>
       const onAbort = () => call.cancel()
       const call = stub[method]!.call(stub, req, md, { deadline }, (err: grpc.ServiceError | null, res: Res) => {
         signal?.removeEventListener('abort', onAbort)
@@ -118,19 +154,48 @@ export class Transport {
     })
   }
 
-  /** Opens a server-streaming call (ActivateJobs, StreamActivatedJobs). */
-  async serverStream<Res>(method: 'ActivateJobs' | 'StreamActivatedJobs', req: object, deadline: number): Promise<{ call: grpc.ClientReadableStream<Res>; token?: string }> {
-    if (this.closed) throw new CancelledError(`${method}: client is closed`, grpc.status.CANCELLED)
-    const { md, token } = await this.metadata()
-    const pool = method === 'StreamActivatedJobs' ? this.streamStubs : this.stubs
-    const stub = pool[this.next++ % pool.length] as unknown as Record<string, (...a: unknown[]) => grpc.ClientReadableStream<Res>>
-    const call = stub[method]!.call(stub, req, md, { deadline })
-    return { call, token }
+  /** A place for one worker's long-lived calls on a long-call connection (a new one when all are full). */
+  leaseLong(): LongLease {
+    let conn = this.long.find((c) => c.workers < WORKERS_PER_LONG_CONNECTION)
+    if (!conn) {
+      conn = { stubs: this.newLongStubs(), workers: 0 }
+      this.long.push(conn)
+    }
+    conn.workers++
+    const c = conn
+    let released = false
+    let next = 0
+    return {
+      serverStream: async <Res>(method: 'ActivateJobs' | 'StreamActivatedJobs', req: object, deadline: number) => {
+        if (this.closed || released) throw new CancelledError(`${method}: client is closed`, grpc.status.CANCELLED)
+        const { md, token } = await this.metadata()
+        const stub = c.stubs[next++ % c.stubs.length] as unknown as Record<string, (...a: unknown[]) => grpc.ClientReadableStream<Res>>
+        const call = stub[method]!.call(stub, req, md, { deadline })
+        return { call, token }
+      },
+      unary: <Res>(method: Method, req: object, opts: CallOptions = {}) => this.unary<Res>(method, req, opts, released ? undefined : c.stubs),
+      release: () => {
+        if (released) return
+        released = true
+        c.workers--
+        if (c.workers === 0) {
+          const i = this.long.indexOf(c)
+          if (i >= 0) this.long.splice(i, 1)
+          for (const s of c.stubs) s.close()
+        }
+      },
+    }
+  }
+
+  /** Long-call connections open now (for tests). */
+  get longConnections(): number {
+    return this.long.length
   }
 
   /** Closes every channel; later calls fail with CancelledError. */
   close(): void {
     this.closed = true
-    for (const s of [...this.stubs, ...this.streamStubs]) s.close()
+    for (const s of this.stubs) s.close()
+    for (const c of this.long.splice(0)) for (const s of c.stubs) s.close()
   }
 }

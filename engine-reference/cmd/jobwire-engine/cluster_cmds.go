@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,6 +30,46 @@ func waitForStop(stop chan os.Signal, stdinClose bool) {
 	select {
 	case <-stop:
 	case <-stdinGone:
+	}
+}
+
+// Shutdown limits: a process exits within these bounds even if something
+// inside it is stuck (no orphans, ever). engine.Close needs at most ~2.5 s
+// (1.5 s graceful gRPC stop, then Stop, then 1 s for the partitions); the
+// supervisor's children get 4 s before SIGKILL.
+const (
+	processShutdownLimit = 3500 * time.Millisecond
+	clusterShutdownLimit = 10 * time.Second
+)
+
+// shutdown runs closeFn, but returns after limit (or on a second signal)
+// even if it has not finished: the stuck goroutines are printed to stderr
+// and the exit code is 1.
+func shutdown(stop <-chan os.Signal, name string, limit time.Duration, closeFn func()) int {
+	done := make(chan struct{})
+	go func() { closeFn(); close(done) }()
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-done:
+		return 0
+	case sig := <-stop:
+		fmt.Fprintf(os.Stderr, "jobwire-engine %s: second %v during shutdown; exiting now\n", name, sig)
+	case <-t.C:
+		fmt.Fprintf(os.Stderr, "jobwire-engine %s: shutdown did not finish within %v; exiting anyway. Goroutines:\n%s\n",
+			name, limit, allStacks())
+	}
+	return 1
+}
+
+func allStacks() []byte {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) || len(buf) >= 64<<20 {
+			return buf[:n]
+		}
+		buf = make([]byte, 2*len(buf))
 	}
 }
 
@@ -82,8 +123,7 @@ func broker(args []string) int {
 	fmt.Printf("jobwire-engine broker %d listening on %s (partitions %s of %d, data %s)\n", *node, b.Addr(),
 		joinIDs(b.Partitions()), *count, *dataDir)
 	waitForStop(stop, *stdinClose)
-	b.Close()
-	return 0
+	return shutdown(stop, "broker", processShutdownLimit, b.Close)
 }
 
 func joinIDs(ids []int32) string {
@@ -136,6 +176,5 @@ func gatewayCmd(args []string) int {
 	}
 	fmt.Printf("jobwire-engine gateway listening on %s (%d partitions, brokers %s)\n", e.Addr(), e.Partitions(), *brokers)
 	waitForStop(stop, *stdinClose)
-	e.Close()
-	return 0
+	return shutdown(stop, "gateway", processShutdownLimit, e.Close)
 }

@@ -85,6 +85,5 @@ func dev(args []string) int {
 	}
 	fmt.Printf("jobwire-engine dev listening on %s (%d partitions, data %s)\n", e.Addr(), e.Partitions(), e.DataDir())
 	waitForStop(stop, *stdinClose)
-	e.Close()
-	return 0
+	return shutdown(stop, "dev", processShutdownLimit, e.Close)
 }

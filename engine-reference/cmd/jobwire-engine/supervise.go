@@ -37,6 +37,7 @@ func clusterCmd(args []string) int {
 	fmt.Printf("jobwire-engine cluster ready: gateways %s admin %s (%d brokers, %d partitions, data %s, started in %d ms)\n",
 		strings.Join(s.GatewayAddrs(), ","), s.AdminAddr(), *brokers, *parts, s.DataDir(), time.Since(t0).Milliseconds())
 	waitForStop(stop, *stdinClose)
-	s.Close()
-	return 0
+	// Exiting early is safe: the children die with the supervisor
+	// (Pdeathsig) and see their stdin close.
+	return shutdown(stop, "cluster", clusterShutdownLimit, s.Close)
 }

@@ -36,8 +36,64 @@ type Remote struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu   sync.Mutex // guards aggs and every link's session stream (sends)
+	mu   sync.Mutex // guards aggs and every link's outbox
 	aggs map[string]*cpb.AddStream
+}
+
+// outbox queues a session's outgoing messages for its one sender
+// goroutine. Pushing never blocks: stream registrations happen under the
+// gateway's stream registry lock, and a broker that stops reading its
+// session (hung, stopped) must not freeze the gateway through it.
+type outbox struct {
+	mu     sync.Mutex
+	msgs   []*cpb.ConnectRequest
+	sig    chan struct{}
+	closed bool
+}
+
+func newOutbox() *outbox { return &outbox{sig: make(chan struct{}, 1)} }
+
+func (o *outbox) push(m *cpb.ConnectRequest) {
+	o.mu.Lock()
+	if !o.closed {
+		o.msgs = append(o.msgs, m)
+	}
+	o.mu.Unlock()
+	select {
+	case o.sig <- struct{}{}:
+	default:
+	}
+}
+
+func (o *outbox) close() {
+	o.mu.Lock()
+	o.closed, o.msgs = true, nil
+	o.mu.Unlock()
+}
+
+func (o *outbox) take() []*cpb.ConnectRequest {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	m := o.msgs
+	o.msgs = nil
+	return m
+}
+
+// send is the session's only sender; it ends the session on a send error.
+func (o *outbox) send(ctx context.Context, s grpc.BidiStreamingClient[cpb.ConnectRequest, cpb.ConnectResponse], fail context.CancelFunc) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-o.sig:
+		}
+		for _, m := range o.take() {
+			if err := s.Send(m); err != nil {
+				fail()
+				return
+			}
+		}
+	}
 }
 
 type link struct {
@@ -47,7 +103,7 @@ type link struct {
 	admin   apb.AdminServiceClient
 	alive   atomic.Bool
 	topo    atomic.Pointer[cpb.GetTopologyResponse]
-	session grpc.BidiStreamingClient[cpb.ConnectRequest, cpb.ConnectResponse] // guarded by Remote.mu
+	out     *outbox // the live session's outbox; guarded by Remote.mu
 }
 
 // NewRemote connects to the brokers and waits (up to wait) until one of
@@ -142,11 +198,13 @@ func (r *Remote) session(l *link) bool {
 	if err := s.Send(&cpb.ConnectRequest{Kind: &cpb.ConnectRequest_Hello{Hello: &cpb.Hello{GatewayId: r.id}}}); err != nil {
 		return false
 	}
+	ob := newOutbox()
+	go ob.send(ctx, s, stop)
 	r.mu.Lock()
 	for _, a := range r.aggs {
-		_ = s.Send(&cpb.ConnectRequest{Kind: &cpb.ConnectRequest_AddStream{AddStream: a}})
+		ob.push(&cpb.ConnectRequest{Kind: &cpb.ConnectRequest_AddStream{AddStream: a}})
 	}
-	l.session = s
+	l.out = ob
 	for _, pid := range t.PartitionIds {
 		if pid >= 1 && pid <= r.count {
 			r.owners[pid].Store(l)
@@ -173,7 +231,8 @@ func (r *Remote) session(l *link) bool {
 	}
 	r.mu.Lock()
 	l.alive.Store(false)
-	l.session = nil
+	l.out = nil
+	ob.close()
 	r.mu.Unlock()
 	return true
 }
@@ -186,8 +245,8 @@ func (r *Remote) AggregateAdded(a gateway.Aggregate) {
 	defer r.mu.Unlock()
 	r.aggs[a.ID] = m
 	for _, l := range r.links {
-		if l.session != nil {
-			_ = l.session.Send(&cpb.ConnectRequest{Kind: &cpb.ConnectRequest_AddStream{AddStream: m}})
+		if l.out != nil {
+			l.out.push(&cpb.ConnectRequest{Kind: &cpb.ConnectRequest_AddStream{AddStream: m}})
 		}
 	}
 }
@@ -198,8 +257,8 @@ func (r *Remote) AggregateRemoved(id string) {
 	defer r.mu.Unlock()
 	delete(r.aggs, id)
 	for _, l := range r.links {
-		if l.session != nil {
-			_ = l.session.Send(&cpb.ConnectRequest{Kind: &cpb.ConnectRequest_RemoveStream{RemoveStream: &cpb.RemoveStream{AggregateId: id}}})
+		if l.out != nil {
+			l.out.push(&cpb.ConnectRequest{Kind: &cpb.ConnectRequest_RemoveStream{RemoveStream: &cpb.RemoveStream{AggregateId: id}}})
 		}
 	}
 }

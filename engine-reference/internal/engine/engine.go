@@ -16,7 +16,6 @@ import (
 
 	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
@@ -49,6 +48,11 @@ type Engine struct {
 	health  *health.Server
 	tempDir bool
 	once    sync.Once
+	stopped chan struct{} // ends the health tracker (gateway process)
+
+	healthMu  sync.Mutex
+	healthNow healthpb.HealthCheckResponse_ServingStatus
+	closing   bool
 }
 
 // MaxMessageSize is the gateway's maxMessageSize (Zeebe default 4 MB).
@@ -176,6 +180,7 @@ func (e *Engine) serve(lis net.Listener) error {
 		}
 	}
 	e.health = health.NewServer()
+	e.healthNow = healthpb.HealthCheckResponse_SERVING
 	e.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	e.health.SetServingStatus("gateway_protocol.Gateway", healthpb.HealthCheckResponse_SERVING)
 	srv, err := newGatewayServer(cfg, e.GW, e.Auth, e.health, lis)
@@ -227,15 +232,22 @@ func (e *Engine) Stats() []partition.Stats {
 // Close stops serving (ending open calls) and closes the logs.
 func (e *Engine) Close() {
 	e.once.Do(func() {
+		if e.stopped != nil {
+			close(e.stopped)
+		}
+		e.healthMu.Lock()
+		e.closing = true
+		e.healthMu.Unlock()
 		if e.health != nil {
 			e.health.Shutdown()
 		}
 		if e.srv != nil {
-			// End push streams and parked polls now (UNAVAILABLE, as a
-			// restarting gateway would) instead of waiting for clients.
-			e.GW.Streams.ResetAll(codes.Unavailable)
-			e.GW.Polls.ResetAll(codes.Unavailable)
-			e.srv.stop(2 * time.Second)
+			// End push streams, parked polls and result waits now
+			// (UNAVAILABLE, as a restarting gateway would) instead of
+			// waiting for clients. A stream blocked in Send (a client
+			// that does not read) ends when the grace is over.
+			e.GW.Shutdown()
+			e.srv.stop(1500 * time.Millisecond)
 		} else if e.lis != nil {
 			e.lis.Close()
 		}
@@ -276,5 +288,45 @@ func StartGateway(cfg Config, connect func(*gateway.Gateway) (gateway.Broker, io
 		e.Close()
 		return nil, err
 	}
+	e.stopped = make(chan struct{})
+	e.trackHealth()
+	go func() {
+		t := time.NewTicker(HealthInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-e.stopped:
+				return
+			case <-t.C:
+				e.trackHealth()
+			}
+		}
+	}()
 	return e, nil
+}
+
+// HealthInterval is how often a gateway process re-derives its
+// grpc.health.v1 status from the topology.
+const HealthInterval = 100 * time.Millisecond
+
+// trackHealth sets the gateway's health from the topology, like Zeebe's
+// gateway health indicators (partition-leader awareness): SERVING while at
+// least one partition has a reachable leader, NOT_SERVING otherwise.
+func (e *Engine) trackHealth() {
+	b := e.GW.Broker()
+	st := healthpb.HealthCheckResponse_NOT_SERVING
+	for pid := int32(1); pid <= b.PartitionCount(); pid++ {
+		if b.Healthy(pid) {
+			st = healthpb.HealthCheckResponse_SERVING
+			break
+		}
+	}
+	e.healthMu.Lock()
+	defer e.healthMu.Unlock()
+	if e.closing || st == e.healthNow {
+		return
+	}
+	e.healthNow = st
+	e.health.SetServingStatus("", st)
+	e.health.SetServingStatus("gateway_protocol.Gateway", st)
 }

@@ -61,12 +61,26 @@ func TestParallelAndBoundaryError(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := one(t, en, "handle")
-	if !strings.Contains(h.Variables, `"why":"x"`) {
-		t.Fatalf("error variables missing: %s", h.Variables)
+	// Zeebe 8.8: the thrown variables live on the catch event's scope and,
+	// without output mappings, never reach the process instance.
+	if strings.Contains(h.Variables, "why") {
+		t.Fatalf("error variables leaked past the catch event: %s", h.Variables)
+	}
+	// They stay observable on the job (admin ListJobs).
+	var thrown *apb.JobInfo
+	for _, j := range en.jobs("b").Jobs {
+		if j.Key == b.Key {
+			thrown = j
+		}
+	}
+	if thrown == nil || thrown.ErrorCode != "BAD" || thrown.ErrorVariables != `{"why":"x"}` ||
+		thrown.State != apb.JobState_JOB_STATE_ERROR_THROWN {
+		t.Fatalf("thrown job %v", thrown)
 	}
 	complete(t, en, h.Key, "")
 	in := en.instances("flow").Instances[0]
-	if in.State != apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_COMPLETED || in.CompletionCount != 1 {
+	if in.State != apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_COMPLETED || in.CompletionCount != 1 ||
+		strings.Contains(in.Variables, "why") {
 		t.Fatalf("instance %v", in)
 	}
 	// The thrown-error job no longer exists for commands.
@@ -85,8 +99,11 @@ func TestUncaughtErrorAndRetriesIncidents(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := one(t, en, "b")
-	if _, err := en.gw.ThrowError(ctx(t), &pb.ThrowErrorRequest{JobKey: b.Key, ErrorCode: "OTHER"}); err != nil {
+	if _, err := en.gw.ThrowError(ctx(t), &pb.ThrowErrorRequest{JobKey: b.Key, ErrorCode: "OTHER", Variables: `{"n":1}`}); err != nil {
 		t.Fatal(err)
+	}
+	if js := en.jobs("b").Jobs; len(js) != 1 || js[0].ErrorCode != "OTHER" || js[0].ErrorVariables != `{"n":1}` {
+		t.Fatalf("uncaught error job %v", js)
 	}
 	if s := instanceState(t, en, k); s != apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_INCIDENT {
 		t.Fatalf("state %v", s)

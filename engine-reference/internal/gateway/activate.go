@@ -215,6 +215,9 @@ func (g *Gateway) ActivateJobs(r *pb.ActivateJobsRequest, stream grpc.ServerStre
 			return nil
 		case code := <-w.reset:
 			return status.Error(code, "long poll ended by the gateway (admin reset)")
+		case <-g.closing:
+			g.Polls.unpark(w)
+			return errShuttingDown
 		case <-ctx.Done():
 			g.Polls.unpark(w)
 			return status.FromContextError(ctx.Err()).Err()

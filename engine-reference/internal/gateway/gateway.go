@@ -7,6 +7,7 @@ import (
 	"context"
 	"hash/fnv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -67,7 +68,19 @@ type Gateway struct {
 	// GoAway, set by the server, sends GOAWAY on every client connection
 	// and closes them after grace (admin GoAwayFault).
 	GoAway func(grace time.Duration) int
+
+	closing   chan struct{} // closed by Shutdown
+	closeOnce sync.Once
 }
+
+// errShuttingDown ends calls that wait (streams, long polls, results) when
+// the gateway stops.
+var errShuttingDown = status.Error(codes.Unavailable, "the gateway is shutting down")
+
+// Shutdown ends every push stream, parked long poll and waiting
+// CreateProcessInstanceWithResult call with UNAVAILABLE, and every such
+// call that arrives later, so a graceful server stop does not wait on them.
+func (g *Gateway) Shutdown() { g.closeOnce.Do(func() { close(g.closing) }) }
 
 // PushedJob hands a job a broker pushed for an aggregated stream to a ready
 // client stream, or yields it back to its partition.
@@ -79,7 +92,8 @@ func (g *Gateway) PushedJob(aggID string, job *pb.ActivatedJob) {
 
 // New creates a gateway; SetBroker must be called before serving.
 func New() *Gateway {
-	g := &Gateway{DefaultLongPoll: 10 * time.Second, RequestTimeout: 15 * time.Second, Faults: NewFaults()}
+	g := &Gateway{DefaultLongPoll: 10 * time.Second, RequestTimeout: 15 * time.Second, Faults: NewFaults(),
+		closing: make(chan struct{})}
 	g.Streams = newStreams(g)
 	g.Polls = newLongPolls()
 	return g
@@ -353,6 +367,8 @@ func (g *Gateway) CreateProcessInstanceWithResult(ctx context.Context, r *pb.Cre
 		return out, nil
 	case <-t.C:
 		return nil, status.Errorf(codes.DeadlineExceeded, "Time out between gateway and broker: the process instance did not complete within %v", timeout)
+	case <-g.closing:
+		return nil, errShuttingDown
 	case <-ctx.Done():
 		return nil, status.FromContextError(ctx.Err()).Err()
 	}

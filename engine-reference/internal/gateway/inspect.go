@@ -55,7 +55,8 @@ func (l *Local) ListJobs(ctx context.Context, r *apb.ListJobsRequest) (*apb.List
 				out.Jobs = append(out.Jobs, &apb.JobInfo{Key: j.Key, Type: j.Type, State: apb.JobState(j.State), Retries: j.Retries,
 					Worker: j.Worker, Deadline: j.Deadline, ProcessInstanceKey: j.InstanceKey, ActivationCount: j.Activations,
 					YieldCount: j.Yields, TimeoutCount: j.Timeouts, CompleteCount: j.Completes, FailCount: j.Fails,
-					ErrorMessage: j.ErrorMessage, ElementInstanceKey: j.ElemKey, IncidentKey: j.IncidentKey, RetryAt: retryAt(j)})
+					ErrorMessage: j.ErrorMessage, ElementInstanceKey: j.ElemKey, IncidentKey: j.IncidentKey, RetryAt: retryAt(j),
+					ErrorCode: j.ErrorCode, ErrorVariables: j.ErrorVariables})
 			}
 		}
 	})

@@ -2,7 +2,10 @@ package gateway
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"sort"
+	"sync"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
@@ -88,11 +91,20 @@ func (l *Local) Topology() []*pb.BrokerInfo {
 	return []*pb.BrokerInfo{b}
 }
 
-// Close closes every local partition.
+// Close closes every local partition, in parallel; each waits at most
+// partition.CloseTimeout for its goroutine.
 func (l *Local) Close() {
+	var wg sync.WaitGroup
 	for _, p := range l.Parts {
 		if p != nil {
-			p.Close()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := p.Close(); err != nil {
+					fmt.Fprintf(os.Stderr, "jobwire-engine: %v\n", err)
+				}
+			}()
 		}
 	}
+	wg.Wait()
 }

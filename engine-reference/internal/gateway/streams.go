@@ -337,6 +337,8 @@ func (g *Gateway) StreamActivatedJobs(r *pb.StreamActivatedJobsRequest, stream g
 			g.Streams.mu.Unlock()
 		case code := <-c.reset:
 			return status.Error(code, "job stream ended by the gateway (admin reset)")
+		case <-g.closing:
+			return errShuttingDown
 		case <-ctx.Done():
 			return status.FromContextError(ctx.Err()).Err()
 		}

@@ -122,6 +122,11 @@ func (p *Partition) throwError(c *Command, fx *effects) (any, error) {
 	e := p.st.Elems[j.ElemKey]
 	j.Worker, j.Deadline = "", 0
 	j.ErrorMessage = c.ErrorMessage
+	j.ErrorCode = c.ErrorCode
+	j.ErrorVariables = ""
+	if len(doc) > 0 {
+		j.ErrorVariables = vars.Encode(doc)
+	}
 	if in != nil && e != nil {
 		var catch *catchRef
 		for _, b := range e.Element.Boundaries {
@@ -140,7 +145,11 @@ func (p *Partition) throwError(c *Command, fx *effects) (any, error) {
 		}
 		if catch != nil {
 			p.st.setJobState(j, JobErrorThrown)
-			vars.Merge(in.Vars, doc)
+			// Zeebe 8.8 sets the thrown variables on the catch event's own
+			// scope; without output mappings (not in this BPMN subset) they
+			// are not propagated to the process instance. The boundary
+			// event completes at once, so they live on only in the job
+			// (admin ListJobs: error_variables).
 			delete(in.elems, e.Key)
 			delete(p.st.Elems, e.Key)
 			// The boundary event takes over the task's token.

@@ -139,13 +139,25 @@ func (p *Partition) Run() {
 	}
 }
 
-// Close stops the loop and closes the log.
+// CloseTimeout bounds how long Close waits for the partition goroutine.
+const CloseTimeout = time.Second
+
+// Close stops the loop and closes the log. It never waits longer than
+// CloseTimeout: a partition goroutine that does not stop (a bug, or a
+// stuck disk) must not keep the process from exiting. Its log is then left
+// open (the process is going away; replay truncates a torn tail).
 func (p *Partition) Close() error {
 	if p.closed.Swap(true) {
 		return nil
 	}
 	close(p.stop)
-	<-p.done
+	t := time.NewTimer(CloseTimeout)
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+		return fmt.Errorf("partition %d did not stop within %v", p.cfg.ID, CloseTimeout)
+	}
 	return p.log.Close()
 }
 

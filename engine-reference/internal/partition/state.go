@@ -53,6 +53,8 @@ type Job struct {
 	Deadline                  int64
 	RecurAt                   int64
 	ErrorMessage              string
+	ErrorCode                 string // ThrowError
+	ErrorVariables            string // ThrowError variables (JSON object), kept on the job for the admin API
 	IncidentKey               int64
 	TenantID                  string
 

@@ -666,7 +666,7 @@ func (r *run) churner(addr string, i int) {
 		}
 		gw := pb.NewGatewayClient(conn)
 		sctx, cancel := context.WithCancel(r.ctx)
-		s, err := gw.StreamActivatedJobs(sctx, &pb.StreamActivatedJobsRequest{Type: JobType, Worker: fmt.Sprintf("churn-%d", i), Timeout: 1000})
+		s, err := gw.StreamActivatedJobs(sctx, &pb.StreamActivatedJobsRequest{Type: JobType, Worker: fmt.Sprintf("churn-%d", i), Timeout: 300})
 		if err == nil {
 			r.c.streamsOpened.Add(1)
 			n := rand.IntN(4)

@@ -92,7 +92,11 @@ func (p *proc) start(bin string, timeout time.Duration) error {
 	return nil
 }
 
-// stop ends the child: SIGTERM (then SIGKILL after 5 s) or SIGKILL.
+// childStopGrace is how long a child gets after SIGTERM before SIGKILL
+// (children bound their own shutdown to 3.5 s).
+const childStopGrace = 4 * time.Second
+
+// stop ends the child: SIGTERM (then SIGKILL after childStopGrace) or SIGKILL.
 func (p *proc) stop(graceful bool) {
 	p.mu.Lock()
 	cmd, stdin, done := p.cmd, p.stdin, p.done
@@ -105,7 +109,7 @@ func (p *proc) stop(graceful bool) {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(childStopGrace):
 			_ = cmd.Process.Kill()
 			<-done
 		}

@@ -14,11 +14,31 @@ import (
 // maxMessage bounds failure messages sent to the engine.
 const maxMessage = 2000
 
-// item is a received job waiting for, or holding, a handler slot.
+// closeGrace is how long Close waits, after cancelling the handlers still
+// running at its deadline, for them to return before it hands their jobs back
+// and stops waiting (the same in every SDK).
+const closeGrace = time.Second
+
+// Messages sent with FailJob when the worker hands a job back untouched
+// (retries unchanged, no back-off); the same in every SDK.
+const (
+	MsgClosing    = "jobwire: worker closing; job returned"
+	MsgAtCapacity = "jobwire: worker at capacity; job returned"
+)
+
+// item is a received job and the slot it holds.
 type item struct {
 	job        *pb.ActivatedJob
 	slot       *Slot
 	activation string
+}
+
+// entry is a job key the worker holds: queued, running, or sending its outcome.
+type entry struct {
+	it      item
+	d       *Delivery
+	running bool  // its handler runs now
+	next    *item // a redelivery that arrived while the outcome was in flight
 }
 
 // executor runs handlers, at most Concurrency at a time, and sends outcomes.
@@ -27,7 +47,8 @@ type executor struct {
 	w       *Worker
 	h       Handler
 	mu      sync.Mutex
-	queue   []item
+	held    map[int64]*entry
+	queue   []*entry
 	running int
 	closing bool
 	wg      sync.WaitGroup // running handlers and fail-backs
@@ -40,7 +61,7 @@ type executor struct {
 }
 
 func newExecutor(w *Worker, h Handler) *executor {
-	e := &executor{w: w, h: h}
+	e := &executor{w: w, h: h, held: map[int64]*entry{}}
 	e.handlerCtx, e.cancelHandler = context.WithCancel(context.Background())
 	e.sendCtx, e.cancelSend = context.WithCancel(context.Background())
 	return e
@@ -48,62 +69,93 @@ func newExecutor(w *Worker, h Handler) *executor {
 
 // submit hands a received job, already holding a slot, to the executor.
 func (e *executor) submit(it item) {
-	if !it.slot.Bind(it.job.GetKey(), it) {
-		// Second delivery of a job we still hold: it runs after the first copy.
-		e.w.log.Debug("job delivered again while held; it runs after the current attempt", "key", it.job.GetKey())
-		it.slot.Release()
-		return
-	}
 	e.w.tel.Activated(it.activation)
-	e.mu.Lock()
-	if e.closing {
-		e.mu.Unlock()
-		e.failBack(it, "worker closing")
-		return
-	}
-	if e.running < e.w.cfg.Concurrency {
-		e.running++
-		e.wg.Add(1)
-		e.mu.Unlock()
-		go e.loop(it)
-		return
-	}
-	e.queue = append(e.queue, it)
-	e.mu.Unlock()
+	e.enqueue(it)
 }
 
-// loop runs it, then whatever is queued, until the queue is empty.
-func (e *executor) loop(it item) {
+func (e *executor) enqueue(it item) {
+	w, key := e.w, it.job.GetKey()
+	e.mu.Lock()
+	if en, dup := e.held[key]; dup {
+		if !en.d.settled.Load() {
+			// Redelivery while the first attempt is queued or running: do not run it
+			// twice; the newer deadline counts (auto-extend and the expiry check use it).
+			en.d.raiseDeadline(it.job.GetDeadline())
+			e.mu.Unlock()
+			it.slot.Release()
+			w.log.Debug("job delivered again while its handler runs; keeping the running attempt", "key", key)
+			w.tel.Handled("duplicate")
+			return
+		}
+		// The attempt finished and its outcome is in flight: the engine activated the
+		// job again, a real new attempt; it runs once that outcome is acknowledged.
+		old := en.next
+		en.next = &it
+		e.mu.Unlock()
+		if old != nil {
+			old.slot.Release()
+			w.tel.Handled("duplicate")
+		}
+		w.log.Debug("job delivered again while its outcome is in flight; it runs after the acknowledgement", "key", key)
+		return
+	}
+	en := &entry{it: it, d: e.newDelivery(it)}
+	e.held[key] = en
+	switch {
+	case e.closing:
+		e.mu.Unlock()
+		e.failBack(en)
+	case e.running < e.w.cfg.Concurrency:
+		e.running++
+		en.running = true
+		e.wg.Add(1)
+		e.mu.Unlock()
+		go e.loop(en)
+	default:
+		e.queue = append(e.queue, en)
+		e.mu.Unlock()
+	}
+}
+
+// loop runs en, then whatever is queued, until the queue is empty.
+func (e *executor) loop(en *entry) {
 	defer e.wg.Done()
 	for {
-		e.execute(it)
-		if next := it.slot.ReleaseOrNext(); next != nil {
-			n := next.(item)
-			n.slot = it.slot
-			e.mu.Lock()
-			closing := e.closing
-			e.mu.Unlock()
-			if closing {
-				e.failBack(n, "worker closing")
-			} else {
-				it = n
-				continue
-			}
-		}
+		e.execute(en)
+		e.finish(en)
 		e.mu.Lock()
 		if len(e.queue) == 0 || e.closing {
 			e.running--
 			e.mu.Unlock()
 			return
 		}
-		it = e.queue[0]
+		en = e.queue[0]
 		e.queue = e.queue[1:]
+		en.running = true
 		e.mu.Unlock()
 	}
 }
 
+// finish ends a held key: its slot is released exactly once, and a redelivery
+// parked on it is submitted.
+func (e *executor) finish(en *entry) {
+	e.mu.Lock()
+	en.running = false
+	if e.held[en.it.job.GetKey()] == en {
+		delete(e.held, en.it.job.GetKey())
+	}
+	next := en.next
+	en.next = nil
+	e.mu.Unlock()
+	en.it.slot.Release()
+	if next != nil {
+		e.enqueue(*next)
+	}
+}
+
 // shutdown: fail back queued jobs, wait for running handlers until ctx is done,
-// then cancel them and wait for them to return (bounded by a short grace).
+// then cancel them; handlers still running after closeGrace have their jobs
+// handed back (retries unchanged) and are no longer waited for.
 // It reports whether handlers had to be cancelled.
 func (e *executor) shutdown(ctx context.Context) bool {
 	e.mu.Lock()
@@ -111,8 +163,8 @@ func (e *executor) shutdown(ctx context.Context) bool {
 	queued := e.queue
 	e.queue = nil
 	e.mu.Unlock()
-	for _, it := range queued {
-		e.failBack(it, "worker closing")
+	for _, en := range queued {
+		e.failBack(en)
 	}
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
@@ -130,45 +182,75 @@ func (e *executor) shutdown(ctx context.Context) bool {
 	e.cancelHandler()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
-		e.w.log.Warn("handlers ignored cancellation; close returns without them")
-		e.cancelSend()
+		return true
+	case <-time.After(closeGrace):
 	}
+	// Handlers that ignore cancellation: hand their jobs back now; whatever they
+	// return later finds the job settled and sends nothing.
+	e.mu.Lock()
+	var stuck []*entry
+	for _, en := range e.held {
+		if en.running {
+			stuck = append(stuck, en)
+		}
+	}
+	e.mu.Unlock()
+	var sends sync.WaitGroup
+	for _, en := range stuck {
+		sends.Add(1)
+		go func() { defer sends.Done(); _ = en.d.send(Outcome{Kind: OutcomeReturn, Message: MsgClosing}) }()
+	}
+	sent := make(chan struct{})
+	go func() { sends.Wait(); close(sent) }()
+	select {
+	case <-sent:
+	case <-time.After(5 * time.Second):
+	}
+	if len(stuck) > 0 {
+		e.w.log.Warn("handlers ignored cancellation; their jobs were handed back and close returns without them", "count", len(stuck))
+	}
+	e.cancelSend()
 	return true
 }
 
-// failBack returns a job to the engine at once: retries unchanged, no backoff.
-func (e *executor) failBack(it item, why string) {
+// failBack returns a held job to the engine at once: retries unchanged, no
+// back-off, counted as "returned"; then releases its slot.
+func (e *executor) failBack(en *entry) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		for {
-			d := e.delivery(it)
-			_ = d.send(Outcome{Kind: OutcomeFail, Retries: it.job.GetRetries(), Message: "jobwire: " + why + "; job handed back"})
-			next := it.slot.ReleaseOrNext()
-			if next == nil {
-				return
-			}
-			n := next.(item)
-			n.slot, it = it.slot, n
-		}
+		_ = en.d.send(Outcome{Kind: OutcomeReturn, Message: MsgClosing})
+		e.finish(en)
 	}()
 }
 
-func (e *executor) delivery(it item) *Delivery {
+// giveBack returns a job that found no free slot (rule: never hold more than
+// maxJobsActive): FailJob at once with retries unchanged and no back-off,
+// counted as "returned". It is never run and never waits in memory.
+func (e *executor) giveBack(job *pb.ActivatedJob, activation string) {
+	e.w.tel.Activated(activation)
+	e.w.log.Debug("no free slot for a received job; returning it to the engine", "key", job.GetKey(), "activation", activation)
+	d := e.newDelivery(item{job: job, activation: activation})
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		_ = d.send(Outcome{Kind: OutcomeReturn, Message: MsgAtCapacity})
+	}()
+}
+
+func (e *executor) newDelivery(it item) *Delivery {
 	d := &Delivery{Job: it.job, Activation: it.activation, e: e}
 	d.deadline.Store(it.job.GetDeadline())
 	return d
 }
 
-func (e *executor) execute(it item) {
-	w := e.w
-	if time.Until(time.UnixMilli(it.job.GetDeadline())) <= 0 {
+func (e *executor) execute(en *entry) {
+	w, it, d := e.w, en.it, en.d
+	if time.Until(d.Deadline()) <= 0 {
 		w.log.Debug("job expired before its handler started; dropped", "key", it.job.GetKey())
 		w.tel.Handled("expired")
 		return
 	}
-	d := e.delivery(it)
 	ctx, span := w.tel.StartJob(e.handlerCtx, it.job, w.cfg.WorkerName, it.activation)
 	ctx, cancel := context.WithCancel(ctx)
 	if w.cfg.AutoExtend {
@@ -181,7 +263,7 @@ func (e *executor) execute(it item) {
 	w.tel.Duration(time.Since(start))
 	if o.Kind == OutcomeFail && e.closedByStop.Load() && e.handlerCtx.Err() != nil {
 		// Cancelled by close: not the job's fault, hand it back untouched.
-		o.Retries, o.RetryBackOff = it.job.GetRetries(), 0
+		o = Outcome{Kind: OutcomeReturn, Message: MsgClosing, Cause: o.Cause}
 	}
 	outcome := "completed"
 	var err error

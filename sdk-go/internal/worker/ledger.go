@@ -27,7 +27,6 @@ type Ledger struct {
 	pollRes        int // part of held reserved for the poll in flight
 	streamIdle     bool
 	streamBorrowed bool // the poll pool took the streamer's idle slot
-	keys           map[int64]*Slot
 	changed        chan struct{}
 	onJobs         func(jobs int)
 }
@@ -42,16 +41,13 @@ func NewLedger(max int, onJobs func(int)) *Ledger {
 	if onJobs == nil {
 		onJobs = func(int) {}
 	}
-	return &Ledger{max: max, keys: map[int64]*Slot{}, changed: make(chan struct{}), onJobs: onJobs}
+	return &Ledger{max: max, changed: make(chan struct{}), onJobs: onJobs}
 }
 
 // Slot is the capacity taken by one received job.
 type Slot struct {
 	l        *Ledger
-	key      int64
-	bound    bool
 	released bool
-	next     any // a later delivery of the same key, parked until this one ends
 }
 
 // Max returns the capacity.
@@ -78,7 +74,8 @@ func (l *Ledger) idleLocked() int {
 	return 0
 }
 
-// Changed returns a channel that is closed at the next release of capacity.
+// Changed returns a channel that is closed at the next change: a release of
+// capacity, or a received job taking its slot.
 // Take it before checking the condition you wait for, so no release is missed.
 func (l *Ledger) Changed() <-chan struct{} {
 	l.mu.Lock()
@@ -124,16 +121,29 @@ func (l *Ledger) ReservePoll(n int) int {
 // of a received job. It returns nil when no capacity is left.
 func (l *Ledger) TakePoll() *Slot {
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	var s *Slot
 	if l.pollRes > 0 {
 		l.pollRes--
-		return &Slot{l: l}
-	}
-	if l.held < l.max {
+		s = &Slot{l: l}
+	} else if l.held < l.max {
 		l.held++
-		return &Slot{l: l}
+		s = &Slot{l: l}
 	}
-	return nil
+	return l.claimedLocked(s)
+}
+
+// claimedLocked signals a job taking a slot and reports the job count; it
+// unlocks l.mu.
+func (l *Ledger) claimedLocked(s *Slot) *Slot {
+	if s == nil {
+		l.mu.Unlock()
+		return nil
+	}
+	jobs := l.held - l.pollRes - l.idleLocked()
+	l.signalLocked()
+	l.mu.Unlock()
+	l.onJobs(jobs)
+	return s
 }
 
 // ReturnPoll gives back what is left of the poll pool once the poll has ended.
@@ -182,56 +192,27 @@ func (l *Ledger) Reserve(ctx context.Context) error {
 	}
 }
 
-// Acquire waits for a free slot (or one of a parked poll's pool) for a job
-// already received whose own reservation was used up: a pushed job whose slot
-// a poll borrowed, or a polled job whose pool the stream drew from. Waiting
-// here is the same as not having read the job yet; handing it back instead
-// would activate it twice.
-func (l *Ledger) Acquire(ctx context.Context) (*Slot, error) {
-	for {
-		l.mu.Lock()
-		switch {
-		case l.held < l.max:
-			l.held++
-			l.mu.Unlock()
-			return &Slot{l: l}, nil
-		case l.pollRes > 0:
-			l.pollRes--
-			l.mu.Unlock()
-			return &Slot{l: l}, nil
-		}
-		ch := l.changed
-		l.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-}
-
 // ClaimStream converts the streamer's reservation into the slot of the job it
 // just received. It returns nil when a poll used that slot and no other is
-// free (then Acquire waits for one).
+// free: the caller hands the job back to the engine at once.
 func (l *Ledger) ClaimStream() *Slot {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	switch {
 	case l.streamIdle:
 		l.streamIdle = false
-		return &Slot{l: l}
+		return l.claimedLocked(&Slot{l: l})
 	case l.streamBorrowed:
 		l.streamBorrowed = false
 		if l.pollRes > 0 {
 			l.pollRes--
-			return &Slot{l: l}
+			return l.claimedLocked(&Slot{l: l})
 		}
 	}
 	if l.held < l.max {
 		l.held++
-		return &Slot{l: l}
+		return l.claimedLocked(&Slot{l: l})
 	}
-	return nil
+	return l.claimedLocked(nil)
 }
 
 // DropStream gives back the streamer's reservation after Recv failed.
@@ -252,43 +233,6 @@ func (l *Ledger) DropStream() {
 	l.mu.Unlock()
 }
 
-// Bind attaches a job key to the slot. It returns false when another slot
-// already holds that key (a second delivery arrived while the first is still
-// running, e.g. a retry pushed before the failure was fully processed here):
-// the delivery is then parked on that slot, to run after the first one ends,
-// and the caller releases its own slot, so the key is never counted twice nor
-// run twice at the same time. A later parked delivery replaces an earlier one.
-func (s *Slot) Bind(key int64, delivery any) bool {
-	l := s.l
-	l.mu.Lock()
-	if held, dup := l.keys[key]; dup {
-		held.next = delivery
-		l.mu.Unlock()
-		return false
-	}
-	s.key, s.bound = key, true
-	l.keys[key] = s
-	jobs := len(l.keys)
-	l.mu.Unlock()
-	l.onJobs(jobs)
-	return true
-}
-
-// ReleaseOrNext ends the current delivery: it returns a parked later delivery
-// of the same key, keeping the slot for it, or releases the slot and returns nil.
-func (s *Slot) ReleaseOrNext() any {
-	l := s.l
-	l.mu.Lock()
-	if n := s.next; n != nil && !s.released {
-		s.next = nil
-		l.mu.Unlock()
-		return n
-	}
-	l.mu.Unlock()
-	s.Release()
-	return nil
-}
-
 // Release gives the slot back. Calling it again is a no-op.
 func (s *Slot) Release() {
 	l := s.l
@@ -298,27 +242,18 @@ func (s *Slot) Release() {
 		return
 	}
 	s.released = true
-	if s.bound && l.keys[s.key] == s {
-		delete(l.keys, s.key)
-	}
 	l.held--
 	if l.held < 0 {
 		l.mu.Unlock()
 		panic(fmt.Sprintf("jobwire: capacity ledger underflow (held=%d)", l.held))
 	}
-	jobs := len(l.keys)
+	jobs := l.held - l.pollRes - l.idleLocked()
 	l.signalLocked()
 	l.mu.Unlock()
-	if s.bound {
-		l.onJobs(jobs)
-	}
+	l.onJobs(jobs)
 }
 
 func (l *Ledger) signalLocked() {
 	close(l.changed)
 	l.changed = make(chan struct{})
 }
-
-// noSlot returns a slot that holds no capacity, for a job handed back because
-// none was left; releasing it changes nothing.
-func (l *Ledger) noSlot() *Slot { return &Slot{l: l, released: true} }

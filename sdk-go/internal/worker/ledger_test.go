@@ -25,9 +25,6 @@ func TestLedgerInvariantUnderConcurrency(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
-	var key int64
-	var kmu sync.Mutex
-	nextKey := func() int64 { kmu.Lock(); defer kmu.Unlock(); key++; return key }
 	// a "streamer"
 	wg.Add(1)
 	go func() {
@@ -44,7 +41,6 @@ func TestLedgerInvariantUnderConcurrency(t *testing.T) {
 			if s == nil {
 				continue
 			}
-			s.Bind(nextKey(), nil)
 			go func() { time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond); s.Release() }()
 		}
 	}()
@@ -64,7 +60,6 @@ func TestLedgerInvariantUnderConcurrency(t *testing.T) {
 				if s == nil {
 					break
 				}
-				s.Bind(nextKey(), nil)
 				go func() { time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond); s.Release() }()
 			}
 			l.ReturnPoll()
@@ -90,39 +85,10 @@ func TestLedgerInvariantUnderConcurrency(t *testing.T) {
 func TestSlotReleaseExactlyOnce(t *testing.T) {
 	l := NewLedger(2, nil)
 	s := l.TakePoll()
-	s.Bind(1, nil)
 	s.Release()
 	s.Release()
 	if l.Held() != 0 {
 		t.Fatalf("held = %d, want 0", l.Held())
-	}
-}
-
-func TestDuplicateKeyParkedOnHeldSlot(t *testing.T) {
-	l := NewLedger(3, nil)
-	a, b := l.TakePoll(), l.TakePoll()
-	if !a.Bind(42, "first") {
-		t.Fatal("first bind refused")
-	}
-	if b.Bind(42, "second") {
-		t.Fatal("second delivery of a held key was accepted")
-	}
-	b.Release()
-	if l.Held() != 1 {
-		t.Fatalf("held = %d, want 1 (the key counts once)", l.Held())
-	}
-	if next := a.ReleaseOrNext(); next != "second" {
-		t.Fatalf("parked delivery = %v", next)
-	}
-	if l.Held() != 1 {
-		t.Fatalf("held = %d while the parked delivery runs", l.Held())
-	}
-	if next := a.ReleaseOrNext(); next != nil || l.Held() != 0 {
-		t.Fatalf("next %v held %d", next, l.Held())
-	}
-	c := l.TakePoll()
-	if !c.Bind(42, nil) {
-		t.Fatal("key not reusable after release")
 	}
 }
 

@@ -60,7 +60,10 @@ func (d *Delivery) send(o Outcome) error {
 	if len(o.Message) > maxMessage {
 		o.Message = o.Message[:maxMessage] + "…"
 	}
-	name := map[OutcomeKind]string{OutcomeComplete: "completed", OutcomeFail: "failed", OutcomeError: "error"}[o.Kind]
+	if o.Kind == OutcomeReturn {
+		o.Retries, o.RetryBackOff = d.Job.GetRetries(), 0
+	}
+	name := map[OutcomeKind]string{OutcomeComplete: "completed", OutcomeFail: "failed", OutcomeError: "error", OutcomeReturn: "returned"}[o.Kind]
 	b := NewBackoff()
 	for attempt := 1; ; attempt++ {
 		ctx, cancel := context.WithTimeout(d.e.sendCtx, w.requestBudget())
@@ -100,11 +103,18 @@ func (d *Delivery) send(o Outcome) error {
 
 func (d *Delivery) rpc(ctx context.Context, o Outcome) error {
 	gw, key := d.e.w.gw.Unary, d.Job.GetKey()
+	if o.Kind == OutcomeReturn && o.Message == MsgClosing {
+		// Close hands jobs back over the connection that carried the worker's
+		// long poll and stream: HTTP/2 keeps the order of one connection, so the
+		// gateway sees the poll cancelled before the job is activatable again and
+		// cannot hand it to that (dead) poll.
+		gw = d.e.w.gw.Long
+	}
 	var err error
 	switch o.Kind {
 	case OutcomeComplete:
 		_, err = gw.CompleteJob(ctx, &pb.CompleteJobRequest{JobKey: key, Variables: o.Variables})
-	case OutcomeFail:
+	case OutcomeFail, OutcomeReturn:
 		_, err = gw.FailJob(ctx, &pb.FailJobRequest{JobKey: key, Retries: o.Retries, ErrorMessage: o.Message,
 			RetryBackOff: o.RetryBackOff.Milliseconds(), Variables: o.Variables})
 	case OutcomeError:
@@ -113,6 +123,16 @@ func (d *Delivery) rpc(ctx context.Context, o Outcome) error {
 		return nil
 	}
 	return err
+}
+
+// raiseDeadline moves the deadline to ms if that is later (a redelivery).
+func (d *Delivery) raiseDeadline(ms int64) {
+	for {
+		cur := d.deadline.Load()
+		if ms <= cur || d.deadline.CompareAndSwap(cur, ms) {
+			return
+		}
+	}
 }
 
 // ExtendTimeout sets the job's activation timeout to d from now.

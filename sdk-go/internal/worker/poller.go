@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -41,10 +42,18 @@ func (w *Worker) pollLoop(ctx context.Context) {
 		if got == 0 {
 			continue
 		}
-		count, err := w.activate(ctx, got)
+		count, cancelled, err := w.activate(ctx, got)
 		w.ledger.ReturnPoll()
 		if ctx.Err() != nil {
 			return
+		}
+		if cancelled {
+			// The stream filled the worker past the threshold while the poll was
+			// parked: poll again once held falls back to it (no backoff).
+			w.log.Debug("parked poll cancelled: the stream filled the worker past the poll threshold")
+			w.tel.Poll("cancelled")
+			backfill = false
+			continue
 		}
 		if err != nil {
 			w.tel.Poll("error")
@@ -79,8 +88,10 @@ func (w *Worker) pollLoop(ctx context.Context) {
 
 // activate runs one ActivateJobs call and hands every job to the executor as
 // it arrives. A job beyond the capacity left (the stream took slots from the
-// pool meanwhile) waits for a slot.
-func (w *Worker) activate(ctx context.Context, n int) (int, error) {
+// pool meanwhile) is handed back at once. While the call is parked (no job
+// received yet), a rise of held above the poll threshold cancels it
+// (cancelled = true): the gateway then fails back what it activated for it.
+func (w *Worker) activate(ctx context.Context, n int) (count int, cancelled bool, err error) {
 	deadline := 10 * time.Second
 	if w.cfg.RequestTimeout > 0 {
 		deadline += w.cfg.RequestTimeout
@@ -89,6 +100,14 @@ func (w *Worker) activate(ctx context.Context, n int) (int, error) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
+	var received, cancelledByStream atomic.Bool
+	stopWatch := make(chan struct{})
+	watched := make(chan struct{})
+	defer func() { close(stopWatch); <-watched }()
+	go func() {
+		defer close(watched)
+		w.watchParkedPoll(stopWatch, &received, func() { cancelledByStream.Store(true); cancel() })
+	}()
 	req := &pb.ActivateJobsRequest{
 		Type: w.cfg.JobType, Worker: w.cfg.WorkerName, Timeout: w.cfg.JobTimeout.Milliseconds(),
 		MaxJobsToActivate: int32(n), FetchVariable: w.cfg.FetchVariables,
@@ -99,30 +118,56 @@ func (w *Worker) activate(ctx context.Context, n int) (int, error) {
 	}
 	stream, err := w.gw.Long.ActivateJobs(rctx, req)
 	if err != nil {
-		return 0, err
+		return 0, cancelledByStream.Load() && ctx.Err() == nil, err
 	}
-	count := 0
 	for {
 		resp, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
-			return count, nil
+			return count, false, nil
 		}
 		if err != nil {
 			if count > 0 && status.Code(err) == codes.DeadlineExceeded {
-				return count, nil
+				return count, false, nil
 			}
-			return count, err
+			if cancelledByStream.Load() && ctx.Err() == nil {
+				return count, true, nil
+			}
+			return count, false, err
+		}
+		if len(resp.GetJobs()) > 0 {
+			received.Store(true)
 		}
 		for _, j := range resp.GetJobs() {
 			count++
-			slot := w.ledger.TakePoll()
-			if slot == nil {
-				if slot, err = w.ledger.Acquire(ctx); err != nil {
-					w.exec.failBack(item{job: j, slot: w.ledger.noSlot(), activation: "poll"}, "worker closing")
-					continue
-				}
+			if slot := w.ledger.TakePoll(); slot != nil {
+				w.exec.submit(item{job: j, slot: slot, activation: "poll"})
+			} else {
+				// The stream filled the worker while this poll was parked.
+				w.exec.giveBack(j, "poll")
 			}
-			w.exec.submit(item{job: j, slot: slot, activation: "poll"})
+		}
+	}
+}
+
+// watchParkedPoll calls cancel when held (received jobs) rises from at most
+// the poll threshold to above it while no job has arrived for this poll: the
+// stream filled the worker, so the parked poll would only activate jobs that
+// find no slot. It returns when stop is closed or after cancelling.
+func (w *Worker) watchParkedPoll(stop <-chan struct{}, received *atomic.Bool, cancel func()) {
+	max := w.ledger.Max()
+	below := false
+	for {
+		changed := w.ledger.Changed()
+		if jobs := w.ledger.Jobs(); jobs*10 <= max*3 {
+			below = true
+		} else if below && !received.Load() {
+			cancel()
+			return
+		}
+		select {
+		case <-changed:
+		case <-stop:
+			return
 		}
 	}
 }

@@ -89,14 +89,11 @@ func (w *Worker) streamOnce(ctx context.Context, reopen bool) error {
 			return err
 		}
 		w.streamBackof.Reset()
-		slot := w.ledger.ClaimStream()
-		if slot == nil {
-			// Not the stream's ctx: a stream recycle must not hand the job back.
-			if slot, err = w.ledger.Acquire(w.activeCtx); err != nil {
-				w.exec.failBack(item{job: job, slot: w.ledger.noSlot(), activation: "push"}, "worker closing")
-				return err
-			}
+		if slot := w.ledger.ClaimStream(); slot != nil {
+			w.exec.submit(item{job: job, slot: slot, activation: "push"})
+		} else {
+			// Rare: a poll used the slot reserved for this read.
+			w.exec.giveBack(job, "push")
 		}
-		w.exec.submit(item{job: job, slot: slot, activation: "push"})
 	}
 }

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -50,6 +52,7 @@ const (
 	OutcomeComplete                    // CompleteJob
 	OutcomeFail                        // FailJob
 	OutcomeError                       // ThrowError (BPMN error)
+	OutcomeReturn                      // FailJob with retries unchanged, no back-off: handed back, not the job's fault
 )
 
 // Outcome is a job result to send to the gateway.
@@ -69,9 +72,10 @@ type Outcome struct {
 type Handler func(ctx context.Context, d *Delivery) Outcome
 
 // Gateways are the two stubs a worker uses. Long carries the long-lived calls
-// (ActivateJobs long polls and StreamActivatedJobs) on a connection with a small
-// receive window; Unary carries outcomes and timeout extensions, so that parked
-// calls never hold up short commands.
+// (ActivateJobs long polls and StreamActivatedJobs) on a long-call connection
+// with a small receive window, plus the jobs Close hands back (ordered after the
+// poll's cancellation); Unary, the client's command channel, carries outcomes
+// and timeout extensions, so that parked calls never hold up short commands.
 type Gateways struct {
 	Unary pb.GatewayClient
 	Long  pb.GatewayClient
@@ -104,6 +108,12 @@ func Start(cfg Config, gw Gateways, h Handler) *Worker {
 	}
 	if cfg.OnError == nil {
 		cfg.OnError = func(error) {}
+	}
+	if cfg.Tracer == nil {
+		cfg.Tracer = tracenoop.NewTracerProvider()
+	}
+	if cfg.Meter == nil {
+		cfg.Meter = metricnoop.NewMeterProvider()
 	}
 	w := &Worker{cfg: cfg, gw: gw, backfil: make(chan struct{}, 1),
 		pollBackoff: NewBackoff(), streamBackof: NewBackoff()}

@@ -1,5 +1,5 @@
 import type { Logger } from '../config.js'
-import type { Transport } from '../transport.js'
+import type { LongLease, Transport } from '../transport.js'
 import type { Variables } from '../job.js'
 import type { Ledger } from './ledger.js'
 import type { ResolvedWorkerOptions } from './options.js'
@@ -10,6 +10,8 @@ import type { Telemetry } from './telemetry.js'
 export interface WorkerContext {
   readonly opts: ResolvedWorkerOptions<Variables>
   readonly transport: Transport
+  /** This worker's place for long polls and the push stream. */
+  readonly long: LongLease
   readonly ledger: Ledger
   readonly state: StateMachine
   readonly telemetry: Telemetry

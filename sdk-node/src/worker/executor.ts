@@ -12,6 +12,12 @@ import type { Outcome } from './telemetry.js'
 /** A job whose deadline is closer than this when its turn comes is dropped (counted `expired`). */
 const EXPIRY_MARGIN_MS = 100
 
+/** After close's timeout cancels running handlers, how long to wait for them before handing their jobs back (same in every SDK). */
+export const CLOSE_GRACE_MS = 1_000
+/** FailJob messages of a job handed back untouched (retries unchanged, no backoff); same in every SDK. */
+export const MSG_CLOSING = 'jobwire: worker closing; job returned'
+export const MSG_AT_CAPACITY = 'jobwire: worker at capacity; job returned'
+
 /** How an outcome send ended. */
 export type OutcomeResult = 'ok' | 'not_found' | 'gave_up'
 
@@ -56,15 +62,20 @@ export class Executor {
     if (prev) {
       // At-least-once delivery: the engine handed us a job we still hold.
       if (!prev.job.outcomeSent) {
-        // Timed out while queued/running: the running attempt's outcome still applies; keep it,
-        // with the newer deadline.
-        ctx.logger.debug(`job ${raw.key} delivered again while held; keeping the first delivery`)
+        // Redelivered while queued/running: do not run it twice; the newer deadline counts
+        // (auto-extend and the expiry check use it).
+        ctx.logger.debug(`job ${raw.key} delivered again while its handler runs; keeping the running attempt`)
         prev.job.deadline = Math.max(prev.job.deadline, Number(raw.deadline))
         slot.release()
+        ctx.telemetry.jobHandled('duplicate')
       } else {
         // The outcome (e.g. FailJob with retries left) is in flight and the engine already
-        // activated the job again: a new attempt, run it once this one is finished.
-        prev.redelivery?.slot.release()
+        // activated the job again: a real new attempt, run it once that outcome is acknowledged.
+        ctx.logger.debug(`job ${raw.key} delivered again while its outcome is in flight; it runs after the acknowledgement`)
+        if (prev.redelivery) {
+          prev.redelivery.slot.release()
+          ctx.telemetry.jobHandled('duplicate')
+        }
         prev.redelivery = { raw, slot, activation }
       }
       return
@@ -150,7 +161,7 @@ export class Executor {
       failure = err
       if (h.abandoned) return
       if (err instanceof JobError) outcome = await job.throwErrorOutcome(err)
-      else if (h.abort.signal.aborted && this.closing) outcome = await this.failBackOutcome(h)
+      else if (h.abort.signal.aborted && this.closing) outcome = await this.failBackOutcome(h, true)
       else if (job.outcomeSent) outcome = job.lastOutcome ?? 'failed'
       else outcome = await job.failOutcome({ message: errorMessage(err) })
     } finally {
@@ -188,33 +199,53 @@ export class Executor {
     return p
   }
 
-  /** Gives a job back at once: FailJob with retries unchanged and no backoff. */
+  /** Gives a job back at once: FailJob with retries unchanged and no backoff, counted `returned`. */
   private failBack(h: Held): void {
-    void this.failBackOutcome(h).finally(() => this.finish(h))
+    void this.failBackOutcome(h, false).finally(() => this.finish(h))
   }
 
-  private failBackOutcome(h: Held): Promise<Outcome> {
+  /** Hands a held job back (close). `inRun`: run() counts the outcome itself. */
+  private failBackOutcome(h: Held, inRun: boolean): Promise<Outcome> {
     h.job.outcomeSent = true
     const deadline = Math.min(h.job.deadline, Date.now() + 5_000)
-    return this.track(this.sendFail(h.raw, h.raw.retries, 'jobwire: worker closing, job returned unstarted', 0, deadline)).then((r) =>
-      r === 'not_found' ? 'not_found' : 'cancelled',
+    return this.track(this.sendFail(h.raw, h.raw.retries, MSG_CLOSING, 0, deadline)).then((r) => {
+      const o: Outcome = r === 'not_found' ? 'not_found' : 'returned'
+      if (!inRun) this.ctx.telemetry.jobHandled(o)
+      return o
+    })
+  }
+
+  /**
+   * A received job that found no free slot: failed back at once (retries unchanged, no backoff),
+   * counted `returned`; it is never run and never waits in memory.
+   */
+  giveBack(raw: ActivatedJob__Output, activation: 'push' | 'poll'): void {
+    this.ctx.telemetry.jobActivated(activation)
+    this.ctx.logger.debug(`job ${raw.key}: no free slot (${activation}); returning it to the engine`)
+    void this.track(this.sendFail(raw, raw.retries, MSG_AT_CAPACITY, 0, Math.min(Number(raw.deadline), Date.now() + 10_000))).then((r) =>
+      this.ctx.telemetry.jobHandled(r === 'not_found' ? 'not_found' : 'returned'),
     )
   }
 
   sendFail(raw: ActivatedJob__Output, retries: number, message: string, backoffMs: number, deadline: number, variables = ''): Promise<OutcomeResult> {
-    return this.send('FailJob', { jobKey: raw.key, retries, errorMessage: message.slice(0, MAX_MESSAGE), retryBackOff: String(backoffMs), variables }, raw.key, deadline)
+    // Close hands jobs back over the connection that carried this worker's long poll and stream:
+    // HTTP/2 keeps the order of one connection, so the gateway sees the poll cancelled before the
+    // job is activatable again and cannot hand it to that (dead) poll.
+    const viaLong = message === MSG_CLOSING
+    return this.send('FailJob', { jobKey: raw.key, retries, errorMessage: message.slice(0, MAX_MESSAGE), retryBackOff: String(backoffMs), variables }, raw.key, deadline, viaLong)
   }
 
   /**
    * Sends an outcome; retries UNAVAILABLE / RESOURCE_EXHAUSTED / DEADLINE_EXCEEDED
    * with backoff until the job's deadline. NOT_FOUND / FAILED_PRECONDITION are benign.
    */
-  async send(method: 'CompleteJob' | 'FailJob' | 'ThrowError' | 'UpdateJobTimeout', req: object, key: string, deadline: number): Promise<OutcomeResult> {
+  async send(method: 'CompleteJob' | 'FailJob' | 'ThrowError' | 'UpdateJobTimeout', req: object, key: string, deadline: number, viaLong = false): Promise<OutcomeResult> {
     const backoff = new Backoff()
     for (;;) {
       try {
         const left = deadline - Date.now()
-        await this.ctx.transport.unary(method, req, { timeoutMs: Math.max(1_000, Math.min(this.ctx.transport.config.commandTimeoutMs, left)) })
+        const opts = { timeoutMs: Math.max(1_000, Math.min(this.ctx.transport.config.commandTimeoutMs, left)) }
+        await (viaLong ? this.ctx.long.unary(method, req, opts) : this.ctx.transport.unary(method, req, opts))
         return 'ok'
       } catch (e) {
         const err = toJobwireError(e)
@@ -249,17 +280,21 @@ export class Executor {
     }
     if (this.running > 0) {
       for (const h of this.held.values()) if (h.running) h.abort.abort(new CancelledError('worker closing: handler cancelled'))
-      // Handlers that honour the signal settle at once; give them a moment, then abandon the rest.
+      // Handlers that honour the signal settle at once; give them CLOSE_GRACE_MS, then hand the
+      // jobs of the rest back and stop waiting for them (their late results are ignored).
       const idle = new Promise<void>((r) => this.idleWaiters.push(r))
       const timer = new AbortController()
-      await Promise.race([idle, sleep(200, timer.signal)])
+      await Promise.race([idle, sleep(CLOSE_GRACE_MS, timer.signal)])
       timer.abort()
+      let stuck = 0
       for (const h of this.held.values()) {
-        if (h.running && !h.abandoned) {
+        if (h.running && !h.abandoned && !h.job.outcomeSent) {
           h.abandoned = true
-          void this.failBackOutcome(h)
+          stuck++
+          void this.failBackOutcome(h, false)
         }
       }
+      if (stuck > 0) this.ctx.logger.warn(`${stuck} handler(s) ignored cancellation; their jobs were handed back and close returns without them`)
     }
     const waitSends = new AbortController()
     await Promise.race([Promise.allSettled([...this.pendingSends]), sleep(5_000, waitSends.signal)])

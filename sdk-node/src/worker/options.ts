@@ -81,7 +81,8 @@ export function resolveWorkerOptions<V>(o: WorkerOptions<V>): ResolvedWorkerOpti
     handler: o.handler,
     workerName: o.workerName ?? os.hostname(),
     maxJobsActive,
-    concurrency: Math.floor(positive('concurrency', o.concurrency, maxJobsActive)),
+    // More handlers than jobs held cannot run: concurrency is capped at maxJobsActive (as in every SDK).
+    concurrency: Math.min(maxJobsActive, Math.floor(positive('concurrency', o.concurrency, maxJobsActive))),
     jobTimeoutMs: positive('jobTimeoutMs', o.jobTimeoutMs, 300_000),
     requestTimeoutMs: o.requestTimeoutMs ?? 10_000,
     pollIntervalMs: positive('pollIntervalMs', o.pollIntervalMs, 100, 0),

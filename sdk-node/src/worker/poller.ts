@@ -47,7 +47,15 @@ export class Poller {
       const started = Date.now()
       let got = 0
       try {
-        got = await this.poll(want)
+        const r = await this.poll(want)
+        if (r.cancelled && !stopSignal.aborted) {
+          // The stream filled the worker past the threshold while the poll was parked:
+          // poll again once held falls back to it (no backoff).
+          ctx.logger.debug('parked poll cancelled: the stream filled the worker past the poll threshold')
+          ctx.telemetry.pollRequest('cancelled')
+          continue
+        }
+        got = r.got
       } catch (e) {
         if (stopSignal.aborted) break
         await this.onError(toJobwireError(e, 'ActivateJobs'))
@@ -81,8 +89,12 @@ export class Poller {
     })
   }
 
-  /** One ActivateJobs call; resolves with the number of jobs received. */
-  private async poll(max: number): Promise<number> {
+  /**
+   * One ActivateJobs call; resolves with the number of jobs received. While it is parked (no job
+   * received yet), a rise of held from at most the threshold to above it cancels the call
+   * (`cancelled`): the gateway fails back whatever it activated for it.
+   */
+  private async poll(max: number): Promise<{ got: number; cancelled: boolean }> {
     const { ctx } = this
     const o = ctx.opts
     const req = {
@@ -95,10 +107,20 @@ export class Poller {
       tenantIds: o.tenantIds,
     }
     const deadline = Date.now() + Math.max(0, o.requestTimeoutMs) + DEADLINE_OFFSET_MS
-    const { call, token } = await ctx.transport.serverStream<ActivateJobsResponse__Output>('ActivateJobs', req, deadline)
+    const { call, token } = await ctx.long.serverStream<ActivateJobsResponse__Output>('ActivateJobs', req, deadline)
     this.call = call
     if (ctx.stopSignal.aborted) call.cancel()
     let got = 0
+    let cancelled = false
+    const { ledger } = ctx
+    let below = ledger.held <= ledger.max * THRESHOLD
+    const off = ledger.onChange(() => {
+      if (ledger.held <= ledger.max * THRESHOLD) below = true
+      else if (below && got === 0 && !cancelled) {
+        cancelled = true
+        call.cancel()
+      }
+    })
     try {
       await new Promise<void>((resolve, reject) => {
         call.on('data', (res: ActivateJobsResponse__Output) => {
@@ -108,6 +130,7 @@ export class Poller {
           }
         })
         call.on('error', (e: unknown) => {
+          if (cancelled) return resolve()
           const err = toJobwireError(e, 'ActivateJobs')
           if (err.code === Status.UNAUTHENTICATED) ctx.transport.invalidateToken(token)
           reject(err)
@@ -115,9 +138,10 @@ export class Poller {
         call.on('end', () => resolve())
       })
     } finally {
+      off()
       this.call = undefined
     }
-    return got
+    return { got, cancelled: cancelled && got === 0 }
   }
 
   private receive(job: ActivatedJob__Output): void {
@@ -127,8 +151,7 @@ export class Poller {
       return
     }
     // The stream filled the capacity while this poll was parked: give the job back at once.
-    this.ctx.logger.debug(`job ${job.key}: no free slot for a polled job; returning it`)
-    void this.exec.sendFail(job, job.retries, 'jobwire: worker at capacity, job returned', 0, Math.min(Number(job.deadline), Date.now() + 10_000))
+    this.exec.giveBack(job, 'poll')
   }
 
   private async onError(err: JobwireError): Promise<void> {

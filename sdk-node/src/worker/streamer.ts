@@ -82,7 +82,7 @@ export class Streamer {
     const openedAt = Date.now()
     this.openedAt = openedAt
     this.recycled = false
-    const { call, token } = await ctx.transport.serverStream<ActivatedJob__Output>('StreamActivatedJobs', req, openedAt + o.streamTimeoutMs)
+    const { call, token } = await ctx.long.serverStream<ActivatedJob__Output>('StreamActivatedJobs', req, openedAt + o.streamTimeoutMs)
     this.call = call
     if (ctx.stopSignal.aborted) call.cancel()
     // Keep at most one decoded job buffered in the Readable (default is 16): the rest stays with the gateway.
@@ -105,7 +105,7 @@ export class Streamer {
           const slot = ctx.ledger.tryTake()
           if (!slot) {
             // Cannot happen while we pause on a full ledger; if it does, give the job back at once.
-            void this.exec.sendFail(job, job.retries, 'jobwire: worker at capacity, job returned', 0, Math.min(Number(job.deadline), Date.now() + 10_000))
+            this.exec.giveBack(job, 'push')
           } else {
             this.exec.submit(job, slot, 'push')
           }

@@ -4,7 +4,7 @@ const SCOPE = 'jobwire'
 const VERSION = '0.1.0'
 
 /** Outcome names used for spans and the handled counter. */
-export type Outcome = 'completed' | 'failed' | 'error' | 'expired' | 'not_found' | 'cancelled'
+export type Outcome = 'completed' | 'failed' | 'error' | 'expired' | 'not_found' | 'returned' | 'duplicate' | 'cancelled'
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
 
@@ -59,7 +59,7 @@ export class Telemetry {
     this.reconnects.add(1, this.base)
   }
 
-  pollRequest(result: 'jobs' | 'empty' | 'error'): void {
+  pollRequest(result: 'jobs' | 'empty' | 'error' | 'cancelled'): void {
     this.polls.add(1, { ...this.base, result })
   }
 

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events'
 import type { Logger } from '../config.js'
 import type { Variables } from '../job.js'
-import type { Transport } from '../transport.js'
+import type { LongLease, Transport } from '../transport.js'
 import type { WorkerContext } from './context.js'
 import { Executor } from './executor.js'
 import { Ledger } from './ledger.js'
@@ -37,6 +37,7 @@ export class Worker<V = Variables> extends EventEmitter<WorkerEvents> {
   private readonly executor: Executor
   private readonly stop = new AbortController()
   private readonly telemetry: Telemetry
+  private readonly long: LongLease
   private readonly loops: Promise<void>[] = []
   private closePromise: Promise<void> | undefined
 
@@ -46,10 +47,12 @@ export class Worker<V = Variables> extends EventEmitter<WorkerEvents> {
     this.options = resolveWorkerOptions(options)
     this.ledger = new Ledger(this.options.maxJobsActive)
     this.machine = new StateMachine((s) => this.safeEmit('state', s))
+    this.long = transport.leaseLong()
     this.telemetry = new Telemetry(this.options.jobType, this.options.workerName, () => this.ledger.held)
     const ctx: WorkerContext = {
       opts: this.options as unknown as ResolvedWorkerOptions<Variables>,
       transport,
+      long: this.long,
       ledger: this.ledger,
       state: this.machine,
       telemetry: this.telemetry,
@@ -97,6 +100,7 @@ export class Worker<V = Variables> extends EventEmitter<WorkerEvents> {
     this.stop.abort()
     await this.executor.close(timeoutMs)
     await Promise.allSettled(this.loops)
+    this.long.release()
     // The capacity gauge keeps reporting (0 once closed) so exporters still see the last value.
     this.machine.closed()
   }

@@ -162,4 +162,20 @@ describe('reference engine', () => {
     track(client.createWorker({ jobType: type, handler: (job) => { keys.add(job.key) } }))
     await waitFor(() => keys.size === 4, 10_000, 'jobs given back') // not after the 5 min job timeout
   })
+
+  it('120 workers on one client: long-lived calls never starve commands (CompleteJob gets through)', async () => {
+    const type = 'many'
+    const id = await deploy(type)
+    let handled = 0
+    for (let i = 0; i < 120; i++) {
+      track(client.createWorker({ jobType: type, maxJobsActive: 1, requestTimeoutMs: 30_000, workerName: `w${i}`, handler: () => { handled++; return { done: true } } }))
+    }
+    await delay(300) // streams open, polls park
+    await client.topology({ timeoutMs: 3_000 })
+    const results = await Promise.all(
+      Array.from({ length: 60 }, () => client.createProcessInstanceWithResult({ bpmnProcessId: id, variables: {}, requestTimeoutMs: 20_000 })),
+    )
+    expect(results.every((r) => r.variables.done === true)).toBe(true)
+    expect(handled).toBe(60)
+  }, 40_000)
 })

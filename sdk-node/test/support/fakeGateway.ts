@@ -19,9 +19,12 @@ export class FakeGateway {
   port = 0
   handlers: Handlers = {}
 
-  static async start(handlers: Handlers = {}): Promise<FakeGateway> {
+  private serverOptions: grpc.ServerOptions = {}
+
+  static async start(handlers: Handlers = {}, serverOptions: grpc.ServerOptions = {}): Promise<FakeGateway> {
     const g = new FakeGateway()
     g.handlers = handlers
+    g.serverOptions = serverOptions
     await g.listen(0)
     return g
   }
@@ -53,7 +56,7 @@ export class FakeGateway {
         call.emit('error', { code: grpc.status.UNIMPLEMENTED, details: `${name} not faked` })
       }
     }
-    this.server = new grpc.Server()
+    this.server = new grpc.Server(this.serverOptions)
     this.server.addService(service, impl)
     this.port = await new Promise<number>((resolve, reject) =>
       this.server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),

@@ -99,8 +99,21 @@ describe('config', () => {
     expect(resolveClientConfig({}, {}).addresses).toEqual(['127.0.0.1:26500'])
     expect(resolveClientConfig({}, {}).insecure).toBe(true)
     expect(resolveClientConfig({}, { ZEEBE_ADDRESS: '127.0.0.1:1', ZEEBE_INSECURE_CONNECTION: 'false' }).insecure).toBe(false)
-    expect(parseAddresses('dns:///a:1, b')).toEqual(['a:1', 'b:26500'])
+    expect(parseAddresses('dns:///a:1, b')).toEqual(['dns:///a:1', 'b:26500'])
     expect(() => resolveClientConfig({}, { ZEEBE_CLIENT_ID: 'x' })).toThrow(/OAuth/)
+  })
+
+  it('handles the environment like the other SDKs (booleans, CA implies TLS, keepalive, OAuth)', () => {
+    expect(resolveClientConfig({}, { ZEEBE_ADDRESS: 'gw.example', ZEEBE_INSECURE_CONNECTION: 'yes' })).toMatchObject({ addresses: ['gw.example:26500'], insecure: true })
+    expect(() => resolveClientConfig({}, { ZEEBE_INSECURE_CONNECTION: 'maybe' })).toThrow(/ZEEBE_INSECURE_CONNECTION/)
+    expect(resolveClientConfig({}, { ZEEBE_CA_CERTIFICATE_PATH: '/ca.pem' }).insecure).toBe(false)
+    expect(resolveClientConfig({ caCertificatePath: '/ca.pem' }, {}).insecure).toBe(false)
+    expect(resolveClientConfig({}, { CAMUNDA_KEEP_ALIVE: '30000' }).keepAliveMs).toBe(30_000)
+    expect(() => resolveClientConfig({}, { ZEEBE_KEEP_ALIVE: '30s' })).toThrow(/milliseconds/)
+    expect(() => resolveClientConfig({}, { ZEEBE_CLIENT_SECRET: 's' })).toThrow(/ZEEBE_CLIENT_ID/)
+    expect(resolveClientConfig({}, { ZEEBE_CLIENT_ID: 'i', ZEEBE_CLIENT_SECRET: 's', CAMUNDA_AUTHORIZATION_SERVER_URL: 'http://127.0.0.1:1/t' }).oauth)
+      .toMatchObject({ authorizationServerUrl: 'http://127.0.0.1:1/t' })
+    expect(resolveWorkerOptions({ jobType: 't', handler: () => undefined, maxJobsActive: 4, concurrency: 10 }).concurrency).toBe(4)
   })
 
   it('applies worker defaults and validates', () => {

@@ -467,9 +467,16 @@ type JobInfo struct {
 	// Key of the open incident of this job, 0 if none.
 	IncidentKey int64 `protobuf:"varint,15,opt,name=incident_key,json=incidentKey,proto3" json:"incident_key,omitempty"`
 	// Epoch ms when a job in retry back-off becomes activatable again.
-	RetryAt       int64 `protobuf:"varint,16,opt,name=retry_at,json=retryAt,proto3" json:"retry_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	RetryAt int64 `protobuf:"varint,16,opt,name=retry_at,json=retryAt,proto3" json:"retry_at,omitempty"`
+	// ThrowError: the error code and the variables sent with it (a JSON object,
+	// "" when the job threw no error or sent none). As in Zeebe 8.8 these
+	// variables are set on the error catch event's scope only: without output
+	// mappings they do not reach the process instance's variables, so this is
+	// where they stay observable. An uncaught error keeps them here too.
+	ErrorCode      string `protobuf:"bytes,17,opt,name=error_code,json=errorCode,proto3" json:"error_code,omitempty"`
+	ErrorVariables string `protobuf:"bytes,18,opt,name=error_variables,json=errorVariables,proto3" json:"error_variables,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *JobInfo) Reset() {
@@ -612,6 +619,20 @@ func (x *JobInfo) GetRetryAt() int64 {
 		return x.RetryAt
 	}
 	return 0
+}
+
+func (x *JobInfo) GetErrorCode() string {
+	if x != nil {
+		return x.ErrorCode
+	}
+	return ""
+}
+
+func (x *JobInfo) GetErrorVariables() string {
+	if x != nil {
+		return x.ErrorVariables
+	}
+	return ""
 }
 
 type ListProcessInstancesRequest struct {
@@ -2684,7 +2705,7 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x04jobs\x18\x02 \x03(\v2\x19.jobwire.admin.v1.JobInfoR\x04jobs\x1a@\n" +
 	"\x12CountsByStateEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xad\x04\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xf5\x04\n" +
 	"\aJobInfo\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x03R\x03key\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x120\n" +
@@ -2704,7 +2725,10 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\rerror_message\x18\r \x01(\tR\ferrorMessage\x120\n" +
 	"\x14element_instance_key\x18\x0e \x01(\x03R\x12elementInstanceKey\x12!\n" +
 	"\fincident_key\x18\x0f \x01(\x03R\vincidentKey\x12\x19\n" +
-	"\bretry_at\x18\x10 \x01(\x03R\aretryAt\"r\n" +
+	"\bretry_at\x18\x10 \x01(\x03R\aretryAt\x12\x1d\n" +
+	"\n" +
+	"error_code\x18\x11 \x01(\tR\terrorCode\x12'\n" +
+	"\x0ferror_variables\x18\x12 \x01(\tR\x0eerrorVariables\"r\n" +
 	"\x1bListProcessInstancesRequest\x12&\n" +
 	"\x0fbpmn_process_id\x18\x01 \x01(\tR\rbpmnProcessId\x12+\n" +
 	"\x11include_instances\x18\x02 \x01(\bR\x10includeInstances\"\x90\x02\n" +

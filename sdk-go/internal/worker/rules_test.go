@@ -1,0 +1,481 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/status"
+
+	"github.com/jobwire/jobwire/sdk-go/internal/pb"
+)
+
+// A scripted in-memory gateway: each ActivateJobs / StreamActivatedJobs call
+// is handed to the test, which decides what the call receives and when.
+
+type fakeCall[T any] struct {
+	grpc.ClientStream
+	ctx  context.Context
+	ch   chan *T
+	gate chan struct{} // when set, Recv waits for it, then returns a queued response even after cancel (it was in flight)
+}
+
+func (s *fakeCall[T]) Recv() (*T, error) {
+	if s.gate != nil {
+		<-s.gate
+		select {
+		case m, ok := <-s.ch:
+			if !ok {
+				return nil, io.EOF
+			}
+			return m, nil
+		default:
+		}
+	}
+	select {
+	case m, ok := <-s.ch:
+		if !ok {
+			return nil, io.EOF
+		}
+		return m, nil
+	case <-s.ctx.Done():
+		return nil, status.FromContextError(s.ctx.Err()).Err()
+	}
+}
+
+type scriptedGW struct {
+	pb.GatewayClient
+	firstPollGate chan struct{}
+	polls         chan *fakeCall[pb.ActivateJobsResponse]
+	streams       chan *fakeCall[pb.ActivatedJob]
+	failGate      chan struct{} // when set, FailJob waits for it (an outcome in flight)
+	mu            sync.Mutex
+	fails         []*pb.FailJobRequest
+	completes     []int64
+}
+
+func newScriptedGW(gateFirstPoll bool) *scriptedGW {
+	var gate chan struct{}
+	if gateFirstPoll {
+		gate = make(chan struct{})
+	}
+	return &scriptedGW{firstPollGate: gate,
+		polls: make(chan *fakeCall[pb.ActivateJobsResponse], 16), streams: make(chan *fakeCall[pb.ActivatedJob], 16)}
+}
+
+func (g *scriptedGW) ActivateJobs(ctx context.Context, _ *pb.ActivateJobsRequest, _ ...grpc.CallOption) (grpc.ServerStreamingClient[pb.ActivateJobsResponse], error) {
+	c := &fakeCall[pb.ActivateJobsResponse]{ctx: ctx, ch: make(chan *pb.ActivateJobsResponse, 4)}
+	g.mu.Lock()
+	c.gate, g.firstPollGate = g.firstPollGate, nil
+	g.mu.Unlock()
+	g.polls <- c
+	return c, nil
+}
+
+func (g *scriptedGW) StreamActivatedJobs(ctx context.Context, _ *pb.StreamActivatedJobsRequest, _ ...grpc.CallOption) (grpc.ServerStreamingClient[pb.ActivatedJob], error) {
+	c := &fakeCall[pb.ActivatedJob]{ctx: ctx, ch: make(chan *pb.ActivatedJob, 16)}
+	g.streams <- c
+	return c, nil
+}
+
+func (g *scriptedGW) FailJob(_ context.Context, r *pb.FailJobRequest, _ ...grpc.CallOption) (*pb.FailJobResponse, error) {
+	if g.failGate != nil {
+		<-g.failGate
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.fails = append(g.fails, r)
+	return &pb.FailJobResponse{}, nil
+}
+
+func (g *scriptedGW) CompleteJob(_ context.Context, r *pb.CompleteJobRequest, _ ...grpc.CallOption) (*pb.CompleteJobResponse, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.completes = append(g.completes, r.GetJobKey())
+	return &pb.CompleteJobResponse{}, nil
+}
+
+func (g *scriptedGW) failed() []*pb.FailJobRequest {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]*pb.FailJobRequest(nil), g.fails...)
+}
+
+func job(key int64) *pb.ActivatedJob {
+	return &pb.ActivatedJob{Key: key, Type: "t", Retries: 3, Variables: "{}", Deadline: time.Now().Add(time.Minute).UnixMilli()}
+}
+
+func startScripted(t *testing.T, gw *scriptedGW, max int, h Handler, meter ...*countingMeter) *Worker {
+	t.Helper()
+	cfg := Config{JobType: "t", WorkerName: "w", MaxJobsActive: max, Concurrency: max, JobTimeout: time.Minute,
+		RequestTimeout: 30 * time.Second, StreamEnabled: true, StreamTimeout: time.Hour, RetryBackOff: time.Minute}
+	if len(meter) > 0 {
+		cfg.Meter = countingProvider{m: meter[0]}
+	}
+	w := Start(cfg, Gateways{Unary: gw, Long: gw}, h)
+	w.Run()
+	return w
+}
+
+func recv[T any](t *testing.T, ch chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(2 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+	var zero T
+	return zero
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(2 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// Rule 1: a polled job that arrives when the stream has filled every slot is
+// failed back at once (retries unchanged, no back-off), never run, never held.
+func TestOverflowPolledJobIsReturnedAtOnce(t *testing.T) {
+	gw := newScriptedGW(true) // the poll's response is already in flight: cancel cannot stop it
+	release := make(chan struct{})
+	ran := make(chan int64, 8)
+	meter := &countingMeter{}
+	w := startScripted(t, gw, 2, func(ctx context.Context, d *Delivery) Outcome {
+		ran <- d.Job.GetKey()
+		<-release
+		return Outcome{Kind: OutcomeComplete}
+	}, meter)
+	stream := recv(t, gw.streams, "stream")
+	poll := recv(t, gw.polls, "backfill poll")
+	stream.ch <- job(1)
+	stream.ch <- job(2)
+	recv(t, ran, "job 1")
+	recv(t, ran, "job 2")
+	poll.ch <- &pb.ActivateJobsResponse{Jobs: []*pb.ActivatedJob{job(3)}}
+	close(poll.gate)
+	eventually(t, "job 3 failed back", func() bool { return len(gw.failed()) == 1 })
+	f := gw.failed()[0]
+	if f.GetJobKey() != 3 || f.GetRetries() != 3 || f.GetRetryBackOff() != 0 || !strings.Contains(f.GetErrorMessage(), "worker at capacity; job returned") {
+		t.Fatalf("fail-back %+v", f)
+	}
+	if h := w.Held(); h != 2 {
+		t.Fatalf("held %d, want 2 (the returned job never takes a slot)", h)
+	}
+	eventually(t, "returned counted", func() bool { return meter.get("jobwire.worker.jobs.handled{outcome=returned}") == 1 })
+	close(release)
+	eventually(t, "released", func() bool { return w.Held() == 0 })
+	if len(ran) != 0 {
+		t.Fatalf("the returned job ran")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Rule 1 with capacity 1: the stream's reserved slot and the poll's pool are
+// one slot; whichever job comes second (pushed or polled, depending on which
+// loop reserved first) finds no slot and is failed back at once.
+func TestOverflowSecondJobReturnedWithCapacityOne(t *testing.T) {
+	gw := newScriptedGW(false)
+	release := make(chan struct{})
+	ran := make(chan int64, 4)
+	w := startScripted(t, gw, 1, func(ctx context.Context, d *Delivery) Outcome {
+		ran <- d.Job.GetKey()
+		<-release
+		return Outcome{Kind: OutcomeComplete}
+	})
+	stream := recv(t, gw.streams, "stream")
+	poll := recv(t, gw.polls, "backfill poll")
+	time.Sleep(20 * time.Millisecond) // both loops have reserved
+	poll.ch <- &pb.ActivateJobsResponse{Jobs: []*pb.ActivatedJob{job(1)}}
+	stream.ch <- job(2)
+	eventually(t, "one job failed back", func() bool { return len(gw.failed()) == 1 })
+	f := gw.failed()[0]
+	if f.GetRetries() != 3 || f.GetRetryBackOff() != 0 || !strings.Contains(f.GetErrorMessage(), "at capacity") {
+		t.Fatalf("fail-back %+v", f)
+	}
+	first := recv(t, ran, "the other job")
+	if first == f.GetJobKey() {
+		t.Fatalf("job %d both ran and was returned", first)
+	}
+	if w.Held() != 1 {
+		t.Fatalf("held %d, want 1", w.Held())
+	}
+	close(release)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if w.Held() != 0 || len(ran) != 0 {
+		t.Fatalf("held %d ran %d after close", w.Held(), len(ran))
+	}
+}
+
+// Rule 2: a parked poll is cancelled when the stream lifts held above the poll
+// threshold; the worker polls again (no backoff) once held falls back to it.
+func TestParkedPollCancelledWhenStreamFillsWorker(t *testing.T) {
+	gw := newScriptedGW(false)
+	release := make(chan struct{})
+	meter := &countingMeter{}
+	w := startScripted(t, gw, 4, func(ctx context.Context, d *Delivery) Outcome {
+		<-release
+		return Outcome{Kind: OutcomeComplete}
+	}, meter)
+	stream := recv(t, gw.streams, "stream")
+	poll := recv(t, gw.polls, "parked poll")
+	stream.ch <- job(1) // held 1 ≤ 30 % of 4: the poll stays parked
+	eventually(t, "held 1", func() bool { return w.Held() == 1 })
+	time.Sleep(30 * time.Millisecond)
+	if poll.ctx.Err() != nil {
+		t.Fatal("poll cancelled at held 1 of 4")
+	}
+	stream.ch <- job(2) // held 2 > 1.2: cancel
+	eventually(t, "parked poll cancelled", func() bool { return poll.ctx.Err() != nil })
+	eventually(t, "cancel counted", func() bool { return meter.get("jobwire.worker.poll.requests{result=cancelled}") == 1 })
+	select {
+	case <-gw.polls:
+		t.Fatal("polled again while held is above the threshold")
+	case <-time.After(150 * time.Millisecond):
+	}
+	if s := w.State(); s != StateStreaming {
+		t.Fatalf("state %s after a capacity cancel, want streaming (no backoff)", s)
+	}
+	close(release)
+	recv(t, gw.polls, "poll after held fell to the threshold")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// countingMeter records counter increments by name and the "outcome" /
+// "result" attribute (OpenTelemetry API only, no SDK).
+type countingMeter struct {
+	metricnoop.Meter
+	mu     sync.Mutex
+	counts map[string]int64
+}
+
+type countingProvider struct {
+	metricnoop.MeterProvider
+	m *countingMeter
+}
+
+func (p countingProvider) Meter(string, ...metric.MeterOption) metric.Meter { return p.m }
+
+func (m *countingMeter) Int64Counter(name string, _ ...metric.Int64CounterOption) (metric.Int64Counter, error) {
+	return countingCounter{m: m, name: name}, nil
+}
+
+func (m *countingMeter) get(key string) int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.counts[key]
+}
+
+type countingCounter struct {
+	metricnoop.Int64Counter
+	m    *countingMeter
+	name string
+}
+
+func (c countingCounter) Add(_ context.Context, v int64, opts ...metric.AddOption) {
+	attrs := metric.NewAddConfig(opts).Attributes()
+	key := c.name
+	for _, a := range []attribute.Key{"outcome", "result", "activation"} {
+		if val, ok := attrs.Value(a); ok {
+			key += "{" + string(a) + "=" + val.AsString() + "}"
+		}
+	}
+	c.m.mu.Lock()
+	if c.m.counts == nil {
+		c.m.counts = map[string]int64{}
+	}
+	c.m.counts[key] += v
+	c.m.mu.Unlock()
+}
+
+func jobDue(key int64, in time.Duration) *pb.ActivatedJob {
+	j := job(key)
+	j.Deadline = time.Now().Add(in).UnixMilli()
+	return j
+}
+
+func closeNow(t *testing.T, w *Worker) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Rule 4a: a redelivery of a key whose handler runs is not run again; the
+// newer deadline is kept (the handler sees it) and the copy is counted.
+func TestRedeliveryWhileRunningKeepsNewerDeadline(t *testing.T) {
+	gw := newScriptedGW(false)
+	meter := &countingMeter{}
+	deadlines := make(chan time.Time, 4)
+	ran := make(chan int64, 4)
+	release := make(chan struct{})
+	w := startScripted(t, gw, 4, func(ctx context.Context, d *Delivery) Outcome {
+		ran <- d.Job.GetKey()
+		<-release
+		deadlines <- d.Deadline()
+		return Outcome{Kind: OutcomeComplete}
+	}, meter)
+	stream := recv(t, gw.streams, "stream")
+	stream.ch <- jobDue(1, time.Minute)
+	recv(t, ran, "first attempt")
+	later := jobDue(1, 2*time.Minute)
+	stream.ch <- later
+	eventually(t, "duplicate counted", func() bool { return meter.get("jobwire.worker.jobs.handled{outcome=duplicate}") == 1 })
+	if w.Held() != 1 {
+		t.Fatalf("held %d, want 1 (one key, one slot)", w.Held())
+	}
+	close(release)
+	if got := recv(t, deadlines, "deadline"); got.UnixMilli() != later.GetDeadline() {
+		t.Fatalf("handler saw deadline %v, want the redelivery's %v", got.UnixMilli(), later.GetDeadline())
+	}
+	eventually(t, "released", func() bool { return w.Held() == 0 })
+	select {
+	case k := <-ran:
+		t.Fatalf("job %d ran again", k)
+	case <-time.After(50 * time.Millisecond):
+	}
+	closeNow(t, w)
+}
+
+// Rule 4a, queued: the newer deadline of a redelivery also rescues a queued
+// job from the expiry check.
+func TestRedeliveryOfQueuedJobMovesItsDeadline(t *testing.T) {
+	gw := newScriptedGW(false)
+	ran := make(chan int64, 4)
+	release := make(chan struct{})
+	cfgHandler := func(ctx context.Context, d *Delivery) Outcome {
+		ran <- d.Job.GetKey()
+		if d.Job.GetKey() == 10 {
+			<-release
+		}
+		return Outcome{Kind: OutcomeComplete}
+	}
+	w := Start(Config{JobType: "t", WorkerName: "w", MaxJobsActive: 4, Concurrency: 1, JobTimeout: time.Minute,
+		RequestTimeout: 30 * time.Second, StreamEnabled: true, StreamTimeout: time.Hour}, Gateways{Unary: gw, Long: gw}, cfgHandler)
+	w.Run()
+	stream := recv(t, gw.streams, "stream")
+	stream.ch <- jobDue(10, time.Minute)
+	recv(t, ran, "job 10")
+	stream.ch <- jobDue(1, 80*time.Millisecond) // queued behind job 10
+	stream.ch <- jobDue(1, time.Minute)         // redelivered while queued
+	time.Sleep(150 * time.Millisecond)          // the first deadline has passed
+	close(release)
+	if k := recv(t, ran, "job 1"); k != 1 {
+		t.Fatalf("ran %d", k)
+	}
+	eventually(t, "released", func() bool { return w.Held() == 0 })
+	if len(ran) != 0 {
+		t.Fatal("job 1 ran twice")
+	}
+	closeNow(t, w)
+}
+
+// Rule 4b: a redelivery that arrives while the first attempt's outcome is in
+// flight runs once that outcome is acknowledged.
+func TestRedeliveryWhileOutcomeInFlightRunsAfterAck(t *testing.T) {
+	gw := newScriptedGW(false)
+	gw.failGate = make(chan struct{})
+	var mu sync.Mutex
+	var events []string
+	note := func(e string) { mu.Lock(); events = append(events, e); mu.Unlock() }
+	ran := make(chan int64, 4)
+	w := startScripted(t, gw, 4, func(ctx context.Context, d *Delivery) Outcome {
+		ran <- d.Job.GetKey()
+		note("run")
+		return Outcome{Kind: OutcomeFail, Retries: 2, Message: "boom"}
+	})
+	stream := recv(t, gw.streams, "stream")
+	stream.ch <- jobDue(1, time.Minute)
+	recv(t, ran, "first attempt")
+	time.Sleep(20 * time.Millisecond) // FailJob is now waiting at the gate
+	stream.ch <- jobDue(1, time.Minute)
+	select {
+	case <-ran:
+		t.Fatal("the redelivery ran before the first outcome was acknowledged")
+	case <-time.After(100 * time.Millisecond):
+	}
+	note("ack")
+	close(gw.failGate)
+	recv(t, ran, "the redelivery")
+	eventually(t, "released", func() bool { return w.Held() == 0 })
+	mu.Lock()
+	got := strings.Join(events, ",")
+	mu.Unlock()
+	if got != "run,ack,run" {
+		t.Fatalf("events %s", got)
+	}
+	if n := len(gw.failed()); n != 2 {
+		t.Fatalf("%d FailJob, want 2", n)
+	}
+	closeNow(t, w)
+}
+
+// Rule 3: a handler still running at close's deadline is cancelled and its job
+// handed back with retries unchanged and no back-off, even when the handler
+// ignores the cancellation (then after closeGrace, and its late result is dropped).
+func TestCloseHandsBackRunningJobUnchanged(t *testing.T) {
+	for _, ignores := range []bool{false, true} {
+		gw := newScriptedGW(false)
+		started := make(chan struct{}, 1)
+		returned := make(chan struct{})
+		w := startScripted(t, gw, 2, func(ctx context.Context, d *Delivery) Outcome {
+			started <- struct{}{}
+			if ignores {
+				time.Sleep(closeGrace + 300*time.Millisecond)
+				defer close(returned)
+				return Outcome{Kind: OutcomeComplete}
+			}
+			<-ctx.Done()
+			close(returned)
+			return Outcome{Kind: OutcomeFail, Retries: 2, RetryBackOff: time.Minute, Message: ctx.Err().Error()}
+		})
+		stream := recv(t, gw.streams, "stream")
+		stream.ch <- jobDue(1, time.Minute)
+		recv(t, started, "handler")
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		err := w.Close(ctx)
+		cancel()
+		if !errors.Is(err, ErrCloseTimeout) {
+			t.Fatalf("close: %v", err)
+		}
+		<-returned
+		time.Sleep(50 * time.Millisecond)
+		fails := gw.failed()
+		if len(fails) != 1 || fails[0].GetRetries() != 3 || fails[0].GetRetryBackOff() != 0 || fails[0].GetErrorMessage() != MsgClosing {
+			t.Fatalf("ignores=%v: fails %+v", ignores, fails)
+		}
+		gw.mu.Lock()
+		completes := len(gw.completes)
+		gw.mu.Unlock()
+		if completes != 0 {
+			t.Fatalf("ignores=%v: a late result was sent after the hand-back", ignores)
+		}
+	}
+}

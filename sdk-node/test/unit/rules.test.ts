@@ -1,0 +1,272 @@
+// The worker rules shared with the Go SDK (docs/worker-semantics.md): capacity overflow, parked-poll
+// cancel, close hand-back, redelivery, connections. A scripted in-memory transport decides what each
+// long-lived call receives and when; connections are tested against a real grpc-js server.
+import { EventEmitter } from 'node:events'
+import * as grpc from '@grpc/grpc-js'
+import { metrics } from '@opentelemetry/api'
+import { Client } from '../../src/index'
+import { Worker } from '../../src/worker/worker'
+import { MSG_AT_CAPACITY, MSG_CLOSING, CLOSE_GRACE_MS } from '../../src/worker/executor'
+import type { Transport } from '../../src/transport'
+import type { WorkerOptions } from '../../src/worker/options'
+import { FakeGateway, fakeJob, waitFor, delay } from '../support/fakeGateway'
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} }
+
+class FakeCall extends EventEmitter {
+  cancelled = false
+  private paused = false
+  constructor(readonly method: string, readonly request: any) {
+    super()
+  }
+  cancel(): void {
+    if (this.cancelled) return
+    this.cancelled = true
+    setImmediate(() => this.emit('error', { code: grpc.status.CANCELLED, details: 'Cancelled on client' }))
+  }
+  pause(): this {
+    this.paused = true
+    return this
+  }
+  resume(): this {
+    this.paused = false
+    return this
+  }
+  isPaused(): boolean {
+    return this.paused
+  }
+}
+
+class ScriptedTransport {
+  readonly config = { commandTimeoutMs: 1_000, logger: quiet }
+  readonly hasAuth = false
+  readonly calls: FakeCall[] = []
+  readonly unaryCalls: Array<{ method: string; req: any }> = []
+  failGate: Promise<void> | undefined
+  invalidateToken(): void {}
+  async unary(method: string, req: any): Promise<unknown> {
+    if (method === 'FailJob' && this.failGate) await this.failGate
+    this.unaryCalls.push({ method, req })
+    return {}
+  }
+  leaseLong() {
+    return {
+      serverStream: async (method: string, req: any) => {
+        const call = new FakeCall(method, req)
+        this.calls.push(call)
+        return { call }
+      },
+      unary: (method: string, req: any) => this.unary(method, req),
+      release() {},
+    }
+  }
+  of(method: string): FakeCall[] {
+    return this.calls.filter((c) => c.method === method)
+  }
+  requests(method: string): any[] {
+    return this.unaryCalls.filter((c) => c.method === method).map((c) => c.req)
+  }
+}
+
+// A recording OpenTelemetry meter (API only): counter increments by name and outcome/result.
+const counts = new Map<string, number>()
+const count = (k: string) => counts.get(k) ?? 0
+beforeAll(() => {
+  const meter = {
+    createCounter: (name: string) => ({
+      add: (v: number, attrs: Record<string, unknown> = {}) => {
+        const k = attrs.outcome !== undefined ? `${name}{outcome=${attrs.outcome}}` : attrs.result !== undefined ? `${name}{result=${attrs.result}}` : name
+        counts.set(k, (counts.get(k) ?? 0) + v)
+      },
+    }),
+    createHistogram: () => ({ record() {} }),
+    createObservableGauge: () => ({ addCallback() {}, removeCallback() {} }),
+  }
+  metrics.setGlobalMeterProvider({ getMeter: () => meter } as any)
+})
+afterAll(() => metrics.disable())
+beforeEach(() => counts.clear())
+
+const open: Worker<any>[] = []
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((w) => w.close({ timeoutMs: 50 })))
+})
+
+function startWorker(t: ScriptedTransport, o: Partial<WorkerOptions> & Pick<WorkerOptions, 'handler'>): Worker<any> {
+  const w = new Worker(t as unknown as Transport, { jobType: 'test', requestTimeoutMs: 30_000, ...o }, quiet)
+  open.push(w)
+  return w
+}
+
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void
+  const promise = new Promise<void>((r) => (open = r))
+  return { promise, open }
+}
+
+describe('rule 1: overflow is returned at once', () => {
+  it('fails back a polled job that arrives when the stream filled every slot; never runs it', async () => {
+    const t = new ScriptedTransport()
+    const release = gate()
+    const ran: string[] = []
+    const w = startWorker(t, { maxJobsActive: 2, handler: async (job) => { ran.push(job.key); await release.promise } })
+    await waitFor(() => t.of('StreamActivatedJobs').length === 1 && t.of('ActivateJobs').length === 1)
+    const [stream] = t.of('StreamActivatedJobs')
+    const [poll] = t.of('ActivateJobs')
+    const j1 = fakeJob(), j2 = fakeJob(), j3 = fakeJob({ retries: 3 })
+    // The poll's response was already in flight when the stream filled the worker.
+    stream!.emit('data', j1)
+    stream!.emit('data', j2)
+    poll!.emit('data', { jobs: [j3] })
+    await waitFor(() => t.requests('FailJob').length === 1)
+    expect(t.requests('FailJob')[0]).toEqual({ jobKey: j3.key, retries: 3, errorMessage: MSG_AT_CAPACITY, retryBackOff: '0', variables: '' })
+    expect(w.heldJobs).toBe(2)
+    await waitFor(() => count('jobwire.worker.jobs.handled{outcome=returned}') === 1)
+    release.open()
+    await waitFor(() => w.heldJobs === 0)
+    expect(ran.sort()).toEqual([j1.key, j2.key].sort())
+  })
+
+  it('fails back a pushed job that finds no slot', async () => {
+    const t = new ScriptedTransport()
+    const release = gate()
+    const w = startWorker(t, { maxJobsActive: 1, handler: async () => { await release.promise } })
+    await waitFor(() => t.of('StreamActivatedJobs').length === 1)
+    const [stream] = t.of('StreamActivatedJobs')
+    const j1 = fakeJob(), j2 = fakeJob()
+    stream!.emit('data', j1)
+    stream!.emit('data', j2) // a transport buffer delivered one more before the pause took effect
+    await waitFor(() => t.requests('FailJob').length === 1)
+    expect(t.requests('FailJob')[0]).toMatchObject({ jobKey: j2.key, retries: 3, retryBackOff: '0', errorMessage: MSG_AT_CAPACITY })
+    expect(w.heldJobs).toBe(1)
+    release.open()
+  })
+})
+
+describe('rule 2: a parked poll is cancelled when the stream fills the worker', () => {
+  it('cancels above 30 % held, without backoff, and polls again at the threshold', async () => {
+    const t = new ScriptedTransport()
+    const release = gate()
+    const w = startWorker(t, { maxJobsActive: 4, handler: async () => { await release.promise } })
+    await waitFor(() => t.of('StreamActivatedJobs').length === 1 && t.of('ActivateJobs').length === 1)
+    const [stream] = t.of('StreamActivatedJobs')
+    const [poll] = t.of('ActivateJobs')
+    stream!.emit('data', fakeJob()) // held 1 ≤ 1.2: stays parked
+    await delay(30)
+    expect(poll!.cancelled).toBe(false)
+    stream!.emit('data', fakeJob()) // held 2 > 1.2
+    expect(poll!.cancelled).toBe(true)
+    await delay(150)
+    expect(t.of('ActivateJobs')).toHaveLength(1) // no poll while above the threshold
+    expect(w.state).toBe('streaming') // not backoff
+    expect(count('jobwire.worker.poll.requests{result=cancelled}')).toBe(1)
+    expect(count('jobwire.worker.poll.requests{result=error}')).toBe(0)
+    release.open()
+    await waitFor(() => t.of('ActivateJobs').length === 2)
+  })
+})
+
+describe('rule 3: close hands running jobs back unchanged', () => {
+  it.each([['honours', false], ['ignores', true]])('a handler that %s cancellation: FailJob with retries unchanged, no backoff', async (_name, ignores) => {
+    const t = new ScriptedTransport()
+    const started = gate()
+    const w = startWorker(t, {
+      maxJobsActive: 2,
+      retryBackOffMs: 60_000,
+      handler: async (_job, { signal }) => {
+        started.open()
+        if (ignores) {
+          await delay(CLOSE_GRACE_MS + 300)
+          return { late: true }
+        }
+        await new Promise((_r, reject) => signal.addEventListener('abort', () => reject(signal.reason)))
+      },
+    })
+    await waitFor(() => t.of('StreamActivatedJobs').length === 1)
+    const j = fakeJob({ retries: 3 })
+    t.of('StreamActivatedJobs')[0]!.emit('data', j)
+    await started.promise
+    await w.close({ timeoutMs: 100 })
+    await delay(ignores ? 400 : 50)
+    expect(t.requests('FailJob')).toEqual([{ jobKey: j.key, retries: 3, errorMessage: MSG_CLOSING, retryBackOff: '0', variables: '' }])
+    expect(t.requests('CompleteJob')).toEqual([])
+    expect(count('jobwire.worker.jobs.handled{outcome=returned}')).toBe(1)
+  })
+})
+
+describe('rule 4: redelivery of a held key', () => {
+  it('while the handler runs: not run again, the newer deadline is kept, the copy is counted', async () => {
+    const t = new ScriptedTransport()
+    const release = gate()
+    const ran: string[] = []
+    let seenDeadline = 0
+    const w = startWorker(t, {
+      handler: async (job) => {
+        ran.push(job.key)
+        await release.promise
+        seenDeadline = job.deadline
+      },
+    })
+    await waitFor(() => t.of('StreamActivatedJobs').length === 1)
+    const [stream] = t.of('StreamActivatedJobs')
+    const first = fakeJob({ deadline: String(Date.now() + 60_000) })
+    stream!.emit('data', first)
+    await waitFor(() => ran.length === 1)
+    const later = { ...first, deadline: String(Date.now() + 120_000) }
+    stream!.emit('data', later)
+    expect(w.heldJobs).toBe(1)
+    expect(count('jobwire.worker.jobs.handled{outcome=duplicate}')).toBe(1)
+    release.open()
+    await waitFor(() => w.heldJobs === 0)
+    await delay(30)
+    expect(ran).toEqual([first.key])
+    expect(seenDeadline).toBe(Number(later.deadline))
+    expect(t.requests('CompleteJob')).toHaveLength(1)
+  })
+
+  it('while the outcome is in flight: runs after that outcome is acknowledged', async () => {
+    const t = new ScriptedTransport()
+    const ack = gate()
+    t.failGate = ack.promise
+    const events: string[] = []
+    const w = startWorker(t, { handler: async () => { events.push('run'); throw new Error('boom') } })
+    await waitFor(() => t.of('StreamActivatedJobs').length === 1)
+    const [stream] = t.of('StreamActivatedJobs')
+    const j = fakeJob({ retries: 3 })
+    stream!.emit('data', j)
+    await waitFor(() => events.length === 1)
+    await delay(20) // FailJob waits for its acknowledgement
+    stream!.emit('data', { ...j, retries: 2 })
+    await delay(100)
+    expect(events).toEqual(['run'])
+    events.push('ack')
+    t.failGate = undefined
+    ack.open()
+    await waitFor(() => events.length === 3)
+    expect(events).toEqual(['run', 'ack', 'run'])
+    await waitFor(() => w.heldJobs === 0)
+    expect(t.requests('FailJob').map((f) => f.retries)).toEqual([2, 1])
+  })
+})
+
+describe('rule 5: long-lived calls never starve commands', () => {
+  let gw: FakeGateway | undefined
+  let client: Client | undefined
+  afterEach(async () => {
+    await client?.close({ timeoutMs: 100 })
+    await gw?.stop()
+  })
+
+  it('120 workers on one client behind a 100-stream limit: every call opens, commands get through', async () => {
+    const park = (call: any) => call.on('cancelled', () => {})
+    gw = await FakeGateway.start(
+      { ActivateJobs: park, StreamActivatedJobs: park, Topology: (_c: any, cb: any) => cb(null, {}), CompleteJob: (_c: any, cb: any) => cb(null, {}) },
+      { 'grpc.max_concurrent_streams': 100 },
+    )
+    client = new Client({ address: gw.address, logger: quiet })
+    for (let i = 0; i < 120; i++) client.createWorker({ jobType: `many-${i}`, requestTimeoutMs: 30_000, handler: () => ({}) })
+    await waitFor(() => gw!.count('StreamActivatedJobs') >= 120 && gw!.count('ActivateJobs') >= 120, 10_000, '240 long-lived calls')
+    await client.topology({ timeoutMs: 2_000 })
+    await client.completeJob({ jobKey: '1' }, { timeoutMs: 2_000 })
+  }, 30_000)
+})
