@@ -8,7 +8,7 @@ PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint generate check-generated bootstrap \
         test-proto test-zeebe-engine test-engine test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
-        test-conformance test-examples conformance conformance-zeebe engine bench
+        test-conformance test-conformance-zeebe test-examples conformance conformance-zeebe engine bench
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-20s %s\n", $$1, $$2}'
@@ -67,6 +67,7 @@ test-conformance: conformance
 conformance: bootstrap engine ## conformance matrix (every SDK x scenario) on the reference engine
 	@conformance-tests/scripts/run.sh
 
+test-conformance-zeebe: conformance-zeebe
 conformance-zeebe: bootstrap ## conformance against the real in-memory Zeebe engine
 	@conformance-tests/scripts/run.sh --zeebe
 
