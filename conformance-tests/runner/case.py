@@ -22,9 +22,10 @@ SCEN_DIR = SUITE / "scenarios"
 
 # ---------------------------------------------------------------- vocabulary
 TOP_KEYS = {"name", "summary", "pain", "requires", "engine", "engine_args", "tls", "oauth", "proxy",
-            "driver_env", "deploy", "timeout_s", "steps", "expect", "checks", "notes"}
+            "driver_env", "deploy", "timeout_s", "steps", "expect", "checks", "notes", "cluster"}
 STEP_KINDS = {"start_worker", "stop_worker", "release", "create_instances", "sleep", "wait_until", "expect",
-              "mark", "fault", "proxy", "restart_engine", "check"}
+              "mark", "fault", "proxy", "restart_engine", "check", "stop_broker", "start_broker", "restart_gateway"}
+CLUSTER_STEPS = {"stop_broker", "start_broker", "restart_gateway"}
 CAPABILITIES = {"admin", "proxy", "restart", "tls", "oauth", "long_polling", "streaming", "timers", "cluster"}
 ADMIN_FAULTS = {"reject", "latency", "stall_streams", "clear", "reset_streams"}
 PROXY_ACTIONS = {"goaway", "rst", "stall", "unstall", "delay", "drop", "unimplemented", "clear"}
@@ -118,10 +119,17 @@ def validate(sc: Scenario) -> list[str]:
     for b in d.get("deploy") or []:
         if not (sc.path / b).exists():
             errs.append(f"deploy file {b} missing")
-    if d.get("engine", "shared") not in ("shared", "own"):
-        errs.append("engine must be shared or own")
+    if d.get("engine", "shared") not in ("shared", "own", "cluster"):
+        errs.append("engine must be shared, own or cluster")
     if (d.get("tls") or d.get("oauth") or "restart" in (d.get("requires") or [])) and d.get("engine") != "own":
         errs.append("tls/oauth/restart scenarios need `engine: own`")
+    if ("cluster" in (d.get("requires") or [])) != (d.get("engine") == "cluster"):
+        errs.append("`engine: cluster` and `requires: [cluster]` go together")
+    if d.get("engine") == "cluster" and (d.get("tls") or d.get("oauth") or d.get("engine_args")):
+        errs.append("the cluster target has no tls/oauth/engine_args")
+    if "cluster" in d and (not isinstance(d["cluster"], dict) or not set(d["cluster"]) <= {"gateways", "brokers",
+                                                                                            "partitions"}):
+        errs.append("cluster: takes {gateways, brokers, partitions}")
     import checks as checks_mod
     names = list(d.get("checks") or [])
     for i, st in enumerate(d.get("steps") or []):
@@ -156,6 +164,8 @@ def validate(sc: Scenario) -> list[str]:
                 errs.append(f"step {i}: proxy steps need `proxy: true`")
         if kind == "restart_engine" and "restart" not in (d.get("requires") or []):
             errs.append(f"step {i}: restart_engine needs `requires: [restart]`")
+        if kind in CLUSTER_STEPS and "cluster" not in (d.get("requires") or []):
+            errs.append(f"step {i}: {kind} needs `requires: [cluster]`")
         if kind == "check":
             names.append(arg)
     errs += _validate_facts(d.get("expect") or {})
@@ -232,6 +242,7 @@ class Case:
         self.data = substitute(sc.data, self.subs)
         self.clients = None
         self.engine = None
+        self.cluster = None
         self.proxy = None
         self.driver = None
         self.marks: dict[str, tuple[float, dict]] = {}

@@ -32,7 +32,8 @@ def pytest_addoption(parser):
     g.addoption("--target-name", default="", help="label for the target in the report (e.g. zeebe)")
     g.addoption("--zeebe", action="store_true", help="start the real in-memory Zeebe engine "
                                                      "(tools/zeebe-engine/start.sh) and run against it")
-    g.addoption("--cluster", action="store_true", help="the target offers the multi-process cluster")
+    g.addoption("--no-cluster", action="store_true", help="do not offer the multi-process cluster "
+                                                          "(`engine: cluster` scenarios are skipped)")
     g.addoption("--report-dir", default=str(HERE.parent / "report"), help="where matrix.md/.html go")
     g.addoption("--work-dir", default="", help="logs and data of each case (default $RESULTS/conformance)")
 
@@ -88,8 +89,9 @@ def target(request, work_dir):
     else:
         caps = set(REFERENCE_CAPS)
         kind = "reference"
-    if request.config.getoption("--cluster"):
-        caps.add("cluster")
+        # scenarios with `engine: cluster` start their own multi-process cluster
+        if harness.cluster_supported() and not request.config.getoption("--no-cluster"):
+            caps.add("cluster")
     t = Target(work_dir / "shared", gw or None, kind, caps)
     (work_dir / "shared").mkdir(exist_ok=True)
     request.config._jw_target = t

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import checks
 from case import Case, Scenario, Unavailable
-from harness import SUITE, Clients, Driver, Engine, Proxy
+from harness import SUITE, Clients, Cluster, Driver, Engine, Proxy
 
 DRIVERS = SUITE / "drivers"
 SELFTEST_DRIVER = SUITE / "runner" / "selftest_driver.py"
@@ -92,7 +92,7 @@ def _on_alarm(signum, frame):
 def run_case(sc: Scenario, sdk: str, target: Target, workdir: Path, uid: str) -> Case:
     case = Case(sc, sdk, target, workdir, uid)
     d = case.data
-    own_engine = d.get("engine") == "own"
+    own_engine = d.get("engine", "shared")
     # a hard per-case budget, so a hung engine or driver cannot stall the matrix
     budget = float(d.get("timeout_s", DEFAULT_CASE_TIMEOUT_S))
     use_alarm = threading.current_thread() is threading.main_thread()
@@ -113,7 +113,17 @@ def _run_case(case, sc, target, workdir, d, own_engine) -> Case:
     try:  # teardown happens in run_case, after the alarm is disarmed
         # ---------------------------------------------------------- engine
         ca_path = None
-        if own_engine:
+        if own_engine == "cluster":
+            c = d.get("cluster") or {}
+            case.cluster = Cluster(workdir, gateways=int(c.get("gateways", 2)), brokers=int(c.get("brokers", 3)),
+                                   partitions=int(c.get("partitions", 6))).start()
+            case.note(f"cluster started in {case.cluster.c.startup_seconds * 1000:.0f} ms: gateways "
+                      f"{','.join(case.cluster.gateways)} admin {case.cluster.admin_address}")
+            case.clients = Clients(case.cluster.gateways[0], admin_address=case.cluster.admin_address)
+            case.clients.wait_ready()
+            # the driver gets every gateway (comma-separated ZEEBE_ADDRESS: client-side round robin)
+            address = ",".join(case.cluster.gateways)
+        elif own_engine == "own":
             tls = None
             if d.get("tls"):
                 from certs import make_ca_and_server_cert
@@ -131,7 +141,7 @@ def _run_case(case, sc, target, workdir, d, own_engine) -> Case:
             case.mark("__start__")
         # ----------------------------------------------------------- proxy
         if d.get("proxy"):
-            case.proxy = Proxy(address, workdir / "proxy.log")
+            case.proxy = Proxy(address.split(",")[0], workdir / "proxy.log")
             address = case.proxy.address
         # ---------------------------------------------------------- deploy
         for f in d.get("deploy") or []:
@@ -190,10 +200,13 @@ def teardown(case: Case):
         case.note(f"driver exit code {rc}")
     if case.proxy:
         case.proxy.stop()
-    if case.engine:
+    if case.engine or case.cluster:
         if case.clients:
             case.clients.close()
+    if case.engine:
         case.engine.stop()
+    if case.cluster:
+        case.cluster.stop()
     case.log_path = case.workdir / "case.log"
     case.log_path.write_text("\n".join(case.log) + "\n\nresults:\n" + "\n".join(
         f"  {r[3]:9} {r[0]} expected {r[1]!r} got {r[2]!r}" for r in case.results) + "\n")
@@ -320,10 +333,33 @@ def _restart_engine(case: Case, a):
     case.clients.wait_ready()
 
 
+def _stop_broker(case: Case, a):
+    a = a if isinstance(a, dict) else {"node": a}
+    node = int(a.get("node", 1))
+    case.cluster.stop_broker(node, graceful=bool(a.get("graceful", False)))
+    case.note(f"broker {node} stopped ({'SIGTERM' if a.get('graceful') else 'SIGKILL'})")
+
+
+def _start_broker(case: Case, a):
+    a = a if isinstance(a, dict) else {"node": a}
+    node = int(a.get("node", 1))
+    case.cluster.start_broker(node)
+    case.note(f"broker {node} restarted and healthy on every gateway")
+
+
+def _restart_gateway(case: Case, a):
+    a = a if isinstance(a, dict) else {"index": a}
+    idx = int(a.get("index", 0))
+    case.cluster.restart_gateway(idx, graceful=bool(a.get("graceful", False)))
+    case.note(f"gateway {idx} ({case.cluster.gateways[idx]}) restarted "
+              f"({'SIGTERM' if a.get('graceful') else 'SIGKILL'})")
+
+
 def _check(case: Case, name):
     getattr(checks, name)(case)
 
 
 STEPS = {"start_worker": _start_worker, "stop_worker": _stop_worker, "release": _release,
          "create_instances": _create_instances, "sleep": _sleep, "wait_until": _wait_until, "expect": _expect,
-         "mark": _mark, "fault": _fault, "proxy": _proxy, "restart_engine": _restart_engine, "check": _check}
+         "mark": _mark, "fault": _fault, "proxy": _proxy, "restart_engine": _restart_engine, "check": _check,
+         "stop_broker": _stop_broker, "start_broker": _start_broker, "restart_gateway": _restart_gateway}

@@ -109,6 +109,12 @@ def stop_proc(p: subprocess.Popen | None, grace: float = 3.0, sig=signal.SIGTERM
 def kill_all():
     with _procs_lock:
         procs = list(PROCS)
+        clusters = list(CLUSTERS)
+    for c in clusters:
+        try:
+            c.stop()
+        except Exception:  # noqa: BLE001
+            pass
     for p in procs:
         stop_proc(p, grace=1.0)
 
@@ -280,6 +286,78 @@ class Engine:
                 time.sleep(0.3)
 
 
+CLUSTER_HELPER = REPO / "engine-reference" / "cluster"
+CLUSTERS: list = []
+
+
+def cluster_supported() -> bool:
+    """The engine binary has the `cluster` subcommand (issue 4) and the Python helper exists."""
+    if not ENGINE_BIN.exists() or not (CLUSTER_HELPER / "jobwire_cluster.py").exists():
+        return False
+    try:
+        r = subprocess.run([str(ENGINE_BIN), "cluster", "--help"], capture_output=True, text=True, timeout=10)
+    except Exception:  # noqa: BLE001
+        return False
+    return "gateways" in r.stdout + r.stderr
+
+
+class Cluster:
+    """The multi-process reference cluster (`jobwire-engine cluster`) through
+    engine-reference/cluster/jobwire_cluster.py: brokers + gateways as child
+    processes of one supervisor. The supervisor exits when its stdin closes
+    (this process exiting closes it too) and takes every child with it; it is
+    also stopped from kill_all()."""
+
+    def __init__(self, workdir: Path, gateways=2, brokers=3, partitions=6):
+        if str(CLUSTER_HELPER) not in sys.path:
+            sys.path.insert(0, str(CLUSTER_HELPER))
+        from jobwire_cluster import JobwireCluster  # noqa: PLC0415
+        _, _, admin_pb2, admin_pb2_grpc = ensure_stubs()
+        self.workdir = Path(workdir)
+        self.log = self.workdir / "cluster.log"
+        self.c = JobwireCluster(gateways=gateways, brokers=brokers, partitions=partitions, engine_bin=ENGINE_BIN,
+                                data_dir=self.workdir / "cluster-data", admin_stubs=(admin_pb2, admin_pb2_grpc))
+
+    def start(self):
+        if not ENGINE_BIN.exists():
+            raise EngineError(f"{ENGINE_BIN} missing: run `make engine`")
+        with _procs_lock:
+            CLUSTERS.append(self)
+        try:
+            self.c.start()
+        except Exception as e:
+            self.stop()
+            raise EngineError(f"cluster did not start: {e}") from e
+        return self
+
+    @property
+    def gateways(self) -> list[str]:
+        return list(self.c.gateways)
+
+    @property
+    def admin_address(self) -> str:
+        return self.c.admin_address
+
+    def stop_broker(self, node: int, graceful=False):
+        self.c.stop_broker(node, graceful=graceful)
+
+    def start_broker(self, node: int):
+        self.c.start_broker(node)
+
+    def restart_gateway(self, index: int, graceful=False):
+        self.c.restart_gateway(index, graceful=graceful)
+
+    def stop(self):
+        try:
+            self.c.stop()
+        finally:
+            with open(self.log, "a") as f:
+                f.write("\n".join(self.c.lines) + "\n")
+            with _procs_lock:
+                if self in CLUSTERS:
+                    CLUSTERS.remove(self)
+
+
 class ZeebeEngine:
     """The real in-memory Zeebe engine launcher (tools/zeebe-engine/start.sh)."""
 
@@ -328,7 +406,7 @@ class Clients:
     """The runner's own gateway + admin stubs (deploy, create instances,
     inspect, inject faults)."""
 
-    def __init__(self, address, ca_path=None, oauth_url=None, admin=True):
+    def __init__(self, address, ca_path=None, oauth_url=None, admin=True, admin_address=None):
         import grpc
         self.grpc = grpc
         self.gw_pb, gw_grpc, self.ad_pb, ad_grpc = ensure_stubs()
@@ -343,7 +421,9 @@ class Clients:
         else:
             self.channel = grpc.insecure_channel(address, options=opts)
         self.gw = gw_grpc.GatewayStub(self.channel)
-        self.admin = ad_grpc.AdminServiceStub(self.channel) if admin else None
+        # a cluster serves the merged admin view on the supervisor's own port
+        self.admin_channel = grpc.insecure_channel(admin_address, options=opts) if admin_address else None
+        self.admin = ad_grpc.AdminServiceStub(self.admin_channel or self.channel) if admin else None
 
     def md(self):
         if not self.oauth_url:
@@ -354,10 +434,12 @@ class Clients:
         return [("authorization", f"Bearer {self._token}")]
 
     def close(self):
-        try:
-            self.channel.close()
-        except Exception:
-            pass
+        for ch in (self.channel, self.admin_channel):
+            try:
+                if ch is not None:
+                    ch.close()
+            except Exception:
+                pass
 
     def wait_ready(self, timeout=15.0):
         end = time.monotonic() + timeout

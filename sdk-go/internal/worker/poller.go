@@ -149,23 +149,37 @@ func (w *Worker) activate(ctx context.Context, n int) (count int, cancelled bool
 	}
 }
 
-// watchParkedPoll calls cancel when held (received jobs) rises from at most
-// the poll threshold to above it while no job has arrived for this poll: the
-// stream filled the worker, so the parked poll would only activate jobs that
-// find no slot. It returns when stop is closed or after cancelling.
+// parkedPollCancelDelay is how long held must stay above the poll threshold
+// before a parked poll is cancelled (same in every SDK). A poll response that
+// was already in flight when the stream filled the worker arrives meanwhile and
+// is handed back losslessly (overflow); cancelling at once would drop it in the
+// transport, and the job would wait for its activation timeout.
+const parkedPollCancelDelay = 100 * time.Millisecond
+
+// watchParkedPoll calls cancel when held (received jobs) has risen from at
+// most the poll threshold to above it, and stayed there for
+// parkedPollCancelDelay, while no job has arrived for this poll: the stream
+// filled the worker, so the parked poll would only activate jobs that find no
+// slot. It returns when stop is closed or after cancelling.
 func (w *Worker) watchParkedPoll(stop <-chan struct{}, received *atomic.Bool, cancel func()) {
 	max := w.ledger.Max()
 	below := false
+	var due <-chan time.Time
 	for {
 		changed := w.ledger.Changed()
 		if jobs := w.ledger.Jobs(); jobs*10 <= max*3 {
-			below = true
-		} else if below && !received.Load() {
-			cancel()
-			return
+			below, due = true, nil
+		} else if below && !received.Load() && due == nil {
+			due = time.After(parkedPollCancelDelay)
 		}
 		select {
 		case <-changed:
+		case <-due:
+			if jobs := w.ledger.Jobs(); jobs*10 > max*3 && !received.Load() {
+				cancel()
+				return
+			}
+			due = nil
 		case <-stop:
 			return
 		}

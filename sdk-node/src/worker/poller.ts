@@ -8,6 +8,12 @@ import type { Executor } from './executor.js'
 
 /** Poll only when at most this share of the capacity is held (or a backfill is due). */
 const THRESHOLD = 0.3
+/**
+ * Held must stay above the threshold this long before a parked poll is cancelled (same in every SDK):
+ * a poll response already in flight when the stream filled the worker arrives meanwhile and is handed
+ * back losslessly; cancelling at once would drop it in the transport until its activation timeout.
+ */
+const CANCEL_DELAY_MS = 100
 /** The RPC deadline is the long-poll time plus this. */
 const DEADLINE_OFFSET_MS = 10_000
 /** Activation errors that need a human: reported loudly, retried at the maximum backoff. */
@@ -113,12 +119,24 @@ export class Poller {
     let got = 0
     let cancelled = false
     const { ledger } = ctx
-    let below = ledger.held <= ledger.max * THRESHOLD
+    const above = () => ledger.held > ledger.max * THRESHOLD
+    let below = !above()
+    let timer: NodeJS.Timeout | undefined
     const off = ledger.onChange(() => {
-      if (ledger.held <= ledger.max * THRESHOLD) below = true
-      else if (below && got === 0 && !cancelled) {
-        cancelled = true
-        call.cancel()
+      if (!above()) {
+        below = true
+        clearTimeout(timer)
+        timer = undefined
+      } else if (below && got === 0 && !cancelled && !timer) {
+        // Held must stay above the threshold for CANCEL_DELAY_MS: a response already in flight
+        // arrives meanwhile and is handed back losslessly instead of being dropped by the cancel.
+        timer = setTimeout(() => {
+          timer = undefined
+          if (above() && got === 0 && !cancelled) {
+            cancelled = true
+            call.cancel()
+          }
+        }, CANCEL_DELAY_MS)
       }
     })
     try {
@@ -139,6 +157,7 @@ export class Poller {
       })
     } finally {
       off()
+      clearTimeout(timer)
       this.call = undefined
     }
     return { got, cancelled: cancelled && got === 0 }
