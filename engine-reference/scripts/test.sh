@@ -26,6 +26,16 @@ rc=$?
 grep -E '"Action":"fail"' "$OUT/go.gojson" | grep -o '"Test":"[^"]*"' | sort -u || true
 [ $rc -eq 0 ] || { echo "go test failed"; fail=1; }
 
+# Hang hunter numbers (in-process dev and cluster under -race, real binaries).
+grep -o '"Output":"[^"]*stress ([^"]*"' "$OUT/go.gojson" | sed 's/^"Output":"[ ]*//; s/\\n"$//' || true
+
+step "hang hunter with race-enabled binaries, dev and cluster (results: $OUT/stress-race.gojson)"
+JOBWIRE_STRESS_RACE=1 go test -count=1 -timeout 4m -json -run '^TestStressBinary' ./cmd/jobwire-engine > "$OUT/stress-race.gojson"
+rc=$?
+grep -o '"Output":"[^"]*\(stress (\|exited \)[^"]*"' "$OUT/stress-race.gojson" | sed 's/^"Output":"[ ]*//; s/\\n"$//' || true
+grep -E '"Action":"fail"' "$OUT/stress-race.gojson" | grep -o '"Test":"[^"]*"' | sort -u || true
+[ $rc -eq 0 ] || { echo "race stress test failed"; fail=1; }
+
 step "cluster load: 10,000 instances, broker SIGKILL + gateway restart (results: $OUT/cluster-load.gojson)"
 JOBWIRE_CLUSTER_LOAD=1 go test -count=1 -timeout 3m -json -run '^TestClusterTenThousandWithFaults$' ./internal/supervisor > "$OUT/cluster-load.gojson"
 rc=$?

@@ -88,6 +88,8 @@ func startEngineProc(t *testing.T, binPath string, re *regexp.Regexp, args ...st
 	t.Helper()
 	p := &engineProc{cmd: exec.Command(binPath, args...), stderr: &syncBuffer{}, exited: make(chan struct{})}
 	p.cmd.Stderr = p.stderr
+	// Race-enabled binaries otherwise sleep 1 s at exit (and children too).
+	p.cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
 	p.stdin, _ = p.cmd.StdinPipe()
 	out, _ := p.cmd.StdoutPipe()
 	if err := p.cmd.Start(); err != nil {

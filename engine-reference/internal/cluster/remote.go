@@ -97,13 +97,13 @@ func (o *outbox) send(ctx context.Context, s grpc.BidiStreamingClient[cpb.Connec
 }
 
 type link struct {
-	addr    string
-	conn    *grpc.ClientConn
-	client  cpb.BrokerServiceClient
-	admin   apb.AdminServiceClient
-	alive   atomic.Bool
-	topo    atomic.Pointer[cpb.GetTopologyResponse]
-	out     *outbox // the live session's outbox; guarded by Remote.mu
+	addr   string
+	conn   *grpc.ClientConn
+	client cpb.BrokerServiceClient
+	admin  apb.AdminServiceClient
+	alive  atomic.Bool
+	topo   atomic.Pointer[cpb.GetTopologyResponse]
+	out    *outbox // the live session's outbox; guarded by Remote.mu
 }
 
 // NewRemote connects to the brokers and waits (up to wait) until one of

@@ -14,18 +14,21 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 )
 
 // Streams is the registry of push streams (StreamActivatedJobs).
 //
 // Readiness comes from the transport: each stream has one sender (the RPC
-// goroutine) and a tiny handoff queue of StreamSlots jobs. grpc-go's Send
-// blocks while the HTTP/2 window is exhausted; then the sender stops
-// draining the queue, the queue fills, and the stream stops being ready.
-// A job is only reserved for a stream with a free slot, so nothing is ever
-// buffered beyond StreamSlots per stream. (With a single slot, a batch that
-// creates several jobs could push only one of them per stream; a few slots
-// keep push effective under load without hiding a stalled client.)
+// goroutine) and a small handoff queue. grpc-go's Send blocks while the
+// HTTP/2 window is exhausted; then the sender stops draining the queue, the
+// queue fills, and the stream stops being ready. Like grpc-java's isReady()
+// behind Zeebe's gateway (ready until 32 KiB are queued), a stream is ready
+// while its queue holds less than StreamBufferBytes (jobs reserved for it
+// but not yet delivered count at the stream's average job size) and fewer
+// than StreamSlots jobs. A job is only reserved for a ready stream, so the
+// queue never blocks its partition, and a stream that does not read holds
+// at most ~32 KiB beyond the transport's windows.
 type Streams struct {
 	g       *Gateway
 	mu      sync.Mutex
@@ -42,8 +45,18 @@ func (s *Streams) setObserver(o StreamObserver) {
 	s.mu.Unlock()
 }
 
-// StreamSlots is the per-stream handoff capacity.
-const StreamSlots = 4
+// StreamSlots bounds the jobs reserved or queued per stream (the handoff
+// channel's capacity); StreamBufferBytes bounds their size.
+const (
+	StreamSlots       = 64
+	StreamBufferBytes = 32 << 10
+)
+
+// queuedJob is a job in a stream's handoff queue.
+type queuedJob struct {
+	job  *pb.ActivatedJob
+	size int
+}
 
 type aggregate struct {
 	id   string
@@ -56,11 +69,28 @@ type clientStream struct {
 	timeout           int64
 	fetch             []string
 	tenants           []string
-	ch                chan *pb.ActivatedJob // StreamSlots slots
+	ch                chan queuedJob // StreamSlots slots
 	reset             chan codes.Code
-	pending           int // reserved or queued, not yet sent
+	pending           int // reserved, queued or being sent
+	reserved          int // reserved by a partition, not yet delivered
+	queuedBytes       int // size of the jobs in ch
+	avgSize           int // running average job size (reservation estimate)
 	closed            bool
 	pushed, yielded   int64
+}
+
+// ready reports whether the stream can take another job (under Streams.mu).
+func (c *clientStream) ready() bool {
+	return !c.closed && c.pending < StreamSlots && c.queuedBytes+c.reserved*c.avgSize < StreamBufferBytes
+}
+
+// queued records a job entering the handoff queue (under Streams.mu).
+func (c *clientStream) queued(size int) {
+	c.queuedBytes += size
+	c.avgSize = (c.avgSize*3 + size) / 4
+	if c.avgSize < 1 {
+		c.avgSize = 1
+	}
 }
 
 func newStreams(g *Gateway) *Streams {
@@ -80,17 +110,21 @@ func (t target) FetchVariables() []string { return t.c.fetch }
 // Deliver hands the job to the stream's sender; if the stream closed since
 // the reservation, the job is yielded back.
 func (t target) Deliver(job *pb.ActivatedJob) {
+	size := proto.Size(job)
 	t.s.mu.Lock()
 	ok := false
 	if !t.c.closed {
+		t.c.reserved--
+		// Never blocks: a reservation holds one of the channel's slots
+		// (pending ≤ StreamSlots = cap). Deliver runs on the partition
+		// goroutine, which must never wait for a client.
 		select {
-		case t.c.ch <- job: // a reservation holds a free slot, so this never waits
+		case t.c.ch <- queuedJob{job, size}:
 			ok = true
+			t.c.queued(size)
 		default:
+			t.c.pending--
 		}
-	}
-	if !ok && !t.c.closed {
-		t.c.pending--
 	}
 	t.s.mu.Unlock()
 	if !ok {
@@ -137,8 +171,9 @@ func (s *Streams) reserve(jobType, tenant string) (partition.PushTarget, bool) {
 	if !stalled {
 		for i := range cands {
 			c := cands[(start+i)%len(cands)]
-			if c.pending < StreamSlots {
+			if c.ready() {
 				c.pending++
+				c.reserved++
 				c.pushed++
 				return target{s, c}, true
 			}
@@ -169,7 +204,7 @@ func (s *Streams) add(r *pb.StreamActivatedJobsRequest, peer string) *clientStre
 	a.refs++
 	c := &clientStream{id: fmt.Sprintf("stream-%d", s.nextID), aggID: a.id, aggKey: key, typ: r.Type, worker: r.Worker,
 		peer: peer, timeout: r.Timeout, fetch: r.FetchVariable, tenants: r.TenantIds,
-		ch: make(chan *pb.ActivatedJob, StreamSlots), reset: make(chan codes.Code, 1)}
+		ch: make(chan queuedJob, StreamSlots), reset: make(chan codes.Code, 1), avgSize: 512}
 	s.byType[r.Type] = append(s.byType[r.Type], c)
 	return c
 }
@@ -203,7 +238,7 @@ func (s *Streams) remove(c *clientStream) {
 		for {
 			select {
 			case j := <-c.ch:
-				pending = append(pending, j)
+				pending = append(pending, j.job)
 			default:
 				break drain
 			}
@@ -220,6 +255,7 @@ func (s *Streams) remove(c *clientStream) {
 // ready (all slots taken, stalled, or gone) it returns false and the caller
 // yields the job back to its partition (Zeebe §3.6).
 func (s *Streams) DeliverPushed(aggID string, job *pb.ActivatedJob) bool {
+	size := proto.Size(job)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	all := s.byType[job.Type]
@@ -236,11 +272,12 @@ func (s *Streams) DeliverPushed(aggID string, job *pb.ActivatedJob) bool {
 	if !time.Now().Before(s.stalled[job.Type]) {
 		for i := range cands {
 			c := cands[(start+i)%len(cands)]
-			if c.pending < StreamSlots {
+			if c.ready() {
 				select {
-				case c.ch <- job:
+				case c.ch <- queuedJob{job, size}:
 					c.pending++
 					c.pushed++
+					c.queued(size)
 					return true
 				default:
 				}
@@ -282,7 +319,7 @@ func (s *Streams) Snapshot() []StreamSnapshot {
 		stalled := now.Before(s.stalled[t])
 		for _, c := range list {
 			out = append(out, StreamSnapshot{ID: c.id, AggregateID: c.aggID, Type: c.typ, Worker: c.worker, Peer: c.peer,
-				Pushed: c.pushed, Yielded: c.yielded, Ready: c.pending < StreamSlots && !c.closed && !stalled})
+				Pushed: c.pushed, Yielded: c.yielded, Ready: c.ready() && !stalled})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
@@ -327,9 +364,12 @@ func (g *Gateway) StreamActivatedJobs(r *pb.StreamActivatedJobsRequest, stream g
 	}
 	for {
 		select {
-		case job := <-c.ch:
-			if err := stream.Send(job); err != nil {
-				g.Streams.yield(job)
+		case q := <-c.ch:
+			g.Streams.mu.Lock()
+			c.queuedBytes -= q.size // now the transport's (Send blocks while its window is full)
+			g.Streams.mu.Unlock()
+			if err := stream.Send(q.job); err != nil {
+				g.Streams.yield(q.job)
 				return err
 			}
 			g.Streams.mu.Lock()

@@ -799,6 +799,8 @@ func (r *run) fireAndForget(addr string, until time.Time) {
 	}
 }
 
+// debugSlow (JOBWIRE_STRESS_DEBUG=1) logs the job history of an instance
+// that took more than 3 s: activations, yields, time-outs, fails.
 func (r *run) debugSlow(addr string, key int64, el time.Duration) {
 	conn, _ := grpc.NewClient(r.cfg.Admin, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	defer conn.Close()
