@@ -22,13 +22,18 @@ import (
 // Readiness comes from the transport: each stream has one sender (the RPC
 // goroutine) and a small handoff queue. grpc-go's Send blocks while the
 // HTTP/2 window is exhausted; then the sender stops draining the queue, the
-// queue fills, and the stream stops being ready. Like grpc-java's isReady()
-// behind Zeebe's gateway (ready until 32 KiB are queued), a stream is ready
-// while its queue holds less than StreamBufferBytes (jobs reserved for it
-// but not yet delivered count at the stream's average job size) and fewer
-// than StreamSlots jobs. A job is only reserved for a ready stream, so the
-// queue never blocks its partition, and a stream that does not read holds
-// at most ~32 KiB beyond the transport's windows.
+// queue fills, and the stream stops being ready. A stream is ready while its
+// queue holds less than StreamBufferBytes (jobs reserved for it but not yet
+// delivered count at the stream's average job size) and fewer than
+// StreamSlots jobs. A job is only reserved for a ready stream, so the queue
+// never blocks its partition.
+//
+// Zeebe's gateway (grpc-java isReady()) stays ready until 32 KiB are queued.
+// We keep the queue deliberately smaller: jobs queued behind a slow consumer
+// can be taken by no one else, while a yielded job goes at once to a poller
+// or another stream (the SDKs keep a long poll parked for exactly this). A
+// burst for one fast stream therefore yields a little sooner; a slow stream
+// holds at most StreamBufferBytes beyond the transport's windows.
 type Streams struct {
 	g       *Gateway
 	mu      sync.Mutex
@@ -48,8 +53,8 @@ func (s *Streams) setObserver(o StreamObserver) {
 // StreamSlots bounds the jobs reserved or queued per stream (the handoff
 // channel's capacity); StreamBufferBytes bounds their size.
 const (
-	StreamSlots       = 64
-	StreamBufferBytes = 32 << 10
+	StreamSlots       = 8
+	StreamBufferBytes = 8 << 10
 )
 
 // queuedJob is a job in a stream's handoff queue.
