@@ -53,8 +53,8 @@ func (s *Streams) setObserver(o StreamObserver) {
 // StreamSlots bounds the jobs reserved or queued per stream (the handoff
 // channel's capacity); StreamBufferBytes bounds their size.
 const (
-	StreamSlots       = 8
-	StreamBufferBytes = 8 << 10
+	StreamSlots       = 32
+	StreamBufferBytes = 16 << 10
 )
 
 // queuedJob is a job in a stream's handoff queue.
