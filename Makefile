@@ -22,11 +22,12 @@ run: bootstrap ## start the engine and the example workers of every SDK, drive i
 test: bootstrap ## install everything, run every suite, print a summary line
 	@tools/run-tests.sh
 
-lint: bootstrap ## buf lint + format check, go vet, tsc/eslint where present
+lint: bootstrap ## buf lint + format check, go vet, TypeScript typecheck
 	tools/node_modules/.bin/buf lint
 	tools/node_modules/.bin/buf format --diff --exit-code
 	cd engine-reference && go vet ./...
 	cd sdk-go && go vet ./...
+	cd sdk-node && ([ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error) && npm run --silent typecheck
 
 generate: bootstrap ## regenerate all code derived from proto/
 	@tools/generate.sh
