@@ -272,7 +272,8 @@ public final class JobwireZeebeLauncher {
    *       {@code <default>} — with multi-tenancy off every entity belongs to that tenant;
    *   <li>an activated job of kind BPMN_ELEMENT gets listenerEventType UNSPECIFIED (the test
    *       engine leaves the field at its zero value, ASSIGNING, which only task listeners use);
-   *   <li>Topology reports the broker host as 127.0.0.1 instead of 0.0.0.0.
+   *   <li>Topology reports the broker host as 127.0.0.1 instead of the engine's wildcard
+   *       (any-local) address, which no client can dial.
    * </ul>
    */
   static final class ResponseCompletionInterceptor implements ServerInterceptor {
@@ -338,11 +339,20 @@ public final class JobwireZeebeLauncher {
         ((ActivatedJob.Builder) builder)
             .setListenerEventType(ActivatedJob.ListenerEventType.UNSPECIFIED);
       }
-      if (m instanceof BrokerInfo broker && broker.getHost().equals("0.0.0.0")) {
+      if (m instanceof BrokerInfo broker && isWildcard(broker.getHost())) {
         builder = builder != null ? builder : m.toBuilder();
         ((BrokerInfo.Builder) builder).setHost("127.0.0.1");
       }
       return builder == null ? m : builder.build();
+    }
+
+    /** True for the any-local address (IPv4 or IPv6) the engine reports as its host. */
+    private static boolean isWildcard(String host) {
+      try {
+        return java.net.InetAddress.getByName(host).isAnyLocalAddress();
+      } catch (java.net.UnknownHostException e) {
+        return false;
+      }
     }
   }
 
