@@ -113,8 +113,12 @@ func (c *Client) releaseLong(lc *longConn) {
 
 // NewClient connects lazily to the gateway (no I/O happens before the first
 // call). Settings not given as options come from the environment (see
-// WithAddress, WithInsecure, WithCACertificate, WithOAuth).
+// WithAddress, WithInsecure, WithCACertificate, WithOAuth). A ctx that is
+// already done returns its error.
 func NewClient(ctx context.Context, opts ...ClientOption) (*Client, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("jobwire: NewClient: %w", err)
+	}
 	var cfg clientConfig
 	for _, o := range opts {
 		o(&cfg)
@@ -143,7 +147,6 @@ func NewClient(ctx context.Context, opts ...ClientOption) (*Client, error) {
 		return nil, fmt.Errorf("jobwire: connect %s: %w", target, err)
 	}
 	c.gw = pb.NewGatewayClient(c.conn)
-	_ = ctx // connecting is lazy; ctx is kept for symmetry with the other calls
 	return c, nil
 }
 

@@ -89,9 +89,11 @@ func (j *Job) Headers() map[string]string {
 }
 
 // Complete completes the job with variables (nil = none). In a worker, the
-// outcome is retried on transient errors until the job's deadline; a job that
-// timed out or was cancelled meanwhile is logged, not reported as an error.
-// A second outcome for the same job returns ErrAlreadySettled.
+// outcome is retried on transient errors until the job's deadline or until ctx
+// ends. It returns nil only when the engine acknowledged the outcome; else the
+// typed error: *NotFoundError (or *FailedPreconditionError) when the job timed
+// out, was cancelled or completed elsewhere, ctx's error, or the gateway's.
+// A second outcome for the same job returns ErrAlreadySettled and sends nothing.
 func (j *Job) Complete(ctx context.Context, variables any) error {
 	vars, err := marshalVariables(variables)
 	if err != nil {
@@ -100,7 +102,7 @@ func (j *Job) Complete(ctx context.Context, variables any) error {
 	if j.d == nil {
 		return j.client.CompleteJob(ctx, j.Key, json.RawMessage(vars))
 	}
-	return settleErr(j.d.Settle(worker.Outcome{Kind: worker.OutcomeComplete, Variables: vars}))
+	return settleErr(j.d.Settle(ctx, worker.Outcome{Kind: worker.OutcomeComplete, Variables: vars}))
 }
 
 // FailOption configures a job failure.
@@ -137,7 +139,7 @@ func (j *Job) Fail(ctx context.Context, message string, opts ...FailOption) erro
 	if j.d == nil {
 		return j.client.FailJob(ctx, j.Key, f.retries, message, FailRetryBackOff(f.backoff), FailVariables(json.RawMessage(vars)))
 	}
-	return settleErr(j.d.Settle(worker.Outcome{Kind: worker.OutcomeFail, Retries: f.retries, Message: message, RetryBackOff: f.backoff, Variables: vars}))
+	return settleErr(j.d.Settle(ctx, worker.Outcome{Kind: worker.OutcomeFail, Retries: f.retries, Message: message, RetryBackOff: f.backoff, Variables: vars}))
 }
 
 // ThrowError raises a BPMN error with code, caught by a matching error boundary event.
@@ -149,7 +151,7 @@ func (j *Job) ThrowError(ctx context.Context, code, message string, variables an
 	if j.d == nil {
 		return j.client.ThrowError(ctx, j.Key, code, message, json.RawMessage(vars))
 	}
-	return settleErr(j.d.Settle(worker.Outcome{Kind: worker.OutcomeError, ErrorCode: code, Message: message, Variables: vars}))
+	return settleErr(j.d.Settle(ctx, worker.Outcome{Kind: worker.OutcomeError, ErrorCode: code, Message: message, Variables: vars}))
 }
 
 // ExtendTimeout sets the job's activation timeout to d from now (a heartbeat

@@ -257,6 +257,9 @@ func TestFakeOutcomeRetriedOnTransientErrors(t *testing.T) {
 	}
 }
 
+// A NOT_FOUND answer is benign for the worker (not reported to the error
+// handler, not retried) but Job.Complete tells the application the outcome did
+// not land: it returns a *NotFoundError.
 func TestFakeNotFoundOutcomeIsBenign(t *testing.T) {
 	gw := fakegw.Start(t)
 	c := fakeClient(t, gw)
@@ -274,8 +277,10 @@ func TestFakeNotFoundOutcomeIsBenign(t *testing.T) {
 	}
 	defer closeWorker(t, w)
 	keys := gw.AddJobs("gone", 1, "", 3)
-	if err := <-done; err != nil {
-		t.Fatalf("NOT_FOUND surfaced to the handler: %v", err)
+	err = <-done
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || Code(err) != codes.NotFound {
+		t.Fatalf("Complete after NOT_FOUND returned %v (%T), want a *NotFoundError", err, err)
 	}
 	if gw.Attempts("complete", keys[0]) != 1 || reported.Load() != 0 {
 		t.Fatalf("attempts %d reported %d", gw.Attempts("complete", keys[0]), reported.Load())

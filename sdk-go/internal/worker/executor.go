@@ -121,8 +121,9 @@ func (e *executor) enqueue(it item) {
 func (e *executor) loop(en *entry) {
 	defer e.wg.Done()
 	for {
-		e.execute(en)
-		e.finish(en)
+		if !e.execute(en) {
+			e.finish(en)
+		}
 		e.mu.Lock()
 		if len(e.queue) == 0 || e.closing {
 			e.running--
@@ -153,11 +154,9 @@ func (e *executor) finish(en *entry) {
 	}
 }
 
-// shutdown: fail back queued jobs, wait for running handlers until ctx is done,
-// then cancel them; handlers still running after closeGrace have their jobs
-// handed back (retries unchanged) and are no longer waited for.
-// It reports whether handlers had to be cancelled.
-func (e *executor) shutdown(ctx context.Context) bool {
+// beginClose: from now on every received job is handed back; queued jobs are
+// failed back at once.
+func (e *executor) beginClose() {
 	e.mu.Lock()
 	e.closing = true
 	queued := e.queue
@@ -166,6 +165,14 @@ func (e *executor) shutdown(ctx context.Context) bool {
 	for _, en := range queued {
 		e.failBack(en)
 	}
+}
+
+// shutdown (after beginClose and after the activation loops and stream drains
+// ended, so nothing adds work any more): wait for running handlers and
+// fail-backs until ctx is done, then cancel them; handlers still running after
+// closeGrace have their jobs handed back (retries unchanged) and are no longer
+// waited for. It reports whether handlers had to be cancelled.
+func (e *executor) shutdown(ctx context.Context) bool {
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
 	select {
@@ -198,7 +205,10 @@ func (e *executor) shutdown(ctx context.Context) bool {
 	var sends sync.WaitGroup
 	for _, en := range stuck {
 		sends.Add(1)
-		go func() { defer sends.Done(); _ = en.d.send(Outcome{Kind: OutcomeReturn, Message: MsgClosing}) }()
+		go func() {
+			defer sends.Done()
+			_ = en.d.send(context.Background(), Outcome{Kind: OutcomeReturn, Message: MsgClosing})
+		}()
 	}
 	sent := make(chan struct{})
 	go func() { sends.Wait(); close(sent) }()
@@ -219,22 +229,23 @@ func (e *executor) failBack(en *entry) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		_ = en.d.send(Outcome{Kind: OutcomeReturn, Message: MsgClosing})
+		_ = en.d.send(context.Background(), Outcome{Kind: OutcomeReturn, Message: MsgClosing})
 		e.finish(en)
 	}()
 }
 
-// giveBack returns a job that found no free slot (rule: never hold more than
-// maxJobsActive): FailJob at once with retries unchanged and no back-off,
-// counted as "returned". It is never run and never waits in memory.
-func (e *executor) giveBack(job *pb.ActivatedJob, activation string) {
+// giveBack returns a job the worker will not run — it found no free slot
+// (rule: never hold more than maxJobsActive), or it was drained from a stream
+// being closed or recycled: FailJob at once with retries unchanged and no
+// back-off, counted as "returned". It never waits in memory.
+func (e *executor) giveBack(job *pb.ActivatedJob, activation, msg string) {
 	e.w.tel.Activated(activation)
-	e.w.log.Debug("no free slot for a received job; returning it to the engine", "key", job.GetKey(), "activation", activation)
+	e.w.log.Debug("returning a received job to the engine", "key", job.GetKey(), "activation", activation, "reason", msg)
 	d := e.newDelivery(item{job: job, activation: activation})
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		_ = d.send(Outcome{Kind: OutcomeReturn, Message: MsgAtCapacity})
+		_ = d.send(context.Background(), Outcome{Kind: OutcomeReturn, Message: msg})
 	}()
 }
 
@@ -244,12 +255,15 @@ func (e *executor) newDelivery(it item) *Delivery {
 	return d
 }
 
-func (e *executor) execute(en *entry) {
+// execute runs en's handler and sends its outcome. It reports true when the
+// job stays held after the handler returned (manual mode, no outcome yet): it
+// is finished when an outcome is acknowledged or its deadline passes.
+func (e *executor) execute(en *entry) (pending bool) {
 	w, it, d := e.w, en.it, en.d
 	if time.Until(d.Deadline()) <= 0 {
 		w.log.Debug("job expired before its handler started; dropped", "key", it.job.GetKey())
 		w.tel.Handled("expired")
-		return
+		return false
 	}
 	ctx, span := w.tel.StartJob(e.handlerCtx, it.job, w.cfg.WorkerName, it.activation)
 	ctx, cancel := context.WithCancel(ctx)
@@ -265,20 +279,29 @@ func (e *executor) execute(en *entry) {
 		// Cancelled by close: not the job's fault, hand it back untouched.
 		o = Outcome{Kind: OutcomeReturn, Message: MsgClosing, Cause: o.Cause}
 	}
-	outcome := "completed"
 	var err error
-	if d.settled.Load() {
-		outcome = d.outcome()
-	} else if o.Kind != OutcomeNone {
-		err = d.send(o)
-		outcome = d.outcome()
-	} else {
-		outcome = "none"
+	switch {
+	case d.settled.Load():
+	case o.Kind != OutcomeNone:
+		err = d.send(context.Background(), o)
+		if NotAccepted(err) {
+			err = nil // benign in auto mode: logged and counted as not_found
+		}
+	default:
+		// Manual mode: the slot stays held until the job is settled.
+		if d.holdUntilSettled(func() {
+			EndJob(span, d.outcome(), nil)
+			e.finish(en)
+		}) {
+			return true
+		}
 	}
+	outcome := d.outcome()
 	if o.Cause != nil && err == nil {
 		err = o.Cause
 	}
 	EndJob(span, outcome, err)
+	return false
 }
 
 // call runs the handler, turning a panic into a failure.

@@ -11,24 +11,25 @@ import (
 // counts jobs received and not yet released, the slots reserved for the poll in
 // flight, and the slot the streamer reserved before calling Recv.
 //
-// Two reservations are soft so that neither activation path starves the other:
-//   - the streamer may take a slot from a parked poll's pool (a long poll never
-//     stops the stream);
-//   - a poll may borrow the slot the streamer holds while waiting in Recv (so a
-//     backlog is fetched even with maxJobsActive 1). If the stream then receives
-//     a job, it takes a slot back from the pool or a free one; when none is left
-//     the job is handed back to the engine, and held never exceeds max.
+// A stream read always has a slot (docs/worker-semantics.md, "A stream read
+// always has a slot"): the streamer's reservation counts as held when a poll
+// computes how many jobs to ask for, so a poll never takes the slot a pushed
+// job will land in. The streamer may still take a slot from the pool of a
+// parked long poll (a long poll never stops the stream); a polled job that then
+// finds no slot is handed back (overflow). While a poll is due (backfill or
+// fairness), the streamer does not reserve: the poll gets the next free slot.
 //
 // A Slot is released exactly once (Release is idempotent).
 type Ledger struct {
-	mu             sync.Mutex
-	max            int
-	held           int // every reserved slot
-	pollRes        int // part of held reserved for the poll in flight
-	streamIdle     bool
-	streamBorrowed bool // the poll pool took the streamer's idle slot
-	changed        chan struct{}
-	onJobs         func(jobs int)
+	mu         sync.Mutex
+	max        int
+	held       int  // every reserved slot
+	pollRes    int  // part of held reserved for the poll in flight
+	pollParked bool // the poll in flight parks (the streamer may take from its pool)
+	streamRes  bool // the streamer holds its reservation
+	pollDue    bool // a poll waits for a free slot: the streamer does not reserve
+	changed    chan struct{}
+	onJobs     func(jobs int)
 }
 
 // NewLedger returns an empty ledger of the given capacity (at least 1).
@@ -53,7 +54,7 @@ type Slot struct {
 // Max returns the capacity.
 func (l *Ledger) Max() int { return l.max }
 
-// Held returns the number of slots currently taken.
+// Held returns the number of slots currently taken (jobs and reservations).
 func (l *Ledger) Held() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -64,14 +65,15 @@ func (l *Ledger) Held() int {
 func (l *Ledger) Jobs() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.held - l.pollRes - l.idleLocked()
+	return l.jobsLocked()
 }
 
-func (l *Ledger) idleLocked() int {
-	if l.streamIdle {
-		return 1
+func (l *Ledger) jobsLocked() int {
+	n := l.held - l.pollRes
+	if l.streamRes {
+		n--
 	}
-	return 0
+	return n
 }
 
 // Changed returns a channel that is closed at the next change: a release of
@@ -83,36 +85,53 @@ func (l *Ledger) Changed() <-chan struct{} {
 	return l.changed
 }
 
-// PollWanted reports how many jobs a poll should ask for now: max − held when
-// held ≤ 30 % of capacity or a backfill is due, else 0. The streamer's idle
-// reservation does not count as held here, since a poll may borrow it.
-func (l *Ledger) PollWanted(backfill bool) int {
+// PollWanted reports how many jobs a poll may ask for now: max − held −
+// reserved (the streamer's reservation counts), and whether the jobs held are
+// at or below the poll threshold (30 % of capacity). With no poll in flight
+// only; else (0, false).
+func (l *Ledger) PollWanted() (free int, belowThreshold bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	held := l.held - l.idleLocked()
-	free := l.max - held
-	if free <= 0 || l.pollRes > 0 {
-		return 0
+	if l.pollRes > 0 {
+		return 0, false
 	}
-	if backfill || held*10 <= l.max*3 {
-		return free
-	}
-	return 0
+	return l.max - l.held, l.jobsLocked()*10 <= l.max*3
 }
 
-// ReservePoll reserves up to n slots for a poll and returns how many it got.
-func (l *Ledger) ReservePoll(n int) int {
+// SetPollDue marks (or clears) a poll waiting for a free slot; while it is set
+// the streamer does not reserve.
+func (l *Ledger) SetPollDue(due bool) {
+	l.mu.Lock()
+	if l.pollDue != due {
+		l.pollDue = due
+		if !due {
+			l.signalLocked()
+		}
+	}
+	l.mu.Unlock()
+}
+
+// PollDue reports whether a poll waits for a slot.
+func (l *Ledger) PollDue() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.pollDue
+}
+
+// ReservePoll reserves up to n free slots for a poll and returns how many it
+// got; it clears the poll-due mark. parks says whether the poll may park (the
+// streamer may then take slots from its pool).
+func (l *Ledger) ReservePoll(n int, parks bool) int {
 	l.mu.Lock()
 	got := 0
 	for got < n && l.held < l.max {
 		l.held++
 		got++
 	}
-	if got < n && l.streamIdle {
-		l.streamIdle, l.streamBorrowed = false, true
-		got++
-	}
 	l.pollRes += got
+	l.pollParked = parks
+	l.pollDue = false
+	l.signalLocked()
 	l.mu.Unlock()
 	return got
 }
@@ -139,7 +158,7 @@ func (l *Ledger) claimedLocked(s *Slot) *Slot {
 		l.mu.Unlock()
 		return nil
 	}
-	jobs := l.held - l.pollRes - l.idleLocked()
+	jobs := l.jobsLocked()
 	l.signalLocked()
 	l.mu.Unlock()
 	l.onJobs(jobs)
@@ -149,36 +168,32 @@ func (l *Ledger) claimedLocked(s *Slot) *Slot {
 // ReturnPoll gives back what is left of the poll pool once the poll has ended.
 func (l *Ledger) ReturnPoll() {
 	l.mu.Lock()
-	n := l.pollRes
+	l.held -= l.pollRes
 	l.pollRes = 0
-	if n > 0 && l.streamBorrowed {
-		// Hand the borrowed slot back to the streamer, still parked in Recv.
-		l.streamBorrowed, l.streamIdle = false, true
-		n--
-	}
-	l.held -= n
+	l.pollParked = false
 	l.signalLocked()
 	l.mu.Unlock()
 }
 
-// Reserve blocks until a slot is free (taking one from a parked poll's pool if
-// need be) or ctx is done, and marks it as the streamer's idle reservation. Call
-// it before Recv, then ClaimStream or DropStream.
+// Reserve blocks until a slot is free (or one of a parked poll's pool can be
+// taken) and no poll is due, or ctx is done, and marks it as the streamer's
+// reservation. Call it before Recv, then ClaimStream or DropStream.
 func (l *Ledger) Reserve(ctx context.Context) error {
 	for {
 		l.mu.Lock()
 		switch {
-		case l.streamIdle:
+		case l.streamRes:
 			l.mu.Unlock()
 			return nil
+		case l.pollDue:
 		case l.held < l.max:
 			l.held++
-			l.streamIdle = true
+			l.streamRes = true
 			l.mu.Unlock()
 			return nil
-		case l.pollRes > 0:
+		case l.pollRes > 0 && l.pollParked:
 			l.pollRes--
-			l.streamIdle = true
+			l.streamRes = true
 			l.mu.Unlock()
 			return nil
 		}
@@ -193,20 +208,13 @@ func (l *Ledger) Reserve(ctx context.Context) error {
 }
 
 // ClaimStream converts the streamer's reservation into the slot of the job it
-// just received. It returns nil when a poll used that slot and no other is
-// free: the caller hands the job back to the engine at once.
+// just received. It returns nil only if the streamer held no reservation and no
+// slot is free (the caller then hands the job back to the engine at once).
 func (l *Ledger) ClaimStream() *Slot {
 	l.mu.Lock()
-	switch {
-	case l.streamIdle:
-		l.streamIdle = false
+	if l.streamRes {
+		l.streamRes = false
 		return l.claimedLocked(&Slot{l: l})
-	case l.streamBorrowed:
-		l.streamBorrowed = false
-		if l.pollRes > 0 {
-			l.pollRes--
-			return l.claimedLocked(&Slot{l: l})
-		}
 	}
 	if l.held < l.max {
 		l.held++
@@ -215,19 +223,15 @@ func (l *Ledger) ClaimStream() *Slot {
 	return l.claimedLocked(nil)
 }
 
-// DropStream gives back the streamer's reservation after Recv failed.
+// DropStream gives back the streamer's reservation (Recv failed, or the stream
+// is being drained).
 func (l *Ledger) DropStream() {
 	l.mu.Lock()
-	if l.streamBorrowed {
-		l.streamBorrowed = false // the poll pool owns it now
+	if !l.streamRes {
 		l.mu.Unlock()
 		return
 	}
-	if !l.streamIdle {
-		l.mu.Unlock()
-		return
-	}
-	l.streamIdle = false
+	l.streamRes = false
 	l.held--
 	l.signalLocked()
 	l.mu.Unlock()
@@ -247,7 +251,7 @@ func (s *Slot) Release() {
 		l.mu.Unlock()
 		panic(fmt.Sprintf("jobwire: capacity ledger underflow (held=%d)", l.held))
 	}
-	jobs := l.held - l.pollRes - l.idleLocked()
+	jobs := l.jobsLocked()
 	l.signalLocked()
 	l.mu.Unlock()
 	l.onJobs(jobs)

@@ -49,12 +49,12 @@ func TestLedgerInvariantUnderConcurrency(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := 0; i < 300; i++ {
-			n := l.PollWanted(i%7 == 0)
-			if n == 0 {
+			n, below := l.PollWanted()
+			if n <= 0 || !(below || i%7 == 0) {
 				time.Sleep(50 * time.Microsecond)
 				continue
 			}
-			got := l.ReservePoll(n)
+			got := l.ReservePoll(n, i%2 == 0)
 			for k := 0; k < got+1; k++ { // one more than reserved: must be refused or fit
 				s := l.TakePoll()
 				if s == nil {
@@ -98,16 +98,21 @@ func TestPollWantedThreshold(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		slots = append(slots, l.TakePoll())
 	}
-	if got := l.PollWanted(false); got != 7 { // 3 ≤ 30 % of 10
-		t.Fatalf("PollWanted at 3/10 = %d, want 7", got)
+	if got, below := l.PollWanted(); got != 7 || !below { // 3 ≤ 30 % of 10
+		t.Fatalf("PollWanted at 3/10 = %d %v, want 7 true", got, below)
 	}
 	slots = append(slots, l.TakePoll())
-	if got := l.PollWanted(false); got != 0 { // 4 > 30 %
-		t.Fatalf("PollWanted at 4/10 = %d, want 0", got)
+	if got, below := l.PollWanted(); got != 6 || below { // 4 > 30 %: only a backfill or fairness poll asks
+		t.Fatalf("PollWanted at 4/10 = %d %v, want 6 false", got, below)
 	}
-	if got := l.PollWanted(true); got != 6 { // a backfill asks anyway
-		t.Fatalf("backfill PollWanted at 4/10 = %d, want 6", got)
+	// The streamer's reservation counts as held: a poll never asks for its slot.
+	if err := l.Reserve(context.Background()); err != nil {
+		t.Fatal(err)
 	}
+	if got, _ := l.PollWanted(); got != 5 {
+		t.Fatalf("PollWanted with a reserved stream slot = %d, want 5", got)
+	}
+	l.DropStream()
 	for _, s := range slots {
 		s.Release()
 	}
@@ -115,7 +120,7 @@ func TestPollWantedThreshold(t *testing.T) {
 
 func TestStreamTakesFromParkedPoll(t *testing.T) {
 	l := NewLedger(2, nil)
-	if got := l.ReservePoll(2); got != 2 {
+	if got := l.ReservePoll(2, true); got != 2 {
 		t.Fatalf("ReservePoll = %d", got)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -142,28 +147,50 @@ func TestStreamTakesFromParkedPoll(t *testing.T) {
 	}
 }
 
-func TestPollBorrowsIdleStreamSlotWithCapacityOne(t *testing.T) {
+func TestReservedStreamSlotIsNeverLent(t *testing.T) {
 	l := NewLedger(1, nil)
 	if err := l.Reserve(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := l.PollWanted(true); got != 1 {
-		t.Fatalf("backfill with an idle stream slot asks %d, want 1", got)
+	if got, _ := l.PollWanted(); got != 0 {
+		t.Fatalf("a poll asks %d with the only slot reserved by the stream, want 0", got)
 	}
-	if got := l.ReservePoll(1); got != 1 {
-		t.Fatalf("ReservePoll = %d", got)
-	}
-	// The stream receives first: it takes the slot back from the pool.
-	if l.ClaimStream() == nil {
-		t.Fatal("stream job refused")
-	}
-	if l.TakePoll() != nil {
-		t.Fatal("poll job accepted beyond capacity 1")
+	if got := l.ReservePoll(1, true); got != 0 {
+		t.Fatalf("ReservePoll took the stream's slot: %d", got)
 	}
 	l.ReturnPoll()
+	if l.ClaimStream() == nil {
+		t.Fatal("the pushed job found no slot")
+	}
 	if l.Held() != 1 {
 		t.Fatalf("held = %d, want 1", l.Held())
 	}
+}
+
+func TestPollDueHoldsTheStreamBack(t *testing.T) {
+	l := NewLedger(2, nil)
+	s := l.TakePoll()
+	l.SetPollDue(true)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := l.Reserve(ctx); err == nil {
+		t.Fatal("the streamer reserved while a poll was due")
+	}
+	if got := l.ReservePoll(1, false); got != 1 {
+		t.Fatalf("the due poll got %d slots, want 1", got)
+	}
+	// A non-parking (fairness) poll's pool is not lent to the streamer.
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel2()
+	if err := l.Reserve(ctx2); err == nil {
+		t.Fatal("the streamer took a slot of a fairness poll")
+	}
+	l.ReturnPoll()
+	if err := l.Reserve(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	l.DropStream()
+	s.Release()
 }
 
 func TestReserveWaitsForRelease(t *testing.T) {

@@ -21,8 +21,14 @@ type Delivery struct {
 	e          *executor
 	deadline   atomic.Int64 // epoch ms, moved by ExtendTimeout
 	mu         sync.Mutex
-	settled    atomic.Bool
+	settled    atomic.Bool // an outcome was sent (or is being sent)
 	result     string
+
+	// Manual mode: the handler returned without settling; the slot stays held
+	// until an outcome is acknowledged (or NOT_FOUND) or the deadline passes.
+	pending bool
+	onDone  func() // set with pending; called once
+	done    sync.Once
 }
 
 // ErrAlreadySettled is returned when a second outcome is sent for one job.
@@ -37,25 +43,51 @@ func (d *Delivery) outcome() string {
 	return d.result
 }
 
-// Settle sends an outcome (manual mode). Only the first call sends.
-func (d *Delivery) Settle(o Outcome) error {
-	if d.settled.Load() {
-		return ErrAlreadySettled
+// Settle sends an outcome (manual mode): only the first call sends; ctx bounds
+// the whole send, retries included. It returns nil only when the engine
+// acknowledged the outcome, else the error (NOT_FOUND and FAILED_PRECONDITION
+// included: the job timed out, was cancelled or completed elsewhere).
+func (d *Delivery) Settle(ctx context.Context, o Outcome) error {
+	if err := ctx.Err(); err != nil {
+		return err // nothing sent: the job is still open
 	}
-	return d.send(o)
+	return d.send(ctx, o)
 }
 
+// errNotAccepted marks a NOT_FOUND / FAILED_PRECONDITION answer: benign in
+// auto mode (logged and counted), returned to manual callers.
+var errNotAccepted = errors.New("job outcome not accepted")
+
+// NotAccepted reports whether err is a NOT_FOUND / FAILED_PRECONDITION answer
+// to an outcome.
+func NotAccepted(err error) bool { return errors.Is(err, errNotAccepted) }
+
+type notAcceptedError struct{ err error }
+
+func (e *notAcceptedError) Error() string              { return e.err.Error() }
+func (e *notAcceptedError) Unwrap() []error            { return []error{errNotAccepted, e.err} }
+func (e *notAcceptedError) GRPCStatus() *status.Status { return status.Convert(e.err) }
+
 // send delivers the outcome, retrying UNAVAILABLE, RESOURCE_EXHAUSTED and
-// DEADLINE_EXCEEDED with backoff until the job's deadline. NOT_FOUND and
-// FAILED_PRECONDITION (timed out, cancelled, completed elsewhere) are benign:
-// logged and counted, not returned.
-func (d *Delivery) send(o Outcome) error {
+// DEADLINE_EXCEEDED with backoff until the job's deadline (or ctx ends).
+// Counted as completed / failed / error / returned only when acknowledged;
+// NOT_FOUND and FAILED_PRECONDITION count as not_found; anything else given up
+// counts as undelivered.
+func (d *Delivery) send(ctx context.Context, o Outcome) (err error) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if d.settled.Load() {
+		d.mu.Unlock()
 		return ErrAlreadySettled
 	}
 	d.settled.Store(true)
+	var finished bool // the job is settled for good: a pending manual job ends
+	defer func() {
+		pending := d.pending
+		d.mu.Unlock()
+		if finished && pending {
+			d.finish()
+		}
+	}()
 	w := d.e.w
 	if len(o.Message) > maxMessage {
 		o.Message = o.Message[:maxMessage] + "…"
@@ -64,46 +96,102 @@ func (d *Delivery) send(o Outcome) error {
 		o.Retries, o.RetryBackOff = d.Job.GetRetries(), 0
 	}
 	name := map[OutcomeKind]string{OutcomeComplete: "completed", OutcomeFail: "failed", OutcomeError: "error", OutcomeReturn: "returned"}[o.Kind]
+	giveUp := func(err error) error {
+		d.result = "undelivered"
+		w.tel.Handled("undelivered")
+		w.log.Warn("job outcome not delivered", "key", d.Job.GetKey(), "outcome", name, "err", err)
+		w.cfg.OnError(err)
+		return err
+	}
 	b := NewBackoff()
 	for attempt := 1; ; attempt++ {
-		ctx, cancel := context.WithTimeout(d.e.sendCtx, w.requestBudget())
-		err := d.rpc(ctx, o)
+		actx, cancel := context.WithTimeout(d.e.sendCtx, w.requestBudget())
+		stop := context.AfterFunc(ctx, cancel)
+		err := d.rpc(actx, o)
+		stop()
 		cancel()
 		switch code := status.Code(err); {
 		case err == nil:
 			d.result = name
 			w.tel.Handled(name)
+			finished = true
 			return nil
 		case code == codes.NotFound || code == codes.FailedPrecondition:
 			d.result = "not_found"
 			w.tel.Handled("not_found")
 			w.log.Info("job outcome not accepted: job timed out, was cancelled or completed elsewhere",
 				"key", d.Job.GetKey(), "outcome", name, "code", code.String())
-			return nil
+			finished = true
+			return &notAcceptedError{fmt.Errorf("send %s outcome for job %d: %w", name, d.Job.GetKey(), err)}
+		case ctx.Err() != nil:
+			return giveUp(fmt.Errorf("send %s outcome for job %d: %w", name, d.Job.GetKey(), ctx.Err()))
+		case d.e.sendCtx.Err() != nil:
+			return giveUp(fmt.Errorf("send %s outcome for job %d: worker closed: %w", name, d.Job.GetKey(), err))
 		case code == codes.Unavailable || code == codes.ResourceExhausted || code == codes.DeadlineExceeded:
 			wait := b.Next()
-			if time.Now().Add(wait).After(d.Deadline()) || d.e.sendCtx.Err() != nil {
-				d.result = "undelivered"
-				err = fmt.Errorf("send %s outcome for job %d: gave up at the job deadline after %d attempts: %w", name, d.Job.GetKey(), attempt, err)
-				w.log.Warn("job outcome not delivered", "key", d.Job.GetKey(), "err", err)
-				w.cfg.OnError(err)
-				return err
+			if time.Now().Add(wait).After(d.Deadline()) {
+				return giveUp(fmt.Errorf("send %s outcome for job %d: gave up at the job deadline after %d attempts: %w", name, d.Job.GetKey(), attempt, err))
 			}
 			w.log.Debug("retrying job outcome", "key", d.Job.GetKey(), "code", code.String(), "wait", wait)
-			sleep(d.e.sendCtx, wait)
+			sctx, scancel := context.WithCancel(d.e.sendCtx)
+			stop := context.AfterFunc(ctx, scancel)
+			sleep(sctx, wait)
+			stop()
+			scancel()
 		default:
-			d.result = "undelivered"
-			err = fmt.Errorf("send %s outcome for job %d: %w", name, d.Job.GetKey(), err)
-			w.log.Error("job outcome rejected", "key", d.Job.GetKey(), "err", err)
-			w.cfg.OnError(err)
-			return err
+			return giveUp(fmt.Errorf("send %s outcome for job %d: %w", name, d.Job.GetKey(), err))
 		}
 	}
 }
 
+// finish ends a pending manual-mode job once (its slot released, its span ended).
+func (d *Delivery) finish() {
+	d.done.Do(func() {
+		if d.onDone != nil {
+			d.onDone()
+		}
+	})
+}
+
+// holdUntilSettled is called when a manual-mode handler returned without an
+// outcome: unless an outcome is already being sent, the job stays held until
+// one is acknowledged (onDone then runs) or its deadline passes (counted
+// unsettled). It reports false when an outcome was sent meanwhile.
+func (d *Delivery) holdUntilSettled(onDone func()) bool {
+	d.mu.Lock()
+	if d.settled.Load() {
+		d.mu.Unlock()
+		return false
+	}
+	d.pending, d.onDone = true, onDone
+	d.mu.Unlock()
+	var arm func()
+	arm = func() {
+		time.AfterFunc(time.Until(d.Deadline())+time.Millisecond, func() {
+			if time.Until(d.Deadline()) > 0 { // extended meanwhile
+				arm()
+				return
+			}
+			d.mu.Lock()
+			unsettled := !d.settled.Load()
+			if unsettled {
+				d.result = "unsettled"
+			}
+			d.mu.Unlock()
+			if unsettled {
+				d.e.w.tel.Handled("unsettled")
+				d.e.w.log.Warn("manual-mode job reached its deadline without an outcome", "key", d.Job.GetKey())
+			}
+			d.finish()
+		})
+	}
+	arm()
+	return true
+}
+
 func (d *Delivery) rpc(ctx context.Context, o Outcome) error {
 	gw, key := d.e.w.gw.Unary, d.Job.GetKey()
-	if o.Kind == OutcomeReturn && o.Message == MsgClosing {
+	if o.Kind == OutcomeReturn && (o.Message == MsgClosing || o.Message == MsgRecycled) {
 		// Close hands jobs back over the connection that carried the worker's
 		// long poll and stream: HTTP/2 keeps the order of one connection, so the
 		// gateway sees the poll cancelled before the job is activatable again and

@@ -13,12 +13,20 @@ import (
 	"github.com/jobwire/jobwire/sdk-go/internal/pb"
 )
 
-// pollLoop: reserve → receive → run → release. It asks for max − held jobs,
-// only when held ≤ 30 % of capacity or a backfill is due, with at most one
-// ActivateJobs in flight. Errors back off (50 ms → 5 s); the pollInterval pause
-// follows only an error-free empty poll with long polling off.
+// fairnessInterval: while the stream keeps held above the poll threshold, a
+// fairness poll is due this long after the last poll ended (push and poll,
+// rule 8), so jobs the engine yielded (never pushed again) are collected.
+const fairnessInterval = time.Second
+
+// pollLoop: reserve → receive → run → release. It asks for max − held −
+// reserved jobs when held ≤ 30 % of capacity, or when a backfill or fairness
+// poll is due, with at most one ActivateJobs in flight. Errors back off
+// (50 ms → 5 s); an empty poll pauses pollInterval unless the gateway parked it
+// for at least half its long-poll time.
 func (w *Worker) pollLoop(ctx context.Context) {
 	backfill := true // the first poll collects any backlog
+	due := false     // the last poll got all it asked for: more is waiting
+	lastEnd := time.Now()
 	for ctx.Err() == nil {
 		changed := w.ledger.Changed()
 		if !backfill {
@@ -28,31 +36,59 @@ func (w *Worker) pollLoop(ctx context.Context) {
 			default:
 			}
 		}
-		n := w.ledger.PollWanted(backfill)
-		if n == 0 {
+		free, below := w.ledger.PollWanted()
+		pushing := w.streamOpen.Load()
+		fairness := false
+		var fairIn <-chan time.Time
+		var fairTimer *time.Timer
+		if !backfill && !below && pushing {
+			if due || time.Since(lastEnd) >= fairnessInterval {
+				fairness = true
+			} else {
+				fairTimer = time.NewTimer(fairnessInterval - time.Since(lastEnd))
+				fairIn = fairTimer.C
+			}
+		}
+		special := backfill || fairness
+		if special && free <= 0 {
+			w.ledger.SetPollDue(true) // the stream reader leaves the next free slot to this poll
+		}
+		if free <= 0 || !(special || below) {
 			select {
 			case <-changed:
 			case <-w.backfil:
 				backfill = true
+			case <-fairIn:
 			case <-ctx.Done():
+			}
+			if fairTimer != nil {
+				fairTimer.Stop()
 			}
 			continue
 		}
-		got := w.ledger.ReservePoll(n)
+		reqTimeout := w.cfg.RequestTimeout
+		if fairness {
+			reqTimeout = -1 // a fairness poll does not park
+		}
+		got := w.ledger.ReservePoll(free, reqTimeout >= 0)
 		if got == 0 {
 			continue
 		}
-		count, cancelled, err := w.activate(ctx, got)
+		start := time.Now()
+		count, cancelled, err := w.activate(ctx, got, reqTimeout)
 		w.ledger.ReturnPoll()
+		lastEnd = time.Now()
 		if ctx.Err() != nil {
 			return
 		}
+		wasBackfill := backfill
+		backfill = false
+		due = pushing && err == nil && count > 0 && count >= got
 		if cancelled {
 			// The stream filled the worker past the threshold while the poll was
 			// parked: poll again once held falls back to it (no backoff).
 			w.log.Debug("parked poll cancelled: the stream filled the worker past the poll threshold")
 			w.tel.Poll("cancelled")
-			backfill = false
 			continue
 		}
 		if err != nil {
@@ -74,16 +110,45 @@ func (w *Worker) pollLoop(ctx context.Context) {
 		}
 		w.pollBackoff.Reset()
 		w.state.PollOK()
-		backfill = false
 		if count > 0 {
 			w.tel.Poll("jobs")
+			if !wasBackfill {
+				w.pollFoundJobs() // the stall watchdog: jobs were there, did the stream deliver?
+			}
 			continue
 		}
 		w.tel.Poll("empty")
-		if w.cfg.RequestTimeout < 0 && !sleep(ctx, w.cfg.PollInterval) {
+		if time.Since(start) < emptyPollParkedEnough(reqTimeout) && !sleep(ctx, w.cfg.PollInterval) {
 			return
 		}
 	}
+}
+
+// emptyPollParkedEnough is how long an empty poll must have been parked by the
+// gateway to be followed at once by the next: half its long-poll time
+// (requestTimeout, or the gateway's default 10 s when it is 0). Without long
+// polling (negative), every empty poll pauses pollInterval.
+func emptyPollParkedEnough(requestTimeout time.Duration) time.Duration {
+	switch {
+	case requestTimeout < 0:
+		return time.Duration(1<<63 - 1)
+	case requestTimeout == 0:
+		return 5 * time.Second
+	}
+	return requestTimeout / 2
+}
+
+// pollDeadline is the RPC deadline of ActivateJobs: requestTimeout + 10 s; 20 s
+// with requestTimeout 0 (the gateway's default long poll, 10 s); 10 s without
+// long polling. The same in every SDK.
+func pollDeadline(requestTimeout time.Duration) time.Duration {
+	switch {
+	case requestTimeout > 0:
+		return requestTimeout + 10*time.Second
+	case requestTimeout == 0:
+		return 20 * time.Second
+	}
+	return 10 * time.Second
 }
 
 // activate runs one ActivateJobs call and hands every job to the executor as
@@ -91,14 +156,8 @@ func (w *Worker) pollLoop(ctx context.Context) {
 // pool meanwhile) is handed back at once. While the call is parked (no job
 // received yet), a rise of held above the poll threshold cancels it
 // (cancelled = true): the gateway then fails back what it activated for it.
-func (w *Worker) activate(ctx context.Context, n int) (count int, cancelled bool, err error) {
-	deadline := 10 * time.Second
-	if w.cfg.RequestTimeout > 0 {
-		deadline += w.cfg.RequestTimeout
-	} else if w.cfg.RequestTimeout == 0 {
-		deadline += 10 * time.Second // the gateway's default long poll
-	}
-	rctx, cancel := context.WithTimeout(ctx, deadline)
+func (w *Worker) activate(ctx context.Context, n int, requestTimeout time.Duration) (count int, cancelled bool, err error) {
+	rctx, cancel := context.WithTimeout(ctx, pollDeadline(requestTimeout))
 	defer cancel()
 	var received, cancelledByStream atomic.Bool
 	stopWatch := make(chan struct{})
@@ -111,9 +170,9 @@ func (w *Worker) activate(ctx context.Context, n int) (count int, cancelled bool
 	req := &pb.ActivateJobsRequest{
 		Type: w.cfg.JobType, Worker: w.cfg.WorkerName, Timeout: w.cfg.JobTimeout.Milliseconds(),
 		MaxJobsToActivate: int32(n), FetchVariable: w.cfg.FetchVariables,
-		RequestTimeout: w.cfg.RequestTimeout.Milliseconds(), TenantIds: w.cfg.TenantIDs,
+		RequestTimeout: requestTimeout.Milliseconds(), TenantIds: w.cfg.TenantIDs,
 	}
-	if w.cfg.RequestTimeout < 0 {
+	if requestTimeout < 0 {
 		req.RequestTimeout = -1
 	}
 	stream, err := w.gw.Long.ActivateJobs(rctx, req)
@@ -126,7 +185,12 @@ func (w *Worker) activate(ctx context.Context, n int) (count int, cancelled bool
 			return count, false, nil
 		}
 		if err != nil {
-			if count > 0 && status.Code(err) == codes.DeadlineExceeded {
+			if status.Code(err) == codes.DeadlineExceeded && rctx.Err() != nil && ctx.Err() == nil {
+				// The RPC deadline passed: with jobs it is a result, without an
+				// empty poll (logged at debug, no backoff).
+				if count == 0 {
+					w.log.Debug("long poll ended at its deadline without jobs")
+				}
 				return count, false, nil
 			}
 			if cancelledByStream.Load() && ctx.Err() == nil {
@@ -143,7 +207,7 @@ func (w *Worker) activate(ctx context.Context, n int) (count int, cancelled bool
 				w.exec.submit(item{job: j, slot: slot, activation: "poll"})
 			} else {
 				// The stream filled the worker while this poll was parked.
-				w.exec.giveBack(j, "poll")
+				w.exec.giveBack(j, "poll", MsgAtCapacity)
 			}
 		}
 	}

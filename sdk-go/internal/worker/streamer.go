@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -14,33 +15,137 @@ import (
 
 var unimplementedOnce sync.Map // job type → logged
 
+// Stream timings (docs/worker-semantics.md, push and poll rules 4, 6 and 7;
+// the same in every SDK).
+const (
+	drainQuiet   = 50 * time.Millisecond  // a draining stream quiet this long is cancelled
+	drainMax     = 500 * time.Millisecond // a draining stream is cancelled after this at the latest
+	stallSilence = 2 * time.Second        // a reserved read silent this long while a poll found jobs: stalled
+	stallMinGap  = 10 * time.Second       // at most one stall recycle per this
+	shortStream  = time.Second            // a cleanly ended stream younger than this reopens after a backoff
+)
+
+// MsgRecycled is sent with the jobs a drained (recycled) stream hands back.
+const MsgRecycled = "jobwire: stream recycled; job returned"
+
+// streamEnd says why a stream's read loop ended.
+type streamEnd int
+
+const (
+	endError   streamEnd = iota // Recv or the open failed
+	endClosed                   // the gateway ended the stream cleanly (EOF)
+	endRecycle                  // streamTimeout
+	endStalled                  // the stall watchdog
+	endStop                     // the worker closes
+)
+
+type recvResult struct {
+	job *pb.ActivatedJob
+	err error
+}
+
+// openStream is one StreamActivatedJobs call and its reader goroutine, which
+// calls Recv once per request on next, so the stream is read only when the
+// worker asks (with a reserved slot, or while draining).
+type openStream struct {
+	stream  pb.Gateway_StreamActivatedJobsClient
+	cancel  context.CancelFunc
+	next    chan struct{}
+	results chan recvResult
+	pending bool // a read was requested and its result not taken yet
+	failed  bool // Recv returned an error; the reader is gone
+}
+
+func newOpenStream(stream pb.Gateway_StreamActivatedJobsClient, cancel context.CancelFunc) *openStream {
+	s := &openStream{stream: stream, cancel: cancel, next: make(chan struct{}, 1), results: make(chan recvResult, 1)}
+	go func() {
+		for range s.next {
+			job, err := stream.Recv()
+			s.results <- recvResult{job, err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return s
+}
+
+func (s *openStream) read() {
+	if !s.pending && !s.failed {
+		s.pending = true
+		s.next <- struct{}{}
+	}
+}
+
+func (s *openStream) take(r recvResult) recvResult {
+	s.pending = false
+	if r.err != nil {
+		s.failed = true
+	}
+	return r
+}
+
 // streamLoop keeps a StreamActivatedJobs call open until the worker closes:
 // reserve a slot, then Recv (so a busy worker stops reading and HTTP/2 flow
 // control pushes back on the gateway), hand the job over, repeat. A stream that
-// ends or fails is reopened with backoff, forever, each reopen followed by a
-// backfill poll; a healthy stream is recycled after streamTimeout. UNIMPLEMENTED
-// switches the worker to polling alone.
+// fails is reopened with backoff, forever, each reopen followed by a backfill
+// poll; one the gateway ends cleanly is reopened at once (quietly); a healthy
+// stream is recycled after streamTimeout, a stalled one at once, the new
+// stream opened before the old one is drained. UNIMPLEMENTED switches the
+// worker to polling alone.
 func (w *Worker) streamLoop(ctx context.Context) {
-	opened := false
-	for ctx.Err() == nil {
-		sctx, cancel := context.WithTimeout(ctx, w.cfg.StreamTimeout)
-		err := w.streamOnce(sctx, opened)
-		cancel()
-		opened = true
+	reason := ""
+	var prev *openStream
+	var lastStall time.Time
+	for {
 		if ctx.Err() != nil {
+			if prev != nil {
+				w.drain(prev, w.closeDrainBudget(), MsgClosing)
+			}
 			return
 		}
+		end, err, s, lived := w.streamOnce(ctx, reason, prev, lastStall)
+		prev = nil
+		switch end {
+		case endStop:
+			w.streamOpen.Store(false)
+			if s != nil {
+				w.drain(s, w.closeDrainBudget(), MsgClosing)
+			}
+			return
+		case endRecycle:
+			w.log.Debug("recycling job stream after streamTimeout")
+			prev, reason = s, "recycled"
+			continue
+		case endStalled:
+			w.log.Info("job stream stalled: a poll found jobs while the stream delivered nothing; recycling it",
+				"silentFor", stallSilence.String())
+			lastStall = time.Now()
+			prev, reason = s, "stalled"
+			continue
+		case endClosed:
+			w.streamOpen.Store(false)
+			reason = "closed"
+			if lived < shortStream {
+				wait := w.streamBackof.Next()
+				w.log.Debug("job stream ended by the gateway right after opening; reopening after a backoff", "lived", lived, "wait", wait)
+				if !sleep(ctx, wait) {
+					return
+				}
+			} else {
+				w.log.Debug("job stream ended by the gateway; reopening", "lived", lived)
+			}
+			continue
+		}
+		w.streamOpen.Store(false)
+		reason = "error"
 		code := status.Code(err)
-		switch {
-		case code == codes.Unimplemented:
+		if code == codes.Unimplemented {
 			if _, seen := unimplementedOnce.LoadOrStore(w.cfg.JobType, true); !seen {
 				w.log.Warn("gateway does not support job streaming; polling only", "err", err)
 			}
 			w.state.StreamUnsupported()
 			return
-		case errors.Is(err, context.DeadlineExceeded) || code == codes.DeadlineExceeded && sctx.Err() != nil:
-			w.log.Debug("recycling job stream after streamTimeout")
-			continue
 		}
 		w.state.StreamFailed()
 		var wait = w.streamBackof.Next()
@@ -49,7 +154,7 @@ func (w *Worker) streamLoop(ctx context.Context) {
 			w.log.Error("job stream failed; retrying at the maximum backoff", "err", err, "code", code.String())
 			w.cfg.OnError(err)
 		} else {
-			w.log.Warn("job stream ended; reopening", "err", err, "code", code.String(), "wait", wait)
+			w.log.Warn("job stream failed; reopening", "err", err, "code", code.String(), "wait", wait)
 		}
 		if !sleep(ctx, wait) {
 			return
@@ -57,43 +162,149 @@ func (w *Worker) streamLoop(ctx context.Context) {
 	}
 }
 
-func (w *Worker) streamOnce(ctx context.Context, reopen bool) error {
-	stream, err := w.gw.Long.StreamActivatedJobs(ctx, &pb.StreamActivatedJobsRequest{
+// streamOnce opens a stream (then drains prev, the stream it replaces, in the
+// background) and reads it with a reserved slot per read until it ends.
+func (w *Worker) streamOnce(ctx context.Context, reason string, prev *openStream, lastStall time.Time) (streamEnd, error, *openStream, time.Duration) {
+	rpcCtx, cancel := context.WithCancel(context.Background()) // cancelled by the drain, never simply dropped
+	stream, err := w.gw.Long.StreamActivatedJobs(rpcCtx, &pb.StreamActivatedJobsRequest{
 		Type: w.cfg.JobType, Worker: w.cfg.WorkerName, Timeout: w.cfg.JobTimeout.Milliseconds(),
 		FetchVariable: w.cfg.FetchVariables, TenantIds: w.cfg.TenantIDs,
 	})
-	if err != nil {
-		return err
+	if prev != nil {
+		w.drains.Add(1) // the stream loop is still counted in loops: Close waits drains after loops
+		go func() { defer w.drains.Done(); w.drain(prev, drainMax, MsgRecycled) }()
 	}
-	if reopen {
-		w.tel.Reconnect()
-		select { // jobs that became activatable while the stream was down
+	if err != nil {
+		cancel()
+		if ctx.Err() != nil {
+			return endStop, nil, nil, 0
+		}
+		return endError, err, nil, 0
+	}
+	s := newOpenStream(stream, cancel)
+	opened := time.Now()
+	w.streamOpen.Store(true)
+	if reason != "" {
+		w.tel.Reconnect(reason)
+		w.ledger.SetPollDue(true) // the backfill poll gets the next free slot
+		select {                  // jobs that became activatable while the stream was down
 		case w.backfil <- struct{}{}:
 		default:
 		}
 	}
 	w.state.StreamUp()
+	life, endLife := context.WithTimeout(ctx, w.cfg.StreamTimeout)
+	defer endLife()
 	for {
-		if err := w.ledger.Reserve(ctx); err != nil {
-			return err
-		}
-		job, err := stream.Recv()
-		if err != nil {
-			w.ledger.DropStream()
+		if err := w.ledger.Reserve(life); err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return endStop, nil, s, time.Since(opened)
 			}
-			if errors.Is(err, io.EOF) {
-				return status.Error(codes.Unavailable, "job stream closed by the gateway")
+			return endRecycle, nil, s, time.Since(opened)
+		}
+		s.read()
+		waiting := time.Now()
+	wait:
+		for {
+			select {
+			case r := <-s.results:
+				r = s.take(r)
+				if r.err != nil {
+					w.ledger.DropStream()
+					cancel()
+					if errors.Is(r.err, io.EOF) {
+						return endClosed, nil, nil, time.Since(opened)
+					}
+					if ctx.Err() != nil {
+						return endStop, nil, nil, time.Since(opened)
+					}
+					return endError, r.err, nil, time.Since(opened)
+				}
+				w.streamBackof.Reset()
+				if slot := w.ledger.ClaimStream(); slot != nil {
+					w.exec.submit(item{job: r.job, slot: slot, activation: "push"})
+				} else {
+					w.exec.giveBack(r.job, "push", MsgAtCapacity)
+				}
+				break wait
+			case <-life.Done():
+				w.ledger.DropStream()
+				if ctx.Err() != nil {
+					return endStop, nil, s, time.Since(opened)
+				}
+				return endRecycle, nil, s, time.Since(opened)
+			case <-w.pollFound:
+				if time.Since(waiting) >= stallSilence && time.Since(lastStall) >= stallMinGap {
+					w.ledger.DropStream()
+					return endStalled, nil, s, time.Since(opened)
+				}
 			}
-			return err
 		}
-		w.streamBackof.Reset()
-		if slot := w.ledger.ClaimStream(); slot != nil {
-			w.exec.submit(item{job: job, slot: slot, activation: "push"})
-		} else {
-			// Rare: a poll used the slot reserved for this read.
-			w.exec.giveBack(job, "push")
+	}
+}
+
+// pollFoundJobs tells the stall watchdog that a poll (not a backfill) returned
+// jobs.
+func (w *Worker) pollFoundJobs() {
+	select {
+	case w.pollFound <- struct{}{}:
+	default:
+	}
+}
+
+// closeDrainBudget is how long a stream may drain at close: drainMax, or less
+// when the close deadline comes first.
+func (w *Worker) closeDrainBudget() time.Duration {
+	budget := drainMax
+	w.closeMu.Lock()
+	cctx := w.closeCtx
+	w.closeMu.Unlock()
+	if cctx != nil {
+		if dl, ok := cctx.Deadline(); ok && time.Until(dl) < budget {
+			budget = max(time.Until(dl), 0)
 		}
+	}
+	return budget
+}
+
+// drain keeps reading a stream the worker no longer runs jobs from and sets
+// every job aside, until it has been quiet for drainQuiet or budget has passed;
+// then it cancels the stream and only then hands every job set aside back
+// (retries unchanged, no backoff, msg), so the engine cannot push them into
+// the stream being drained.
+func (w *Worker) drain(s *openStream, budget time.Duration, msg string) {
+	var aside []*pb.ActivatedJob
+	quiet := time.NewTimer(drainQuiet)
+	limit := time.NewTimer(budget)
+	defer quiet.Stop()
+	defer limit.Stop()
+loop:
+	for !s.failed {
+		s.read()
+		select {
+		case r := <-s.results:
+			if r = s.take(r); r.err != nil {
+				break loop
+			}
+			aside = append(aside, r.job)
+			quiet.Reset(drainQuiet)
+		case <-quiet.C:
+			break loop
+		case <-limit.C:
+			break loop
+		}
+	}
+	s.cancel()
+	if s.pending {
+		if r := s.take(<-s.results); r.err == nil {
+			aside = append(aside, r.job)
+		}
+	}
+	close(s.next)
+	if len(aside) > 0 {
+		w.log.Debug("drained job stream; handing jobs back", "count", len(aside), "reason", msg)
+	}
+	for _, j := range aside {
+		w.exec.giveBack(j, "push", msg)
 	}
 }

@@ -65,7 +65,8 @@ func (t *Telemetry) Activated(activation string) {
 	t.activated.Add(context.Background(), 1, t.with(attribute.String("activation", activation)))
 }
 
-// Handled counts a finished job: completed, failed, error, expired or not_found.
+// Handled counts a finished job: completed, failed, error, expired, not_found,
+// returned, duplicate, undelivered or unsettled.
 func (t *Telemetry) Handled(outcome string) {
 	t.handled.Add(context.Background(), 1, t.with(attribute.String("outcome", outcome)))
 }
@@ -75,8 +76,11 @@ func (t *Telemetry) Duration(d time.Duration) {
 	t.duration.Record(context.Background(), d.Seconds(), t.with())
 }
 
-// Reconnect counts a stream reopening.
-func (t *Telemetry) Reconnect() { t.reconnects.Add(context.Background(), 1, t.with()) }
+// Reconnect counts a stream reopening, by reason: error, closed (ended
+// cleanly by the gateway), recycled (streamTimeout) or stalled (the watchdog).
+func (t *Telemetry) Reconnect(reason string) {
+	t.reconnects.Add(context.Background(), 1, t.with(attribute.String("reason", reason)))
+}
 
 // Poll counts an ActivateJobs call: result is "jobs", "empty" or "error".
 func (t *Telemetry) Poll(result string) {

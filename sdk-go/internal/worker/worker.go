@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -99,6 +100,12 @@ type Worker struct {
 	closeErr     error
 	pollBackoff  *Backoff
 	streamBackof *Backoff
+
+	streamOpen atomic.Bool    // a job stream is open (fairness polls apply)
+	pollFound  chan struct{}  // capacity 1: a poll (not a backfill) returned jobs
+	drains     sync.WaitGroup // streams being drained after a recycle
+	closeMu    sync.Mutex
+	closeCtx   context.Context // Close's ctx: bounds the stream drain
 }
 
 // Start creates the worker and starts it.
@@ -115,7 +122,7 @@ func Start(cfg Config, gw Gateways, h Handler) *Worker {
 	if cfg.Meter == nil {
 		cfg.Meter = metricnoop.NewMeterProvider()
 	}
-	w := &Worker{cfg: cfg, gw: gw, backfil: make(chan struct{}, 1),
+	w := &Worker{cfg: cfg, gw: gw, backfil: make(chan struct{}, 1), pollFound: make(chan struct{}, 1),
 		pollBackoff: NewBackoff(), streamBackof: NewBackoff()}
 	w.log = cfg.Logger.With("jobType", cfg.JobType, "worker", cfg.WorkerName)
 	w.tel = NewTelemetry(cfg.Tracer, cfg.Meter, cfg.JobType, cfg.WorkerName)
@@ -131,6 +138,7 @@ func Start(cfg Config, gw Gateways, h Handler) *Worker {
 func (w *Worker) Run() {
 	w.state.Start()
 	if w.cfg.StreamEnabled {
+		w.ledger.SetPollDue(true) // the first (backfill) poll goes before the first stream read
 		w.loops.Add(1)
 		go func() { defer w.loops.Done(); w.streamLoop(w.activeCtx) }()
 	}
@@ -151,16 +159,22 @@ func (w *Worker) Held() int { return w.ledger.Jobs() }
 // deadline and had to be cancelled.
 var ErrCloseTimeout = errors.New("handlers still running at the close deadline were cancelled")
 
-// Close stops taking jobs at once, fails back received-but-unstarted jobs, lets
-// running handlers finish until ctx is done, then cancels them.
+// Close stops taking jobs at once, fails back received-but-unstarted jobs,
+// drains the stream (jobs in transport buffers are handed back, not stranded),
+// lets running handlers finish until ctx is done, then cancels them.
 func (w *Worker) Close(ctx context.Context) error {
 	w.closeOnce.Do(func() {
 		w.state.Closing()
-		w.stopActive() // cancels the parked long poll and the stream now
+		w.exec.beginClose() // from now on every received job is handed back
+		w.closeMu.Lock()
+		w.closeCtx = ctx
+		w.closeMu.Unlock()
+		w.stopActive() // cancels the parked long poll; the stream drains
+		w.loops.Wait()
+		w.drains.Wait()
 		if w.exec.shutdown(ctx) {
 			w.closeErr = ErrCloseTimeout
 		}
-		w.loops.Wait()
 		w.state.Closed()
 		w.state.Wait()
 	})
