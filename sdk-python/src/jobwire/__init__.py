@@ -1,10 +1,73 @@
 """jobwire: job-worker SDK for the Zeebe / Camunda 8 gateway gRPC protocol.
 
-Early skeleton. What exists: the generated gateway protocol stubs in
-``jobwire._proto`` (private; used by the SDK and its tests). The worker API
-(Client, Worker, Job, ...) is not implemented yet.
+asyncio first, with a small synchronous facade (:mod:`jobwire.sync`)::
+
+    import asyncio
+    from jobwire import Client, Job
+
+    async def charge(job: Job) -> dict:
+        return {"charged": job.variables["amount"]}
+
+    async def main() -> None:
+        async with Client() as client:          # ZEEBE_ADDRESS etc. from the environment
+            client.worker("charge", charge, max_jobs_active=32)
+            await client.run_workers()           # Ctrl-C closes gracefully
+
+    asyncio.run(main())
+
+The library logs to the ``jobwire`` logger; telemetry uses the OpenTelemetry API
+(a no-op until the application installs a provider).
 """
 
-__version__ = "0.1.0.dev0"
+__version__ = "0.1.0"
 
-__all__ = ["__version__"]
+from ._state import WorkerState
+from .client import Client, ProcessInstanceResult
+from .config import ClientConfig, OAuthOptions
+from .errors import (
+    AlreadyExistsError,
+    BackpressureError,
+    CancelledError,
+    ConfigurationError,
+    DeadlineExceededError,
+    FailedPreconditionError,
+    InternalError,
+    InvalidArgumentError,
+    InvalidVariablesError,
+    JobError,
+    JobwireError,
+    NotFoundError,
+    PermissionDeniedError,
+    UnauthenticatedError,
+    UnavailableError,
+    UnimplementedError,
+)
+from .job import Job
+from .worker import Worker
+
+__all__ = [
+    "__version__",
+    "Client",
+    "ClientConfig",
+    "OAuthOptions",
+    "ProcessInstanceResult",
+    "Worker",
+    "WorkerState",
+    "Job",
+    "JobError",
+    "JobwireError",
+    "BackpressureError",
+    "UnavailableError",
+    "NotFoundError",
+    "InvalidArgumentError",
+    "FailedPreconditionError",
+    "AlreadyExistsError",
+    "DeadlineExceededError",
+    "CancelledError",
+    "UnauthenticatedError",
+    "PermissionDeniedError",
+    "UnimplementedError",
+    "InternalError",
+    "ConfigurationError",
+    "InvalidVariablesError",
+]

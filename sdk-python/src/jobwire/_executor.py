@@ -1,0 +1,405 @@
+"""Runs handlers (at most ``concurrency`` at once) and sends their outcomes.
+Every held job ends in exactly one slot release."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import contextvars
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Deque, Dict, List, Optional, Set
+
+import grpc
+from opentelemetry import context as otel_context
+
+from ._backoff import Backoff
+from ._json import variables_to_json
+from ._ledger import Ledger, Slot
+from ._options import WorkerOptions
+from ._proto import gateway_pb2
+from ._state import StateMachine
+from ._telemetry import Telemetry
+from ._transport import LongLease, Transport
+from .errors import BENIGN_OUTCOME_CODES, RETRYABLE_CODES, InvalidVariablesError, JobError, JobwireError
+from .job import MAX_MESSAGE, Job
+
+EXPIRY_MARGIN_S = 0.1
+"""A job whose deadline is closer than this when its turn comes is dropped (counted ``expired``)."""
+CLOSE_GRACE_S = 1.0
+"""After close's timeout cancels running handlers, how long to wait before handing their jobs back."""
+MSG_CLOSING = "jobwire: worker closing; job returned"
+MSG_AT_CAPACITY = "jobwire: worker at capacity; job returned"
+MSG_RECYCLED = "jobwire: stream recycled; job returned"
+
+
+@dataclass
+class WorkerContext:
+    """What the parts of one worker share."""
+
+    opts: WorkerOptions
+    transport: Transport
+    lease: LongLease
+    ledger: Ledger
+    state: StateMachine
+    telemetry: Telemetry
+    logger: logging.Logger
+    report_error: Callable[[BaseException], None]
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    pool: Optional[concurrent.futures.ThreadPoolExecutor] = None
+
+
+class _Held:
+    __slots__ = ("raw", "slot", "activation", "job", "fut", "running", "abandoned", "redelivery")
+
+    def __init__(self, raw: gateway_pb2.ActivatedJob, slot: Slot, activation: str, job: Job) -> None:
+        self.raw = raw
+        self.slot = slot
+        self.activation = activation
+        self.job = job
+        self.fut: Optional["asyncio.Future[Any]"] = None
+        self.running = False
+        self.abandoned = False
+        self.redelivery: Optional[tuple[gateway_pb2.ActivatedJob, Slot, str]] = None
+
+
+def _error_message(e: BaseException) -> str:
+    msg = str(e) or type(e).__name__
+    return msg[:MAX_MESSAGE]
+
+
+def _traceparent(job: Job) -> Optional[str]:
+    v = job.variables.get("traceparent")
+    if isinstance(v, str):
+        return v
+    return job.custom_headers.get("traceparent")
+
+
+class Executor:
+    """Queues received jobs, runs handlers, sends outcomes, hands jobs back at close."""
+
+    pb = gateway_pb2
+
+    def __init__(self, ctx: WorkerContext) -> None:
+        self.ctx = ctx
+        self.held: Dict[int, _Held] = {}
+        self.queue: Deque[_Held] = collections.deque()
+        self.running = 0
+        self.closing = False
+        self.last_error: Dict[int, BaseException] = {}
+        self._sends: Set["asyncio.Task[Any]"] = set()
+        self._idle: List["asyncio.Future[None]"] = []
+
+    # --- intake ------------------------------------------------------------------------------
+    def submit(self, raw: gateway_pb2.ActivatedJob, slot: Slot, activation: str, counted: bool = False) -> None:
+        """Hands a received job (whose slot is already taken) to the executor."""
+        ctx = self.ctx
+        if not counted:
+            ctx.telemetry.job_activated(activation)
+        prev = self.held.get(raw.key)
+        if prev is not None:
+            # At-least-once delivery: the engine handed us a job we still hold.
+            if not prev.job.settled:
+                ctx.logger.debug("job %s delivered again while its handler runs; keeping the running attempt", raw.key)
+                prev.job.deadline = max(prev.job.deadline, raw.deadline)
+                slot.release()
+                ctx.telemetry.job_handled("duplicate")
+            else:
+                ctx.logger.debug("job %s delivered again while its outcome is in flight; it runs after the acknowledgement", raw.key)
+                if prev.redelivery is not None:
+                    prev.redelivery[1].release()
+                    ctx.telemetry.job_handled("duplicate")
+                prev.redelivery = (raw, slot, activation)
+            return
+        try:
+            job = Job(raw, activation, self)
+        except JobwireError as e:
+            # Unparseable variables: the handler cannot run; fail it so it surfaces as an incident.
+            ctx.report_error(JobwireError(f"job {raw.key}: {e}"))
+            self._track(self._fail_then_release(raw, slot, str(e)))
+            return
+        h = _Held(raw, slot, activation, job)
+        self.held[raw.key] = h
+        if self.closing:
+            self._track(self._fail_back(h, MSG_CLOSING, count=True, finish=True))
+            return
+        self.queue.append(h)
+        self._pump()
+
+    async def _fail_then_release(self, raw: gateway_pb2.ActivatedJob, slot: Slot, msg: str) -> None:
+        try:
+            await self.send_fail(raw.key, max(0, raw.retries - 1), f"jobwire: {msg}", 0.0, int(time.time() * 1000) + 10_000)
+        finally:
+            slot.release()
+
+    def give_back(self, raw: gateway_pb2.ActivatedJob, activation: str, message: str = MSG_AT_CAPACITY, *, via_lease: bool = False) -> None:
+        """A received job that is not run (no free slot, or drained from a closing stream):
+        failed back at once (retries unchanged, no backoff), counted ``returned``."""
+        self.ctx.telemetry.job_activated(activation)
+        self.ctx.logger.debug("job %s: %s", raw.key, message)
+
+        async def go() -> None:
+            r = await self.send_fail(raw.key, raw.retries, message, 0.0, min(raw.deadline, int(time.time() * 1000) + 5_000), via_lease=via_lease)
+            self.ctx.telemetry.job_handled("not_found" if r == "not_found" else "returned" if r == "ok" else "undelivered")
+
+        self._track(go())
+
+    # --- running ---------------------------------------------------------------------------------
+    def _pump(self) -> None:
+        while not self.closing and self.running < self.ctx.opts.concurrency and self.queue:
+            h = self.queue.popleft()
+            if h.job.deadline / 1000 - time.time() < EXPIRY_MARGIN_S:
+                self.ctx.logger.debug("job %s expired before its handler could start; dropped", h.raw.key)
+                self.ctx.telemetry.job_handled("expired")
+                self._finish(h)
+                continue
+            self.running += 1
+            h.running = True
+            asyncio.get_running_loop().create_task(self._run(h))
+        self._check_idle()
+
+    async def _run(self, h: _Held) -> None:
+        ctx = self.ctx
+        job = h.job
+        t0 = time.perf_counter()
+        attrs = {
+            "jobwire.job.key": str(job.key),
+            "jobwire.job.type": job.type,
+            "jobwire.job.retries": job.retries,
+            "jobwire.process_instance.key": str(job.process_instance_key),
+            "jobwire.bpmn_process_id": job.bpmn_process_id,
+            "jobwire.element_id": job.element_id,
+            "jobwire.worker.name": ctx.opts.worker_name,
+            "jobwire.activation": h.activation,
+        }
+        span, span_ctx = ctx.telemetry.start_job_span(job.type, attrs, _traceparent(job))
+        extender = asyncio.get_running_loop().create_task(self._extend(job)) if ctx.opts.auto_extend else None
+        outcome = "completed"
+        failure: Optional[BaseException] = None
+        try:
+            token = otel_context.attach(span_ctx)
+            try:
+                h.fut = self._start_handler(job)
+            finally:
+                otel_context.detach(token)
+            try:
+                result = await asyncio.shield(h.fut)
+            finally:
+                if extender is not None:
+                    extender.cancel()
+            if h.abandoned:
+                return
+            if isinstance(result, JobError):
+                outcome = await self._throw(job, result)
+            elif ctx.opts.auto_complete and not job.settled:
+                try:
+                    vars_json = variables_to_json(result, f"handler result of job {job.key}")
+                except InvalidVariablesError as e:
+                    failure = e
+                    ctx.report_error(e)
+                    outcome = await job._fail(str(e), None, None)
+                    return
+                outcome = await job._complete(vars_json)
+            elif job.settled:
+                outcome = await asyncio.shield(job._settled)
+            else:
+                outcome = await self._await_manual(job)
+        except asyncio.CancelledError as e:
+            # The handler was cancelled by close(): hand the job back, retries unchanged.
+            failure = e
+            if h.abandoned:
+                return
+            if job.settled:
+                outcome = job._outcome or "cancelled"
+            else:
+                outcome = await self._fail_back(h, MSG_CLOSING, count=False, finish=False)
+        except JobError as e:
+            failure = e
+            if h.abandoned:
+                return
+            outcome = await self._throw(job, e)
+        except Exception as e:  # noqa: BLE001 - any handler error fails the job
+            failure = e
+            if h.abandoned:
+                return
+            if job.settled:
+                outcome = job._outcome or "failed"
+            elif self.closing and job.cancelled:
+                outcome = await self._fail_back(h, MSG_CLOSING, count=False, finish=False)
+            else:
+                ctx.logger.debug("handler of job %s raised: %r", job.key, e)
+                outcome = await job._fail(_error_message(e), None, None)
+        finally:
+            if h.abandoned:
+                Telemetry.end_job_span(span, "cancelled", failure)
+            else:
+                if outcome == "undelivered":
+                    ctx.logger.warning("outcome of job %s was not delivered: %s", job.key, self.last_error.get(job.key))
+                ctx.telemetry.job_handled(outcome, time.perf_counter() - t0)
+                Telemetry.end_job_span(span, outcome, failure)
+                self.running -= 1
+                h.running = False
+                self._finish(h)
+                self._pump()
+
+    def _start_handler(self, job: Job) -> "asyncio.Future[Any]":
+        opts = self.ctx.opts
+        loop = asyncio.get_running_loop()
+        if opts.is_async:
+            return asyncio.ensure_future(opts.handler(job))
+        cvars = contextvars.copy_context()
+        return loop.run_in_executor(self.ctx.pool, cvars.run, opts.handler, job)
+
+    async def _throw(self, job: Job, e: JobError) -> str:
+        try:
+            vars_json = variables_to_json(e.variables, f"error variables of job {job.key}")
+        except InvalidVariablesError as err:
+            self.ctx.report_error(err)
+            return await job._fail(str(err), None, None)
+        if job.settled:
+            return job._outcome or "error"
+        return await job._throw_error(e.code, e.message, vars_json)
+
+    async def _await_manual(self, job: Job) -> str:
+        """Manual mode: the slot stays held until an outcome is acknowledged or the deadline passes."""
+        while True:
+            remaining = job.deadline / 1000 - time.time()
+            if remaining <= 0:
+                return "unsettled"
+            try:
+                return await asyncio.wait_for(asyncio.shield(job._settled), timeout=remaining)
+            except asyncio.TimeoutError:
+                continue  # the deadline may have moved (extend_timeout)
+
+    async def _extend(self, job: Job) -> None:
+        """Auto-extend: push the deadline out by job_timeout whenever half of the remaining time passed."""
+        timeout = self.ctx.opts.job_timeout
+        while True:
+            wait = max(0.05, (job.deadline / 1000 - time.time()) / 2)
+            await asyncio.sleep(wait)
+            try:
+                await job.extend_timeout(timeout)
+            except JobwireError as e:
+                if e.code in BENIGN_OUTCOME_CODES:
+                    return  # the job is gone: stop extending
+                self.ctx.logger.debug("auto-extend of job %s failed: %s", job.key, e)
+                await asyncio.sleep(min(1.0, timeout / 4))
+
+    def _finish(self, h: _Held) -> None:
+        """Releases a held job's slot, exactly once; runs a waiting redelivery."""
+        if self.held.get(h.raw.key) is h:
+            del self.held[h.raw.key]
+        self.last_error.pop(h.raw.key, None)
+        h.slot.release()
+        nxt, h.redelivery = h.redelivery, None
+        if nxt is not None:
+            self.submit(nxt[0], nxt[1], nxt[2], counted=True)
+        self._check_idle()
+
+    def _check_idle(self) -> None:
+        if self.running == 0 and self._idle:
+            waiters, self._idle = self._idle, []
+            for w in waiters:
+                if not w.done():
+                    w.set_result(None)
+
+    def _track(self, coro: Any) -> "asyncio.Task[Any]":
+        t: "asyncio.Task[Any]" = asyncio.get_running_loop().create_task(coro)
+        self._sends.add(t)
+        t.add_done_callback(self._sends.discard)
+        return t
+
+    # --- sending outcomes --------------------------------------------------------------------
+    async def send(self, method: str, req: Any, key: int, deadline_ms: int, *, via_lease: bool = False) -> str:
+        """Sends an outcome, retried on UNAVAILABLE / RESOURCE_EXHAUSTED / DEADLINE_EXCEEDED with backoff
+        until the job's deadline. Returns ``ok``, ``not_found`` (benign) or ``undelivered``."""
+        ctx = self.ctx
+        bo = Backoff()
+        while True:
+            remaining = deadline_ms / 1000 - time.time()
+            timeout = max(0.5, min(ctx.transport.config.command_timeout, remaining)) if remaining > 0 else 0.5
+            try:
+                if via_lease:
+                    await ctx.lease.unary(method, req, timeout=timeout)
+                else:
+                    await ctx.transport.unary(method, req, timeout=timeout)
+                return "ok"
+            except JobwireError as e:
+                self.last_error[key] = e
+                if e.code in BENIGN_OUTCOME_CODES:
+                    ctx.logger.debug("%s of job %s: %s (the job timed out, was cancelled or completed elsewhere)", method, key, e.code_name)
+                    return "not_found"
+                delay = bo.next()
+                if e.code in RETRYABLE_CODES and time.time() + delay < deadline_ms / 1000 and not ctx.transport.closed:
+                    ctx.logger.debug("%s of job %s failed (%s); retrying in %.0f ms", method, key, e.code_name, delay * 1000)
+                    await asyncio.sleep(delay)
+                    continue
+                return "undelivered"
+
+    async def send_fail(
+        self, key: int, retries: int, message: str, backoff_s: float, deadline_ms: int, vars_json: str = "", *, via_lease: bool = False
+    ) -> str:
+        """FailJob with the given retries, message and retry back-off."""
+        req = gateway_pb2.FailJobRequest(
+            jobKey=key, retries=retries, errorMessage=message[:MAX_MESSAGE], retryBackOff=int(round(backoff_s * 1000)), variables=vars_json
+        )
+        return await self.send("FailJob", req, key, deadline_ms, via_lease=via_lease)
+
+    async def _fail_back(self, h: _Held, message: str, *, count: bool, finish: bool) -> str:
+        """Hands a held job back: FailJob with retries unchanged and no backoff, over the long-call
+        connection (so the gateway sees the parked poll cancelled first)."""
+        h.job._claimed = True
+        deadline = min(h.job.deadline, int(time.time() * 1000) + 5_000)
+        r = await self.send_fail(h.raw.key, h.raw.retries, message, 0.0, deadline, via_lease=True)
+        o = "not_found" if r == "not_found" else "returned" if r == "ok" else "undelivered"
+        h.job._done(o)
+        if count:
+            self.ctx.telemetry.job_handled(o)
+        if finish:
+            self._finish(h)
+        return o
+
+    # --- close --------------------------------------------------------------------------------
+    async def close(self, timeout: float) -> None:
+        """Fails back queued jobs, waits for running handlers until ``timeout``, then cancels them;
+        a handler that ignores the cancellation for CLOSE_GRACE_S is abandoned and its job failed back."""
+        self.closing = True
+        while self.queue:
+            h = self.queue.popleft()
+            self._track(self._fail_back(h, MSG_CLOSING, count=True, finish=True))
+        if not await self._wait_idle(timeout):
+            running = [h for h in self.held.values() if h.running]
+            for h in running:
+                h.job._cancel.set()
+                # Async handlers are cancelled; sync ones (in a thread) see job.cancelled / cancel_event.
+                if self.ctx.opts.is_async and h.fut is not None and not h.fut.done():
+                    h.fut.cancel()
+            if not await self._wait_idle(CLOSE_GRACE_S):
+                for h in [x for x in self.held.values() if x.running]:
+                    h.abandoned = True
+                    h.running = False
+                    self.running -= 1
+                    self.ctx.logger.warning("handler of job %s ignored the cancellation; its job is handed back", h.raw.key)
+                    self._track(self._fail_back(h, MSG_CLOSING, count=True, finish=True))
+        await self.flush(5.0)
+
+    async def flush(self, timeout: float) -> None:
+        """Waits (bounded) for outcome sends in flight."""
+        if self._sends:
+            await asyncio.wait(set(self._sends), timeout=timeout)
+
+    async def _wait_idle(self, timeout: float) -> bool:
+        if self.running == 0:
+            return True
+        fut: "asyncio.Future[None]" = asyncio.get_running_loop().create_future()
+        self._idle.append(fut)
+        try:
+            await asyncio.wait_for(fut, timeout=max(0.0, timeout))
+            return True
+        except asyncio.TimeoutError:
+            return self.running == 0
+
+
+_ = grpc  # grpc is imported for type context of status codes in errors

@@ -1,0 +1,90 @@
+"""Lossless JSON for job variables.
+
+Python integers are exact, so an int64 beyond 2**53 survives a round trip as
+long as nothing converts it to float: parsing keeps integers as ``int`` and
+serializing never goes through ``float`` for them. Variables must be a JSON
+object; anything else is rejected with :class:`InvalidVariablesError` before a
+request is sent.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Dict, Mapping, Optional, Union
+
+from .errors import InvalidVariablesError
+
+VariablesInput = Union[Mapping[str, Any], str, bytes, None]
+"""Variables given to the SDK: a mapping, a JSON object text, or None (no variables)."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_variables(raw: Union[str, bytes]) -> Dict[str, Any]:
+    """Parses a JSON object text losslessly (integers stay ``int``); raises InvalidVariablesError."""
+    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as e:
+        raise InvalidVariablesError(f"jobwire: variables are not valid JSON: {e}") from e
+    if not isinstance(value, dict):
+        raise InvalidVariablesError(f"jobwire: variables must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _check(value: Any, path: str) -> None:
+    # json.dumps would accept tuples, non-str keys and (with allow_nan=False) still
+    # reject NaN; check first so the error names the offending path.
+    if value is None or isinstance(value, (str, bool, int)):
+        return
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            raise InvalidVariablesError(f"jobwire: {path} is {value}, which JSON cannot represent")
+        return
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise InvalidVariablesError(f"jobwire: {path} has a non-string key {k!r}")
+            _check(v, f"{path}.{k}")
+        return
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check(v, f"{path}[{i}]")
+        return
+    raise InvalidVariablesError(f"jobwire: {path} is a {type(value).__name__}, which is not JSON-serializable")
+
+
+def variables_to_json(value: VariablesInput, what: str = "variables") -> str:
+    """Serializes variables to a JSON object text ('' for None).
+
+    A ``str``/``bytes`` must already be a JSON object text (it is validated and
+    sent unchanged, so it stays byte-exact); a mapping is serialized with exact
+    integers. Anything else raises :class:`InvalidVariablesError`.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, (str, bytes)):
+        text = value.decode("utf-8") if isinstance(value, bytes) else value
+        if not text.strip():
+            return ""
+        try:
+            parse_variables(text)
+        except InvalidVariablesError as e:
+            raise InvalidVariablesError(f"jobwire: {what}: {e}") from e
+        return text
+    if not isinstance(value, Mapping):
+        raise InvalidVariablesError(
+            f"jobwire: {what} must be a mapping (JSON object) or a JSON object string, got {type(value).__name__}"
+        )
+    _check(value, what)
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def optional_json(value: Optional[VariablesInput], what: str) -> str:
+    """Like :func:`variables_to_json`; kept for readability at call sites."""
+    return variables_to_json(value, what)

@@ -1,0 +1,110 @@
+"""The capacity ledger: the only place that counts the jobs a worker holds."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Callable, List, Optional
+
+
+class Slot:
+    """One held job's place in the ledger; release() is idempotent, so it counts once."""
+
+    __slots__ = ("_ledger", "released")
+
+    def __init__(self, ledger: "Ledger") -> None:
+        self._ledger = ledger
+        self.released = False
+
+    def release(self) -> None:
+        """Gives the slot back; later calls do nothing."""
+        if self.released:
+            return
+        self.released = True
+        self._ledger._give_back()
+
+
+class Ledger:
+    """Counts the jobs a worker holds, pushed and polled alike, plus the one slot the
+    stream reader reserves before each read. Invariant: ``0 <= held + reserved <= max``.
+
+    A slot is taken when a job is received and released exactly once (outcome
+    acknowledged, given up, or job dropped). Single-threaded: used on the event loop only.
+    """
+
+    def __init__(self, max_jobs: int) -> None:
+        if isinstance(max_jobs, bool) or not isinstance(max_jobs, int) or max_jobs < 1:
+            raise ValueError(f"jobwire: max_jobs_active must be an integer >= 1, got {max_jobs!r}")
+        self.max = max_jobs
+        self.held = 0
+        self.reserved = 0
+        self._waiters: List["asyncio.Future[None]"] = []
+        self._listeners: List[Callable[[], None]] = []
+
+    @property
+    def free(self) -> int:
+        """Slots neither held by a job nor reserved by the stream reader."""
+        return self.max - self.held - self.reserved
+
+    def try_take(self) -> Optional[Slot]:
+        """Takes a free slot, or returns None when none is free."""
+        if self.free <= 0:
+            return None
+        self.held += 1
+        self._notify()
+        return Slot(self)
+
+    def try_reserve(self) -> bool:
+        """Reserves a free slot for the stream reader (at most one reservation at a time)."""
+        if self.reserved or self.free <= 0:
+            return False
+        self.reserved = 1
+        self._notify()
+        return True
+
+    def claim_reserved(self) -> Slot:
+        """Turns the reservation into the slot of the job just read."""
+        assert self.reserved == 1, "jobwire: ledger claim without a reservation"
+        self.reserved = 0
+        self.held += 1
+        self._notify()
+        return Slot(self)
+
+    def drop_reservation(self) -> None:
+        """Gives the reservation back (the read failed or the stream closed)."""
+        if self.reserved:
+            self.reserved = 0
+            self._notify()
+
+    def on_change(self, fn: Callable[[], None]) -> Callable[[], None]:
+        """Registers a callback run after every change; returns the unsubscribe function."""
+        self._listeners.append(fn)
+
+        def off() -> None:
+            if fn in self._listeners:
+                self._listeners.remove(fn)
+
+        return off
+
+    async def changed(self) -> None:
+        """Returns at the next change."""
+        fut: "asyncio.Future[None]" = asyncio.get_running_loop().create_future()
+        self._waiters.append(fut)
+        try:
+            await fut
+        finally:
+            if fut in self._waiters:
+                self._waiters.remove(fut)
+
+    def _give_back(self) -> None:
+        if self.held <= 0:
+            raise RuntimeError("jobwire: ledger underflow (a slot was released twice)")
+        self.held -= 1
+        self._notify()
+
+    def _notify(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        for w in waiters:
+            if not w.done():
+                w.set_result(None)
+        for fn in list(self._listeners):
+            fn()

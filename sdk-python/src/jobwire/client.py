@@ -1,0 +1,438 @@
+"""The jobwire client: every RPC of the gateway protocol, and the factory of workers."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+
+import grpc
+import grpc.aio
+
+from ._json import VariablesInput, parse_variables, variables_to_json
+from ._options import Handler, resolve_worker_options
+from ._proto import gateway_pb2 as pb
+from ._transport import Transport
+from .config import Duration, OAuthOptions, resolve_client_config, to_seconds
+from .errors import ConfigurationError, JobwireError, from_rpc_error
+from .worker import Worker
+
+__all__ = ["Client", "ProcessInstanceResult"]
+
+H = TypeVar("H", bound=Callable[..., Any])
+Resource = Union[str, "os.PathLike[str]", Tuple[str, Union[bytes, str]]]
+"""A resource to deploy: a file path, or ``(name, content)``."""
+
+
+def _key(k: Any, what: str) -> int:
+    if isinstance(k, bool):
+        raise ConfigurationError(f"jobwire: {what} must be an integer key, got {k!r}")
+    if isinstance(k, int):
+        return k
+    if isinstance(k, str) and k.strip().lstrip("-").isdigit():
+        return int(k.strip())
+    raise ConfigurationError(f"jobwire: {what} must be an integer key, got {k!r}")
+
+
+def _ms(d: Optional[Duration], what: str, default: int = 0) -> int:
+    if d is None:
+        return default
+    return int(round(to_seconds(d, what, allow_negative=True) * 1000))
+
+
+@dataclass(frozen=True)
+class ProcessInstanceResult:
+    """Result of :meth:`Client.create_process_instance_with_result`."""
+
+    process_definition_key: int
+    bpmn_process_id: str
+    version: int
+    process_instance_key: int
+    tenant_id: str
+    variables: Dict[str, Any]
+    """Final variables, parsed losslessly."""
+    variables_json: str
+    """Final variables, raw JSON text."""
+
+
+class Client:
+    """The jobwire client: one command channel (per gateway address) shared by every
+    command and every worker's outcomes, plus long-call connections for the workers'
+    long polls and push streams.
+
+    Every option is optional; absent options come from the ``ZEEBE_*`` / ``CAMUNDA_*``
+    environment variables, then from the defaults (``docs/configuration.md``).
+    Bad configuration raises :class:`jobwire.ConfigurationError`.
+
+    Example::
+
+        async with Client() as client:
+            client.worker("charge", charge, max_jobs_active=32)
+            await client.run_workers()
+    """
+
+    def __init__(
+        self,
+        *,
+        address: Union[str, Sequence[str], None] = None,
+        insecure: Optional[bool] = None,
+        ca_certificate_path: Optional[str] = None,
+        oauth: Optional[OAuthOptions] = None,
+        keep_alive: Optional[Duration] = None,
+        command_timeout: Optional[Duration] = None,
+        channel_options: Optional[Sequence[Tuple[str, Union[int, str]]]] = None,
+        logger: Optional[logging.Logger] = None,
+        env: Optional[Mapping[str, str]] = None,
+    ) -> None:
+        self.config = resolve_client_config(
+            address=address,
+            insecure=insecure,
+            ca_certificate_path=ca_certificate_path,
+            oauth=oauth,
+            keep_alive=keep_alive,
+            command_timeout=command_timeout,
+            channel_options=channel_options,
+            logger=logger,
+            env=env,
+        )
+        self._transport = Transport(self.config)
+        self._workers: List[Worker] = []
+        self._closed = False
+
+    async def __aenter__(self) -> "Client":
+        for w in self._workers:
+            w._start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # --- workers -------------------------------------------------------------------------
+    def worker(
+        self,
+        job_type: str,
+        handler: Handler,
+        *,
+        worker_name: Optional[str] = None,
+        max_jobs_active: Optional[int] = None,
+        concurrency: Optional[int] = None,
+        job_timeout: Optional[Duration] = None,
+        request_timeout: Optional[Duration] = None,
+        poll_interval: Optional[Duration] = None,
+        stream_enabled: Optional[bool] = None,
+        stream_timeout: Optional[Duration] = None,
+        fetch_variables: Optional[Sequence[str]] = None,
+        tenant_ids: Optional[Sequence[str]] = None,
+        auto_complete: Optional[bool] = None,
+        auto_extend: Optional[bool] = None,
+        retry_backoff: Optional[Duration] = None,
+    ) -> Worker:
+        """Creates a worker for ``job_type``. It starts at once when an event loop is running
+        (else when :meth:`run_workers` or ``async with`` starts it).
+
+        ``handler(job)`` may be ``async`` (runs on the loop) or a plain function (runs in a
+        thread pool bounded by ``concurrency``). Return variables to complete the job, raise
+        (or return) :class:`jobwire.JobError` for a BPMN error, raise anything else to fail
+        the job with ``retries - 1``.
+        """
+        if self._closed:
+            raise JobwireError("jobwire: client is closed")
+        opts = resolve_worker_options(
+            job_type,
+            handler,
+            worker_name=worker_name,
+            max_jobs_active=max_jobs_active,
+            concurrency=concurrency,
+            job_timeout=job_timeout,
+            request_timeout=request_timeout,
+            poll_interval=poll_interval,
+            stream_enabled=stream_enabled,
+            stream_timeout=stream_timeout,
+            fetch_variables=fetch_variables,
+            tenant_ids=tenant_ids,
+            auto_complete=auto_complete,
+            auto_extend=auto_extend,
+            retry_backoff=retry_backoff,
+        )
+        w = Worker(self._transport, opts, self.config.logger)
+        self._workers.append(w)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return w
+        w._start()
+        return w
+
+    def job_worker(self, job_type: str, **options: Any) -> Callable[[H], H]:
+        """Decorator form of :meth:`worker`::
+
+        @client.job_worker("charge", max_jobs_active=8)
+        async def charge(job: Job) -> dict: ...
+        """
+
+        def deco(fn: H) -> H:
+            self.worker(job_type, fn, **options)
+            return fn
+
+        return deco
+
+    @property
+    def workers(self) -> List[Worker]:
+        """The workers of this client that are not closed."""
+        return [w for w in self._workers if not w.closed]
+
+    async def run_workers(self) -> None:
+        """Starts every worker and waits until all are closed. Cancelling this call (e.g. Ctrl-C
+        under ``asyncio.run``) closes the workers gracefully first."""
+        for w in self._workers:
+            w._start()
+        try:
+            await asyncio.gather(*(w.wait_closed() for w in self._workers))
+        except asyncio.CancelledError:
+            await asyncio.shield(self.close())
+            raise
+
+    async def close(self, timeout: Duration = 30.0) -> None:
+        """Closes every worker (each with ``timeout``), then the channels."""
+        self._closed = True
+        await asyncio.gather(*(w.close(timeout) for w in self._workers), return_exceptions=True)
+        await self._transport.close()
+
+    # --- commands -----------------------------------------------------------------------
+    async def _call(self, method: str, req: Any, timeout: Optional[Duration]) -> Any:
+        t = None if timeout is None else to_seconds(timeout, "timeout", minimum=0.001)
+        return await self._transport.unary(method, req, timeout=t)
+
+    async def topology(self, *, timeout: Optional[Duration] = None) -> pb.TopologyResponse:
+        """The cluster topology (brokers, partitions, gateway version)."""
+        r: pb.TopologyResponse = await self._call("Topology", pb.TopologyRequest(), timeout)
+        return r
+
+    async def deploy_resource(self, *resources: Resource, tenant_id: str = "", timeout: Optional[Duration] = None) -> pb.DeployResourceResponse:
+        """Deploys BPMN/DMN/form resources: file paths, or ``(name, content)`` pairs."""
+        if not resources:
+            raise ConfigurationError("jobwire: deploy_resource needs at least one resource")
+        items = []
+        for r in resources:
+            if isinstance(r, tuple):
+                name, content = r
+                items.append(pb.Resource(name=name, content=content.encode() if isinstance(content, str) else content))
+            else:
+                p = Path(r)
+                items.append(pb.Resource(name=p.name, content=p.read_bytes()))
+        d: pb.DeployResourceResponse = await self._call("DeployResource", pb.DeployResourceRequest(resources=items, tenantId=tenant_id), timeout)
+        return d
+
+    def _create_req(
+        self, bpmn_process_id: Optional[str], version: int, process_definition_key: Optional[Any], variables: VariablesInput, tenant_id: str
+    ) -> pb.CreateProcessInstanceRequest:
+        if bpmn_process_id is None and process_definition_key is None:
+            raise ConfigurationError("jobwire: give bpmn_process_id or process_definition_key")
+        return pb.CreateProcessInstanceRequest(
+            bpmnProcessId=bpmn_process_id or "",
+            version=version,
+            processDefinitionKey=_key(process_definition_key, "process_definition_key") if process_definition_key is not None else 0,
+            variables=variables_to_json(variables, "create_process_instance variables"),
+            tenantId=tenant_id,
+        )
+
+    async def create_process_instance(
+        self,
+        bpmn_process_id: Optional[str] = None,
+        *,
+        version: int = -1,
+        process_definition_key: Optional[Any] = None,
+        variables: VariablesInput = None,
+        tenant_id: str = "",
+        timeout: Optional[Duration] = None,
+    ) -> pb.CreateProcessInstanceResponse:
+        """Starts a process instance (latest version by default)."""
+        req = self._create_req(bpmn_process_id, version, process_definition_key, variables, tenant_id)
+        r: pb.CreateProcessInstanceResponse = await self._call("CreateProcessInstance", req, timeout)
+        return r
+
+    async def create_process_instance_with_result(
+        self,
+        bpmn_process_id: Optional[str] = None,
+        *,
+        version: int = -1,
+        process_definition_key: Optional[Any] = None,
+        variables: VariablesInput = None,
+        tenant_id: str = "",
+        request_timeout: Optional[Duration] = None,
+        fetch_variables: Optional[Sequence[str]] = None,
+        timeout: Optional[Duration] = None,
+    ) -> ProcessInstanceResult:
+        """Starts a process instance and waits until it completes; returns its final variables."""
+        req = pb.CreateProcessInstanceWithResultRequest(
+            request=self._create_req(bpmn_process_id, version, process_definition_key, variables, tenant_id),
+            requestTimeout=_ms(request_timeout, "request_timeout"),
+            fetchVariables=list(fetch_variables or ()),
+        )
+        if timeout is None:
+            timeout = max(self.config.command_timeout, (req.requestTimeout / 1000) + 10)
+        r: pb.CreateProcessInstanceWithResultResponse = await self._call("CreateProcessInstanceWithResult", req, timeout)
+        return ProcessInstanceResult(
+            process_definition_key=r.processDefinitionKey,
+            bpmn_process_id=r.bpmnProcessId,
+            version=r.version,
+            process_instance_key=r.processInstanceKey,
+            tenant_id=r.tenantId,
+            variables=parse_variables(r.variables or "{}"),
+            variables_json=r.variables or "{}",
+        )
+
+    async def cancel_process_instance(self, process_instance_key: Any, *, timeout: Optional[Duration] = None) -> None:
+        """Cancels a running process instance."""
+        await self._call("CancelProcessInstance", pb.CancelProcessInstanceRequest(processInstanceKey=_key(process_instance_key, "process_instance_key")), timeout)
+
+    async def publish_message(
+        self,
+        name: str,
+        correlation_key: str = "",
+        *,
+        time_to_live: Optional[Duration] = None,
+        message_id: str = "",
+        variables: VariablesInput = None,
+        tenant_id: str = "",
+        timeout: Optional[Duration] = None,
+    ) -> pb.PublishMessageResponse:
+        """Publishes a message (correlated to waiting instances, buffered for ``time_to_live``)."""
+        req = pb.PublishMessageRequest(
+            name=name,
+            correlationKey=correlation_key,
+            timeToLive=_ms(time_to_live, "time_to_live"),
+            messageId=message_id,
+            variables=variables_to_json(variables, "publish_message variables"),
+            tenantId=tenant_id,
+        )
+        r: pb.PublishMessageResponse = await self._call("PublishMessage", req, timeout)
+        return r
+
+    async def set_variables(self, element_instance_key: Any, variables: VariablesInput, *, local: bool = False, timeout: Optional[Duration] = None) -> pb.SetVariablesResponse:
+        """Sets variables on a scope (process or element instance)."""
+        req = pb.SetVariablesRequest(
+            elementInstanceKey=_key(element_instance_key, "element_instance_key"),
+            variables=variables_to_json(variables, "set_variables variables"),
+            local=local,
+        )
+        r: pb.SetVariablesResponse = await self._call("SetVariables", req, timeout)
+        return r
+
+    async def resolve_incident(self, incident_key: Any, *, timeout: Optional[Duration] = None) -> None:
+        """Resolves an incident."""
+        await self._call("ResolveIncident", pb.ResolveIncidentRequest(incidentKey=_key(incident_key, "incident_key")), timeout)
+
+    async def update_job_retries(self, job_key: Any, retries: int, *, timeout: Optional[Duration] = None) -> None:
+        """Sets a job's retries."""
+        await self._call("UpdateJobRetries", pb.UpdateJobRetriesRequest(jobKey=_key(job_key, "job_key"), retries=retries), timeout)
+
+    async def update_job_timeout(self, job_key: Any, job_timeout: Duration, *, timeout: Optional[Duration] = None) -> None:
+        """Sets a job's activation timeout, counted from now."""
+        req = pb.UpdateJobTimeoutRequest(jobKey=_key(job_key, "job_key"), timeout=_ms(job_timeout, "job_timeout"))
+        await self._call("UpdateJobTimeout", req, timeout)
+
+    async def complete_job(self, job_key: Any, variables: VariablesInput = None, *, timeout: Optional[Duration] = None) -> None:
+        """Completes a job by key (outside a worker)."""
+        req = pb.CompleteJobRequest(jobKey=_key(job_key, "job_key"), variables=variables_to_json(variables, "complete_job variables"))
+        await self._call("CompleteJob", req, timeout)
+
+    async def fail_job(
+        self,
+        job_key: Any,
+        retries: int,
+        error_message: str = "",
+        *,
+        retry_backoff: Optional[Duration] = None,
+        variables: VariablesInput = None,
+        timeout: Optional[Duration] = None,
+    ) -> None:
+        """Fails a job by key (outside a worker)."""
+        req = pb.FailJobRequest(
+            jobKey=_key(job_key, "job_key"),
+            retries=retries,
+            errorMessage=error_message,
+            retryBackOff=_ms(retry_backoff, "retry_backoff"),
+            variables=variables_to_json(variables, "fail_job variables"),
+        )
+        await self._call("FailJob", req, timeout)
+
+    async def throw_error(
+        self, job_key: Any, error_code: str, error_message: str = "", *, variables: VariablesInput = None, timeout: Optional[Duration] = None
+    ) -> None:
+        """Throws a BPMN error from a job by key (outside a worker)."""
+        req = pb.ThrowErrorRequest(
+            jobKey=_key(job_key, "job_key"),
+            errorCode=error_code,
+            errorMessage=error_message,
+            variables=variables_to_json(variables, "throw_error variables"),
+        )
+        await self._call("ThrowError", req, timeout)
+
+    async def activate_jobs(
+        self,
+        job_type: str,
+        *,
+        max_jobs_to_activate: int = 32,
+        worker_name: str = "jobwire",
+        job_timeout: Duration = 300.0,
+        request_timeout: Duration = 0.0,
+        fetch_variables: Optional[Sequence[str]] = None,
+        tenant_ids: Optional[Sequence[str]] = None,
+    ) -> List[pb.ActivatedJob]:
+        """One raw ActivateJobs call (long polls ``request_timeout``); returns the activated jobs.
+        Workers do this for you; use it for tools and tests."""
+        rt = _ms(request_timeout, "request_timeout")
+        req = pb.ActivateJobsRequest(
+            type=job_type,
+            worker=worker_name,
+            timeout=_ms(job_timeout, "job_timeout"),
+            maxJobsToActivate=max_jobs_to_activate,
+            fetchVariable=list(fetch_variables or ()),
+            requestTimeout=rt,
+            tenantIds=list(tenant_ids or ()),
+        )
+        md, _ = await self._transport.metadata()
+        stub = self._transport._command_stubs()[0]
+        call = stub.ActivateJobs(req, timeout=max(0, rt) / 1000 + 10 if rt >= 0 else 10, metadata=md)
+        jobs: List[pb.ActivatedJob] = []
+        try:
+            async for resp in call:
+                jobs.extend(resp.jobs)
+        except grpc.RpcError as e:
+            raise from_rpc_error(e, "ActivateJobs") from None
+        return jobs
+
+    async def stream_activated_jobs(
+        self,
+        job_type: str,
+        *,
+        worker_name: str = "jobwire",
+        job_timeout: Duration = 300.0,
+        fetch_variables: Optional[Sequence[str]] = None,
+        tenant_ids: Optional[Sequence[str]] = None,
+    ) -> AsyncIterator[pb.ActivatedJob]:
+        """A raw StreamActivatedJobs call: yields pushed jobs until the caller stops iterating.
+        Workers do this for you (with capacity control); use it for tools and tests."""
+        req = pb.StreamActivatedJobsRequest(
+            type=job_type,
+            worker=worker_name,
+            timeout=_ms(job_timeout, "job_timeout"),
+            fetchVariable=list(fetch_variables or ()),
+            tenantIds=list(tenant_ids or ()),
+        )
+        md, _ = await self._transport.metadata()
+        call = self._transport._command_stubs()[0].StreamActivatedJobs(req, metadata=md)
+        try:
+            async for job in call:
+                yield job
+        except grpc.RpcError as e:
+            raise from_rpc_error(e, "StreamActivatedJobs") from None
+        finally:
+            call.cancel()
+
+
+_unused: Tuple[Any, ...] = (Awaitable, grpc.aio)

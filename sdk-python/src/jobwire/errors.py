@@ -1,0 +1,176 @@
+"""Typed errors of the jobwire SDK.
+
+Every failed gateway call raises a subclass of :class:`JobwireError`, chosen by
+one table from the gRPC status code (the same names in every jobwire SDK).
+:class:`JobError` is different: a handler raises (or returns) it to throw a
+BPMN error from its job.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Mapping, Optional, Type
+
+import grpc
+
+__all__ = [
+    "JobwireError",
+    "BackpressureError",
+    "UnavailableError",
+    "NotFoundError",
+    "InvalidArgumentError",
+    "FailedPreconditionError",
+    "AlreadyExistsError",
+    "DeadlineExceededError",
+    "CancelledError",
+    "UnauthenticatedError",
+    "PermissionDeniedError",
+    "UnimplementedError",
+    "InternalError",
+    "ConfigurationError",
+    "InvalidVariablesError",
+    "JobError",
+    "from_rpc_error",
+]
+
+
+class JobwireError(Exception):
+    """Base of every error the SDK raises for a failed gateway call or bad input.
+
+    Attributes:
+        code: the gRPC status code, or ``None`` for client-side errors.
+        details: the status details sent by the gateway (empty for client-side errors).
+    """
+
+    def __init__(self, message: str, code: Optional[grpc.StatusCode] = None, details: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.details = details
+
+    @property
+    def code_name(self) -> str:
+        """Name of the gRPC status code (e.g. ``"NOT_FOUND"``), ``"CLIENT"`` for client-side errors."""
+        return self.code.name if self.code is not None else "CLIENT"
+
+
+class BackpressureError(JobwireError):
+    """RESOURCE_EXHAUSTED: the gateway applies backpressure; retry later with backoff."""
+
+
+class UnavailableError(JobwireError):
+    """UNAVAILABLE: the gateway cannot be reached or is restarting."""
+
+
+class NotFoundError(JobwireError):
+    """NOT_FOUND: the job, process, instance or incident does not exist (any more)."""
+
+
+class InvalidArgumentError(JobwireError):
+    """INVALID_ARGUMENT: the gateway rejected the request as malformed."""
+
+
+class FailedPreconditionError(JobwireError):
+    """FAILED_PRECONDITION: the entity is not in a state that allows the command."""
+
+
+class AlreadyExistsError(JobwireError):
+    """ALREADY_EXISTS: e.g. a message with the same id is still alive."""
+
+
+class DeadlineExceededError(JobwireError):
+    """DEADLINE_EXCEEDED: the call did not finish before its deadline."""
+
+
+class CancelledError(JobwireError):
+    """CANCELLED: the call was cancelled (by the application or a close)."""
+
+
+class UnauthenticatedError(JobwireError):
+    """UNAUTHENTICATED: no token, an invalid token, or the token endpoint failed."""
+
+
+class PermissionDeniedError(JobwireError):
+    """PERMISSION_DENIED: the credentials do not allow the command."""
+
+
+class UnimplementedError(JobwireError):
+    """UNIMPLEMENTED: the gateway does not know the RPC."""
+
+
+class InternalError(JobwireError):
+    """INTERNAL, UNKNOWN or any other status: the gateway failed internally."""
+
+
+class ConfigurationError(JobwireError, ValueError):
+    """Invalid client or worker configuration (options or environment variables)."""
+
+
+class InvalidVariablesError(JobwireError, TypeError):
+    """Variables that are not a JSON object (or not serializable to JSON); nothing was sent."""
+
+
+_TABLE: Dict[grpc.StatusCode, Type[JobwireError]] = {
+    grpc.StatusCode.RESOURCE_EXHAUSTED: BackpressureError,
+    grpc.StatusCode.UNAVAILABLE: UnavailableError,
+    grpc.StatusCode.NOT_FOUND: NotFoundError,
+    grpc.StatusCode.INVALID_ARGUMENT: InvalidArgumentError,
+    grpc.StatusCode.FAILED_PRECONDITION: FailedPreconditionError,
+    grpc.StatusCode.ALREADY_EXISTS: AlreadyExistsError,
+    grpc.StatusCode.DEADLINE_EXCEEDED: DeadlineExceededError,
+    grpc.StatusCode.CANCELLED: CancelledError,
+    grpc.StatusCode.UNAUTHENTICATED: UnauthenticatedError,
+    grpc.StatusCode.PERMISSION_DENIED: PermissionDeniedError,
+    grpc.StatusCode.UNIMPLEMENTED: UnimplementedError,
+    grpc.StatusCode.INTERNAL: InternalError,
+    grpc.StatusCode.UNKNOWN: InternalError,
+}
+
+RETRYABLE_CODES = frozenset(
+    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.DEADLINE_EXCEEDED}
+)
+"""Status codes after which a command (or an outcome) may be sent again."""
+
+BENIGN_OUTCOME_CODES = frozenset({grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION})
+"""Outcome answers meaning "the job is not (any longer) ours": benign for a worker."""
+
+
+def error_class(code: grpc.StatusCode) -> Type[JobwireError]:
+    """The typed error class for a gRPC status code (the one table of every SDK)."""
+    return _TABLE.get(code, InternalError)
+
+
+def from_rpc_error(err: BaseException, what: str = "") -> JobwireError:
+    """Converts a grpc error (``grpc.RpcError`` / ``grpc.aio.AioRpcError``) into a typed :class:`JobwireError`."""
+    if isinstance(err, JobwireError):
+        return err
+    prefix = f"{what}: " if what else ""
+    code_fn = getattr(err, "code", None)
+    details_fn = getattr(err, "details", None)
+    if callable(code_fn):
+        code = code_fn()
+        if isinstance(code, grpc.StatusCode):
+            details = details_fn() if callable(details_fn) else ""
+            details = details if isinstance(details, str) else ""
+            e = error_class(code)(f"{prefix}{code.name}: {details}", code, details)
+            e.__cause__ = err
+            return e
+    e2 = JobwireError(f"{prefix}{err}")
+    e2.__cause__ = err
+    return e2
+
+
+class JobError(Exception):
+    """A BPMN error: raise (or return) it from a handler and the worker sends ThrowError
+    with this code, message and variables, so that a matching error boundary event catches it.
+
+    Example::
+
+        raise JobError("CARD_DECLINED", "card was declined", variables={"reason": "limit"})
+    """
+
+    def __init__(self, code: str, message: str = "", *, variables: Optional[Mapping[str, Any]] = None) -> None:
+        if not isinstance(code, str) or not code:
+            raise TypeError("jobwire: JobError needs a non-empty error code string")
+        super().__init__(message or code)
+        self.code = code
+        self.message = message
+        self.variables = variables

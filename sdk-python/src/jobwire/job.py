@@ -1,0 +1,221 @@
+"""The activated job handed to a worker's handler."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional
+
+from ._json import VariablesInput, parse_variables, variables_to_json
+from .config import Duration, to_seconds
+from .errors import JobwireError, NotFoundError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._executor import Executor
+    from ._proto.gateway_pb2 import ActivatedJob
+
+__all__ = ["Job"]
+
+MAX_MESSAGE = 2000
+"""Longest error message sent with FailJob / ThrowError (same in every SDK)."""
+
+
+def _headers(raw: str) -> Dict[str, str]:
+    if not raw:
+        return {}
+    try:
+        v = json.loads(raw)
+    except ValueError:
+        return {}  # headers are informational: tolerate garbage
+    return {str(k): str(x) for k, x in v.items()} if isinstance(v, dict) else {}
+
+
+class Job:
+    """An activated job.
+
+    Attributes are read-only. ``key`` and the other keys are exact Python ints
+    (int64 beyond 2**53 included); ``variables`` is the parsed JSON object
+    (integers exact), ``variables_json`` the text exactly as received.
+
+    The outcome methods (``complete``, ``fail``, ``throw_error``) return once the
+    engine acknowledged the command and otherwise raise the typed error
+    (``NotFoundError`` when the job timed out or was cancelled, ...). A second
+    outcome on a settled job raises :class:`JobwireError` and sends nothing. In the
+    default auto-complete mode you never call them: return variables (complete),
+    raise :class:`JobError` (BPMN error) or any other exception (fail).
+
+    From a *sync* handler (it runs in a worker thread) use the ``*_sync`` variants.
+    """
+
+    def __init__(self, raw: "ActivatedJob", activation: str, executor: "Executor") -> None:
+        self.key: int = raw.key
+        self.type: str = raw.type
+        self.retries: int = raw.retries
+        self.deadline: int = raw.deadline
+        """When the activation lapses, epoch milliseconds (moves when the timeout is extended)."""
+        self.process_instance_key: int = raw.processInstanceKey
+        self.bpmn_process_id: str = raw.bpmnProcessId
+        self.process_definition_version: int = raw.processDefinitionVersion
+        self.process_definition_key: int = raw.processDefinitionKey
+        self.element_id: str = raw.elementId
+        self.element_instance_key: int = raw.elementInstanceKey
+        self.custom_headers: Dict[str, str] = _headers(raw.customHeaders)
+        self.worker: str = raw.worker
+        self.tenant_id: str = raw.tenantId
+        self.variables_json: str = raw.variables or "{}"
+        self.variables: Dict[str, Any] = parse_variables(self.variables_json)
+        self.activation: str = activation
+        """How the job arrived: ``"push"`` (stream) or ``"poll"``."""
+        self._exec = executor
+        self._loop = asyncio.get_running_loop()
+        self._cancel = threading.Event()
+        self._claimed = False
+        self._settled: "asyncio.Future[str]" = self._loop.create_future()
+        self._outcome: Optional[str] = None
+
+    @property
+    def deadline_at(self) -> datetime:
+        """The deadline as an aware UTC datetime."""
+        return datetime.fromtimestamp(self.deadline / 1000, tz=timezone.utc)
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the worker's close timeout asked this handler to stop (check it in long sync handlers)."""
+        return self._cancel.is_set()
+
+    @property
+    def cancel_event(self) -> threading.Event:
+        """Set when the worker's close timeout asks this handler to stop; usable from any thread."""
+        return self._cancel
+
+    def __repr__(self) -> str:
+        return f"Job(key={self.key}, type={self.type!r}, retries={self.retries}, activation={self.activation!r})"
+
+    # --- outcome methods (async) ------------------------------------------------------
+    async def complete(self, variables: VariablesInput = None) -> None:
+        """Completes the job, merging ``variables`` (a mapping or JSON object text) into its scope."""
+        vars_json = variables_to_json(variables, f"complete of job {self.key}")
+        self._raise(await self._complete(vars_json))
+
+    async def fail(
+        self,
+        message: str = "",
+        *,
+        retries: Optional[int] = None,
+        retry_backoff: Optional[Duration] = None,
+        variables: VariablesInput = None,
+    ) -> None:
+        """Fails the job (default ``retries - 1``; ``retry_backoff`` defaults to the worker's)."""
+        vars_json = variables_to_json(variables, f"fail of job {self.key}")
+        backoff = None if retry_backoff is None else to_seconds(retry_backoff, "retry_backoff")
+        self._raise(await self._fail(message, retries, backoff, vars_json))
+
+    async def throw_error(self, code: str, message: str = "", *, variables: VariablesInput = None) -> None:
+        """Throws a BPMN error from the job (caught by a matching error event)."""
+        if not isinstance(code, str) or not code:
+            raise TypeError("jobwire: throw_error needs a non-empty error code")
+        vars_json = variables_to_json(variables, f"throw_error of job {self.key}")
+        self._raise(await self._throw_error(code, message, vars_json))
+
+    async def extend_timeout(self, timeout: Duration) -> None:
+        """Sets a new activation timeout, counted from now (UpdateJobTimeout); raises typed errors."""
+        s = to_seconds(timeout, "timeout", minimum=0.001)
+        sent = time.time()
+        await self._exec.ctx.transport.unary(
+            "UpdateJobTimeout", self._exec.pb.UpdateJobTimeoutRequest(jobKey=self.key, timeout=int(round(s * 1000)))
+        )
+        self.deadline = max(self.deadline, int((sent + s) * 1000))
+
+    # --- the same from a sync handler's thread ------------------------------------------------
+    def complete_sync(self, variables: VariablesInput = None) -> None:
+        """:meth:`complete` for sync handlers (blocks the calling thread; never call it on the event loop)."""
+        self._blocking(self.complete(variables))
+
+    def fail_sync(
+        self,
+        message: str = "",
+        *,
+        retries: Optional[int] = None,
+        retry_backoff: Optional[Duration] = None,
+        variables: VariablesInput = None,
+    ) -> None:
+        """:meth:`fail` for sync handlers."""
+        self._blocking(self.fail(message, retries=retries, retry_backoff=retry_backoff, variables=variables))
+
+    def throw_error_sync(self, code: str, message: str = "", *, variables: VariablesInput = None) -> None:
+        """:meth:`throw_error` for sync handlers."""
+        self._blocking(self.throw_error(code, message, variables=variables))
+
+    def extend_timeout_sync(self, timeout: Duration) -> None:
+        """:meth:`extend_timeout` for sync handlers."""
+        self._blocking(self.extend_timeout(timeout))
+
+    def _blocking(self, coro: Any) -> None:
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            coro.close()
+            raise RuntimeError("jobwire: the *_sync job methods block; call the async ones on the event loop")
+        asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    # --- internals -----------------------------------------------------------------------------
+    @property
+    def settled(self) -> bool:
+        """True once an outcome was sent (acknowledged or not)."""
+        return self._claimed
+
+    def _claim(self, what: str) -> None:
+        if self._claimed:
+            raise JobwireError(f"jobwire: {what} on job {self.key}: an outcome was already sent")
+        self._claimed = True
+
+    def _done(self, outcome: str) -> str:
+        self._outcome = outcome
+        if not self._settled.done():
+            self._settled.set_result(outcome)
+        return outcome
+
+    def _raise(self, outcome: str) -> None:
+        err = self._exec.last_error.get(self.key)
+        if outcome in ("completed", "failed", "error"):
+            return
+        if outcome == "not_found":
+            raise err if isinstance(err, NotFoundError) else (err or NotFoundError(f"job {self.key} not found"))
+        raise err or JobwireError(f"jobwire: outcome of job {self.key} was not delivered")
+
+    async def _complete(self, vars_json: str) -> str:
+        self._claim("complete")
+        r = await self._exec.send(
+            "CompleteJob", self._exec.pb.CompleteJobRequest(jobKey=self.key, variables=vars_json), self.key, self.deadline
+        )
+        return self._done("completed" if r == "ok" else r)
+
+    async def _fail(self, message: str, retries: Optional[int], backoff_s: Optional[float], vars_json: str = "") -> str:
+        self._claim("fail")
+        r = await self._exec.send_fail(
+            self.key,
+            max(0, self.retries - 1) if retries is None else retries,
+            message or "job failed",
+            self._exec.ctx.opts.retry_backoff if backoff_s is None else backoff_s,
+            self.deadline,
+            vars_json,
+        )
+        return self._done("failed" if r == "ok" else r)
+
+    async def _throw_error(self, code: str, message: str, vars_json: str) -> str:
+        self._claim("throw_error")
+        req = self._exec.pb.ThrowErrorRequest(
+            jobKey=self.key, errorCode=code, errorMessage=(message or "")[:MAX_MESSAGE], variables=vars_json
+        )
+        r = await self._exec.send("ThrowError", req, self.key, self.deadline)
+        return self._done("error" if r == "ok" else r)
+
+
+def variables_of(value: Optional[Mapping[str, Any]]) -> Mapping[str, Any]:
+    """Helper for type checkers: an empty mapping for None."""
+    return value or {}
