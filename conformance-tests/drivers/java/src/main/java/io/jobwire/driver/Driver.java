@@ -1,0 +1,388 @@
+package io.jobwire.driver;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jobwire.ConfigurationException;
+import io.jobwire.Job;
+import io.jobwire.JobError;
+import io.jobwire.JobWorker;
+import io.jobwire.JobWorkerBuilder;
+import io.jobwire.JobwireClient;
+import io.jobwire.JobwireException;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.metrics.data.DoublePointData;
+import io.opentelemetry.sdk.metrics.data.HistogramPointData;
+import io.opentelemetry.sdk.metrics.data.LongPointData;
+import io.opentelemetry.sdk.metrics.data.MetricData;
+import io.opentelemetry.sdk.metrics.data.PointData;
+import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
+import io.opentelemetry.sdk.trace.ReadWriteSpan;
+import io.opentelemetry.sdk.trace.ReadableSpan;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.SpanProcessor;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.FileOutputStream;
+import java.io.FileDescriptor;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * jobwire conformance driver for Java: runs workers with the SDK's public API under the
+ * runner's control (JSON lines: commands on stdin, events on stdout). Connection settings come
+ * only from the SDK's own environment variables.
+ */
+public final class Driver {
+  private static final ObjectMapper M = new ObjectMapper();
+  private static final PrintStream OUT = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+  private static final Map<String, Entry> WORKERS = new ConcurrentHashMap<>();
+  private static JobwireClient client;
+  private static InMemoryMetricReader metricReader;
+
+  private record Entry(JobWorker worker, Gate gate) {}
+
+  /** Counting gate for `block` steps, opened by `release` commands. */
+  static final class Gate {
+    private int permits;
+    private int waiting;
+    private int generation;
+    private int releaseAll;
+
+    synchronized void await() throws InterruptedException {
+      if (permits > 0) {
+        permits--;
+        return;
+      }
+      waiting++;
+      int gen = generation;
+      try {
+        while (true) {
+          if (generation != gen && releaseAll > 0) {
+            releaseAll--;
+            return;
+          }
+          if (permits > 0) {
+            permits--;
+            return;
+          }
+          wait();
+        }
+      } finally {
+        waiting--;
+      }
+    }
+
+    synchronized int release(Integer count) {
+      if (count == null) {
+        int n = waiting;
+        generation++;
+        releaseAll = n;
+        notifyAll();
+        return n;
+      }
+      permits += count;
+      notifyAll();
+      return count;
+    }
+  }
+
+  static final class Crash extends RuntimeException {
+    Crash(String m) {
+      super(m);
+    }
+  }
+
+  static void emit(String event, ObjectNode fields) {
+    ObjectNode n = M.createObjectNode();
+    n.put("t", System.currentTimeMillis());
+    n.put("event", event);
+    if (fields != null) n.setAll(fields);
+    String line = n.toString();
+    synchronized (OUT) {
+      OUT.println(line);
+      OUT.flush();
+    }
+  }
+
+  static ObjectNode f() {
+    return M.createObjectNode();
+  }
+
+  static void log(String s) {
+    System.err.println("[driver-java] " + s);
+  }
+
+  public static void main(String[] args) throws Exception {
+    if ("1".equals(System.getenv("JOBWIRE_DRIVER_OTEL"))) installOtel();
+    try {
+      client = JobwireClient.fromEnvironment(); // from the environment, as a user's process would
+    } catch (ConfigurationException e) {
+      log("client: " + e.getMessage());
+      emit("error", f().put("message", e.getMessage()));
+      System.exit(1);
+    }
+    emit("ready", f().put("sdk", "java").put("version", "0.1.0"));
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    String line;
+    while ((line = in.readLine()) != null) {
+      if (line.isBlank()) continue;
+      JsonNode cmd;
+      try {
+        cmd = M.readTree(line);
+      } catch (Exception e) {
+        emit("error", f().put("message", "bad command: " + line.substring(0, Math.min(200, line.length()))));
+        continue;
+      }
+      try {
+        handle(cmd);
+      } catch (Exception e) {
+        emit("error", f().put("message", String.valueOf(e.getMessage())));
+      }
+    }
+    closeAll(5000);
+    System.exit(0);
+  }
+
+  static void handle(JsonNode cmd) throws Exception {
+    String c = cmd.path("cmd").asText();
+    switch (c) {
+      case "start_worker":
+        startWorker(cmd);
+        break;
+      case "stop_worker": {
+        String id = cmd.path("id").asText();
+        long t = cmd.hasNonNull("timeoutMs") ? cmd.get("timeoutMs").asLong() : 5000;
+        Thread th = new Thread(() -> stopWorker(id, t), "stop-" + id);
+        th.start();
+        break;
+      }
+      case "release": {
+        String id = cmd.path("id").asText();
+        Entry e = WORKERS.get(id);
+        Integer count = cmd.hasNonNull("count") ? cmd.get("count").asInt() : null;
+        int n = e == null ? 0 : e.gate.release(count);
+        emit("released", f().put("worker", id).put("count", n));
+        break;
+      }
+      case "exit":
+        closeAll(5000);
+        System.exit(0);
+        break;
+      default:
+        emit("error", f().put("message", "unknown command " + c));
+    }
+  }
+
+  static void startWorker(JsonNode cmd) throws ConfigurationException {
+    String id = cmd.path("id").asText();
+    Gate gate = new Gate();
+    JsonNode behavior = cmd.path("behavior").isArray() ? cmd.get("behavior") : M.createArrayNode();
+    JsonNode o = cmd.path("options");
+    JobWorkerBuilder b = client.newWorker().jobType(cmd.path("jobType").asText());
+    if (o.hasNonNull("workerName")) b.workerName(o.get("workerName").asText());
+    if (o.hasNonNull("maxJobsActive")) b.maxJobsActive(o.get("maxJobsActive").asInt());
+    if (o.hasNonNull("concurrency")) b.concurrency(o.get("concurrency").asInt());
+    if (o.hasNonNull("jobTimeoutMs")) b.jobTimeout(Duration.ofMillis(o.get("jobTimeoutMs").asLong()));
+    if (o.hasNonNull("requestTimeoutMs")) b.requestTimeout(Duration.ofMillis(o.get("requestTimeoutMs").asLong()));
+    if (o.hasNonNull("pollIntervalMs")) b.pollInterval(Duration.ofMillis(o.get("pollIntervalMs").asLong()));
+    if (o.hasNonNull("streamEnabled")) b.streamEnabled(o.get("streamEnabled").asBoolean());
+    if (o.hasNonNull("streamTimeoutMs")) b.streamTimeout(Duration.ofMillis(o.get("streamTimeoutMs").asLong()));
+    if (o.hasNonNull("autoExtend")) b.autoExtend(o.get("autoExtend").asBoolean());
+    if (o.hasNonNull("retryBackOffMs")) b.retryBackOff(Duration.ofMillis(o.get("retryBackOffMs").asLong()));
+    if (o.path("fetchVariables").isArray()) b.fetchVariables(strings(o.get("fetchVariables")));
+    if (o.path("tenantIds").isArray()) b.tenantIds(strings(o.get("tenantIds")));
+    b.stateListener(s -> emit("state", f().put("worker", id).put("state", s.wireName())));
+    b.errorListener(e -> {
+      ObjectNode ev = f().put("worker", id).put("message", String.valueOf(e.getMessage()));
+      if (e instanceof JobwireException && ((JobwireException) e).code() != null) ev.put("code", ((JobwireException) e).codeName());
+      emit("error", ev);
+    });
+    b.handler(job -> handleJob(id, job, behavior, gate));
+    JobWorker w = b.open();
+    WORKERS.put(id, new Entry(w, gate));
+    emit("worker_started", f().put("worker", id));
+  }
+
+  static List<String> strings(JsonNode arr) {
+    List<String> l = new ArrayList<>();
+    arr.forEach(n -> l.add(n.asText()));
+    return l;
+  }
+
+  static Object handleJob(String id, Job job, JsonNode behavior, Gate gate) throws Exception {
+    long t0 = System.currentTimeMillis();
+    ObjectNode start = f().put("worker", id).put("key", Long.toString(job.getKey())).put("type", job.getType()).put("retries", job.getRetries())
+        .put("activation", job.getActivation()).put("variables", job.getVariables()).put("deadline", job.getDeadline());
+    emit("job_start", start);
+    JsonNode steps = behavior;
+    String vars = job.getVariables();
+    if (vars.contains("\"jwBehavior\"")) {
+      JsonNode jb = M.readTree(vars).get("jwBehavior");
+      if (jb != null && jb.isArray()) steps = jb;
+    }
+    String outcome = "completed";
+    try {
+      return runSteps(steps, job, gate);
+    } catch (Throwable e) {
+      if (job.isCancelled()) outcome = "cancelled";
+      else if (e instanceof JobError) outcome = "error";
+      else if (e instanceof Crash) outcome = "crashed";
+      else outcome = "failed";
+      throw e;
+    } finally {
+      emit("job_end", f().put("worker", id).put("key", Long.toString(job.getKey())).put("outcome", outcome).put("durationMs", System.currentTimeMillis() - t0));
+    }
+  }
+
+  static Object runSteps(JsonNode steps, Job job, Gate gate) throws Exception {
+    for (JsonNode step : steps) {
+      if (step.has("sleep")) {
+        Thread.sleep(step.get("sleep").asLong());
+      } else if (step.has("block")) {
+        gate.await();
+      } else if (step.has("extendTimeout")) {
+        try {
+          job.extendTimeout(Duration.ofMillis(step.get("extendTimeout").asLong())).get();
+        } catch (java.util.concurrent.ExecutionException e) {
+          log("extendTimeout of job " + job.getKey() + " failed: " + e.getCause());
+        }
+      } else if (step.has("complete")) {
+        JsonNode v = step.get("complete");
+        return v == null || v.isNull() ? "{}" : v.toString();
+      } else if (step.has("completeEcho")) {
+        return job.getVariables(); // the raw JSON text: lossless by construction
+      } else if (step.has("fail")) {
+        throw new RuntimeException(step.get("fail").asText());
+      } else if (step.has("throwError")) {
+        JsonNode e = step.get("throwError");
+        JsonNode v = e.get("variables");
+        throw new JobError(e.path("code").asText(), e.path("message").asText(""), v == null || v.isNull() ? null : v.toString());
+      } else if (step.has("crash")) {
+        throw new Crash(step.get("crash").asText());
+      } else {
+        log("unknown step " + step);
+      }
+    }
+    return null;
+  }
+
+  static void stopWorker(String id, long timeoutMs) {
+    Entry e = WORKERS.get(id);
+    if (e == null) {
+      emit("error", f().put("worker", id).put("message", "unknown worker " + id));
+      return;
+    }
+    long t0 = System.currentTimeMillis();
+    try {
+      e.worker.close(Duration.ofMillis(timeoutMs));
+    } catch (RuntimeException x) {
+      emit("error", f().put("worker", id).put("message", String.valueOf(x.getMessage())));
+    }
+    WORKERS.remove(id);
+    emit("worker_closed", f().put("worker", id).put("durationMs", System.currentTimeMillis() - t0));
+    if (metricReader != null) reportMetrics();
+  }
+
+  static void closeAll(long timeoutMs) {
+    List<Thread> ts = new ArrayList<>();
+    for (String id : new ArrayList<>(WORKERS.keySet())) {
+      Thread t = new Thread(() -> stopWorker(id, timeoutMs));
+      t.start();
+      ts.add(t);
+    }
+    for (Thread t : ts) {
+      try {
+        t.join();
+      } catch (InterruptedException ignored) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (client != null) client.close(Duration.ofMillis(timeoutMs));
+  }
+
+  // ---- optional OpenTelemetry (the driver's dependency, never the SDK's) ----
+
+  static void installOtel() {
+    SpanProcessor proc = new SpanProcessor() {
+      @Override
+      public void onStart(Context parentContext, ReadWriteSpan span) {}
+
+      @Override
+      public boolean isStartRequired() {
+        return false;
+      }
+
+      @Override
+      public void onEnd(ReadableSpan span) {
+        SpanData d = span.toSpanData();
+        emit("span", f().put("name", d.getName()).put("kind", d.getKind().name()).<ObjectNode>set("attributes", attrs(d.getAttributes()))
+            .put("status", d.getStatus().getStatusCode().name()));
+      }
+
+      @Override
+      public boolean isEndRequired() {
+        return true;
+      }
+    };
+    metricReader = InMemoryMetricReader.create();
+    OpenTelemetrySdk.builder()
+        .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(proc).build())
+        .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(metricReader).build())
+        .buildAndRegisterGlobal();
+  }
+
+  static ObjectNode attrs(Attributes a) {
+    ObjectNode n = f();
+    a.forEach((AttributeKey<?> k, Object v) -> {
+      if (v instanceof Long || v instanceof Integer) n.put(k.getKey(), ((Number) v).longValue());
+      else if (v instanceof Double) n.put(k.getKey(), (Double) v);
+      else if (v instanceof Boolean) n.put(k.getKey(), (Boolean) v);
+      else n.put(k.getKey(), String.valueOf(v));
+    });
+    return n;
+  }
+
+  static synchronized void reportMetrics() {
+    ArrayNode out = M.createArrayNode();
+    for (MetricData m : metricReader.collectAllMetrics()) {
+      String type;
+      switch (m.getType()) {
+        case LONG_SUM:
+        case DOUBLE_SUM:
+          type = "counter";
+          break;
+        case LONG_GAUGE:
+        case DOUBLE_GAUGE:
+          type = "gauge";
+          break;
+        case HISTOGRAM:
+          type = "histogram";
+          break;
+        default:
+          type = m.getType().name().toLowerCase();
+      }
+      ArrayNode points = M.createArrayNode();
+      for (PointData p : m.getData().getPoints()) {
+        ObjectNode pn = f().set("attributes", attrs(p.getAttributes()));
+        if (p instanceof LongPointData) pn.put("value", ((LongPointData) p).getValue());
+        else if (p instanceof DoublePointData) pn.put("value", ((DoublePointData) p).getValue());
+        else if (p instanceof HistogramPointData) pn.set("value", f().put("count", ((HistogramPointData) p).getCount()).put("sum", ((HistogramPointData) p).getSum()));
+        points.add(pn);
+      }
+      out.add(f().put("name", m.getName()).put("type", type).set("points", points));
+    }
+    emit("metrics", f().set("metrics", out));
+  }
+}

@@ -1,0 +1,48 @@
+package io.jobwire;
+
+
+/**
+ * A BPMN error: thrown by a handler, the worker sends {@code ThrowError} with this code,
+ * message and variables, so that a matching error boundary event catches it.
+ *
+ * <pre>{@code
+ * throw new JobError("CARD_DECLINED", "card was declined", Map.of("reason", "limit"));
+ * }</pre>
+ */
+public class JobError extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  private final String code;
+  private final transient Object variables;
+
+  /**
+   * @param code matched against the errorCode of error events
+   * @param message error message (may be empty)
+   * @param variables variables set on the error scope: a Map, a POJO or a JSON object string; may be null
+   */
+  public JobError(String code, String message, Object variables) {
+    super(message == null ? "" : message);
+    if (code == null || code.isEmpty()) throw new IllegalArgumentException("JobError needs an error code");
+    this.code = code;
+    this.variables = variables;
+  }
+
+  /**
+   * @param code matched against the errorCode of error events
+   * @param message error message
+   */
+  public JobError(String code, String message) {
+    this(code, message, null);
+  }
+
+  /** @return the BPMN error code */
+  public String code() {
+    return code;
+  }
+
+  /** @return the error variables (Map, POJO, JSON string) or null */
+  public Object variables() {
+    return variables;
+  }
+
+}

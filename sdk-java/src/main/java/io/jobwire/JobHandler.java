@@ -1,0 +1,19 @@
+package io.jobwire;
+
+/**
+ * A job handler. Return variables to complete the job (a Map, a POJO, a JSON object text or
+ * null); throw a {@link JobError} for a BPMN error; throw anything else to fail the job with
+ * retries − 1. Runs on the worker's handler executor (never on a gRPC thread); when the
+ * worker's close timeout runs out the thread is interrupted.
+ */
+@FunctionalInterface
+public interface JobHandler {
+  /**
+   * Handles one job.
+   *
+   * @param job the activated job
+   * @return variables to complete with (auto-complete), or null
+   * @throws Exception any failure: the job is failed with retries − 1
+   */
+  Object handle(Job job) throws Exception;
+}

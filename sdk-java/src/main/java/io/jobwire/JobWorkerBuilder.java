@@ -1,0 +1,208 @@
+package io.jobwire;
+
+import io.jobwire.internal.Transport;
+import io.jobwire.internal.worker.WorkerImpl;
+import io.jobwire.internal.worker.WorkerOptions;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Builds a {@link JobWorker}; options are validated at {@link #open()}. Defaults are shared by
+ * every jobwire SDK (docs/configuration.md).
+ *
+ * <pre>{@code
+ * JobWorker w = client.newWorker()
+ *     .jobType("charge")
+ *     .handler(job -> Map.of("charged", true))
+ *     .maxJobsActive(32)
+ *     .open();
+ * }</pre>
+ */
+public final class JobWorkerBuilder {
+  private final JobwireClient client;
+  private final Transport transport;
+  private String jobType;
+  private JobHandler handler;
+  private String workerName;
+  private int maxJobsActive = 32;
+  private Integer concurrency;
+  private Duration jobTimeout = Duration.ofMinutes(5);
+  private Duration requestTimeout = Duration.ofSeconds(10);
+  private Duration pollInterval = Duration.ofMillis(100);
+  private boolean streamEnabled = true;
+  private Duration streamTimeout = Duration.ofHours(1);
+  private final List<String> fetchVariables = new ArrayList<>();
+  private final List<String> tenantIds = new ArrayList<>();
+  private boolean autoComplete = true;
+  private boolean autoExtend;
+  private Duration retryBackOff = Duration.ZERO;
+  private Consumer<WorkerState> stateListener;
+  private Consumer<Throwable> errorListener;
+
+  JobWorkerBuilder(JobwireClient client, Transport transport) {
+    this.client = client;
+    this.transport = transport;
+  }
+
+  /** @param jobType the {@code zeebe:taskDefinition type} to work on (required) @return this */
+  public JobWorkerBuilder jobType(String jobType) {
+    this.jobType = jobType;
+    return this;
+  }
+
+  /** @param handler the handler (required) @return this */
+  public JobWorkerBuilder handler(JobHandler handler) {
+    this.handler = handler;
+    return this;
+  }
+
+  /** @param name recorded on each activated job (default: the host name) @return this */
+  public JobWorkerBuilder workerName(String name) {
+    this.workerName = name;
+    return this;
+  }
+
+  /** @param n capacity: jobs held at once, pushed and polled together (default 32) @return this */
+  public JobWorkerBuilder maxJobsActive(int n) {
+    this.maxJobsActive = n;
+    return this;
+  }
+
+  /** @param n handlers running in parallel (default: maxJobsActive; capped at it) @return this */
+  public JobWorkerBuilder concurrency(int n) {
+    this.concurrency = n;
+    return this;
+  }
+
+  /** @param d activation timeout sent to the engine (default 5 min) @return this */
+  public JobWorkerBuilder jobTimeout(Duration d) {
+    this.jobTimeout = d;
+    return this;
+  }
+
+  /**
+   * @param d long-poll duration (default 10 s); the RPC deadline is this + 10 s; zero means the
+   *     gateway's default; negative turns long polling off
+   * @return this
+   */
+  public JobWorkerBuilder requestTimeout(Duration d) {
+    this.requestTimeout = d;
+    return this;
+  }
+
+  /** @param d pause after an empty poll that was not parked (default 100 ms) @return this */
+  public JobWorkerBuilder pollInterval(Duration d) {
+    this.pollInterval = d;
+    return this;
+  }
+
+  /** @param on receive jobs by push in addition to polling (default true) @return this */
+  public JobWorkerBuilder streamEnabled(boolean on) {
+    this.streamEnabled = on;
+    return this;
+  }
+
+  /** @param d recycle a healthy stream after this long (default 1 h) @return this */
+  public JobWorkerBuilder streamTimeout(Duration d) {
+    this.streamTimeout = d;
+    return this;
+  }
+
+  /** @param names variables to fetch (default: all) @return this */
+  public JobWorkerBuilder fetchVariables(List<String> names) {
+    this.fetchVariables.clear();
+    this.fetchVariables.addAll(names);
+    return this;
+  }
+
+  /** @param names variables to fetch (default: all) @return this */
+  public JobWorkerBuilder fetchVariables(String... names) {
+    return fetchVariables(List.of(names));
+  }
+
+  /** @param ids tenants to activate jobs for (default: the default tenant) @return this */
+  public JobWorkerBuilder tenantIds(List<String> ids) {
+    this.tenantIds.clear();
+    this.tenantIds.addAll(ids);
+    return this;
+  }
+
+  /** @param on complete the job with the handler's return value (default true) @return this */
+  public JobWorkerBuilder autoComplete(boolean on) {
+    this.autoComplete = on;
+    return this;
+  }
+
+  /** @param on extend the job's timeout while the handler runs (default false) @return this */
+  public JobWorkerBuilder autoExtend(boolean on) {
+    this.autoExtend = on;
+    return this;
+  }
+
+  /** @param d back-off sent with FailJob when the handler throws (default 0) @return this */
+  public JobWorkerBuilder retryBackOff(Duration d) {
+    this.retryBackOff = d;
+    return this;
+  }
+
+  /** @param l called on every state transition (on the worker's control thread; keep it short) @return this */
+  public JobWorkerBuilder stateListener(Consumer<WorkerState> l) {
+    this.stateListener = l;
+    return this;
+  }
+
+  /**
+   * @param l receives errors the application should see (auth, invalid requests, outcomes given
+   *     up); without a listener they are logged at error level
+   * @return this
+   */
+  public JobWorkerBuilder errorListener(Consumer<Throwable> l) {
+    this.errorListener = l;
+    return this;
+  }
+
+  /**
+   * Validates the options and starts the worker.
+   *
+   * @return the running worker
+   * @throws ConfigurationException on invalid options
+   */
+  public JobWorker open() throws ConfigurationException {
+    if (jobType == null || jobType.trim().isEmpty()) throw new ConfigurationException("jobwire: a worker needs a jobType");
+    if (handler == null) throw new ConfigurationException("jobwire: a worker needs a handler");
+    if (maxJobsActive < 1) throw new ConfigurationException("jobwire: maxJobsActive must be >= 1, got " + maxJobsActive);
+    if (concurrency != null && concurrency < 1) throw new ConfigurationException("jobwire: concurrency must be >= 1, got " + concurrency);
+    positive("jobTimeout", jobTimeout);
+    positive("streamTimeout", streamTimeout);
+    if (requestTimeout == null) throw new ConfigurationException("jobwire: requestTimeout must not be null");
+    if (pollInterval == null || pollInterval.isNegative()) throw new ConfigurationException("jobwire: pollInterval must be >= 0, got " + pollInterval);
+    if (retryBackOff == null || retryBackOff.isNegative()) throw new ConfigurationException("jobwire: retryBackOff must be >= 0, got " + retryBackOff);
+    for (String v : fetchVariables) if (v == null || v.isEmpty()) throw new ConfigurationException("jobwire: fetchVariables must not contain empty names");
+    if (client.isClosed()) throw new ConfigurationException("jobwire: the client is closed");
+    String name = workerName;
+    if (name == null || name.isEmpty()) name = hostName();
+    int conc = Math.min(maxJobsActive, concurrency == null ? maxJobsActive : concurrency);
+    WorkerOptions o =
+        new WorkerOptions(jobType, handler, name, maxJobsActive, conc, jobTimeout, requestTimeout, pollInterval, streamEnabled, streamTimeout,
+            List.copyOf(fetchVariables), List.copyOf(tenantIds), autoComplete, autoExtend, retryBackOff, stateListener, errorListener);
+    WorkerImpl w = new WorkerImpl(transport, o, client::forget);
+    client.track(w);
+    w.start();
+    return w;
+  }
+
+  private static void positive(String name, Duration d) throws ConfigurationException {
+    if (d == null || d.isNegative() || d.isZero()) throw new ConfigurationException("jobwire: " + name + " must be positive, got " + d);
+  }
+
+  private static String hostName() {
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (Exception e) {
+      return "jobwire-java";
+    }
+  }
+}

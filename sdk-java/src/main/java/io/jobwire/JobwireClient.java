@@ -1,0 +1,440 @@
+package io.jobwire;
+
+import com.google.protobuf.ByteString;
+import io.grpc.ClientCall;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import io.jobwire.internal.ClientConfig;
+import io.jobwire.internal.Json;
+import io.jobwire.internal.Transport;
+import io.jobwire.internal.gateway.GatewayGrpc;
+import io.jobwire.internal.gateway.GatewayOuterClass.ActivateJobsRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.ActivateJobsResponse;
+import io.jobwire.internal.gateway.GatewayOuterClass.ActivatedJob;
+import io.jobwire.internal.gateway.GatewayOuterClass.BrokerInfo;
+import io.jobwire.internal.gateway.GatewayOuterClass.CancelProcessInstanceRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.CompleteJobRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.CreateProcessInstanceRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.CreateProcessInstanceWithResultRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.DeployResourceRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.FailJobRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.Partition;
+import io.jobwire.internal.gateway.GatewayOuterClass.PublishMessageRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.ResolveIncidentRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.Resource;
+import io.jobwire.internal.gateway.GatewayOuterClass.SetVariablesRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.ThrowErrorRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.TopologyRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.UpdateJobRetriesRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.UpdateJobTimeoutRequest;
+import io.jobwire.internal.worker.WorkerImpl;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A client of a Zeebe / Camunda 8 gateway (or {@code jobwire-engine}): every RPC of the gateway
+ * protocol as a {@link CompletableFuture}, and job workers ({@link #newWorker()}). One command
+ * channel is shared by every call and worker; workers' long polls and streams use separate
+ * long-call connections. Thread-safe; close it when done.
+ *
+ * <pre>{@code
+ * try (JobwireClient client = JobwireClient.builder().build()) {   // from ZEEBE_* / CAMUNDA_* env
+ *   JobWorker w = client.newWorker().jobType("charge").handler(job -> Map.of("charged", true)).open();
+ *   ...
+ * }
+ * }</pre>
+ */
+public final class JobwireClient implements AutoCloseable {
+  private final Transport transport;
+  private final ClientConfig config;
+  private final Set<WorkerImpl> workers = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  private JobwireClient(ClientConfig config) throws ConfigurationException {
+    this.config = config;
+    this.transport = new Transport(config);
+  }
+
+  /** @return a builder; unset options come from the environment, then the defaults */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * A client configured from the environment only ({@code ZEEBE_ADDRESS}, ...).
+   *
+   * @return the client
+   * @throws ConfigurationException on invalid environment values
+   */
+  public static JobwireClient fromEnvironment() throws ConfigurationException {
+    return builder().build();
+  }
+
+  /** @return the gateway addresses in use */
+  public List<String> getAddresses() {
+    return config.addresses();
+  }
+
+  /** @return whether the client talks plaintext */
+  public boolean isPlaintext() {
+    return config.insecure();
+  }
+
+  /** @return a builder for a job worker on this client */
+  public JobWorkerBuilder newWorker() {
+    return new JobWorkerBuilder(this, transport);
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  void track(WorkerImpl w) {
+    workers.add(w);
+  }
+
+  void forget(WorkerImpl w) {
+    workers.remove(w);
+  }
+
+  /** @return long-call connections open now (at most 32 workers share one) */
+  public int getLongConnectionCount() {
+    return transport.longConnectionCount();
+  }
+
+  // ------------------------------------------------------------------ commands
+
+  /** @return the cluster topology */
+  public CompletableFuture<Topology> topology() {
+    return transport.unary(GatewayGrpc.getTopologyMethod(), TopologyRequest.getDefaultInstance(), null).thenApply(r -> {
+      List<Topology.Broker> brokers = new ArrayList<>();
+      for (BrokerInfo b : r.getBrokersList()) {
+        List<Integer> parts = new ArrayList<>();
+        for (Partition p : b.getPartitionsList()) parts.add(p.getPartitionId());
+        brokers.add(new Topology.Broker(b.getNodeId(), b.getHost(), b.getPort(), b.getVersion(), List.copyOf(parts)));
+      }
+      return new Topology(List.copyOf(brokers), r.getClusterSize(), r.getPartitionsCount(), r.getReplicationFactor(), r.getGatewayVersion());
+    });
+  }
+
+  /**
+   * Deploys one resource (BPMN, DMN, form).
+   *
+   * @param name resource name, e.g. {@code order.bpmn}
+   * @param content the bytes
+   * @return the deployment
+   */
+  public CompletableFuture<Deployment> deployResource(String name, byte[] content) {
+    DeployResourceRequest req = DeployResourceRequest.newBuilder()
+        .addResources(Resource.newBuilder().setName(name).setContent(ByteString.copyFrom(content)))
+        .build();
+    return transport.unary(GatewayGrpc.getDeployResourceMethod(), req, null).thenApply(r -> {
+      List<Deployment.Process> ps = new ArrayList<>();
+      r.getDeploymentsList().forEach(d -> {
+        if (d.hasProcess()) {
+          var p = d.getProcess();
+          ps.add(new Deployment.Process(p.getBpmnProcessId(), p.getVersion(), p.getProcessDefinitionKey(), p.getResourceName()));
+        }
+      });
+      return new Deployment(r.getKey(), List.copyOf(ps), r.getTenantId());
+    });
+  }
+
+  /**
+   * Deploys a resource file.
+   *
+   * @param file the file
+   * @return the deployment
+   */
+  public CompletableFuture<Deployment> deployResource(Path file) {
+    try {
+      return deployResource(file.getFileName().toString(), Files.readAllBytes(file));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Creates an instance of the latest version of a process.
+   *
+   * @param bpmnProcessId the process id
+   * @param variables a Map, POJO, JSON object text or null
+   * @return the instance
+   * @throws InvalidVariablesException when variables are not a JSON object (nothing is sent)
+   */
+  public CompletableFuture<ProcessInstance> createProcessInstance(String bpmnProcessId, Object variables) {
+    CreateProcessInstanceRequest req = CreateProcessInstanceRequest.newBuilder().setBpmnProcessId(bpmnProcessId).setVersion(-1)
+        .setVariables(Json.variablesToJson(variables, "createProcessInstance")).build();
+    return transport.unary(GatewayGrpc.getCreateProcessInstanceMethod(), req, null)
+        .thenApply(r -> new ProcessInstance(r.getProcessDefinitionKey(), r.getBpmnProcessId(), r.getVersion(), r.getProcessInstanceKey(), ""));
+  }
+
+  /**
+   * Creates an instance and waits for it to complete.
+   *
+   * @param bpmnProcessId the process id
+   * @param variables a Map, POJO, JSON object text or null
+   * @param timeout how long to wait for the instance to complete
+   * @return the instance with its final variables
+   */
+  public CompletableFuture<ProcessInstance> createProcessInstanceWithResult(String bpmnProcessId, Object variables, Duration timeout) {
+    CreateProcessInstanceRequest inner = CreateProcessInstanceRequest.newBuilder().setBpmnProcessId(bpmnProcessId).setVersion(-1)
+        .setVariables(Json.variablesToJson(variables, "createProcessInstanceWithResult")).build();
+    CreateProcessInstanceWithResultRequest req = CreateProcessInstanceWithResultRequest.newBuilder().setRequest(inner)
+        .setRequestTimeout(timeout.toMillis()).build();
+    return transport.unary(GatewayGrpc.getCreateProcessInstanceWithResultMethod(), req, timeout.plusSeconds(10))
+        .thenApply(r -> new ProcessInstance(r.getProcessDefinitionKey(), r.getBpmnProcessId(), r.getVersion(), r.getProcessInstanceKey(), r.getVariables()));
+  }
+
+  /** @param processInstanceKey the instance @return completes when cancelled */
+  public CompletableFuture<Void> cancelProcessInstance(long processInstanceKey) {
+    return transport.unary(GatewayGrpc.getCancelProcessInstanceMethod(), CancelProcessInstanceRequest.newBuilder().setProcessInstanceKey(processInstanceKey).build(), null)
+        .thenApply(r -> null);
+  }
+
+  /**
+   * Publishes a message.
+   *
+   * @param name message name
+   * @param correlationKey correlation key
+   * @param variables a Map, POJO, JSON object text or null
+   * @param timeToLive how long the message is buffered (null = 0)
+   * @param messageId unique id for deduplication, or null
+   * @return the message key
+   */
+  public CompletableFuture<Long> publishMessage(String name, String correlationKey, Object variables, Duration timeToLive, String messageId) {
+    PublishMessageRequest.Builder b = PublishMessageRequest.newBuilder().setName(name).setCorrelationKey(correlationKey == null ? "" : correlationKey)
+        .setTimeToLive(timeToLive == null ? 0 : timeToLive.toMillis()).setVariables(Json.variablesToJson(variables, "publishMessage"));
+    if (messageId != null) b.setMessageId(messageId);
+    return transport.unary(GatewayGrpc.getPublishMessageMethod(), b.build(), null).thenApply(r -> r.getKey());
+  }
+
+  /** @param incidentKey the incident @return completes when resolved */
+  public CompletableFuture<Void> resolveIncident(long incidentKey) {
+    return transport.unary(GatewayGrpc.getResolveIncidentMethod(), ResolveIncidentRequest.newBuilder().setIncidentKey(incidentKey).build(), null)
+        .thenApply(r -> null);
+  }
+
+  /**
+   * Sets variables on an element instance scope.
+   *
+   * @param elementInstanceKey the scope (a process instance key for the root)
+   * @param variables a Map, POJO or JSON object text
+   * @param local set on this scope only (no propagation)
+   * @return the command key
+   */
+  public CompletableFuture<Long> setVariables(long elementInstanceKey, Object variables, boolean local) {
+    SetVariablesRequest req = SetVariablesRequest.newBuilder().setElementInstanceKey(elementInstanceKey)
+        .setVariables(Json.variablesToJson(variables == null ? Map.of() : variables, "setVariables")).setLocal(local).build();
+    return transport.unary(GatewayGrpc.getSetVariablesMethod(), req, null).thenApply(r -> r.getKey());
+  }
+
+  /** @param jobKey the job @param retries new retries @return completes when updated */
+  public CompletableFuture<Void> updateJobRetries(long jobKey, int retries) {
+    return transport.unary(GatewayGrpc.getUpdateJobRetriesMethod(), UpdateJobRetriesRequest.newBuilder().setJobKey(jobKey).setRetries(retries).build(), null)
+        .thenApply(r -> null);
+  }
+
+  /** @param jobKey the job @param timeout new timeout from now @return completes when updated */
+  public CompletableFuture<Void> updateJobTimeout(long jobKey, Duration timeout) {
+    return transport.unary(GatewayGrpc.getUpdateJobTimeoutMethod(), UpdateJobTimeoutRequest.newBuilder().setJobKey(jobKey).setTimeout(timeout.toMillis()).build(), null)
+        .thenApply(r -> null);
+  }
+
+  /** @param jobKey the job @param variables a Map, POJO, JSON object text or null @return completes when acknowledged */
+  public CompletableFuture<Void> completeJob(long jobKey, Object variables) {
+    CompleteJobRequest req = CompleteJobRequest.newBuilder().setJobKey(jobKey).setVariables(Json.variablesToJson(variables, "completeJob")).build();
+    return transport.unary(GatewayGrpc.getCompleteJobMethod(), req, null).thenApply(r -> null);
+  }
+
+  /**
+   * Fails a job.
+   *
+   * @param jobKey the job
+   * @param retries retries left
+   * @param message error message
+   * @param retryBackOff delay before the next activation (null = 0)
+   * @return completes when acknowledged
+   */
+  public CompletableFuture<Void> failJob(long jobKey, int retries, String message, Duration retryBackOff) {
+    FailJobRequest req = FailJobRequest.newBuilder().setJobKey(jobKey).setRetries(retries).setErrorMessage(message == null ? "" : message)
+        .setRetryBackOff(retryBackOff == null ? 0 : retryBackOff.toMillis()).build();
+    return transport.unary(GatewayGrpc.getFailJobMethod(), req, null).thenApply(r -> null);
+  }
+
+  /**
+   * Throws a BPMN error for a job.
+   *
+   * @param jobKey the job
+   * @param errorCode the error code
+   * @param message error message
+   * @param variables a Map, POJO, JSON object text or null
+   * @return completes when acknowledged
+   */
+  public CompletableFuture<Void> throwError(long jobKey, String errorCode, String message, Object variables) {
+    ThrowErrorRequest req = ThrowErrorRequest.newBuilder().setJobKey(jobKey).setErrorCode(errorCode).setErrorMessage(message == null ? "" : message)
+        .setVariables(Json.variablesToJson(variables, "throwError")).build();
+    return transport.unary(GatewayGrpc.getThrowErrorMethod(), req, null).thenApply(r -> null);
+  }
+
+  /**
+   * One ActivateJobs call (for tools and tests; workers do this for you).
+   *
+   * @param jobType job type
+   * @param maxJobs at most this many
+   * @param jobTimeout activation timeout
+   * @param workerName recorded on the jobs
+   * @param requestTimeout long-poll time (negative: answer at once)
+   * @return the activated jobs
+   */
+  public CompletableFuture<List<ActivatedJobRecord>> activateJobs(String jobType, int maxJobs, Duration jobTimeout, String workerName, Duration requestTimeout) {
+    ActivateJobsRequest req = ActivateJobsRequest.newBuilder().setType(jobType).setMaxJobsToActivate(maxJobs).setTimeout(jobTimeout.toMillis())
+        .setWorker(workerName == null ? "" : workerName).setRequestTimeout(requestTimeout.toMillis()).build();
+    CompletableFuture<List<ActivatedJobRecord>> out = new CompletableFuture<>();
+    List<ActivatedJobRecord> jobs = new ArrayList<>();
+    long deadline = Math.max(0, requestTimeout.toMillis()) + 10_000;
+    ClientCall<ActivateJobsRequest, ActivateJobsResponse> call =
+        transportChannelCall(deadline);
+    ClientCalls.asyncServerStreamingCall(call, req, new StreamObserver<>() {
+      @Override
+      public void onNext(ActivateJobsResponse r) {
+        for (ActivatedJob j : r.getJobsList()) {
+          jobs.add(new ActivatedJobRecord(j.getKey(), j.getType(), j.getProcessInstanceKey(), j.getBpmnProcessId(), j.getElementId(), j.getRetries(),
+              j.getDeadline(), j.getVariables(), j.getCustomHeaders()));
+        }
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        out.completeExceptionally(JobwireException.from(t, "ActivateJobs"));
+      }
+
+      @Override
+      public void onCompleted() {
+        out.complete(List.copyOf(jobs));
+      }
+    });
+    return out;
+  }
+
+  private ClientCall<ActivateJobsRequest, ActivateJobsResponse> transportChannelCall(long deadlineMs) {
+    Transport.Lease l = transport.leaseLong();
+    ClientCall<ActivateJobsRequest, ActivateJobsResponse> c = l.newCall(GatewayGrpc.getActivateJobsMethod(), Duration.ofMillis(deadlineMs));
+    l.release();
+    return c;
+  }
+
+  // ------------------------------------------------------------------ close
+
+  /**
+   * Closes every worker of this client (each with {@code timeout}) and then the channels.
+   *
+   * @param timeout how long running handlers may take
+   */
+  public void close(Duration timeout) {
+    closed = true;
+    List<CompletableFuture<Void>> fs = new ArrayList<>();
+    for (WorkerImpl w : new ArrayList<>(workers)) fs.add(w.closeAsync(timeout));
+    try {
+      CompletableFuture.allOf(fs.toArray(new CompletableFuture[0])).get(timeout.toMillis() + 10_000, TimeUnit.MILLISECONDS);
+    } catch (Exception ignored) {
+      // closing anyway
+    }
+    transport.close();
+  }
+
+  /** Closes with a 30 s timeout for running handlers. */
+  @Override
+  public void close() {
+    close(Duration.ofSeconds(30));
+  }
+
+  /**
+   * Builds a {@link JobwireClient}. Every option is optional: unset ones come from the
+   * environment ({@code ZEEBE_*} / {@code CAMUNDA_*}, docs/configuration.md), then the defaults.
+   */
+  public static final class Builder {
+    private final ClientConfig.Input in = new ClientConfig.Input();
+    private Map<String, String> env = System.getenv();
+
+    Builder() {}
+
+    /** @param addresses gateway address(es) {@code host:port}; several are balanced round-robin @return this */
+    public Builder gatewayAddress(String... addresses) {
+      in.addresses = Arrays.asList(addresses);
+      return this;
+    }
+
+    /** @param plaintext true for plaintext, false for TLS (default: plaintext for loopback only) @return this */
+    public Builder plaintext(boolean plaintext) {
+      in.insecure = plaintext;
+      return this;
+    }
+
+    /** @param pem PEM file of the CA that signed the gateway's certificate (implies TLS) @return this */
+    public Builder caCertificatePath(Path pem) {
+      in.caCertificatePath = pem;
+      return this;
+    }
+
+    /**
+     * OAuth client credentials.
+     *
+     * @param clientId client id
+     * @param clientSecret client secret
+     * @param authorizationServerUrl token endpoint
+     * @param audience token audience (may be null)
+     * @param scope scope (may be null)
+     * @return this
+     */
+    public Builder oauth(String clientId, String clientSecret, String authorizationServerUrl, String audience, String scope) {
+      in.oauth = new ClientConfig.OAuth(clientId, clientSecret, authorizationServerUrl, audience, scope);
+      return this;
+    }
+
+    /** @param d HTTP/2 keepalive ping interval (default 45 s) @return this */
+    public Builder keepAlive(Duration d) {
+      in.keepAlive = d;
+      return this;
+    }
+
+    /** @param d deadline of client commands and of workers' outcome calls (default 30 s) @return this */
+    public Builder commandTimeout(Duration d) {
+      in.commandTimeout = d;
+      return this;
+    }
+
+    /** @param bytes HTTP/2 receive window of the long-call connections (default 8192) @return this */
+    public Builder streamWindowBytes(int bytes) {
+      in.streamWindowBytes = bytes;
+      return this;
+    }
+
+    /** @param env the environment to read instead of {@link System#getenv()} (tests) @return this */
+    public Builder environment(Map<String, String> env) {
+      this.env = env;
+      return this;
+    }
+
+    /**
+     * Resolves the configuration and opens the channels (lazily connected).
+     *
+     * @return the client
+     * @throws ConfigurationException on invalid options or environment values
+     */
+    public JobwireClient build() throws ConfigurationException {
+      return new JobwireClient(ClientConfig.resolve(in, env));
+    }
+  }
+}

@@ -1,0 +1,128 @@
+package io.jobwire.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jobwire.InvalidVariablesException;
+import java.util.Map;
+
+/**
+ * Lossless JSON for job variables (Jackson). Integers stay exact: int, long or BigInteger by
+ * size; decimals become BigDecimal when parsed into a Map, so a round trip never changes a
+ * value. Non-finite numbers are rejected when writing.
+ */
+public final class Json {
+  private Json() {}
+
+  /** The shared mapper: integers by size (Integer, Long, BigInteger), floats as BigDecimal. */
+  public static final ObjectMapper MAPPER =
+      JsonMapper.builder()
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .disable(JsonWriteFeature.WRITE_NAN_AS_STRINGS)
+          .enable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
+          .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+          .build();
+
+  /**
+   * Serializes variables to a JSON object text.
+   *
+   * @param vars null (no variables: empty string), a JSON object text, a Map or a POJO
+   * @param what used in the error message
+   * @return JSON object text, or "" for null
+   * @throws InvalidVariablesException when vars is not a JSON object
+   */
+  public static String variablesToJson(Object vars, String what) {
+    if (vars == null) return "";
+    if (vars instanceof CharSequence) {
+      String s = vars.toString();
+      JsonNode n;
+      try {
+        n = MAPPER.readTree(s);
+      } catch (JsonProcessingException e) {
+        throw new InvalidVariablesException(what + ": variables are not valid JSON: " + e.getOriginalMessage(), e);
+      }
+      if (n == null || !n.isObject()) {
+        throw new InvalidVariablesException(what + ": variables must be a JSON object, got " + kind(n), null);
+      }
+      return s;
+    }
+    JsonNode n;
+    try {
+      n = MAPPER.valueToTree(vars);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidVariablesException(what + ": variables cannot be serialized to JSON: " + e.getMessage(), e);
+    }
+    if (n == null || !n.isObject()) {
+      throw new InvalidVariablesException(
+          what + ": variables must be a JSON object (a Map or a POJO), got " + kind(n) + " from " + vars.getClass().getName(), null);
+    }
+    checkFinite(n, what);
+    try {
+      return MAPPER.writeValueAsString(n);
+    } catch (JsonProcessingException e) {
+      throw new InvalidVariablesException(what + ": variables cannot be serialized to JSON: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  private static void checkFinite(JsonNode n, String what) {
+    if (n.isDouble() || n.isFloat()) {
+      double d = n.doubleValue();
+      if (Double.isNaN(d) || Double.isInfinite(d)) {
+        throw new InvalidVariablesException(what + ": variables contain a non-finite number (" + d + "), which JSON cannot carry", null);
+      }
+    } else if (n.isContainerNode()) {
+      for (JsonNode c : n) checkFinite(c, what);
+    }
+  }
+
+  private static String kind(JsonNode n) {
+    if (n == null || n.isMissingNode()) return "nothing";
+    return n.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /**
+   * Parses a JSON object text into a Map (lossless numbers).
+   *
+   * @param json the text; empty means {}
+   * @return the map
+   */
+  @SuppressWarnings("unchecked")
+  public static Map<String, Object> parseObject(String json) {
+    if (json == null || json.isEmpty()) return new java.util.LinkedHashMap<>();
+    try {
+      Object v = MAPPER.readValue(json, Object.class);
+      if (!(v instanceof Map)) throw new InvalidVariablesException("variables are not a JSON object", null);
+      return (Map<String, Object>) v;
+    } catch (JsonProcessingException e) {
+      throw new InvalidVariablesException("variables are not valid JSON: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  /**
+   * Parses a JSON object text into a type.
+   *
+   * @param json the text; empty means {}
+   * @param type target type
+   * @param <T> target type
+   * @return the value
+   */
+  public static <T> T parseAs(String json, Class<T> type) {
+    try {
+      return MAPPER.readValue(json == null || json.isEmpty() ? "{}" : json, type);
+    } catch (JsonProcessingException e) {
+      throw new InvalidVariablesException("variables cannot be read as " + type.getName() + ": " + e.getOriginalMessage(), e);
+    }
+  }
+
+  /** @return a fresh empty object node */
+  public static ObjectNode object() {
+    return MAPPER.createObjectNode();
+  }
+}

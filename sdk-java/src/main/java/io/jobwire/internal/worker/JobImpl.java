@@ -1,0 +1,183 @@
+package io.jobwire.internal.worker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.jobwire.Job;
+import io.jobwire.internal.Json;
+import io.jobwire.internal.gateway.GatewayOuterClass.ActivatedJob;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/** The {@link Job} given to handlers; outcome methods go through the worker's control thread. */
+final class JobImpl implements Job {
+  private final ActivatedJob raw;
+  private final String activation;
+  private final WorkerImpl worker;
+  final WorkerImpl.Held held;
+  volatile long deadline;
+  volatile boolean cancelled;
+  private Map<String, String> headers;
+
+  JobImpl(ActivatedJob raw, String activation, WorkerImpl worker, WorkerImpl.Held held) {
+    this.raw = raw;
+    this.activation = activation;
+    this.worker = worker;
+    this.held = held;
+    this.deadline = raw.getDeadline();
+  }
+
+  ActivatedJob raw() {
+    return raw;
+  }
+
+  @Override
+  public long getKey() {
+    return raw.getKey();
+  }
+
+  @Override
+  public String getType() {
+    return raw.getType();
+  }
+
+  @Override
+  public int getRetries() {
+    return raw.getRetries();
+  }
+
+  @Override
+  public long getDeadline() {
+    return deadline;
+  }
+
+  @Override
+  public long getProcessInstanceKey() {
+    return raw.getProcessInstanceKey();
+  }
+
+  @Override
+  public String getBpmnProcessId() {
+    return raw.getBpmnProcessId();
+  }
+
+  @Override
+  public int getProcessDefinitionVersion() {
+    return raw.getProcessDefinitionVersion();
+  }
+
+  @Override
+  public long getProcessDefinitionKey() {
+    return raw.getProcessDefinitionKey();
+  }
+
+  @Override
+  public String getElementId() {
+    return raw.getElementId();
+  }
+
+  @Override
+  public long getElementInstanceKey() {
+    return raw.getElementInstanceKey();
+  }
+
+  @Override
+  public synchronized Map<String, String> getCustomHeaders() {
+    if (headers == null) {
+      Map<String, String> m = new LinkedHashMap<>();
+      String s = raw.getCustomHeaders();
+      if (s != null && !s.isEmpty()) {
+        try {
+          JsonNode n = Json.MAPPER.readTree(s);
+          if (n != null && n.isObject()) n.fields().forEachRemaining(e -> m.put(e.getKey(), e.getValue().isTextual() ? e.getValue().asText() : e.getValue().toString()));
+        } catch (Exception ignored) {
+          // headers are informational: tolerate garbage
+        }
+      }
+      headers = Collections.unmodifiableMap(m);
+    }
+    return headers;
+  }
+
+  @Override
+  public String getWorker() {
+    return raw.getWorker();
+  }
+
+  @Override
+  public String getTenantId() {
+    return raw.getTenantId();
+  }
+
+  @Override
+  public String getActivation() {
+    return activation;
+  }
+
+  @Override
+  public String getVariables() {
+    String v = raw.getVariables();
+    return v == null || v.isEmpty() ? "{}" : v;
+  }
+
+  @Override
+  public Map<String, Object> getVariablesAsMap() {
+    return Json.parseObject(getVariables());
+  }
+
+  @Override
+  public <T> T getVariablesAsType(Class<T> type) {
+    return Json.parseAs(getVariables(), type);
+  }
+
+  @Override
+  public boolean isCancelled() {
+    return cancelled;
+  }
+
+  @Override
+  public CompletableFuture<Void> complete(Object variables) {
+    String json = Json.variablesToJson(variables, "complete of job " + getKey());
+    return worker.manualOutcome(held, WorkerImpl.OutcomeKind.COMPLETE, json, null, 0, null, null);
+  }
+
+  @Override
+  public CompletableFuture<Void> fail(String message) {
+    return worker.manualOutcome(held, WorkerImpl.OutcomeKind.FAIL, "", message, Math.max(0, getRetries() - 1), null, null);
+  }
+
+  @Override
+  public CompletableFuture<Void> fail(String message, int retries, Duration retryBackOff, Object variables) {
+    if (retries < 0) throw new IllegalArgumentException("retries must be >= 0");
+    String json = Json.variablesToJson(variables, "fail of job " + getKey());
+    return worker.manualOutcome(held, WorkerImpl.OutcomeKind.FAIL, json, message, retries, retryBackOff, null);
+  }
+
+  @Override
+  public CompletableFuture<Void> throwError(String code, String message, Object variables) {
+    if (code == null || code.isEmpty()) throw new IllegalArgumentException("throwError needs an error code");
+    String json = Json.variablesToJson(variables, "throwError of job " + getKey());
+    return worker.manualOutcome(held, WorkerImpl.OutcomeKind.ERROR, json, message, 0, null, code);
+  }
+
+  @Override
+  public CompletableFuture<Void> extendTimeout(Duration timeout) {
+    if (timeout == null || timeout.isNegative() || timeout.isZero()) throw new IllegalArgumentException("timeout must be positive");
+    return worker.extendTimeout(this, timeout.toMillis());
+  }
+
+  /** The W3C traceparent from the variables or custom headers, if any. */
+  String traceparent() {
+    String v = raw.getVariables();
+    if (v != null && v.contains("\"traceparent\"")) {
+      try {
+        JsonNode n = Json.MAPPER.readTree(v).get("traceparent");
+        if (n != null && n.isTextual()) return n.asText();
+      } catch (Exception ignored) {
+        // no parent
+      }
+    }
+    return getCustomHeaders().get("traceparent");
+  }
+}

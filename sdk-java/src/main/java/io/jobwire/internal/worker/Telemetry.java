@@ -1,0 +1,122 @@
+package io.jobwire.internal.worker;
+
+import io.jobwire.internal.Version;
+import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.metrics.DoubleHistogram;
+import io.opentelemetry.api.metrics.LongCounter;
+import io.opentelemetry.api.metrics.Meter;
+import io.opentelemetry.api.metrics.ObservableLongGauge;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
+import java.util.Locale;
+import java.util.function.IntSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** OpenTelemetry instruments of one worker (API only: no-ops until the application installs an SDK). */
+final class Telemetry {
+  static final String SCOPE = "jobwire";
+  static final AttributeKey<String> TYPE = AttributeKey.stringKey("jobwire.job.type");
+  static final AttributeKey<String> WORKER = AttributeKey.stringKey("jobwire.worker.name");
+  static final AttributeKey<String> ACTIVATION = AttributeKey.stringKey("activation");
+  static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("outcome");
+  static final AttributeKey<String> REASON = AttributeKey.stringKey("reason");
+  static final AttributeKey<String> RESULT = AttributeKey.stringKey("result");
+  private static final Pattern TRACEPARENT = Pattern.compile("^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$");
+
+  private final Tracer tracer;
+  private final LongCounter activated;
+  private final LongCounter handled;
+  private final DoubleHistogram duration;
+  private final LongCounter reconnects;
+  private final LongCounter polls;
+  private final ObservableLongGauge gauge;
+  private final Attributes base;
+  private final String workerName;
+
+  Telemetry(String jobType, String workerName, IntSupplier capacityUsed) {
+    this.workerName = workerName;
+    tracer = GlobalOpenTelemetry.get().tracerBuilder(SCOPE).setInstrumentationVersion(Version.VERSION).build();
+    Meter meter = GlobalOpenTelemetry.get().meterBuilder(SCOPE).setInstrumentationVersion(Version.VERSION).build();
+    base = Attributes.of(TYPE, jobType, WORKER, workerName);
+    activated = meter.counterBuilder("jobwire.worker.jobs.activated").setDescription("jobs received by the worker").build();
+    handled = meter.counterBuilder("jobwire.worker.jobs.handled").setDescription("jobs finished, by outcome").build();
+    duration = meter.histogramBuilder("jobwire.worker.job.duration").setUnit("s").setDescription("handler duration").build();
+    reconnects = meter.counterBuilder("jobwire.worker.stream.reconnects").setDescription("stream reopens, by reason").build();
+    polls = meter.counterBuilder("jobwire.worker.poll.requests").setDescription("ActivateJobs calls, by result").build();
+    gauge = meter.gaugeBuilder("jobwire.worker.capacity.used").ofLongs().setDescription("jobs held by the worker")
+        .buildWithCallback(m -> m.record(capacityUsed.getAsInt(), base));
+  }
+
+  void jobActivated(String activation) {
+    activated.add(1, base.toBuilder().put(ACTIVATION, activation).build());
+  }
+
+  void jobHandled(String outcome, Double durationS) {
+    handled.add(1, base.toBuilder().put(OUTCOME, outcome).build());
+    if (durationS != null) duration.record(durationS, base);
+  }
+
+  void streamReconnect(String reason) {
+    reconnects.add(1, base.toBuilder().put(REASON, reason).build());
+  }
+
+  void pollRequest(String result) {
+    polls.add(1, base.toBuilder().put(RESULT, result).build());
+  }
+
+  /** Starts {@code process job <type>} (CONSUMER) under the job's W3C traceparent when present. */
+  Span startJobSpan(JobImpl job, String activation, String traceparent) {
+    Context parent = parentFrom(traceparent);
+    return tracer.spanBuilder("process job " + job.getType())
+        .setSpanKind(SpanKind.CONSUMER)
+        .setParent(parent)
+        .setAttribute("jobwire.job.key", Long.toString(job.getKey()))
+        .setAttribute("jobwire.job.type", job.getType())
+        .setAttribute("jobwire.job.retries", (long) job.getRetries())
+        .setAttribute("jobwire.process_instance.key", Long.toString(job.getProcessInstanceKey()))
+        .setAttribute("jobwire.bpmn_process_id", job.getBpmnProcessId())
+        .setAttribute("jobwire.element_id", job.getElementId())
+        .setAttribute("jobwire.worker.name", workerName)
+        .setAttribute("jobwire.activation", activation)
+        .startSpan();
+  }
+
+  static void endJobSpan(Span span, String outcome, Throwable err) {
+    span.setAttribute("jobwire.job.outcome", outcome);
+    if ("completed".equals(outcome)) {
+      span.setStatus(StatusCode.OK);
+    } else {
+      if (err != null) span.recordException(err);
+      span.setStatus(StatusCode.ERROR, err != null && err.getMessage() != null ? err.getMessage() : outcome);
+    }
+    span.end();
+  }
+
+  static Context parentFrom(String traceparent) {
+    Context root = Context.current();
+    if (traceparent == null) return root;
+    Matcher m = TRACEPARENT.matcher(traceparent.trim().toLowerCase(Locale.ROOT));
+    if (!m.matches() || m.group(1).equals("ff")) return root;
+    SpanContext sc = SpanContext.createFromRemoteParent(m.group(2), m.group(3),
+        (Integer.parseInt(m.group(4), 16) & 1) == 1 ? TraceFlags.getSampled() : TraceFlags.getDefault(), TraceState.getDefault());
+    if (!sc.isValid()) return root;
+    return root.with(Span.wrap(sc));
+  }
+
+  void close() {
+    // the capacity gauge keeps reporting (0 once closed) so exporters still see the last value
+  }
+
+  AutoCloseable gauge() {
+    return gauge;
+  }
+}
