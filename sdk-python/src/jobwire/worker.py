@@ -169,7 +169,7 @@ class Worker:
         ctx.lease.release()
         if ctx.pool is not None:
             ctx.pool.shutdown(wait=False)
-        ctx.telemetry.detach()
+        # The capacity gauge keeps reporting (0 once closed) while the worker object lives.
         self._finish_close()
 
     def _finish_close(self) -> None:

@@ -1,0 +1,271 @@
+"""Unit tests of the worker's parts: backoff, ledger, error table, state machine,
+configuration (options over environment over defaults), lossless JSON, options."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import grpc
+import pytest
+
+import jobwire
+from jobwire import ConfigurationError, InvalidVariablesError
+from jobwire._backoff import Backoff
+from jobwire._json import parse_variables, variables_to_json
+from jobwire._ledger import Ledger
+from jobwire._options import resolve_worker_options
+from jobwire._state import StateMachine, WorkerState
+from jobwire.config import OAuthOptions, parse_addresses, resolve_client_config
+from jobwire.errors import error_class, from_rpc_error
+
+
+# --- backoff -------------------------------------------------------------------------------
+def test_backoff_grows_by_1_6_from_50ms_to_5s_and_resets() -> None:
+    b = Backoff(rand=lambda: 0.5)  # no jitter
+    seq = [b.next() for _ in range(12)]
+    assert seq[0] == pytest.approx(0.05)
+    assert seq[1] == pytest.approx(0.08)
+    assert seq[2] == pytest.approx(0.128)
+    assert all(x <= 5.0 for x in seq) and seq[-1] == pytest.approx(5.0)
+    assert all(b2 >= a for a, b2 in zip(seq, seq[1:]))
+    b.reset()
+    assert b.next() == pytest.approx(0.05)
+    assert b.max() == pytest.approx(5.0)
+
+
+def test_backoff_jitter_is_within_10_percent() -> None:
+    lo, hi = Backoff(rand=lambda: 0.0), Backoff(rand=lambda: 1.0)
+    assert lo.next() == pytest.approx(0.045)
+    assert hi.next() == pytest.approx(0.055)
+
+
+# --- ledger --------------------------------------------------------------------------------
+def test_ledger_never_exceeds_max_and_releases_once() -> None:
+    led = Ledger(3)
+    slots = [led.try_take() for _ in range(5)]
+    assert sum(s is not None for s in slots) == 3 and led.held == 3 and led.free == 0
+    s0 = slots[0]
+    assert s0 is not None
+    s0.release()
+    s0.release()  # idempotent
+    assert led.held == 2
+
+
+def test_ledger_reservation_counts_against_free_slots() -> None:
+    led = Ledger(2)
+    assert led.try_reserve()
+    assert not led.try_reserve()  # one reservation at a time
+    assert led.free == 1
+    a = led.try_take()
+    assert a is not None and led.try_take() is None  # the reserved slot is not handed to a poll
+    s = led.claim_reserved()
+    assert led.held == 2 and led.reserved == 0
+    s.release()
+    a.release()
+    assert led.held == 0 and led.free == 2
+    assert led.try_reserve()
+    led.drop_reservation()
+    assert led.free == 2
+
+
+def test_ledger_rejects_bad_capacity() -> None:
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError):
+            Ledger(bad)  # type: ignore[arg-type]
+
+
+def test_ledger_changed_wakes_waiters() -> None:
+    async def go() -> None:
+        led = Ledger(1)
+        s = led.try_take()
+        assert s is not None
+        waiter = asyncio.ensure_future(led.changed())
+        await asyncio.sleep(0)
+        assert not waiter.done()
+        s.release()
+        await asyncio.wait_for(waiter, 1)
+
+    asyncio.run(go())
+
+
+# --- errors --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "code,cls",
+    [
+        (grpc.StatusCode.RESOURCE_EXHAUSTED, jobwire.BackpressureError),
+        (grpc.StatusCode.UNAVAILABLE, jobwire.UnavailableError),
+        (grpc.StatusCode.NOT_FOUND, jobwire.NotFoundError),
+        (grpc.StatusCode.INVALID_ARGUMENT, jobwire.InvalidArgumentError),
+        (grpc.StatusCode.FAILED_PRECONDITION, jobwire.FailedPreconditionError),
+        (grpc.StatusCode.ALREADY_EXISTS, jobwire.AlreadyExistsError),
+        (grpc.StatusCode.DEADLINE_EXCEEDED, jobwire.DeadlineExceededError),
+        (grpc.StatusCode.CANCELLED, jobwire.CancelledError),
+        (grpc.StatusCode.UNAUTHENTICATED, jobwire.UnauthenticatedError),
+        (grpc.StatusCode.PERMISSION_DENIED, jobwire.PermissionDeniedError),
+        (grpc.StatusCode.UNIMPLEMENTED, jobwire.UnimplementedError),
+        (grpc.StatusCode.INTERNAL, jobwire.InternalError),
+        (grpc.StatusCode.UNKNOWN, jobwire.InternalError),
+        (grpc.StatusCode.DATA_LOSS, jobwire.InternalError),
+    ],
+)
+def test_error_table(code: grpc.StatusCode, cls: type) -> None:
+    assert error_class(code) is cls
+
+    class Fake(grpc.RpcError):
+        def code(self) -> grpc.StatusCode:
+            return code
+
+        def details(self) -> str:
+            return "because"
+
+    e = from_rpc_error(Fake(), "CompleteJob")
+    assert isinstance(e, cls) and isinstance(e, jobwire.JobwireError)
+    assert e.code == code and e.details == "because" and e.code_name == code.name
+    assert str(e) == f"CompleteJob: {code.name}: because"
+
+
+def test_job_error_needs_a_code() -> None:
+    with pytest.raises(TypeError):
+        jobwire.JobError("")
+    e = jobwire.JobError("E42", "boom", variables={"a": 1})
+    assert e.code == "E42" and e.message == "boom" and e.variables == {"a": 1}
+
+
+# --- state machine -------------------------------------------------------------------------
+def test_state_machine_transitions() -> None:
+    seen: list = []
+    m = StateMachine(seen.append)
+    m.start()
+    m.stream_active = True
+    m.stream_open = True
+    m.update()
+    m.poll_backoff = True
+    m.update()  # an open stream wins over a poll in backoff
+    m.stream_open = False
+    m.stream_backoff = True
+    m.update()
+    m.stream_backoff = False
+    m.stream_open = True
+    m.update()
+    m.closing()
+    m.closed()
+    assert [s.value for s in seen] == ["polling", "streaming", "backoff", "streaming", "closing", "closed"]
+
+
+def test_state_machine_poll_only_backoff() -> None:
+    seen: list = []
+    m = StateMachine(seen.append)
+    m.start()
+    m.poll_backoff = True
+    m.update()
+    m.poll_backoff = False
+    m.update()
+    assert seen == [WorkerState.POLLING, WorkerState.BACKOFF, WorkerState.POLLING]
+    assert str(WorkerState.BACKOFF) == "backoff"
+
+
+# --- configuration -------------------------------------------------------------------------
+def test_config_defaults() -> None:
+    c = resolve_client_config(env={})
+    assert c.addresses == ["127.0.0.1:26500"] and c.insecure is True
+    assert c.keep_alive == 45.0 and c.command_timeout == 30.0 and c.oauth is None
+
+
+def test_config_env_precedence_and_address_forms() -> None:
+    env = {"ZEEBE_ADDRESS": "b:1", "ZEEBE_GRPC_ADDRESS": "a:2", "CAMUNDA_GRPC_ADDRESS": "c:3"}
+    c = resolve_client_config(env=env)
+    assert c.addresses == ["a:2"] and c.insecure is False  # not loopback: TLS
+    assert resolve_client_config(address="x:9", env=env).addresses == ["x:9"]  # option wins
+    assert parse_addresses("grpcs://h, grpc://127.0.0.1:5 ,dns:///svc:7") == ["h:26500", "127.0.0.1:5", "dns:///svc:7"]
+    assert resolve_client_config(address="grpc://remote:1", env={}).insecure is True
+    assert resolve_client_config(address="grpcs://127.0.0.1:1", env={}).insecure is False
+    assert resolve_client_config(env={"ZEEBE_INSECURE_CONNECTION": "yes", "ZEEBE_ADDRESS": "r:1"}).insecure is True
+    assert resolve_client_config(env={"ZEEBE_KEEP_ALIVE": "30000"}).keep_alive == 30.0
+
+
+@pytest.mark.parametrize(
+    "env,msg",
+    [
+        ({"ZEEBE_INSECURE_CONNECTION": "maybe"}, 'jobwire: ZEEBE_INSECURE_CONNECTION="maybe": want true or false'),
+        ({"ZEEBE_KEEP_ALIVE": "soon"}, 'jobwire: ZEEBE_KEEP_ALIVE="soon": want milliseconds'),
+        ({"ZEEBE_CLIENT_ID": "id"}, "jobwire: OAuth needs ZEEBE_CLIENT_ID, ZEEBE_CLIENT_SECRET and ZEEBE_AUTHORIZATION_SERVER_URL"),
+        ({"ZEEBE_ADDRESS": " , "}, "jobwire: no gateway address given"),
+    ],
+)
+def test_config_errors_are_typed_and_clear(env: dict, msg: str) -> None:
+    with pytest.raises(ConfigurationError) as ei:
+        resolve_client_config(env=env)
+    assert str(ei.value) == msg
+
+
+def test_config_oauth_from_env() -> None:
+    c = resolve_client_config(
+        env={
+            "CAMUNDA_CLIENT_ID": "i",
+            "CAMUNDA_CLIENT_SECRET": "s",
+            "CAMUNDA_OAUTH_URL": "http://127.0.0.1:1/token",
+            "CAMUNDA_TOKEN_AUDIENCE": "zeebe-api",
+        }
+    )
+    assert c.oauth == OAuthOptions("i", "s", "http://127.0.0.1:1/token", "zeebe-api", None)
+
+
+def test_config_ca_file_must_exist(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ConfigurationError):
+        resolve_client_config(ca_certificate_path=str(tmp_path / "missing.pem"), env={})
+
+
+# --- worker options ------------------------------------------------------------------------
+def test_worker_option_defaults_and_units() -> None:
+    async def h(job: object) -> None:
+        return None
+
+    o = resolve_worker_options("t", h)
+    assert (o.max_jobs_active, o.concurrency, o.job_timeout, o.request_timeout, o.poll_interval) == (32, 32, 300.0, 10.0, 0.1)
+    assert o.stream_enabled and o.auto_complete and not o.auto_extend and o.is_async
+    o2 = resolve_worker_options("t", lambda j: None, max_jobs_active=4, concurrency=10, job_timeout=timedelta(seconds=7), request_timeout=-1)
+    assert o2.concurrency == 4 and o2.job_timeout == 7.0 and o2.request_timeout == -1.0 and not o2.is_async
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [{"max_jobs_active": 0}, {"concurrency": -1}, {"job_timeout": "5s"}, {"poll_interval": -1}, {"fetch_variables": "a"}],
+)
+def test_worker_option_errors(kw: dict) -> None:
+    with pytest.raises(ConfigurationError):
+        resolve_worker_options("t", lambda j: None, **kw)
+
+
+def test_worker_needs_type_and_handler() -> None:
+    with pytest.raises(ConfigurationError):
+        resolve_worker_options("", lambda j: None)
+    with pytest.raises(ConfigurationError):
+        resolve_worker_options("t", None)  # type: ignore[arg-type]
+
+
+# --- lossless JSON -------------------------------------------------------------------------
+def test_int64_beyond_2_53_survives_both_ways() -> None:
+    big = 2**60 + 7
+    text = '{"id": 1152921504606846983, "neg": -9223372036854775808, "f": 1.5}'
+    v = parse_variables(text)
+    assert v["id"] == big and isinstance(v["id"], int) and v["neg"] == -(2**63)
+    out = variables_to_json({"id": big, "nested": [{"x": 2**63 - 1}]})
+    assert out == '{"id":1152921504606846983,"nested":[{"x":9223372036854775807}]}'
+    assert variables_to_json(text) == text  # JSON text is sent unchanged (byte-exact)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [[1, 2], "[1]", "not json", {"x": float("nan")}, {"x": object()}, {1: "a"}, 42, '{"a": NaN}'],
+)
+def test_invalid_variables_rejected_before_sending(bad: object) -> None:
+    with pytest.raises(InvalidVariablesError):
+        variables_to_json(bad)  # type: ignore[arg-type]
+
+
+def test_variables_none_and_empty() -> None:
+    assert variables_to_json(None) == "" and variables_to_json("  ") == ""
+    assert parse_variables("") == {}
+    with pytest.raises(InvalidVariablesError):
+        parse_variables("[]")
