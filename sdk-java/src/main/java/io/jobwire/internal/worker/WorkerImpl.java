@@ -41,10 +41,13 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -91,6 +94,8 @@ public final class WorkerImpl implements JobWorker {
   final WorkerOptions o;
   private final Consumer<WorkerImpl> onClosed;
   private final ScheduledExecutorService ctl;
+  /** Posts to the control thread; silently drops events that arrive after the worker closed. */
+  private final Executor post;
   private final ExecutorService handlers;
   private final Telemetry tel;
   private final StateMachine machine;
@@ -187,7 +192,18 @@ public final class WorkerImpl implements JobWorker {
     this.onClosed = onClosed;
     this.lease = transport.leaseLong();
     String tname = "jobwire-worker-" + o.jobType();
-    this.ctl = Executors.newSingleThreadScheduledExecutor(daemon(tname, false));
+    ScheduledThreadPoolExecutor exec = new ScheduledThreadPoolExecutor(1, daemon(tname, false));
+    exec.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    exec.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+    exec.setRemoveOnCancelPolicy(true);
+    this.ctl = exec;
+    this.post = r -> {
+      try {
+        ctl.execute(r);
+      } catch (RejectedExecutionException closed) {
+        // the worker is closed: nothing is waiting for this event any more
+      }
+    };
     this.handlers = handlerExecutor(o.concurrency(), "jobwire-handler-" + o.jobType());
     this.tel = new Telemetry(o.jobType(), o.workerName(), () -> held);
     this.machine = new StateMachine(s -> {
@@ -227,14 +243,14 @@ public final class WorkerImpl implements JobWorker {
 
   /** Starts the loops (stream first, then the backfill poll). */
   public void start() {
-    ctl.execute(() -> {
+    post.execute(() -> {
       if (stopping) return;
-      machine.start();
       if (o.streamEnabled()) {
         streamActive = true;
         machine.streamActive = true;
-        openStream();
+        openStream(); // the stream first (no state report while idle), then the backfill poll
       }
+      machine.start();
       onLedgerChange();
     });
   }
@@ -376,7 +392,7 @@ public final class WorkerImpl implements JobWorker {
     ClientCalls.asyncServerStreamingCall(call, req, new StreamObserver<>() {
       @Override
       public void onNext(ActivateJobsResponse res) {
-        ctl.execute(() -> {
+        post.execute(() -> {
           for (ActivatedJob j : res.getJobsList()) {
             if (pollCall == call) pollGot++;
             receivePolled(j);
@@ -386,12 +402,12 @@ public final class WorkerImpl implements JobWorker {
 
       @Override
       public void onError(Throwable t) {
-        ctl.execute(() -> pollEnded(call, t));
+        post.execute(() -> pollEnded(call, t));
       }
 
       @Override
       public void onCompleted() {
-        ctl.execute(() -> pollEnded(call, null));
+        post.execute(() -> pollEnded(call, null));
       }
     });
   }
@@ -537,17 +553,17 @@ public final class WorkerImpl implements JobWorker {
 
       @Override
       public void onNext(ActivatedJob job) {
-        ctl.execute(() -> streamJob(s, job));
+        post.execute(() -> streamJob(s, job));
       }
 
       @Override
       public void onError(Throwable t) {
-        ctl.execute(() -> streamEnded(s, t));
+        post.execute(() -> streamEnded(s, t));
       }
 
       @Override
       public void onCompleted() {
-        ctl.execute(() -> streamEnded(s, null));
+        post.execute(() -> streamEnded(s, null));
       }
     });
     machine.streamOpen = true;
@@ -725,7 +741,7 @@ public final class WorkerImpl implements JobWorker {
     List<CompletableFuture<Sent>> sends = new ArrayList<>();
     for (ActivatedJob j : s.aside) {
       CompletableFuture<Sent> f = sendFail(j.getKey(), j.getRetries(), s.drainMsg, 0, "", Math.min(j.getDeadline(), System.currentTimeMillis() + 5_000), true);
-      f.thenAcceptAsync(r -> tel.jobHandled(r.result() == SendResult.NOT_FOUND ? "not_found" : r.result() == SendResult.OK ? "returned" : "undelivered", null), ctl);
+      f.thenAcceptAsync(r -> tel.jobHandled(r.result() == SendResult.NOT_FOUND ? "not_found" : r.result() == SendResult.OK ? "returned" : "undelivered", null), post);
       sends.add(f);
     }
     if (!s.aside.isEmpty()) LOG.debug("handed back {} job(s) read from a drained stream", s.aside.size());
@@ -807,7 +823,7 @@ public final class WorkerImpl implements JobWorker {
       Object r = result;
       Throwable e = err;
       try {
-        ctl.execute(() -> handlerDone(h, r, e));
+        post.execute(() -> handlerDone(h, r, e));
       } catch (RuntimeException rejected) {
         // the worker is gone (closed without waiting for this abandoned handler)
       }
@@ -929,7 +945,7 @@ public final class WorkerImpl implements JobWorker {
           if (caller != null) caller.completeExceptionally(r.error());
       }
       maybeSettle(h);
-    }, ctl);
+    }, post);
   }
 
   private void maybeSettle(Held h) {
@@ -984,7 +1000,7 @@ public final class WorkerImpl implements JobWorker {
       h.outcome = r.result() == SendResult.NOT_FOUND ? "not_found" : r.result() == SendResult.OK ? "returned" : "undelivered";
       h.t0 = 0;
       settle(h);
-    }, ctl);
+    }, post);
   }
 
   /** A cancelled handler's job: failed back with retries unchanged, no backoff. */
@@ -994,7 +1010,7 @@ public final class WorkerImpl implements JobWorker {
     f.thenAcceptAsync(r -> {
       h.outcome = r.result() == SendResult.NOT_FOUND ? "not_found" : r.result() == SendResult.OK ? "returned" : "undelivered";
       maybeSettle(h);
-    }, ctl);
+    }, post);
   }
 
   /** A received job that found no free slot: failed back at once, counted `returned`; never run. */
@@ -1002,7 +1018,7 @@ public final class WorkerImpl implements JobWorker {
     tel.jobActivated(activation);
     LOG.debug("job {}: no free slot ({}); returning it to the engine", raw.getKey(), activation);
     sendFail(raw.getKey(), raw.getRetries(), MSG_AT_CAPACITY, 0, "", Math.min(raw.getDeadline(), System.currentTimeMillis() + 10_000), false)
-        .thenAcceptAsync(r -> tel.jobHandled(r.result() == SendResult.NOT_FOUND ? "not_found" : r.result() == SendResult.OK ? "returned" : "undelivered", null), ctl);
+        .thenAcceptAsync(r -> tel.jobHandled(r.result() == SendResult.NOT_FOUND ? "not_found" : r.result() == SendResult.OK ? "returned" : "undelivered", null), post);
   }
 
   private CompletableFuture<Sent> sendFail(long key, int retries, String message, long backoffMs, String vars, long deadline, boolean viaLong) {
@@ -1054,7 +1070,7 @@ public final class WorkerImpl implements JobWorker {
 
   private void track(CompletableFuture<?> f) {
     pendingSends.add(f);
-    f.whenCompleteAsync((r, e) -> pendingSends.remove(f), ctl);
+    f.whenCompleteAsync((r, e) -> pendingSends.remove(f), post);
   }
 
   // ---- manual outcomes and timeouts (called from any thread) ----
@@ -1062,7 +1078,7 @@ public final class WorkerImpl implements JobWorker {
   CompletableFuture<Void> manualOutcome(Held h, OutcomeKind kind, String vars, String message, int retries, Duration backoff, String code) {
     CompletableFuture<Void> caller = new CompletableFuture<>();
     try {
-      ctl.execute(() -> {
+      post.execute(() -> {
         if (h.outcomeSent || h.finished) {
           caller.completeExceptionally(new IllegalStateException("jobwire: job " + h.raw.getKey() + " already has an outcome; nothing sent"));
           return;
@@ -1099,7 +1115,7 @@ public final class WorkerImpl implements JobWorker {
           LOG.debug("auto-extend of job {} failed: {}", h.raw.getKey(), je.getMessage());
         }
         scheduleExtend(h);
-      }, ctl);
+      }, post);
     }, wait, TimeUnit.MILLISECONDS);
   }
 

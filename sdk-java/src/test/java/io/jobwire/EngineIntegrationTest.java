@@ -1,0 +1,265 @@
+package io.jobwire;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jobwire.testing.TestEngine;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Integration tests against the real reference engine ({@code jobwire-engine dev}), one per test. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class EngineIntegrationTest {
+  TestEngine engine;
+  JobwireClient client;
+
+  @BeforeEach
+  void start() throws Exception {
+    engine = TestEngine.start();
+    client = JobwireClient.builder().environment(Map.of()).gatewayAddress(engine.address()).build();
+  }
+
+  @AfterEach
+  void stop() {
+    if (client != null) client.close(Duration.ofSeconds(5));
+    if (engine != null) engine.close();
+  }
+
+  String deploy(String jobType) throws Exception {
+    Deployment d = client.deployResource("one-task-" + jobType + ".bpmn", TestEngine.bpmn(jobType)).get();
+    assertEquals(1, d.processes().size());
+    assertEquals("one-task-" + jobType, d.processes().get(0).bpmnProcessId());
+    return d.processes().get(0).bpmnProcessId();
+  }
+
+  List<ProcessInstance> runInstances(String pid, int n, Object vars) throws Exception {
+    List<CompletableFuture<ProcessInstance>> fs = new ArrayList<>();
+    for (int i = 0; i < n; i++) fs.add(client.createProcessInstanceWithResult(pid, vars, Duration.ofSeconds(20)));
+    List<ProcessInstance> out = new ArrayList<>();
+    for (var f : fs) out.add(f.get(30, TimeUnit.SECONDS));
+    return out;
+  }
+
+  @Test
+  void pollingWorkerCompletesWithLosslessVariables() throws Exception {
+    String pid = deploy("poll");
+    List<String> activations = new CopyOnWriteArrayList<>();
+    try (JobWorker w = client.newWorker().jobType("poll").streamEnabled(false).maxJobsActive(8).handler(job -> {
+      activations.add(job.getActivation());
+      Map<String, Object> v = job.getVariablesAsMap();
+      return Map.of("id", v.get("id"), "huge", v.get("huge"), "seen", true);
+    }).open()) {
+      String vars = "{\"id\":1152921504606846983,\"huge\":123456789012345678901234567890}";
+      for (ProcessInstance pi : runInstances(pid, 20, vars)) {
+        Map<String, Object> out = io.jobwire.internal.Json.parseObject(pi.variables());
+        assertEquals(1152921504606846983L, out.get("id"));
+        assertEquals(new BigInteger("123456789012345678901234567890"), out.get("huge"));
+        assertEquals(true, out.get("seen"));
+      }
+      assertEquals(WorkerState.POLLING, w.getState());
+    }
+    assertEquals(20, activations.size());
+    assertTrue(activations.stream().allMatch("poll"::equals), activations.toString());
+  }
+
+  @Test
+  void pushWorkerReceivesJobsByStream() throws Exception {
+    String pid = deploy("push");
+    List<String> activations = new CopyOnWriteArrayList<>();
+    List<WorkerState> states = new CopyOnWriteArrayList<>();
+    JobWorker w = client.newWorker().jobType("push").stateListener(states::add).handler(job -> {
+      activations.add(job.getActivation());
+      return null;
+    }).open();
+    waitFor(() -> w.getState() == WorkerState.STREAMING, 5_000);
+    Thread.sleep(300); // the backfill poll parks; new jobs are pushed
+    runInstances(pid, 30, Map.of("n", 1));
+    w.close(Duration.ofSeconds(5));
+    assertTrue(activations.contains("push"), activations.toString());
+    assertEquals(WorkerState.CLOSED, w.getState());
+    assertEquals(List.of(WorkerState.STREAMING, WorkerState.CLOSING, WorkerState.CLOSED), states);
+  }
+
+  @Test
+  void capacityIsNeverExceededWithSlowHandlersAndFastPeerTakesTheRest() throws Exception {
+    String pid = deploy("slow");
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger maxRunning = new AtomicInteger();
+    AtomicInteger slowCount = new AtomicInteger();
+    AtomicInteger fastCount = new AtomicInteger();
+    List<Integer> heldSamples = new CopyOnWriteArrayList<>();
+    JobWorker slow = client.newWorker().jobType("slow").maxJobsActive(2).handler(job -> {
+      int r = running.incrementAndGet();
+      maxRunning.accumulateAndGet(r, Math::max);
+      slowCount.incrementAndGet();
+      Thread.sleep(500);
+      running.decrementAndGet();
+      return null;
+    }).open();
+    JobWorker fast = client.newWorker().jobType("slow").maxJobsActive(16).handler(job -> {
+      fastCount.incrementAndGet();
+      return null;
+    }).open();
+    Thread sampler = new Thread(() -> {
+      while (!Thread.currentThread().isInterrupted()) {
+        heldSamples.add(slow.getHeldJobs());
+        try {
+          Thread.sleep(5);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    });
+    sampler.start();
+    runInstances(pid, 60, null);
+    sampler.interrupt();
+    sampler.join();
+    slow.close(Duration.ofSeconds(5));
+    fast.close(Duration.ofSeconds(5));
+    assertTrue(maxRunning.get() <= 2, "max running " + maxRunning.get());
+    assertTrue(Collections.max(heldSamples) <= 2, "held " + Collections.max(heldSamples));
+    assertEquals(60, slowCount.get() + fastCount.get());
+    // the slow worker gets its capacity plus what the engine's per-stream queue and the small
+    // receive window hold for it; everything else goes to the fast worker
+    assertTrue(fastCount.get() >= 20, "fast " + fastCount.get() + " slow " + slowCount.get());
+  }
+
+  @Test
+  void gatewayRestartMovesToBackoffAndRecovers() throws Exception {
+    String pid = deploy("restart");
+    List<WorkerState> states = new CopyOnWriteArrayList<>();
+    AtomicInteger handled = new AtomicInteger();
+    JobWorker w = client.newWorker().jobType("restart").stateListener(states::add).handler(job -> {
+      handled.incrementAndGet();
+      return null;
+    }).open();
+    runInstances(pid, 5, null);
+    engine.restart();
+    waitFor(() -> states.contains(WorkerState.BACKOFF), 10_000);
+    runInstances(pid, 5, null);
+    waitFor(() -> w.getState() == WorkerState.STREAMING, 10_000);
+    assertTrue(handled.get() >= 10);
+    w.close(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void closeHandsBackUnstartedAndCancelledJobsWithRetriesUnchanged() throws Exception {
+    String pid = deploy("close");
+    CountDownLatch started = new CountDownLatch(1);
+    AtomicInteger interrupted = new AtomicInteger();
+    JobWorker w = client.newWorker().jobType("close").maxJobsActive(4).concurrency(1).jobTimeout(Duration.ofMinutes(5)).handler(job -> {
+      started.countDown();
+      try {
+        Thread.sleep(60_000);
+      } catch (InterruptedException e) {
+        interrupted.incrementAndGet();
+        assertTrue(job.isCancelled());
+        throw e;
+      }
+      return null;
+    }).open();
+    List<CompletableFuture<ProcessInstance>> fs = new ArrayList<>();
+    for (int i = 0; i < 4; i++) fs.add(client.createProcessInstanceWithResult(pid, null, Duration.ofSeconds(20)));
+    assertTrue(started.await(10, TimeUnit.SECONDS));
+    waitFor(() -> w.getHeldJobs() == 4, 5_000);
+    long t0 = System.nanoTime();
+    w.close(Duration.ofMillis(300));
+    long closeMs = (System.nanoTime() - t0) / 1_000_000;
+    assertTrue(closeMs < 3_000, "close took " + closeMs + " ms");
+    assertEquals(1, interrupted.get());
+    assertEquals(0, w.getHeldJobs());
+    // every job is available again at once (retries unchanged): a new worker completes them long before the 5 min timeout
+    Set<Integer> retries = ConcurrentHashMap.newKeySet();
+    try (JobWorker w2 = client.newWorker().jobType("close").handler(job -> {
+      retries.add(job.getRetries());
+      return null;
+    }).open()) {
+      for (var f : fs) f.get(15, TimeUnit.SECONDS);
+    }
+    assertEquals(Set.of(3), retries);
+  }
+
+  @Test
+  void failureAndBpmnErrorAndManualOutcomes() throws Exception {
+    String pid = deploy("fail");
+    List<Integer> retries = new CopyOnWriteArrayList<>();
+    CompletableFuture<Throwable> secondOutcome = new CompletableFuture<>();
+    JobWorker w = client.newWorker().jobType("fail").autoComplete(false).handler(job -> {
+      retries.add(job.getRetries());
+      if (job.getRetries() > 1) {
+        job.fail("try again").get();
+      } else {
+        job.complete(Map.of("done", true)).get();
+        try {
+          job.complete().get();
+        } catch (IllegalStateException e) {
+          secondOutcome.complete(e);
+        } catch (ExecutionException e) {
+          secondOutcome.complete(e.getCause());
+        }
+      }
+      return null;
+    }).open();
+    ProcessInstance pi = runInstances(pid, 1, null).get(0);
+    assertTrue(pi.variables().contains("\"done\":true"), pi.variables());
+    assertEquals(List.of(3, 2, 1), retries);
+    assertInstanceOf(IllegalStateException.class, secondOutcome.get(5, TimeUnit.SECONDS));
+    w.close(Duration.ofSeconds(5));
+    // an outcome on a job that does not exist is a typed NotFoundException
+    ExecutionException e = assertThrows(ExecutionException.class, () -> client.completeJob(123456789L, null).get());
+    assertInstanceOf(NotFoundException.class, e.getCause());
+  }
+
+  @Test
+  void invalidHandlerResultFailsJobWithClearErrorBeforeSending() throws Exception {
+    String pid = deploy("badvars");
+    List<Throwable> errors = new CopyOnWriteArrayList<>();
+    AtomicInteger calls = new AtomicInteger();
+    JobWorker w = client.newWorker().jobType("badvars").errorListener(errors::add).handler(job -> {
+      if (calls.incrementAndGet() == 1) return List.of(1, 2, 3);
+      return Map.of("ok", true);
+    }).open();
+    runInstances(pid, 1, null);
+    w.close(Duration.ofSeconds(5));
+    assertEquals(2, calls.get());
+    assertInstanceOf(InvalidVariablesException.class, errors.get(0));
+  }
+
+  @Test
+  void manyWorkersShareLongCallConnectionsOf32() throws Exception {
+    List<JobWorker> ws = new ArrayList<>();
+    for (int i = 0; i < 40; i++) ws.add(client.newWorker().jobType("many-" + i).maxJobsActive(1).handler(job -> null).open());
+    assertEquals(2, client.getLongConnectionCount());
+    String pid = deploy("many-39");
+    runInstances(pid, 3, null);
+    for (JobWorker w : ws) w.closeAsync(Duration.ofSeconds(2));
+    for (JobWorker w : ws) w.closeAsync(Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+    assertEquals(0, client.getLongConnectionCount());
+  }
+
+  static void waitFor(java.util.function.BooleanSupplier cond, long ms) throws InterruptedException {
+    long end = System.currentTimeMillis() + ms;
+    while (!cond.getAsBoolean()) {
+      if (System.currentTimeMillis() > end) throw new AssertionError("condition not met within " + ms + " ms");
+      Thread.sleep(10);
+    }
+  }
+}

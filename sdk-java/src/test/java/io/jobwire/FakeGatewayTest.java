@@ -1,0 +1,129 @@
+package io.jobwire;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.StreamObserver;
+import io.jobwire.internal.gateway.GatewayGrpc;
+import io.jobwire.internal.gateway.GatewayOuterClass.ActivateJobsRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.ActivateJobsResponse;
+import io.jobwire.internal.gateway.GatewayOuterClass.ActivatedJob;
+import io.jobwire.internal.gateway.GatewayOuterClass.CompleteJobRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.CompleteJobResponse;
+import io.jobwire.internal.gateway.GatewayOuterClass.StreamActivatedJobsRequest;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Unit-level edge cases against an in-process fake gateway on 127.0.0.1 (a free port). */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class FakeGatewayTest {
+  Server server;
+  JobwireClient client;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (client != null) client.close(Duration.ofSeconds(2));
+    if (server != null) server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+  }
+
+  JobwireClient start(GatewayGrpc.GatewayImplBase impl) throws Exception {
+    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(impl).build().start();
+    client = JobwireClient.builder().environment(Map.of()).gatewayAddress("127.0.0.1:" + server.getPort()).build();
+    return client;
+  }
+
+  static ActivatedJob job(long key) {
+    return ActivatedJob.newBuilder().setKey(key).setType("t").setRetries(3).setDeadline(System.currentTimeMillis() + 60_000).setVariables("{}").build();
+  }
+
+  /** Answers RESOURCE_EXHAUSTED to the first polls, then one job; no streaming (UNIMPLEMENTED). */
+  static final class Gw extends GatewayGrpc.GatewayImplBase {
+    final AtomicInteger polls = new AtomicInteger();
+    final List<Long> pollTimes = new CopyOnWriteArrayList<>();
+    final List<Long> completed = new CopyOnWriteArrayList<>();
+    final AtomicInteger streams = new AtomicInteger();
+    final AtomicInteger completeFailures = new AtomicInteger(2);
+    int exhausted;
+
+    Gw(int exhausted) {
+      this.exhausted = exhausted;
+    }
+
+    @Override
+    public void activateJobs(ActivateJobsRequest req, StreamObserver<ActivateJobsResponse> obs) {
+      int n = polls.incrementAndGet();
+      pollTimes.add(System.currentTimeMillis());
+      if (n <= exhausted) {
+        obs.onError(Status.RESOURCE_EXHAUSTED.withDescription("backpressure").asRuntimeException());
+        return;
+      }
+      if (n == exhausted + 1) obs.onNext(ActivateJobsResponse.newBuilder().addJobs(job(42)).build());
+      obs.onCompleted();
+    }
+
+    @Override
+    public void completeJob(CompleteJobRequest req, StreamObserver<CompleteJobResponse> obs) {
+      if (completeFailures.getAndDecrement() > 0) {
+        obs.onError(Status.UNAVAILABLE.withDescription("flaky").asRuntimeException());
+        return;
+      }
+      completed.add(req.getJobKey());
+      obs.onNext(CompleteJobResponse.getDefaultInstance());
+      obs.onCompleted();
+    }
+
+    @Override
+    public void streamActivatedJobs(StreamActivatedJobsRequest req, StreamObserver<ActivatedJob> obs) {
+      streams.incrementAndGet();
+      obs.onError(Status.UNIMPLEMENTED.asRuntimeException());
+    }
+  }
+
+  @Test
+  void backsOffOnResourceExhaustedFallsBackToPollingAndRetriesOutcomes() throws Exception {
+    Gw gw = new Gw(4);
+    List<WorkerState> states = new CopyOnWriteArrayList<>();
+    JobWorker w = start(gw).newWorker().jobType("t").requestTimeout(Duration.ofMillis(-1)).pollInterval(Duration.ofMillis(50))
+        .stateListener(states::add).handler(job -> Map.of("k", 1)).open();
+    EngineIntegrationTest.waitFor(() -> gw.completed.size() == 1, 10_000);
+    w.close(Duration.ofSeconds(2));
+    assertEquals(List.of(42L), gw.completed);
+    assertEquals(1, gw.streams.get(), "UNIMPLEMENTED: the stream is not retried");
+    assertTrue(states.contains(WorkerState.BACKOFF), states.toString());
+    assertEquals(WorkerState.CLOSED, states.get(states.size() - 1));
+    // growing gaps between the RESOURCE_EXHAUSTED polls: 50, 80, 128 ms (±10 %)
+    List<Long> t = gw.pollTimes;
+    long g1 = t.get(2) - t.get(1);
+    long g3 = t.get(4) - t.get(3);
+    assertTrue(g3 > g1, "gaps " + g1 + " then " + g3);
+    assertTrue(g1 >= 40, "first gap " + g1);
+  }
+
+  @Test
+  void emptyPollsPauseWhenTheGatewayDoesNotPark() throws Exception {
+    Gw gw = new Gw(0) {
+      @Override
+      public void activateJobs(ActivateJobsRequest req, StreamObserver<ActivateJobsResponse> obs) {
+        polls.incrementAndGet();
+        obs.onCompleted(); // answers at once, never parks
+      }
+    };
+    JobWorker w = start(gw).newWorker().jobType("t").streamEnabled(false).handler(job -> null).open();
+    Thread.sleep(1_000);
+    w.close(Duration.ofSeconds(1));
+    // pollInterval 100 ms: about 10 polls in a second, never a tight loop
+    assertTrue(gw.polls.get() <= 15, "polls in 1 s: " + gw.polls.get());
+    assertTrue(gw.polls.get() >= 5, "polls in 1 s: " + gw.polls.get());
+  }
+}

@@ -1,0 +1,55 @@
+package io.jobwire;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.jobwire.internal.Json;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class JsonTest {
+  public static final class Order {
+    public long id;
+    public BigInteger huge;
+    public String name;
+  }
+
+  @Test
+  void integersStayExact() {
+    String text = "{\"id\":1152921504606846983,\"huge\":123456789012345678901234567890,\"small\":7,\"dec\":0.1,\"name\":\"ä\"}";
+    Map<String, Object> m = Json.parseObject(text);
+    assertEquals(1152921504606846983L, m.get("id"));
+    assertEquals(new BigInteger("123456789012345678901234567890"), m.get("huge"));
+    assertEquals(7, m.get("small"));
+    assertEquals(new BigDecimal("0.1"), m.get("dec"));
+    assertEquals(text, Json.variablesToJson(m, "t"));
+    Order o = Json.parseAs(text, Order.class);
+    assertEquals(1152921504606846983L, o.id);
+    assertEquals(new BigInteger("123456789012345678901234567890"), o.huge);
+    assertEquals("{\"id\":1152921504606846983,\"huge\":123456789012345678901234567890,\"name\":\"ä\"}", Json.variablesToJson(o, "t"));
+  }
+
+  @Test
+  void jsonTextIsPassedThroughUnchanged() {
+    String text = "{ \"k\" : 9007199254740993 }";
+    assertEquals(text, Json.variablesToJson(text, "t"));
+    assertEquals("", Json.variablesToJson(null, "t"));
+  }
+
+  @Test
+  void nonObjectsAreRejectedBeforeSending() {
+    InvalidVariablesException e = assertThrows(InvalidVariablesException.class, () -> Json.variablesToJson(List.of(1, 2), "complete of job 1"));
+    assertEquals(true, e.getMessage().startsWith("complete of job 1: variables must be a JSON object"), e.getMessage());
+    assertThrows(InvalidVariablesException.class, () -> Json.variablesToJson("[1]", "t"));
+    assertThrows(InvalidVariablesException.class, () -> Json.variablesToJson("{\"a\":", "t"));
+    assertThrows(InvalidVariablesException.class, () -> Json.variablesToJson(42, "t"));
+    Map<String, Object> nan = new LinkedHashMap<>();
+    nan.put("x", Double.NaN);
+    assertThrows(InvalidVariablesException.class, () -> Json.variablesToJson(nan, "t"));
+    assertThrows(InvalidVariablesException.class, () -> Json.variablesToJson(new Object(), "t"));
+  }
+}
