@@ -4,6 +4,7 @@ import { resolveClientConfig, type ClientOptions } from './config.js'
 import type { Variables } from './job.js'
 import { parseLossless, variablesToJson, type JsonValue } from './json.js'
 import { Transport, type CallOptions } from './transport.js'
+import { CancelledError } from './errors.js'
 import { Worker } from './worker/worker.js'
 import type { WorkerOptions } from './worker/options.js'
 import type { DeployResourceResponse__Output } from './generated/gateway_protocol/DeployResourceResponse.js'
@@ -64,10 +65,16 @@ export interface CreateProcessInstanceRequest {
 export class Client {
   private readonly transport: Transport
   private readonly workers = new Set<Worker<never>>()
+  private closed = false
 
   /** Creates a client; nothing connects until the first call. */
   constructor(options: ClientOptions = {}) {
     this.transport = new Transport(resolveClientConfig(options))
+  }
+
+  /** Workers created and not closed yet. */
+  get workerCount(): number {
+    return this.workers.size
   }
 
   /** Gateway addresses in use. */
@@ -85,7 +92,8 @@ export class Client {
    * } })
    */
   createWorker<V = Variables>(options: WorkerOptions<V>): Worker<V> {
-    const w = new Worker<V>(this.transport, options, this.transport.config.logger)
+    if (this.closed) throw new CancelledError('jobwire: createWorker after close(): the client is closed')
+    const w: Worker<V> = new Worker<V>(this.transport, options, this.transport.config.logger, () => this.workers.delete(w as unknown as Worker<never>))
     this.workers.add(w as unknown as Worker<never>)
     return w
   }
@@ -217,6 +225,7 @@ export class Client {
 
   /** Closes every worker (each with `timeoutMs`), then the channel. */
   async close(options: { timeoutMs?: number } = {}): Promise<void> {
+    this.closed = true
     await Promise.all([...this.workers].map((w) => w.close(options)))
     this.transport.close()
   }

@@ -36,10 +36,61 @@ type Method = keyof GatewayClient & string
  */
 export const WORKERS_PER_LONG_CONNECTION = 32
 
+/**
+ * Lets received messages of a server-streaming call through only on demand (a grpc-js client
+ * interceptor, public API). A message held here stops grpc-js from reading the next one, so a
+ * reader without a free slot keeps at most one decoded message in process; the rest stays in the
+ * small HTTP/2 window and, beyond it, with the gateway. @internal
+ */
+export class ReadGate {
+  private credit = 0
+  private readonly held: Array<{ msg: unknown; next: (m: unknown) => void }> = []
+
+  /** Lets `n` more messages through (Infinity: every message from now on). */
+  grant(n = 1): void {
+    this.credit += n
+    this.flush()
+  }
+
+  /** Takes back credit not used yet. */
+  revoke(): void {
+    this.credit = 0
+  }
+
+  /** Messages waiting at the gate. */
+  get waiting(): number {
+    return this.held.length
+  }
+
+  /** @internal the interceptor's receive hook */
+  onMessage(msg: unknown, next: (m: unknown) => void): void {
+    this.held.push({ msg, next })
+    this.flush()
+  }
+
+  private flush(): void {
+    while (this.credit > 0 && this.held.length > 0) {
+      this.credit--
+      const h = this.held.shift()!
+      h.next(h.msg)
+    }
+  }
+
+  /** The grpc-js interceptor that routes received messages through this gate. */
+  interceptor(): grpc.Interceptor {
+    return (options, nextCall) =>
+      new grpc.InterceptingCall(nextCall(options), {
+        start: (metadata, _listener, next) => {
+          next(metadata, new grpc.ListenerBuilder().withOnReceiveMessage((m: unknown, nxt: (m: unknown) => void) => this.onMessage(m, nxt)).build())
+        },
+      })
+  }
+}
+
 /** A worker's place on a long-call connection. @internal */
 export interface LongLease {
   /** Opens a server-streaming call (ActivateJobs, StreamActivatedJobs) on the leased connection. */
-  serverStream<Res>(method: 'ActivateJobs' | 'StreamActivatedJobs', req: object, deadline: number): Promise<{ call: grpc.ClientReadableStream<Res>; token?: string }>
+  serverStream<Res>(method: 'ActivateJobs' | 'StreamActivatedJobs', req: object, deadline: number, gate?: ReadGate): Promise<{ call: grpc.ClientReadableStream<Res>; token?: string }>
   /** A unary call on the leased connection (see Transport.unary). */
   unary<Res>(method: Method, req: object, opts?: CallOptions): Promise<Res>
   /** Gives the place back (idempotent); an unused connection is closed. */
@@ -62,6 +113,7 @@ export class Transport {
   private readonly long: LongConnection[] = []
   private readonly newLongStubs: () => GatewayClient[]
   private next = 0
+  private leases = 0
   private readonly oauth: OAuthProvider | undefined
   private closed = false
 
@@ -164,16 +216,19 @@ export class Transport {
     conn.workers++
     const c = conn
     let released = false
-    let next = 0
+    // One address per worker (workers spread round-robin): its poll, stream and the jobs it hands
+    // back share one connection, so with several addresses the gateway still sees the call cancelled
+    // before the handed-back job is activatable again.
+    const pinned = [c.stubs[this.leases++ % c.stubs.length]!]
     return {
-      serverStream: async <Res>(method: 'ActivateJobs' | 'StreamActivatedJobs', req: object, deadline: number) => {
+      serverStream: async <Res>(method: 'ActivateJobs' | 'StreamActivatedJobs', req: object, deadline: number, gate?: ReadGate) => {
         if (this.closed || released) throw new CancelledError(`${method}: client is closed`, grpc.status.CANCELLED)
         const { md, token } = await this.metadata()
-        const stub = c.stubs[next++ % c.stubs.length] as unknown as Record<string, (...a: unknown[]) => grpc.ClientReadableStream<Res>>
-        const call = stub[method]!.call(stub, req, md, { deadline })
+        const stub = pinned[0] as unknown as Record<string, (...a: unknown[]) => grpc.ClientReadableStream<Res>>
+        const call = stub[method]!.call(stub, req, md, gate ? { deadline, interceptors: [gate.interceptor()] } : { deadline })
         return { call, token }
       },
-      unary: <Res>(method: Method, req: object, opts: CallOptions = {}) => this.unary<Res>(method, req, opts, released ? undefined : c.stubs),
+      unary: <Res>(method: Method, req: object, opts: CallOptions = {}) => this.unary<Res>(method, req, opts, released ? undefined : pinned),
       release: () => {
         if (released) return
         released = true

@@ -18,6 +18,8 @@ export interface WorkerContext {
   readonly logger: Logger
   /** Aborted when close() starts: stop taking jobs at once. */
   readonly stopSignal: AbortSignal
+  /** Set by close() before stopSignal aborts: bounds the stream drain. */
+  closeTimeoutMs?: number
   /** Reports an error to the application ('error' listener, else the log). Never throws. */
   reportError(err: Error): void
 }

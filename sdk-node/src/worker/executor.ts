@@ -2,7 +2,7 @@ import { context as otelContext } from '@opentelemetry/api'
 import type { ActivatedJob__Output } from '../generated/gateway_protocol/ActivatedJob.js'
 import { BENIGN_OUTCOME_CODES, CancelledError, JobError, JobwireError, RETRYABLE_CODES, toJobwireError } from '../errors.js'
 import { variablesToJson } from '../json.js'
-import { JobImpl, MAX_MESSAGE } from './jobImpl.js'
+import { JobImpl, MAX_MESSAGE, type Settled } from './jobImpl.js'
 import { Backoff, sleep } from './backoff.js'
 import type { WorkerContext } from './context.js'
 import { Extender } from './extender.js'
@@ -17,9 +17,20 @@ export const CLOSE_GRACE_MS = 1_000
 /** FailJob messages of a job handed back untouched (retries unchanged, no backoff); same in every SDK. */
 export const MSG_CLOSING = 'jobwire: worker closing; job returned'
 export const MSG_AT_CAPACITY = 'jobwire: worker at capacity; job returned'
+export const MSG_RECYCLED = 'jobwire: stream recycled; job returned'
 
 /** How an outcome send ended. */
 export type OutcomeResult = 'ok' | 'not_found' | 'gave_up'
+/** An outcome send's result and, unless acknowledged, the typed error. */
+export interface SendResult {
+  result: OutcomeResult
+  error?: JobwireError
+}
+
+/** What a hand-back (retries unchanged) counts. */
+function returned(r: SendResult): Outcome {
+  return r.result === 'ok' ? 'returned' : r.result === 'not_found' ? 'not_found' : 'undelivered'
+}
 
 interface Held {
   raw: ActivatedJob__Output
@@ -30,6 +41,8 @@ interface Held {
   running: boolean
   /** Failed back by close(): whatever the handler does later is ignored. */
   abandoned: boolean
+  /** Manual mode: the handler returned without an outcome; the slot stays held until one settles or the deadline passes. */
+  awaitingSettle: boolean
   /** A new activation of the same key that arrived after this one's outcome was sent; runs next. */
   redelivery?: { raw: ActivatedJob__Output; slot: Slot; activation: 'push' | 'poll' }
 }
@@ -86,10 +99,12 @@ export class Executor {
     } catch (e) {
       // Unparseable variables: the handler cannot run; fail it so it surfaces as an incident eventually.
       ctx.reportError(new JobwireError(`job ${raw.key}: ${(e as Error).message}`))
-      this.track(this.sendFail(raw, raw.retries - 1, `jobwire: ${(e as Error).message}`, 0, Date.now() + 10_000).finally(() => slot.release()))
+      void this.track(this.sendFail(raw, raw.retries - 1, `jobwire: ${(e as Error).message}`, 0, Date.now() + 10_000))
+        .then((r) => ctx.telemetry.jobHandled(r.result === 'ok' ? 'failed' : r.result === 'not_found' ? 'not_found' : 'undelivered'))
+        .finally(() => slot.release())
       return
     }
-    const h: Held = { raw, slot, activation, job, abort: new AbortController(), running: false, abandoned: false }
+    const h: Held = { raw, slot, activation, job, abort: new AbortController(), running: false, abandoned: false, awaitingSettle: false }
     this.held.set(raw.key, h)
     if (this.closing) {
       this.failBack(h)
@@ -139,31 +154,53 @@ export class Executor {
     extender?.start()
     let outcome: Outcome = 'completed'
     let failure: unknown
+    let counted = false // the concurrency slot was given back early (manual mode waiting for its outcome)
     try {
       const result = await otelContext.with(spanCtx, () => ctx.opts.handler(job, { signal: h.abort.signal }))
       extender?.stop()
       if (h.abandoned) return
-      if (result instanceof JobError) outcome = await job.throwErrorOutcome(result)
-      else if (ctx.opts.autoComplete && !job.outcomeSent) {
+      let settled: Settled
+      if (result instanceof JobError) settled = await job.throwErrorOutcome(result)
+      else if (job.settled) settled = await job.settled
+      else if (ctx.opts.autoComplete) {
         let vars: string
         try {
           vars = variablesToJson(result, `handler result of job ${job.key}`)
         } catch (e) {
           failure = e
           ctx.reportError(e as Error)
-          outcome = await job.failOutcome({ message: (e as Error).message })
+          settled = await job.failOutcome({ message: (e as Error).message })
+          outcome = settled.outcome
           return
         }
-        outcome = await job.completeOutcome(vars)
-      } else outcome = job.lastOutcome ?? 'completed'
+        settled = await job.completeOutcome(vars)
+      } else {
+        // Manual mode: the job stays held (its slot too) until an outcome settles or its deadline passes.
+        this.running--
+        h.running = false
+        counted = true
+        h.awaitingSettle = true
+        this.pump()
+        outcome = await job.waitSettled(h.abort.signal)
+        if (h.abandoned) return
+        // Closing and the close timeout passed with no outcome: hand the job back (retries unchanged).
+        if (outcome === 'unsettled' && h.abort.signal.aborted && this.closing && !job.outcomeSent) outcome = await this.failBackOutcome(h, true)
+        h.awaitingSettle = false
+        if (outcome === 'unsettled') ctx.logger.warn(`job ${job.key}: the handler returned without an outcome and none was sent before the job's deadline`)
+        return
+      }
+      outcome = settled.outcome
+      failure = settled.error
     } catch (err) {
       extender?.stop()
       failure = err
       if (h.abandoned) return
-      if (err instanceof JobError) outcome = await job.throwErrorOutcome(err)
-      else if (h.abort.signal.aborted && this.closing) outcome = await this.failBackOutcome(h, true)
-      else if (job.outcomeSent) outcome = job.lastOutcome ?? 'failed'
-      else outcome = await job.failOutcome({ message: errorMessage(err) })
+      let settled: Settled
+      if (err instanceof JobError) settled = await job.throwErrorOutcome(err)
+      else if (job.settled) settled = await job.settled
+      else if (h.abort.signal.aborted && this.closing) settled = { outcome: await this.failBackOutcome(h, true) }
+      else settled = await job.failOutcome({ message: errorMessage(err) })
+      outcome = settled.outcome
     } finally {
       const durationS = (performance.now() - t0) / 1000
       if (!h.abandoned) {
@@ -172,8 +209,9 @@ export class Executor {
       } else {
         ctx.telemetry.endJobSpan(span, 'cancelled', failure)
       }
-      this.running--
+      if (!counted) this.running--
       h.running = false
+      h.awaitingSettle = false
       this.finish(h)
       this.pump()
     }
@@ -190,7 +228,17 @@ export class Executor {
   }
 
   private checkIdle(): void {
-    if (this.running === 0 && this.idleWaiters.length > 0) for (const w of this.idleWaiters.splice(0)) w()
+    if (this.idleWaiters.length > 0 && this.running === 0 && !this.anyAwaitingSettle()) for (const w of this.idleWaiters.splice(0)) w()
+  }
+
+  private anyAwaitingSettle(): boolean {
+    for (const h of this.held.values()) if (h.awaitingSettle) return true
+    return false
+  }
+
+  /** Handlers running or manual-mode jobs waiting for their outcome. */
+  private get busy(): boolean {
+    return this.running > 0 || this.anyAwaitingSettle()
   }
 
   private track<T>(p: Promise<T>): Promise<T> {
@@ -209,7 +257,7 @@ export class Executor {
     h.job.outcomeSent = true
     const deadline = Math.min(h.job.deadline, Date.now() + 5_000)
     return this.track(this.sendFail(h.raw, h.raw.retries, MSG_CLOSING, 0, deadline)).then((r) => {
-      const o: Outcome = r === 'not_found' ? 'not_found' : 'returned'
+      const o = returned(r)
       if (!inRun) this.ctx.telemetry.jobHandled(o)
       return o
     })
@@ -220,38 +268,56 @@ export class Executor {
    * counted `returned`; it is never run and never waits in memory.
    */
   giveBack(raw: ActivatedJob__Output, activation: 'push' | 'poll'): void {
-    this.ctx.telemetry.jobActivated(activation)
     this.ctx.logger.debug(`job ${raw.key}: no free slot (${activation}); returning it to the engine`)
-    void this.track(this.sendFail(raw, raw.retries, MSG_AT_CAPACITY, 0, Math.min(Number(raw.deadline), Date.now() + 10_000))).then((r) =>
-      this.ctx.telemetry.jobHandled(r === 'not_found' ? 'not_found' : 'returned'),
-    )
+    void this.handBack(raw, activation, MSG_AT_CAPACITY)
   }
 
-  sendFail(raw: ActivatedJob__Output, retries: number, message: string, backoffMs: number, deadline: number, variables = ''): Promise<OutcomeResult> {
-    // Close hands jobs back over the connection that carried this worker's long poll and stream:
-    // HTTP/2 keeps the order of one connection, so the gateway sees the poll cancelled before the
-    // job is activatable again and cannot hand it to that (dead) poll.
-    const viaLong = message === MSG_CLOSING
-    return this.send('FailJob', { jobKey: raw.key, retries, errorMessage: message.slice(0, MAX_MESSAGE), retryBackOff: String(backoffMs), variables }, raw.key, deadline, viaLong)
+  /**
+   * Hands a received job back untouched (retries unchanged, no backoff): at capacity, or set aside by a
+   * drained stream (close, recycle). Counted as activated and `returned` (or what the send ended in).
+   */
+  handBack(raw: ActivatedJob__Output, activation: 'push' | 'poll', message: string): Promise<Outcome> {
+    this.ctx.telemetry.jobActivated(activation)
+    return this.track(this.sendFail(raw, raw.retries, message, 0, Math.min(Number(raw.deadline), Date.now() + 10_000))).then((r) => {
+      const o = returned(r)
+      this.ctx.telemetry.jobHandled(o)
+      return o
+    })
+  }
+
+  sendFail(raw: ActivatedJob__Output, retries: number, message: string, backoffMs: number, deadline: number, variables = '', quiet = false): Promise<SendResult> {
+    // Close and a stream recycle hand jobs back over the connection that carried this worker's long
+    // poll and stream: HTTP/2 keeps the order of one connection, so the gateway sees the poll or
+    // stream cancelled before the job is activatable again and cannot hand it to that (dead) call.
+    const viaLong = message === MSG_CLOSING || message === MSG_RECYCLED
+    return this.send('FailJob', { jobKey: raw.key, retries, errorMessage: message.slice(0, MAX_MESSAGE), retryBackOff: String(backoffMs), variables }, raw.key, deadline, { viaLong, quiet })
   }
 
   /**
    * Sends an outcome; retries UNAVAILABLE / RESOURCE_EXHAUSTED / DEADLINE_EXCEEDED
-   * with backoff until the job's deadline. NOT_FOUND / FAILED_PRECONDITION are benign.
+   * with backoff until the job's deadline. NOT_FOUND / FAILED_PRECONDITION are benign
+   * (`not_found`); anything else, or the deadline passing, gives up (`gave_up`, logged at warn;
+   * reported to the application unless `quiet`: the caller of a manual outcome gets the error).
    */
-  async send(method: 'CompleteJob' | 'FailJob' | 'ThrowError' | 'UpdateJobTimeout', req: object, key: string, deadline: number, viaLong = false): Promise<OutcomeResult> {
+  async send(
+    method: 'CompleteJob' | 'FailJob' | 'ThrowError' | 'UpdateJobTimeout',
+    req: object,
+    key: string,
+    deadline: number,
+    o: { viaLong?: boolean; quiet?: boolean } = {},
+  ): Promise<SendResult> {
     const backoff = new Backoff()
     for (;;) {
       try {
         const left = deadline - Date.now()
         const opts = { timeoutMs: Math.max(1_000, Math.min(this.ctx.transport.config.commandTimeoutMs, left)) }
-        await (viaLong ? this.ctx.long.unary(method, req, opts) : this.ctx.transport.unary(method, req, opts))
-        return 'ok'
+        await (o.viaLong ? this.ctx.long.unary(method, req, opts) : this.ctx.transport.unary(method, req, opts))
+        return { result: 'ok' }
       } catch (e) {
         const err = toJobwireError(e)
         if (err.code !== undefined && BENIGN_OUTCOME_CODES.has(err.code)) {
           this.ctx.logger.info(`${method} for job ${key}: ${err.codeName} (job timed out, was cancelled or completed elsewhere)`)
-          return 'not_found'
+          return { result: 'not_found', error: err }
         }
         const delay = backoff.next()
         if (err.code !== undefined && RETRYABLE_CODES.has(err.code) && Date.now() + delay < deadline) {
@@ -259,8 +325,9 @@ export class Executor {
           await sleep(delay)
           continue
         }
-        this.ctx.reportError(err)
-        return 'gave_up'
+        this.ctx.logger.warn(`${method} for job ${key} not delivered (${err.codeName}): ${err.message}`)
+        if (!o.quiet) this.ctx.reportError(err)
+        return { result: 'gave_up', error: err }
       }
     }
   }
@@ -272,14 +339,14 @@ export class Executor {
   async close(timeoutMs: number): Promise<void> {
     this.closing = true
     for (const h of this.queue.splice(0)) this.failBack(h)
-    if (this.running > 0) {
+    if (this.busy) {
       const idle = new Promise<void>((r) => this.idleWaiters.push(r))
       const timer = new AbortController()
       await Promise.race([idle, sleep(timeoutMs, timer.signal)])
       timer.abort()
     }
-    if (this.running > 0) {
-      for (const h of this.held.values()) if (h.running) h.abort.abort(new CancelledError('worker closing: handler cancelled'))
+    if (this.busy) {
+      for (const h of this.held.values()) if (h.running || h.awaitingSettle) h.abort.abort(new CancelledError('worker closing: handler cancelled'))
       // Handlers that honour the signal settle at once; give them CLOSE_GRACE_MS, then hand the
       // jobs of the rest back and stop waiting for them (their late results are ignored).
       const idle = new Promise<void>((r) => this.idleWaiters.push(r))
@@ -288,7 +355,7 @@ export class Executor {
       timer.abort()
       let stuck = 0
       for (const h of this.held.values()) {
-        if (h.running && !h.abandoned && !h.job.outcomeSent) {
+        if ((h.running || h.awaitingSettle) && !h.abandoned && !h.job.outcomeSent) {
           h.abandoned = true
           stuck++
           void this.failBackOutcome(h, false)

@@ -1,8 +1,8 @@
 import type { ActivatedJob__Output } from '../generated/gateway_protocol/ActivatedJob.js'
-import type { JobError } from '../errors.js'
+import { JobwireError, type JobError } from '../errors.js'
 import type { FailOptions, Job, ThrowErrorOptions, Variables } from '../job.js'
 import { parseLossless, variablesToJson } from '../json.js'
-import type { Executor, OutcomeResult } from './executor.js'
+import type { Executor, SendResult } from './executor.js'
 import type { Outcome } from './telemetry.js'
 
 /** Longest error message sent with FailJob / ThrowError. */
@@ -17,6 +17,18 @@ function parseHeaders(raw: string): Record<string, string> {
     /* headers are informational: tolerate garbage */
   }
   return {}
+}
+
+/** What an outcome send ended in: the outcome to count and, unless acknowledged, the typed error. */
+export interface Settled {
+  outcome: Outcome
+  error?: JobwireError
+}
+
+function settle(kind: 'completed' | 'failed' | 'error', r: SendResult): Settled {
+  if (r.result === 'ok') return { outcome: kind }
+  if (r.result === 'not_found') return { outcome: 'not_found', error: r.error }
+  return { outcome: 'undelivered', error: r.error }
 }
 
 /** The Job given to handlers. @internal */
@@ -36,8 +48,11 @@ export class JobImpl implements Job<Variables> {
   readonly tenantId: string
   readonly variables: Variables
   readonly variablesJson: string
+  /** An outcome was claimed (sent or being sent): no other outcome is sent for this attempt. */
   outcomeSent = false
-  lastOutcome: Outcome | undefined
+  /** The first outcome's result, once claimed. */
+  private settling: Promise<Settled> | undefined
+  private readonly claimWaiters: Array<() => void> = []
 
   constructor(
     raw: ActivatedJob__Output,
@@ -63,66 +78,99 @@ export class JobImpl implements Job<Variables> {
     this.variables = v
   }
 
-  private claim(what: string): boolean {
-    if (this.outcomeSent) {
-      this.exec.ctx.logger.warn(`${what} on job ${this.key} ignored: an outcome was already sent`)
-      return false
-    }
-    this.outcomeSent = true
-    return true
+  /** The first outcome's result, or undefined when none was claimed yet. */
+  get settled(): Promise<Settled> | undefined {
+    return this.settling
   }
 
-  private record(o: Outcome, r: OutcomeResult): Outcome {
-    this.lastOutcome = r === 'not_found' ? 'not_found' : o
-    return this.lastOutcome
+  /**
+   * Claims the job's one outcome and sends it. A second claim sends nothing: `strict` (the
+   * public methods) rejects with an error, the worker's own paths get the first outcome's result.
+   */
+  private claim(what: string, strict: boolean, send: () => Promise<Settled>): Promise<Settled> {
+    if (this.settling) {
+      if (strict) return Promise.reject(new JobwireError(`jobwire: ${what} on job ${this.key}: an outcome was already sent for this job; nothing sent`))
+      return this.settling
+    }
+    this.outcomeSent = true
+    this.settling = send()
+    for (const w of this.claimWaiters.splice(0)) w()
+    return this.settling
+  }
+
+  /**
+   * Manual mode: resolves with the outcome once one is claimed and settled, or `unsettled` once the
+   * job's deadline (which extendTimeout moves) has passed with none, or when `signal` aborts.
+   */
+  async waitSettled(signal: AbortSignal): Promise<Outcome> {
+    while (!this.settling) {
+      const left = this.deadline - Date.now()
+      if (left <= 0 || signal.aborted) return 'unsettled'
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(done, left)
+        function done() {
+          clearTimeout(t)
+          signal.removeEventListener('abort', done)
+          resolve()
+        }
+        this.claimWaiters.push(done)
+        signal.addEventListener('abort', done, { once: true })
+      })
+    }
+    return (await this.settling).outcome
   }
 
   /** Sends CompleteJob with already-serialized variables. */
-  async completeOutcome(varsJson: string): Promise<Outcome> {
-    if (!this.claim('complete')) return this.lastOutcome ?? 'completed'
-    return this.record('completed', await this.exec.send('CompleteJob', { jobKey: this.key, variables: varsJson }, this.key, this.deadline))
+  completeOutcome(varsJson: string, strict = false): Promise<Settled> {
+    return this.claim('complete', strict, async () =>
+      settle('completed', await this.exec.send('CompleteJob', { jobKey: this.key, variables: varsJson }, this.key, this.deadline, { quiet: strict })),
+    )
   }
 
-  async failOutcome(o: FailOptions): Promise<Outcome> {
+  failOutcome(o: FailOptions, strict = false): Promise<Settled> {
     const retries = o.retries ?? Math.max(0, this.retries - 1)
     let vars = ''
     try {
       vars = variablesToJson(o.variables, `fail variables of job ${this.key}`)
     } catch (err) {
+      if (strict) return Promise.reject(err)
       this.exec.ctx.reportError(err as Error)
     }
-    if (!this.claim('fail')) return this.lastOutcome ?? 'failed'
     const backoff = o.retryBackOffMs ?? this.exec.ctx.opts.retryBackOffMs
-    return this.record('failed', await this.exec.sendFail(({ key: this.key } as ActivatedJob__Output), retries, o.message ?? 'job failed', backoff, this.deadline, vars))
+    return this.claim('fail', strict, async () =>
+      settle('failed', await this.exec.sendFail({ key: this.key } as ActivatedJob__Output, retries, o.message ?? 'job failed', backoff, this.deadline, vars, strict)),
+    )
   }
 
-  async throwErrorOutcome(e: ThrowErrorOptions | JobError): Promise<Outcome> {
+  throwErrorOutcome(e: ThrowErrorOptions | JobError, strict = false): Promise<Settled> {
     let vars: string
     try {
       vars = variablesToJson(e.variables, `error variables of job ${this.key}`)
     } catch (err) {
+      if (strict) return Promise.reject(err)
       // Invalid variables: nothing bad is sent; the job fails with the reason instead.
       this.exec.ctx.reportError(err as Error)
       return this.failOutcome({ message: (err as Error).message })
     }
-    if (!this.claim('throwError')) return this.lastOutcome ?? 'error'
     const req = { jobKey: this.key, errorCode: e.code, errorMessage: (e.message ?? '').slice(0, MAX_MESSAGE), variables: vars }
-    return this.record('error', await this.exec.send('ThrowError', req, this.key, this.deadline))
+    return this.claim('throwError', strict, async () => settle('error', await this.exec.send('ThrowError', req, this.key, this.deadline, { quiet: strict })))
   }
 
+  /** Resolves when the engine acknowledged; rejects with the typed error (NotFoundError, ...) otherwise. */
   async complete(variables?: Record<string, unknown> | string): Promise<void> {
     const json = variablesToJson(variables, `complete of job ${this.key}`)
-    await this.completeOutcome(json)
+    const s = await this.completeOutcome(json, true)
+    if (s.error) throw s.error
   }
 
   async fail(options?: FailOptions | string): Promise<void> {
-    if (typeof options === 'object') variablesToJson(options.variables, `fail of job ${this.key}`)
-    await this.failOutcome(typeof options === 'string' ? { message: options } : (options ?? {}))
+    const s = await this.failOutcome(typeof options === 'string' ? { message: options } : (options ?? {}), true)
+    if (s.error) throw s.error
   }
 
   async throwError(options: ThrowErrorOptions): Promise<void> {
-    variablesToJson(options.variables, `throwError of job ${this.key}`) // a clear TypeError for the caller
-    await this.throwErrorOutcome(options)
+    const s = await this.throwErrorOutcome(options, true)
+    if (s.error) throw s.error
   }
 
   async extendTimeout(timeoutMs: number): Promise<void> {

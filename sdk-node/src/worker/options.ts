@@ -26,9 +26,12 @@ export interface WorkerOptions<V = Variables> {
   concurrency?: number
   /** Activation timeout sent to the engine, ms. default: 300000 (5 min) */
   jobTimeoutMs?: number
-  /** Long-poll time, ms (RPC deadline = this + 10 s); < 0 turns long polling off. default: 10000 */
+  /**
+   * Long-poll time, ms; 0 = the gateway's default (10 s in Zeebe), < 0 turns long polling off.
+   * The RPC deadline is this + 10 s (20 s for 0, 10 s for < 0). default: 10000
+   */
   requestTimeoutMs?: number
-  /** Pause after an empty poll when long polling is off, ms. default: 100 */
+  /** Pause after an empty poll that was not parked for half its long-poll time, ms. default: 100 */
   pollIntervalMs?: number
   /** Receive jobs by push (StreamActivatedJobs) in addition to polling. default: true */
   streamEnabled?: boolean
@@ -71,6 +74,13 @@ function positive(name: string, v: number | undefined, def: number, min = 1): nu
   return v
 }
 
+/** Long-poll time: an integer number of ms; 0 = the gateway's default, negative = long polling off. */
+function requestTimeout(v: number | undefined): number {
+  if (v === undefined) return 10_000
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new RangeError(`jobwire: requestTimeoutMs must be an integer number of ms (0 = gateway default, < 0 = no long polling), got ${String(v)}`)
+  return v
+}
+
 /** Applies the defaults and validates; throws a RangeError/TypeError on bad options. @internal */
 export function resolveWorkerOptions<V>(o: WorkerOptions<V>): ResolvedWorkerOptions<V> {
   if (!o || typeof o.jobType !== 'string' || o.jobType.trim() === '') throw new TypeError('jobwire: createWorker needs a jobType')
@@ -84,7 +94,7 @@ export function resolveWorkerOptions<V>(o: WorkerOptions<V>): ResolvedWorkerOpti
     // More handlers than jobs held cannot run: concurrency is capped at maxJobsActive (as in every SDK).
     concurrency: Math.min(maxJobsActive, Math.floor(positive('concurrency', o.concurrency, maxJobsActive))),
     jobTimeoutMs: positive('jobTimeoutMs', o.jobTimeoutMs, 300_000),
-    requestTimeoutMs: o.requestTimeoutMs ?? 10_000,
+    requestTimeoutMs: requestTimeout(o.requestTimeoutMs),
     pollIntervalMs: positive('pollIntervalMs', o.pollIntervalMs, 100, 0),
     streamEnabled: o.streamEnabled ?? true,
     streamTimeoutMs: positive('streamTimeoutMs', o.streamTimeoutMs, 3_600_000),

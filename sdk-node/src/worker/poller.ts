@@ -6,18 +6,41 @@ import { Backoff, sleep } from './backoff.js'
 import type { WorkerContext } from './context.js'
 import type { Executor } from './executor.js'
 
-/** Poll only when at most this share of the capacity is held (or a backfill is due). */
-const THRESHOLD = 0.3
+/** Poll only when at most this share of the capacity is held (or a backfill or fairness poll is due). */
+export const THRESHOLD = 0.3
 /**
  * Held must stay above the threshold this long before a parked poll is cancelled (same in every SDK):
  * a poll response already in flight when the stream filled the worker arrives meanwhile and is handed
  * back losslessly; cancelling at once would drop it in the transport until its activation timeout.
  */
 const CANCEL_DELAY_MS = 100
-/** The RPC deadline is the long-poll time plus this. */
-const DEADLINE_OFFSET_MS = 10_000
+/** While the stream keeps held above the threshold, a fairness poll is due this long after the last poll ended. */
+export const FAIRNESS_INTERVAL_MS = 1_000
+/**
+ * The slots a poll asked for are its own this long (or until it answers): a backlog answer arrives
+ * within it and finds its slots; after it the poll is parked and the stream may use them.
+ */
+const FIRM_MS = 100
 /** Activation errors that need a human: reported loudly, retried at the maximum backoff. */
 const LOUD = new Set<number>([Status.INVALID_ARGUMENT, Status.PERMISSION_DENIED, Status.UNAUTHENTICATED])
+
+/**
+ * The RPC deadline of an ActivateJobs call (same rule in every SDK): the long-poll time plus 10 s;
+ * with requestTimeout 0 (the gateway's default long poll, 10 s in Zeebe) 20 s; with long polling
+ * off (negative) 10 s.
+ */
+export function pollDeadlineMs(requestTimeoutMs: number): number {
+  if (requestTimeoutMs < 0) return 10_000
+  if (requestTimeoutMs === 0) return 20_000
+  return requestTimeoutMs + 10_000
+}
+
+/** How long a poll with this requestTimeout is parked at most (0 → the gateway default, 10 s). */
+function longPollMs(requestTimeoutMs: number): number {
+  return requestTimeoutMs === 0 ? 10_000 : requestTimeoutMs
+}
+
+type PollKind = 'normal' | 'backfill' | 'fairness'
 
 /**
  * The poll loop: reserve (size the request by free slots) → receive (a slot
@@ -26,19 +49,58 @@ const LOUD = new Set<number>([Status.INVALID_ARGUMENT, Status.PERMISSION_DENIED,
  */
 export class Poller {
   private backfillDue = true // the first poll collects the backlog
+  private moreDue = false // the last poll got every job it asked for: there is more waiting
+  private lastPollEnded = Date.now()
+  private inFlight: PollKind | undefined
   private readonly backoff = new Backoff()
   private kick: (() => void) | undefined
   private authRetried = false
   private call: ClientReadableStream<ActivateJobsResponse__Output> | undefined
+  private fairnessTimer: NodeJS.Timeout | undefined
+  /** Called when a poll (not the backfill after a stream opened) returned jobs: the stall watchdog listens. */
+  onJobsFound: (() => void) | undefined
 
   constructor(private readonly ctx: WorkerContext, private readonly exec: Executor) {
-    ctx.stopSignal.addEventListener('abort', () => this.call?.cancel(), { once: true })
+    ctx.stopSignal.addEventListener(
+      'abort',
+      () => {
+        this.call?.cancel()
+        clearTimeout(this.fairnessTimer)
+      },
+      { once: true },
+    )
   }
 
   /** Asks for one poll even above the threshold (after a stream (re)open). */
   requestBackfill(): void {
     this.backfillDue = true
+    this.ctx.ledger.poke()
     this.kick?.()
+  }
+
+  private aboveThreshold(): boolean {
+    const { ledger } = this.ctx
+    return ledger.held > ledger.max * THRESHOLD
+  }
+
+  private fairnessDue(): boolean {
+    const { state } = this.ctx
+    return state.streamActive && state.streamOpen && this.aboveThreshold() && Date.now() - this.lastPollEnded >= FAIRNESS_INTERVAL_MS
+  }
+
+  /** A poll would be sent now if a slot were free. */
+  due(): boolean {
+    if (this.inFlight || this.ctx.stopSignal.aborted) return false
+    return !this.aboveThreshold() || this.backfillDue || this.moreDue || this.fairnessDue()
+  }
+
+  /**
+   * The stream reader must not reserve a slot now: a poll is due (it goes out as soon as a slot is
+   * free) or a fairness poll is in flight (it answers at once; the reader resumes when it returned
+   * fewer jobs than it asked for).
+   */
+  blocksReader(): boolean {
+    return this.due() || this.inFlight === 'fairness'
   }
 
   /** Runs until the worker stops; never throws. */
@@ -48,12 +110,17 @@ export class Poller {
     while (!stopSignal.aborted) {
       await this.waitForTurn()
       if (stopSignal.aborted) break
+      const kind: PollKind = this.aboveThreshold() ? 'fairness' : this.backfillDue ? 'backfill' : 'normal'
       this.backfillDue = false
-      const want = ledger.free
+      this.moreDue = false
+      const want = ledger.firmPoll(ledger.free)
+      const rt = kind === 'fairness' ? -1 : ctx.opts.requestTimeoutMs
       const started = Date.now()
       let got = 0
+      this.inFlight = kind
       try {
-        const r = await this.poll(want)
+        const r = await this.poll(want, rt, kind)
+        got = r.got
         if (r.cancelled && !stopSignal.aborted) {
           // The stream filled the worker past the threshold while the poll was parked:
           // poll again once held falls back to it (no backoff).
@@ -61,24 +128,49 @@ export class Poller {
           ctx.telemetry.pollRequest('cancelled')
           continue
         }
-        got = r.got
+        if (r.deadlineExceeded) ctx.logger.debug('poll ended at its deadline with no job: an empty poll')
       } catch (e) {
         if (stopSignal.aborted) break
+        this.ended()
         await this.onError(toJobwireError(e, 'ActivateJobs'))
         continue
+      } finally {
+        if (this.inFlight) this.ended()
       }
       this.backoff.reset()
       this.authRetried = false
       ctx.telemetry.pollRequest(got > 0 ? 'jobs' : 'empty')
-      const rt = ctx.opts.requestTimeoutMs
-      const longPolled = rt >= 0 && Date.now() - started >= (rt === 0 ? 10_000 : rt) / 2
+      if (got > 0 && kind !== 'backfill') this.onJobsFound?.()
+      if (kind === 'fairness' && got > 0 && got >= want) {
+        // A fairness poll filled every slot it asked for: more is waiting; poll again as soon as a slot is free.
+        this.moreDue = true
+        ledger.poke()
+        continue
+      }
+      const longPolled = rt >= 0 && Date.now() - started >= longPollMs(rt) / 2
       if (got === 0 && !longPolled) await sleep(ctx.opts.pollIntervalMs, stopSignal)
     }
   }
 
+  private ended(): void {
+    this.inFlight = undefined
+    this.lastPollEnded = Date.now()
+    this.ctx.ledger.softenPoll()
+    clearTimeout(this.fairnessTimer)
+    if (!this.ctx.stopSignal.aborted) {
+      // Wake the loop and the stream reader when a fairness poll becomes due.
+      this.fairnessTimer = setTimeout(() => {
+        this.ctx.ledger.poke()
+        this.kick?.()
+      }, FAIRNESS_INTERVAL_MS + 5)
+      this.fairnessTimer.unref?.()
+    }
+    this.ctx.ledger.poke()
+  }
+
   private waitForTurn(): Promise<void> {
     const { ledger, stopSignal } = this.ctx
-    const ready = () => ledger.free > 0 && (ledger.held <= ledger.max * THRESHOLD || this.backfillDue)
+    const ready = () => ledger.free > 0 && this.due()
     if (ready() || stopSignal.aborted) return Promise.resolve()
     return new Promise((resolve) => {
       const check = () => {
@@ -100,7 +192,7 @@ export class Poller {
    * received yet), a rise of held from at most the threshold to above it cancels the call
    * (`cancelled`): the gateway fails back whatever it activated for it.
    */
-  private async poll(max: number): Promise<{ got: number; cancelled: boolean }> {
+  private async poll(max: number, requestTimeoutMs: number, kind: PollKind): Promise<{ got: number; cancelled: boolean; deadlineExceeded: boolean }> {
     const { ctx } = this
     const o = ctx.opts
     const req = {
@@ -109,36 +201,48 @@ export class Poller {
       timeout: String(o.jobTimeoutMs),
       maxJobsToActivate: max,
       fetchVariable: o.fetchVariables,
-      requestTimeout: String(o.requestTimeoutMs),
+      requestTimeout: String(requestTimeoutMs),
       tenantIds: o.tenantIds,
     }
-    const deadline = Date.now() + Math.max(0, o.requestTimeoutMs) + DEADLINE_OFFSET_MS
-    const { call, token } = await ctx.long.serverStream<ActivateJobsResponse__Output>('ActivateJobs', req, deadline)
+    const deadline = Date.now() + pollDeadlineMs(requestTimeoutMs)
+    const firmTimer = setTimeout(() => ctx.ledger.softenPoll(), FIRM_MS)
+    let call: ClientReadableStream<ActivateJobsResponse__Output>
+    let token: string | undefined
+    try {
+      ;({ call, token } = await ctx.long.serverStream<ActivateJobsResponse__Output>('ActivateJobs', req, deadline))
+    } catch (e) {
+      clearTimeout(firmTimer)
+      throw e
+    }
     this.call = call
     if (ctx.stopSignal.aborted) call.cancel()
     let got = 0
     let cancelled = false
+    let deadlineExceeded = false
     const { ledger } = ctx
-    const above = () => ledger.held > ledger.max * THRESHOLD
+    const above = () => this.aboveThreshold()
     let below = !above()
     let timer: NodeJS.Timeout | undefined
-    const off = ledger.onChange(() => {
-      if (!above()) {
-        below = true
-        clearTimeout(timer)
-        timer = undefined
-      } else if (below && got === 0 && !cancelled && !timer) {
-        // Held must stay above the threshold for CANCEL_DELAY_MS: a response already in flight
-        // arrives meanwhile and is handed back losslessly instead of being dropped by the cancel.
-        timer = setTimeout(() => {
-          timer = undefined
-          if (above() && got === 0 && !cancelled) {
-            cancelled = true
-            call.cancel()
-          }
-        }, CANCEL_DELAY_MS)
-      }
-    })
+    const off =
+      kind === 'fairness'
+        ? () => {}
+        : ledger.onChange(() => {
+            if (!above()) {
+              below = true
+              clearTimeout(timer)
+              timer = undefined
+            } else if (below && got === 0 && !cancelled && !timer) {
+              // Held must stay above the threshold for CANCEL_DELAY_MS: a response already in flight
+              // arrives meanwhile and is handed back losslessly instead of being dropped by the cancel.
+              timer = setTimeout(() => {
+                timer = undefined
+                if (above() && got === 0 && !cancelled) {
+                  cancelled = true
+                  call.cancel()
+                }
+              }, CANCEL_DELAY_MS)
+            }
+          })
     try {
       await new Promise<void>((resolve, reject) => {
         call.on('data', (res: ActivateJobsResponse__Output) => {
@@ -146,10 +250,16 @@ export class Poller {
             got++
             this.receive(job)
           }
+          ledger.softenPoll()
         })
         call.on('error', (e: unknown) => {
           if (cancelled) return resolve()
           const err = toJobwireError(e, 'ActivateJobs')
+          if (err.code === Status.DEADLINE_EXCEEDED) {
+            // The gateway kept the poll until our deadline: an empty poll (or the jobs received so far), not an error.
+            deadlineExceeded = got === 0
+            return resolve()
+          }
           if (err.code === Status.UNAUTHENTICATED) ctx.transport.invalidateToken(token)
           reject(err)
         })
@@ -158,13 +268,15 @@ export class Poller {
     } finally {
       off()
       clearTimeout(timer)
+      clearTimeout(firmTimer)
+      ledger.softenPoll()
       this.call = undefined
     }
-    return { got, cancelled: cancelled && got === 0 }
+    return { got, cancelled: cancelled && got === 0, deadlineExceeded }
   }
 
   private receive(job: ActivatedJob__Output): void {
-    const slot = this.ctx.ledger.tryTake()
+    const slot = this.ctx.ledger.takeForPoll()
     if (slot) {
       this.exec.submit(job, slot, 'poll')
       return

@@ -3,23 +3,179 @@ import type { ActivatedJob__Output } from '../generated/gateway_protocol/Activat
 import { toJobwireError, type JobwireError } from '../errors.js'
 import { Backoff, sleep } from './backoff.js'
 import type { WorkerContext } from './context.js'
-import type { Executor } from './executor.js'
+import { MSG_CLOSING, MSG_RECYCLED, type Executor } from './executor.js'
 import type { Poller } from './poller.js'
+import { ReadGate } from '../transport.js'
+
+/** A stream that held a reserved slot this long without a delivery while a poll found jobs is stalled. */
+export const STALL_MS = 2_000
+/** At most one stall recycle per this interval. */
+export const STALL_RECYCLE_INTERVAL_MS = 10_000
+/** Draining ends when the stream was quiet this long... */
+export const DRAIN_QUIET_MS = 50
+/** ...or after this long (at close: or the close timeout, whichever comes first). */
+export const DRAIN_MAX_MS = 500
+
+type RecycleReason = 'recycled' | 'stalled'
 
 /**
- * The push loop over StreamActivatedJobs. Backpressure: the readable stream is
- * paused whenever no slot is free, so grpc-js stops reading, the small HTTP/2
- * window fills and the gateway gives jobs to other workers. A stream that ends
- * or fails is reopened with backoff, forever, each time followed by a backfill
- * poll; UNIMPLEMENTED turns streaming off (polling alone), logged once.
+ * One open StreamActivatedJobs call. The reader reads only while it holds a
+ * reserved slot (the readable stream is paused otherwise), so a pushed job
+ * always lands in a slot of its own and, while the worker is full, the small
+ * HTTP/2 window fills and the gateway gives jobs to other workers.
+ */
+class OpenStream {
+  reserved = false
+  armedSince = 0
+  lastDelivery = 0
+  draining = false
+  private arming = false
+  private readonly aside: ActivatedJob__Output[] = []
+  private offLedger: () => void = () => {}
+  private lastData = 0
+  private wake: (() => void) | undefined
+
+  constructor(
+    readonly call: ClientReadableStream<ActivatedJob__Output>,
+    private readonly gate: ReadGate,
+    readonly openedAt: number,
+    private readonly ctx: WorkerContext,
+    private readonly exec: Executor,
+    private readonly poller: Poller,
+  ) {
+    this.lastDelivery = openedAt
+  }
+
+  start(): void {
+    this.offLedger = this.ctx.ledger.onChange(() => this.arm())
+    this.call.on('data', (job: ActivatedJob__Output) => this.onData(job))
+    this.arm()
+  }
+
+  /** Reserve a slot and read, or pause; yields an idle reservation to a due poll that finds no free slot. */
+  arm(): void {
+    if (this.draining || this.arming) return
+    this.arming = true
+    try {
+      const { ledger } = this.ctx
+      if (!this.reserved && !this.poller.blocksReader() && ledger.free > 0) {
+        this.reserved = true
+        this.armedSince = Date.now()
+        ledger.reserve()
+        this.gate.grant(1) // read exactly one job: it lands in this slot
+      } else if (this.reserved && this.poller.due() && ledger.free === 0) {
+        // A poll is due (backfill, fairness) and only our idle reservation is free: let it have the slot.
+        this.reserved = false
+        this.gate.revoke()
+        ledger.unreserve()
+      }
+    } finally {
+      this.arming = false
+    }
+  }
+
+  private onData(job: ActivatedJob__Output): void {
+    const { ctx } = this
+    if (this.draining) {
+      // Stopped running jobs from this stream: set aside, handed back after the cancel.
+      this.lastData = Date.now()
+      this.aside.push(job)
+      this.wake?.()
+      return
+    }
+    this.lastDelivery = Date.now()
+    if (this.reserved) {
+      this.reserved = false
+      const slot = ctx.ledger.takeReserved()
+      this.exec.submit(job, slot, 'push')
+    } else {
+      // Cannot happen while we read only with a reserved slot; if it does, take a free slot or give it back.
+      const slot = ctx.ledger.tryTake()
+      if (slot) this.exec.submit(job, slot, 'push')
+      else this.exec.giveBack(job, 'push')
+    }
+    this.arm()
+  }
+
+  /** The stream ended or failed: read nothing more and give the reservation back. */
+  stopReading(): void {
+    if (this.draining) return
+    this.draining = true
+    this.offLedger()
+    if (this.reserved) {
+      this.reserved = false
+      this.gate.revoke()
+      this.ctx.ledger.unreserve()
+    }
+    this.call.cancel()
+  }
+
+  /**
+   * Stops running jobs from this stream but keeps reading it, setting every job aside; when it has
+   * been quiet DRAIN_QUIET_MS or `maxMs` passed, cancels it and then hands every job set aside back.
+   */
+  async drain(message: string, maxMs: number): Promise<number> {
+    if (this.draining) return 0
+    this.draining = true
+    this.offLedger()
+    if (this.reserved) {
+      this.reserved = false
+      this.ctx.ledger.unreserve()
+    }
+    const start = Date.now()
+    this.lastData = start
+    this.gate.revoke()
+    this.gate.grant(Infinity) // read everything buffered, to hand it back
+    let ended = false
+    const onEnd = () => {
+      ended = true
+      this.wake?.()
+    }
+    this.call.on('end', onEnd)
+    this.call.on('error', onEnd)
+    this.call.on('status', onEnd)
+    for (;;) {
+      const now = Date.now()
+      const quietLeft = this.lastData + DRAIN_QUIET_MS - now
+      const maxLeft = start + maxMs - now
+      if (ended || quietLeft <= 0 || maxLeft <= 0) break
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, Math.min(quietLeft, maxLeft))
+        this.wake = () => {
+          clearTimeout(t)
+          resolve()
+        }
+      })
+      this.wake = undefined
+    }
+    this.call.cancel()
+    const jobs = this.aside.splice(0)
+    await Promise.allSettled(jobs.map((j) => this.exec.handBack(j, 'push', message)))
+    return jobs.length
+  }
+}
+
+/**
+ * The push loop over StreamActivatedJobs. A stream that fails is reopened with
+ * backoff, forever, each time followed by a backfill poll; a stream the gateway
+ * ends cleanly is reopened at once. A healthy stream is recycled after
+ * streamTimeout, or at once when it stalled; close and recycle drain the stream
+ * instead of dropping what it buffered. UNIMPLEMENTED turns streaming off
+ * (polling alone), logged once.
  * @internal
  */
 export class Streamer {
   private readonly backoff = new Backoff()
-  private call: ClientReadableStream<ActivatedJob__Output> | undefined
+  private current: OpenStream | undefined
+  private recycle: ((reason: RecycleReason) => void) | undefined
+  private lastStallRecycle = 0
+  private readonly drains = new Set<Promise<unknown>>()
+  private authRetried = false
+  /** Jobs handed back by drains (close and recycles), for tests and the README numbers. */
+  handedBack = 0
 
   constructor(private readonly ctx: WorkerContext, private readonly exec: Executor, private readonly poller: Poller) {
-    ctx.stopSignal.addEventListener('abort', () => this.call?.cancel(), { once: true })
+    poller.onJobsFound = () => this.checkStall()
   }
 
   /** Runs until the worker stops or the gateway lacks streaming; never throws. */
@@ -27,39 +183,55 @@ export class Streamer {
     const { ctx } = this
     ctx.state.streamActive = true
     while (!ctx.stopSignal.aborted) {
-      let err: JobwireError | undefined
+      let res: { err?: JobwireError; recycled?: RecycleReason; stream?: OpenStream; openedAt: number }
       try {
-        err = await this.openOnce()
+        res = await this.openOnce()
       } catch (e) {
-        err = toJobwireError(e, 'StreamActivatedJobs')
+        res = { err: toJobwireError(e, 'StreamActivatedJobs'), openedAt: Date.now() }
       }
       ctx.state.streamOpen = false
-      if (ctx.stopSignal.aborted) break
+      if (ctx.stopSignal.aborted) {
+        if (res.stream) await this.drainStream(res.stream, MSG_CLOSING, Math.min(DRAIN_MAX_MS, ctx.closeTimeoutMs ?? DRAIN_MAX_MS))
+        break
+      }
+      if (res.recycled) {
+        // Expected: open the new stream at once; the old one is drained meanwhile.
+        ctx.telemetry.streamReconnect(res.recycled)
+        if (res.stream) void this.drainStream(res.stream, MSG_RECYCLED, DRAIN_MAX_MS)
+        this.backoff.reset()
+        continue
+      }
+      res.stream?.stopReading()
+      const { err } = res
       if (err?.code === Status.UNIMPLEMENTED) {
         ctx.logger.warn('the gateway does not implement StreamActivatedJobs; this worker polls only')
         ctx.state.streamActive = false
         ctx.state.update()
         return
       }
-      ctx.telemetry.streamReconnect()
-      const shortLived = Date.now() - this.openedAt < 1_000
-      if ((!err && !shortLived) || (err?.code === Status.DEADLINE_EXCEEDED && this.recycled)) {
-        // Expected close (recycle after streamTimeout, or the server ended it): reopen at once.
-        ctx.logger.debug('job stream recycled; reopening')
-        this.backoff.reset()
-        continue // no state report: the stream is back at once
+      const shortLived = Date.now() - res.openedAt < 1_000
+      if (!err) {
+        // The gateway ended the stream cleanly: expected, reopened at once (after the shared backoff
+        // when it lived less than 1 s, so a gateway that ends every stream at once is not hammered).
+        ctx.telemetry.streamReconnect('closed')
+        if (!shortLived) {
+          ctx.logger.debug('job stream ended by the gateway; reopening')
+          this.backoff.reset()
+          continue
+        }
+        const delay = this.backoff.next()
+        ctx.logger.debug(`job stream ended by the gateway right after opening; reopening in ${delay} ms`)
+        await sleep(delay, ctx.stopSignal)
+        continue
       }
-      if (err?.code === Status.UNAUTHENTICATED && ctx.transport.hasAuth && !this.authRetried) {
+      ctx.telemetry.streamReconnect('error')
+      if (err.code === Status.UNAUTHENTICATED && ctx.transport.hasAuth && !this.authRetried) {
         this.authRetried = true // token refused: a new one is fetched on reopen; retry once at once
         continue
       }
-      if (!err) err = toJobwireError({ code: Status.UNAVAILABLE, details: 'stream ended right after opening' }, 'StreamActivatedJobs')
-      if (err.code === Status.UNAUTHENTICATED || err.code === Status.PERMISSION_DENIED || err.code === Status.INVALID_ARGUMENT) {
-        ctx.reportError(err)
-      }
-      const delay = err.code === Status.UNAUTHENTICATED || err.code === Status.PERMISSION_DENIED || err.code === Status.INVALID_ARGUMENT
-        ? this.backoff.max()
-        : this.backoff.next()
+      const loud = err.code === Status.UNAUTHENTICATED || err.code === Status.PERMISSION_DENIED || err.code === Status.INVALID_ARGUMENT
+      if (loud) ctx.reportError(err)
+      const delay = loud ? this.backoff.max() : this.backoff.next()
       ctx.logger.debug(`job stream closed (${err.codeName}: ${err.details}); reopening in ${delay} ms`)
       ctx.state.streamBackoff = true
       ctx.state.update()
@@ -67,64 +239,79 @@ export class Streamer {
       ctx.state.streamBackoff = false
       ctx.state.update()
     }
+    await Promise.allSettled([...this.drains])
     ctx.state.streamActive = false
   }
 
-  private recycled = false
-  private authRetried = false
-  private openedAt = 0
+  private drainStream(s: OpenStream, message: string, maxMs: number): Promise<unknown> {
+    const p = s.drain(message, maxMs).then((n) => {
+      this.handedBack += n
+      if (n > 0) this.ctx.logger.debug(`drained job stream: ${n} buffered job(s) handed back`)
+    })
+    this.drains.add(p)
+    void p.finally(() => this.drains.delete(p))
+    return p
+  }
 
-  /** Opens one stream and resolves when it ends (undefined) or fails (the error). */
-  private async openOnce(): Promise<JobwireError | undefined> {
+  /** A poll found jobs: if the stream sat on a reserved slot for STALL_MS meanwhile, it is stalled. */
+  private checkStall(): void {
+    const s = this.current
+    const now = Date.now()
+    if (!s || s.draining || !s.reserved || !this.recycle) return
+    if (now - Math.max(s.armedSince, s.lastDelivery, s.openedAt) < STALL_MS) return
+    if (now - this.lastStallRecycle < STALL_RECYCLE_INTERVAL_MS) return
+    this.lastStallRecycle = now
+    this.ctx.logger.info(`job stream of ${this.ctx.opts.jobType} delivered nothing for ${STALL_MS} ms while a poll found jobs; recycling it`)
+    this.recycle('stalled')
+  }
+
+  /** Opens one stream and resolves when it ends, fails, or is to be recycled. */
+  private async openOnce(): Promise<{ err?: JobwireError; recycled?: RecycleReason; stream?: OpenStream; openedAt: number }> {
     const { ctx } = this
     const o = ctx.opts
     const req = { type: o.jobType, worker: o.workerName, timeout: String(o.jobTimeoutMs), fetchVariable: o.fetchVariables, tenantIds: o.tenantIds }
     const openedAt = Date.now()
-    this.openedAt = openedAt
-    this.recycled = false
-    const { call, token } = await ctx.long.serverStream<ActivatedJob__Output>('StreamActivatedJobs', req, openedAt + o.streamTimeoutMs)
-    this.call = call
-    if (ctx.stopSignal.aborted) call.cancel()
-    // Keep at most one decoded job buffered in the Readable (default is 16): the rest stays with the gateway.
-    const rs = (call as unknown as { _readableState?: { highWaterMark: number } })._readableState
-    if (rs && typeof rs.highWaterMark === 'number') rs.highWaterMark = 1
-
+    // The recycle after streamTimeout is ours (a timer, then a drain); the RPC deadline is only a safety net.
+    // Nothing passes the gate until the reader holds a reserved slot.
+    const gate = new ReadGate()
+    const { call, token } = await ctx.long.serverStream<ActivatedJob__Output>('StreamActivatedJobs', req, openedAt + o.streamTimeoutMs + 60_000, gate)
+    const s = new OpenStream(call, gate, openedAt, ctx, this.exec, this.poller)
+    if (ctx.stopSignal.aborted) return { stream: s, openedAt }
+    this.current = s
     ctx.state.streamOpen = true
     ctx.state.update()
-    // Jobs created before (or while we were away) are not pushed: collect them with a poll.
-    this.poller.requestBackfill()
-
-    const off = ctx.ledger.onChange(() => {
-      if (ctx.ledger.free > 0 && call.isPaused()) call.resume()
-    })
+    let timer: NodeJS.Timeout | undefined
+    let onStop: (() => void) | undefined
     try {
-      return await new Promise<JobwireError | undefined>((resolve) => {
-        call.on('data', (job: ActivatedJob__Output) => {
-          this.backoff.reset()
-          this.authRetried = false
-          const slot = ctx.ledger.tryTake()
-          if (!slot) {
-            // Cannot happen while we pause on a full ledger; if it does, give the job back at once.
-            this.exec.giveBack(job, 'push')
-          } else {
-            this.exec.submit(job, slot, 'push')
-          }
-          if (ctx.ledger.free === 0) call.pause()
-        })
+      return await new Promise((resolve) => {
+        this.recycle = (reason) => resolve({ recycled: reason, stream: s, openedAt })
+        timer = setTimeout(() => {
+          ctx.logger.debug('job stream reached streamTimeout; recycling')
+          this.recycle?.('recycled')
+        }, o.streamTimeoutMs)
+        onStop = () => resolve({ stream: s, openedAt })
+        ctx.stopSignal.addEventListener('abort', onStop, { once: true })
         call.on('error', (e: unknown) => {
           const err = toJobwireError(e, 'StreamActivatedJobs')
           if (err.code === Status.UNAUTHENTICATED) ctx.transport.invalidateToken(token)
-          if (err.code === Status.DEADLINE_EXCEEDED && Date.now() >= openedAt + o.streamTimeoutMs - 1_000) this.recycled = true
-          resolve(err)
+          resolve({ err, stream: s, openedAt })
         })
-        call.on('status', (s: { code: number }) => {
-          if (s.code === Status.OK) resolve(undefined)
+        call.on('status', (st: { code: number }) => {
+          if (st.code === Status.OK) resolve({ stream: s, openedAt })
         })
-        if (ctx.ledger.free === 0) call.pause()
+        call.on('data', () => {
+          this.backoff.reset()
+          this.authRetried = false
+        })
+        s.start()
+        // Jobs created before (or while we were away) are not pushed: collect them with a poll.
+        this.poller.requestBackfill()
       })
     } finally {
-      off()
-      this.call = undefined
+      clearTimeout(timer)
+      if (onStop) ctx.stopSignal.removeEventListener('abort', onStop)
+      this.recycle = undefined
+      if (this.current === s) this.current = undefined
     }
   }
 }

@@ -4,7 +4,7 @@ const SCOPE = 'jobwire'
 const VERSION = '0.1.0'
 
 /** Outcome names used for spans and the handled counter. */
-export type Outcome = 'completed' | 'failed' | 'error' | 'expired' | 'not_found' | 'returned' | 'duplicate' | 'cancelled'
+export type Outcome = 'completed' | 'failed' | 'error' | 'expired' | 'not_found' | 'returned' | 'duplicate' | 'undelivered' | 'unsettled' | 'cancelled'
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
 
@@ -55,8 +55,13 @@ export class Telemetry {
     if (durationS !== undefined) this.duration.record(durationS, this.base)
   }
 
-  streamReconnect(): void {
-    this.reconnects.add(1, this.base)
+  streamReconnect(reason: 'error' | 'closed' | 'recycled' | 'stalled'): void {
+    this.reconnects.add(1, { ...this.base, reason })
+  }
+
+  /** The worker closed: stop observing its capacity (a closed worker must not stay in the meter). */
+  dispose(): void {
+    this.gauge.removeCallback(this.observeCapacity)
   }
 
   pollRequest(result: 'jobs' | 'empty' | 'error' | 'cancelled'): void {

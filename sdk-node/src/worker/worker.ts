@@ -40,9 +40,11 @@ export class Worker<V = Variables> extends EventEmitter<WorkerEvents> {
   private readonly long: LongLease
   private readonly loops: Promise<void>[] = []
   private closePromise: Promise<void> | undefined
+  private readonly ctx: WorkerContext
+  private streamer: Streamer | undefined
 
   /** @internal use Client.createWorker */
-  constructor(transport: Transport, options: WorkerOptions<V>, private readonly logger: Logger) {
+  constructor(transport: Transport, options: WorkerOptions<V>, private readonly logger: Logger, private readonly onClosed: () => void = () => {}) {
     super()
     this.options = resolveWorkerOptions(options)
     this.ledger = new Ledger(this.options.maxJobsActive)
@@ -60,6 +62,7 @@ export class Worker<V = Variables> extends EventEmitter<WorkerEvents> {
       stopSignal: this.stop.signal,
       reportError: (e) => this.reportError(e),
     }
+    this.ctx = ctx
     this.executor = new Executor(ctx)
     const poller = new Poller(ctx, this.executor)
     // Start on the next tick so listeners attached right after createWorker see every state.
@@ -68,7 +71,8 @@ export class Worker<V = Variables> extends EventEmitter<WorkerEvents> {
       this.machine.start()
       if (this.options.streamEnabled) {
         ctx.state.streamActive = true
-        this.loops.push(new Streamer(ctx, this.executor, poller).run())
+        this.streamer = new Streamer(ctx, this.executor, poller)
+        this.loops.push(this.streamer.run())
       }
       this.loops.push(poller.run())
     })
@@ -84,24 +88,36 @@ export class Worker<V = Variables> extends EventEmitter<WorkerEvents> {
     return this.ledger.held
   }
 
+  /** Jobs handed back by stream drains (close, recycles) so far. */
+  get drainedJobs(): number {
+    return this.streamer?.handedBack ?? 0
+  }
+
   /**
-   * Stops taking jobs at once (cancels the parked long poll and the stream),
-   * fails back received-but-unstarted jobs (retries unchanged, no backoff),
+   * Stops taking jobs at once (cancels the parked long poll, drains the stream
+   * and hands back every job it had buffered), fails back received-but-unstarted
+   * jobs (retries unchanged, no backoff),
    * lets running handlers finish until `timeoutMs`, then aborts their signal.
    * Resolves when the worker is closed; calling it again returns the same promise.
    */
   close(options: { timeoutMs?: number } = {}): Promise<void> {
-    if (!this.closePromise) this.closePromise = this.doClose(options.timeoutMs ?? 30_000)
+    if (!this.closePromise) {
+      const t = options.timeoutMs ?? 30_000
+      if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) return Promise.reject(new RangeError(`jobwire: close timeoutMs must be a number ≥ 0, got ${String(t)}`))
+      this.closePromise = this.doClose(t)
+    }
     return this.closePromise
   }
 
   private async doClose(timeoutMs: number): Promise<void> {
     this.machine.closing()
+    this.ctx.closeTimeoutMs = timeoutMs
     this.stop.abort()
-    await this.executor.close(timeoutMs)
-    await Promise.allSettled(this.loops)
+    await Promise.allSettled([this.executor.close(timeoutMs), ...this.loops])
     this.long.release()
-    // The capacity gauge keeps reporting (0 once closed) so exporters still see the last value.
+    // A closed worker leaves the meter and its client (no leak with dynamic workers).
+    this.telemetry.dispose()
+    this.onClosed()
     this.machine.closed()
   }
 

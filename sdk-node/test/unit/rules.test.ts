@@ -7,7 +7,7 @@ import { metrics } from '@opentelemetry/api'
 import { Client } from '../../src/index'
 import { Worker } from '../../src/worker/worker'
 import { MSG_AT_CAPACITY, MSG_CLOSING, CLOSE_GRACE_MS } from '../../src/worker/executor'
-import type { Transport } from '../../src/transport'
+import type { Transport, ReadGate } from '../../src/transport'
 import type { WorkerOptions } from '../../src/worker/options'
 import { FakeGateway, fakeJob, waitFor, delay } from '../support/fakeGateway'
 
@@ -23,6 +23,15 @@ class FakeCall extends EventEmitter {
     if (this.cancelled) return
     this.cancelled = true
     setImmediate(() => this.emit('error', { code: grpc.status.CANCELLED, details: 'Cancelled on client' }))
+  }
+  // Like a grpc-js call with the SDK's read gate: a message reaches 'data' only when the gate lets it through.
+  gate: ReadGate | undefined
+  override emit(event: string | symbol, ...args: any[]): boolean {
+    if (event === 'data' && this.gate) {
+      this.gate.onMessage(args[0], (m) => super.emit('data', m))
+      return true
+    }
+    return super.emit(event, ...args)
   }
   pause(): this {
     this.paused = true
@@ -51,8 +60,9 @@ class ScriptedTransport {
   }
   leaseLong() {
     return {
-      serverStream: async (method: string, req: any) => {
+      serverStream: async (method: string, req: any, _deadline: number, gate?: ReadGate) => {
         const call = new FakeCall(method, req)
+        call.gate = gate
         this.calls.push(call)
         return { call }
       },
@@ -114,6 +124,7 @@ describe('rule 1: overflow is returned at once', () => {
     const [stream] = t.of('StreamActivatedJobs')
     const [poll] = t.of('ActivateJobs')
     const j1 = fakeJob(), j2 = fakeJob(), j3 = fakeJob({ retries: 3 })
+    await delay(150) // the poll is parked: its slots are no longer firm, the stream reads
     // The poll's response was already in flight when the stream filled the worker.
     stream!.emit('data', j1)
     stream!.emit('data', j2)
@@ -127,18 +138,50 @@ describe('rule 1: overflow is returned at once', () => {
     expect(ran.sort()).toEqual([j1.key, j2.key].sort())
   })
 
-  it('fails back a pushed job that finds no slot', async () => {
+  it('a pushed job never finds the worker full: the stream is read only with a reserved slot', async () => {
+    const t = new ScriptedTransport()
+    const release = gate()
+    const ran: string[] = []
+    const w = startWorker(t, { maxJobsActive: 1, handler: async (job) => { ran.push(job.key); await release.promise } })
+    await waitFor(() => t.of('StreamActivatedJobs').length === 1)
+    const [stream] = t.of('StreamActivatedJobs')
+    const j1 = fakeJob(), j2 = fakeJob()
+    await delay(150)
+    stream!.emit('data', j1)
+    stream!.emit('data', j2) // the transport has it, but the reader holds no slot for it: it waits
+    await waitFor(() => ran.length === 1)
+    await delay(100)
+    expect(t.requests('FailJob')).toHaveLength(0)
+    expect(w.heldJobs).toBe(1)
+    release.open()
+    await waitFor(() => ran.length === 2, 2_000, 'j2 runs once a slot is free')
+    expect(ran).toEqual([j1.key, j2.key])
+    expect(t.requests('FailJob')).toHaveLength(0)
+  })
+})
+
+describe('rule 7: close drains the stream', () => {
+  it('hands back every job the transport buffered, after the cancel, with the closing message', async () => {
     const t = new ScriptedTransport()
     const release = gate()
     const w = startWorker(t, { maxJobsActive: 1, handler: async () => { await release.promise } })
     await waitFor(() => t.of('StreamActivatedJobs').length === 1)
     const [stream] = t.of('StreamActivatedJobs')
-    const j1 = fakeJob(), j2 = fakeJob()
-    stream!.emit('data', j1)
-    stream!.emit('data', j2) // a transport buffer delivered one more before the pause took effect
-    await waitFor(() => t.requests('FailJob').length === 1)
-    expect(t.requests('FailJob')[0]).toMatchObject({ jobKey: j2.key, retries: 3, retryBackOff: '0', errorMessage: MSG_AT_CAPACITY })
-    expect(w.heldJobs).toBe(1)
+    await delay(150)
+    const jobs = Array.from({ length: 5 }, () => fakeJob())
+    for (const j of jobs) stream!.emit('data', j)
+    await waitFor(() => w.heldJobs === 1)
+    let cancelledBeforeHandBack = true
+    const closing = w.close({ timeoutMs: 100 })
+    await waitFor(() => t.requests('FailJob').length >= 4, 3_000, 'buffered jobs handed back')
+    cancelledBeforeHandBack = stream!.cancelled
+    await closing
+    const back = t.requests('FailJob')
+    expect(back.map((r) => r.jobKey).sort()).toEqual(jobs.map((j) => j.key).sort()) // 4 buffered + 1 running
+    for (const r of back) expect(r).toMatchObject({ retries: 3, retryBackOff: '0', errorMessage: MSG_CLOSING })
+    expect(cancelledBeforeHandBack).toBe(true)
+    expect(w.drainedJobs).toBe(4)
+    expect(count('jobwire.worker.jobs.handled{outcome=returned}')).toBe(5)
     release.open()
   })
 })
