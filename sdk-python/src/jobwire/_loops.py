@@ -26,6 +26,8 @@ STALL_AFTER_S = 2.0
 STALL_MIN_INTERVAL_S = 10.0
 DRAIN_QUIET_S = 0.05
 DRAIN_MAX_S = 0.5
+EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
+"""End of a server stream (grpc.aio)."""
 LOUD = frozenset({grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED})
 
 
@@ -221,7 +223,7 @@ class Poller:
                     if e.code() == grpc.StatusCode.UNAUTHENTICATED:
                         ctx.transport.invalidate_token(token)
                     raise from_rpc_error(e, "ActivateJobs") from None
-                if resp is grpc.aio.EOF:
+                if resp is EOF:
                     return got, False
                 for job in resp.jobs:
                     got += 1
@@ -350,7 +352,7 @@ class _Session:
                     return "error", from_rpc_error(e, "StreamActivatedJobs")
                 finally:
                     read = None
-                if msg is grpc.aio.EOF:
+                if msg is EOF:
                     led.drop_reservation()
                     return "closed", None
                 self.last_delivery = time.monotonic()
@@ -393,7 +395,7 @@ class _Session:
                 if r.cancelled() or r.exception() is not None:
                     break
                 msg = r.result()
-                if msg is grpc.aio.EOF:
+                if msg is EOF:
                     break
                 aside.append(msg)
         finally:

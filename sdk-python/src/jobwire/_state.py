@@ -50,6 +50,7 @@ class StateMachine:
 
     def update(self) -> None:
         """Recomputes the state after a part changed and reports a transition."""
+        nxt: WorkerState
         if self._lifecycle != WorkerState.POLLING:
             nxt = self._lifecycle
         elif self.stream_active and self.stream_open:

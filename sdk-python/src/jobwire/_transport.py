@@ -198,7 +198,7 @@ class Transport:
         self._long.clear()
         self._cmd_channels = []
         self._cmd = None
-        await asyncio.gather(*(ch.close() for ch in chans), return_exceptions=True)
+        await asyncio.gather(*(ch.close(None) for ch in chans), return_exceptions=True)
 
 
 _closing: "set[asyncio.Task[None]]" = set()
@@ -206,7 +206,7 @@ _closing: "set[asyncio.Task[None]]" = set()
 
 def _close_soon(ch: grpc.aio.Channel) -> None:
     try:
-        t = asyncio.get_running_loop().create_task(ch.close())
+        t = asyncio.get_running_loop().create_task(ch.close(None))
     except RuntimeError:
         return
     _closing.add(t)
