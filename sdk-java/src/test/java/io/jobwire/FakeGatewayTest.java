@@ -48,7 +48,7 @@ class FakeGatewayTest {
   }
 
   /** Answers RESOURCE_EXHAUSTED to the first polls, then one job; no streaming (UNIMPLEMENTED). */
-  static final class Gw extends GatewayGrpc.GatewayImplBase {
+  static class Gw extends GatewayGrpc.GatewayImplBase {
     final AtomicInteger polls = new AtomicInteger();
     final List<Long> pollTimes = new CopyOnWriteArrayList<>();
     final List<Long> completed = new CopyOnWriteArrayList<>();
