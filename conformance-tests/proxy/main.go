@@ -16,6 +16,7 @@
 //	GET  /stats                            counters as JSON
 //	POST /goaway?grace_ms=200&code=0&close=true
 //	POST /rst?method=StreamActivatedJobs&code=8
+//	POST /end?method=StreamActivatedJobs      end open calls cleanly (grpc-status 0)
 //	POST /stall?method=StreamActivatedJobs&ms=0&existing=false
 //	     (ms 0: until /unstall; existing=true: only streams open now)
 //	POST /unstall
@@ -104,6 +105,7 @@ type proxy struct {
 	goaways          int64 // sent by the proxy
 	goawaysServer    int64
 	rsts             int64 // streams reset by the proxy
+	ends             int64 // streams ended cleanly (status OK) by the proxy
 	rstClient        int64
 	rstServer        int64
 	unimplSent       int64
@@ -128,6 +130,7 @@ type stream struct {
 	endS     bool
 	released bool
 	stalled  bool // stalled individually (/stall?existing=true)
+	hdrS     bool // the server's response headers were relayed
 }
 
 type heldFrame struct {
@@ -420,6 +423,9 @@ func (c *conn) relay(p *proxy, f http2.Frame, fromClient bool) error {
 			c.mu.Unlock()
 			return nil
 		}
+		if s != nil {
+			s.hdrS = true
+		}
 		if s != nil && f.StreamEnded() {
 			s.endS = true
 			c.maybeForget(s)
@@ -672,6 +678,50 @@ func (p *proxy) rst(method string, code http2.ErrCode) int {
 	return n
 }
 
+// end ends the open calls of method cleanly, as a gateway that closes its
+// streams with status OK: the client gets trailers with grpc-status 0 and
+// END_STREAM (a trailers-only response if no headers were sent yet), the
+// server a RST_STREAM(CANCEL).
+func (p *proxy) end(method string) int {
+	type ending struct {
+		id  uint32
+		hdr bool
+	}
+	n := 0
+	for _, c := range p.snapshotConns() {
+		c.mu.Lock()
+		var ends []ending
+		var credit uint32
+		for id, s := range c.streams {
+			if s.local || s.reset || s.endS {
+				continue
+			}
+			if method == "" || s.method == method {
+				s.reset = true
+				credit += discardHeld(s)
+				ends = append(ends, ending{id, s.hdrS})
+			}
+		}
+		c.mu.Unlock()
+		c.creditServer(credit)
+		for _, e := range ends {
+			e := e
+			fields := []hpack.HeaderField{{Name: "grpc-status", Value: "0"}}
+			if !e.hdr {
+				fields = append([]hpack.HeaderField{{Name: ":status", Value: "200"},
+					{Name: "content-type", Value: "application/grpc"}}, fields...)
+			}
+			_ = c.toServer(func(fr *http2.Framer) error { return fr.WriteRSTStream(e.id, http2.ErrCodeCancel) })
+			_ = c.toClient(func(fr *http2.Framer) error { return writeHeaders(fr, e.id, fields, true) })
+			n++
+		}
+	}
+	p.mu.Lock()
+	p.ends += int64(n)
+	p.mu.Unlock()
+	return n
+}
+
 func (p *proxy) unstall() {
 	p.mu.Lock()
 	p.stall = map[string]bool{}
@@ -711,7 +761,7 @@ func (p *proxy) stats() map[string]any {
 	out := map[string]any{
 		"connections": p.connectionsTotal, "requests": req,
 		"bytes_up": p.bytesUp, "bytes_down": p.bytesDown, "pings": p.pings, "pings_server": p.pingsServer,
-		"goaways": p.goaways, "goaways_server": p.goawaysServer, "rsts": p.rsts, "rst_client": p.rstClient,
+		"goaways": p.goaways, "goaways_server": p.goawaysServer, "rsts": p.rsts, "ends": p.ends, "rst_client": p.rstClient,
 		"rst_server": p.rstServer, "unimplemented_sent": p.unimplSent, "dial_errors": p.dialErrors,
 		"open_connections": int64(len(p.conns)), "closed_by_client": p.closedByClient,
 		"closed_by_server": p.closedByServer, "goaways_client": p.goawaysClient,
@@ -763,6 +813,9 @@ func (p *proxy) controlHandler() http.Handler {
 	})
 	mux.HandleFunc("/rst", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, map[string]any{"streams": p.rst(method(r, ""), http2.ErrCode(num(r, "code", int(http2.ErrCodeCancel))))})
+	})
+	mux.HandleFunc("/end", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, map[string]any{"streams": p.end(method(r, "StreamActivatedJobs"))})
 	})
 	mux.HandleFunc("/stall", func(w http.ResponseWriter, r *http.Request) {
 		m := method(r, "StreamActivatedJobs")

@@ -132,3 +132,37 @@ def error_variables_reached_engine(case):
         assert j.error_code == "E42", f"job {j.key} error_code {j.error_code!r}"
         v = json.loads(j.error_variables or "{}")
         assert v == {"reason": "nope", "qty": 3}, f"job {j.key} error variables {v}"
+
+
+def _activation_waits(case):
+    """(wait_ms, created_ms) of the first start of every job that carries
+    `jwCreatedMs` (set by a closed-loop `create_instances`)."""
+    seen, out = set(), []
+    for e in _starts(case):
+        if e["key"] in seen:
+            continue
+        seen.add(e["key"])
+        try:
+            created = json.loads(e.get("variables") or "{}").get("jwCreatedMs")
+        except ValueError:
+            created = None
+        if created is not None:
+            out.append((float(e["t"]) - float(created), float(created)))
+    return out
+
+
+def activation_wait_bounded(case):
+    """streaming/yielded-jobs-not-starved: under sustained overload the
+    longest wait of a job for a worker (creation -> job_start) stays bounded
+    (~ a fairness interval plus the time slots take to free) instead of
+    growing with the run's length. The run must be long enough to tell."""
+    waits = _activation_waits(case)
+    assert len(waits) >= 100, f"only {len(waits)} stamped job starts"
+    run_ms = max(c for _, c in waits) - min(c for _, c in waits)
+    ws = sorted(w for w, _ in waits)
+    worst, p99 = ws[-1], ws[int(len(ws) * 0.99) - 1]
+    case.note(f"activation wait over {len(ws)} jobs, run {run_ms:.0f} ms: p50 {ws[len(ws) // 2]:.0f} ms, "
+              f"p99 {p99:.0f} ms, max {worst:.0f} ms")
+    assert run_ms >= 3000, f"run lasted {run_ms:.0f} ms: too short to show starvation"
+    assert worst <= 2500, (f"a job waited {worst:.0f} ms for a worker in a {run_ms:.0f} ms run (p99 {p99:.0f} ms): "
+                           "yielded jobs starve while the stream keeps the worker busy")

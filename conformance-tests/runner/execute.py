@@ -251,6 +251,8 @@ def _create_instances(case: Case, a):
     if a.get("pad_bytes"):
         insts = [{**v, "pad": "x" * int(a["pad_bytes"])} for v in insts]
     pid = a.get("process", case.process_id)
+    if a.get("in_flight"):
+        return _create_closed_loop(case, pid, insts, int(a["in_flight"]))
     for v in insts:
         if case.has_admin:
             case.clients.create_instance(pid, v)
@@ -269,6 +271,41 @@ def _create_instances(case: Case, a):
                 case.with_result.append(holder)
             threading.Thread(target=call, daemon=True).start()
         case.created += 1
+
+
+def _create_closed_loop(case: Case, pid: str, insts: list, in_flight: int):
+    """`in_flight: K`: a closed loop, as a load test runs it — K instances at
+    a time, each created with result and replaced when it completes, until
+    every instance ran. Each instance carries `jwCreatedMs` (epoch ms at its
+    creation), so checks can measure how long its job waited for a worker.
+    The step returns when all completed (it fails on the first error)."""
+    todo = list(enumerate(insts))
+    lock = threading.Lock()
+    errors: list = []
+    tmo = int(case.data.get("timeout_s", 60) * 1000)
+
+    def loop():
+        while True:
+            with lock:
+                if not todo or errors:
+                    return
+                _, v = todo.pop(0)
+            try:
+                case.clients.create_instance_with_result(pid, {**v, "jwCreatedMs": int(time.time() * 1000)}, tmo)
+            except Exception as e:  # noqa: BLE001
+                with lock:
+                    errors.append(str(e))
+                return
+            with lock:
+                case.created += 1
+    threads = [threading.Thread(target=loop, daemon=True) for _ in range(max(1, in_flight))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise AssertionError(f"closed-loop creation failed: {errors[0]}")
+    case.note(f"closed loop: {case.created} instances created, {in_flight} in flight")
 
 
 def _sleep(case: Case, ms):

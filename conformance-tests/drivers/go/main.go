@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -420,7 +421,8 @@ func (s *spanEmitter) OnEnd(sp sdktrace.ReadOnlySpan) {
 	for _, kv := range sp.Attributes() {
 		attrs[string(kv.Key)] = kv.Value.AsInterface()
 	}
-	s.out.emit("span", map[string]any{"name": sp.Name(), "kind": "CONSUMER", "kindRaw": sp.SpanKind().String(),
+	// The kind the SDK set (upper case, e.g. CONSUMER), never a constant.
+	s.out.emit("span", map[string]any{"name": sp.Name(), "kind": strings.ToUpper(sp.SpanKind().String()), "kindRaw": sp.SpanKind().String(),
 		"attributes": attrs, "status": statusName(sp.Status().Code.String()),
 		"traceId": sp.SpanContext().TraceID().String(), "parentSpanId": sp.Parent().SpanID().String()})
 }
@@ -467,13 +469,25 @@ func (d *driver) emitMetrics() {
 				for _, p := range data.DataPoints {
 					points = append(points, map[string]any{"attributes": attrMap(p.Attributes), "value": p.Value})
 				}
+			case metricdata.Gauge[float64]:
+				typ = "gauge"
+				for _, p := range data.DataPoints {
+					points = append(points, map[string]any{"attributes": attrMap(p.Attributes), "value": p.Value})
+				}
 			case metricdata.Histogram[float64]:
 				typ = "histogram"
 				for _, p := range data.DataPoints {
 					points = append(points, map[string]any{"attributes": attrMap(p.Attributes),
 						"value": map[string]any{"count": p.Count, "sum": p.Sum}})
 				}
+			case metricdata.Histogram[int64]:
+				typ = "histogram"
+				for _, p := range data.DataPoints {
+					points = append(points, map[string]any{"attributes": attrMap(p.Attributes),
+						"value": map[string]any{"count": p.Count, "sum": p.Sum}})
+				}
 			default:
+				fmt.Fprintf(os.Stderr, "metric %s: data type %T not reported\n", m.Name, m.Data)
 				continue
 			}
 			if points == nil {

@@ -67,6 +67,7 @@ func dev(args []string) int {
 	oauthTTL := fs.Duration("oauth-token-ttl", 60*time.Second, "lifetime of issued tokens")
 	stdinClose := fs.Bool("exit-on-stdin-close", false, "exit when stdin is closed (for test harnesses)")
 	noSync := fs.Bool("no-fsync", false, "skip fsync (faster, not crash-safe; for throwaway runs)")
+	noLongPoll := fs.Bool("no-long-polling", false, "answer every ActivateJobs at once (as Zeebe with long polling disabled)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -75,7 +76,8 @@ func dev(args []string) int {
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	e, err := engine.Start(engine.Config{Port: *port, DataDir: *dataDir, Partitions: *parts, NoSync: *noSync,
-		TLSCert: *tlsCert, TLSKey: *tlsKey, OAuth: *oauth, OAuthID: *oauthID, OAuthKey: *oauthSecret, OAuthTTL: *oauthTTL})
+		TLSCert: *tlsCert, TLSKey: *tlsKey, OAuth: *oauth, OAuthID: *oauthID, OAuthKey: *oauthSecret, OAuthTTL: *oauthTTL,
+		NoLongPolling: *noLongPoll})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jobwire-engine: %v\n", err)
 		return 1

@@ -27,13 +27,15 @@ type Config struct {
 	DataDir    string // empty = fresh temp dir, removed on Close
 	Partitions int    // default 3
 	NoSync     bool   // skip fsync (unit tests only)
-	TLSCert    string
-	TLSKey     string
-	OAuth      bool
-	OAuthID    string
-	OAuthKey   string
-	OAuthTTL   time.Duration
-	Logger     *slog.Logger
+	// NoLongPolling answers every ActivateJobs at once (dev --no-long-polling).
+	NoLongPolling bool
+	TLSCert       string
+	TLSKey        string
+	OAuth         bool
+	OAuthID       string
+	OAuthKey      string
+	OAuthTTL      time.Duration
+	Logger        *slog.Logger
 }
 
 // Engine is a running engine (dev) or gateway process.
@@ -90,6 +92,7 @@ func Start(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e.GW = gateway.New()
+	e.GW.NoLongPolling = cfg.NoLongPolling
 	ids := make([]int32, cfg.Partitions)
 	for i := range ids {
 		ids[i] = int32(i + 1)

@@ -182,7 +182,7 @@ func (g *Gateway) ActivateJobs(r *pb.ActivateJobsRequest, stream grpc.ServerStre
 		if err != nil {
 			return err
 		}
-		if n > 0 || r.RequestTimeout < 0 {
+		if n > 0 || r.RequestTimeout < 0 || g.NoLongPolling {
 			return nil
 		}
 		if exhausted {

@@ -63,6 +63,9 @@ type Gateway struct {
 	port    int32
 	// DefaultLongPoll is used when requestTimeout is 0 (Zeebe: 10 s).
 	DefaultLongPoll time.Duration
+	// NoLongPolling answers every ActivateJobs at once, whatever its
+	// requestTimeout (Zeebe with long polling disabled in its gateway config).
+	NoLongPolling bool
 	// RequestTimeout bounds waits on the broker (Zeebe: 15 s).
 	RequestTimeout time.Duration
 	// GoAway, set by the server, sends GOAWAY on every client connection

@@ -49,9 +49,18 @@ type Server struct {
 	timeouts  []*pb.UpdateJobTimeoutRequest
 
 	// Hooks (set before use; read under mu).
-	ActivateErr   func(n int) error // n = number of the call, from 1
-	OutcomeErr    func(kind string, key int64, attempt int) error
-	StreamErr     func() error // returned when a stream opens (e.g. Unimplemented)
+	ActivateErr func(n int) error // n = number of the call, from 1
+	OutcomeErr  func(kind string, key int64, attempt int) error
+	StreamErr   func() error // returned when a stream opens (e.g. Unimplemented)
+	// StreamLife > 0 ends every stream cleanly (status OK) after that long;
+	// < 0 ends it at once.
+	StreamLife time.Duration
+	// StallStreams keeps streams open but pushes nothing into them: new jobs
+	// wait for polls (an open but silent stream).
+	StallStreams bool
+	// NoLongPoll answers every ActivateJobs at once (a gateway with long
+	// polling disabled).
+	NoLongPoll    bool
 	attempts      map[string]int
 	StreamsOpened int
 }
@@ -112,6 +121,9 @@ func (s *Server) AddJob(j *pb.ActivatedJob) {
 
 func (s *Server) enqueueLocked(j *pb.ActivatedJob) {
 	for i := range s.streams {
+		if s.StallStreams {
+			break
+		}
 		st := s.streams[(s.rr+i)%len(s.streams)]
 		if st.typ == j.Type {
 			s.rr++
@@ -169,7 +181,10 @@ func (s *Server) ActivateJobs(req *pb.ActivateJobsRequest, srv grpc.ServerStream
 		if len(out) > 0 {
 			return srv.Send(&pb.ActivateJobsResponse{Jobs: out})
 		}
-		if req.GetRequestTimeout() < 0 || !time.Now().Before(end) {
+		s.mu.Lock()
+		noLong := s.NoLongPoll
+		s.mu.Unlock()
+		if req.GetRequestTimeout() < 0 || noLong || !time.Now().Before(end) {
 			return nil
 		}
 		select {
@@ -186,7 +201,15 @@ func (s *Server) StreamActivatedJobs(req *pb.StreamActivatedJobsRequest, srv grp
 	s.mu.Lock()
 	hook := s.StreamErr
 	s.StreamsOpened++
+	life := s.StreamLife
 	s.mu.Unlock()
+	var ended <-chan time.Time
+	switch {
+	case life < 0:
+		return nil
+	case life > 0:
+		ended = time.After(life)
+	}
 	if hook != nil {
 		if err := hook(); err != nil {
 			return err
@@ -205,6 +228,16 @@ func (s *Server) StreamActivatedJobs(req *pb.StreamActivatedJobsRequest, srv grp
 				break
 			}
 		}
+		// Jobs handed to this stream but not sent yet go back (as the engine yields them).
+		for {
+			select {
+			case j := <-st.ch:
+				s.enqueueLocked(j)
+				continue
+			default:
+			}
+			break
+		}
 		s.mu.Unlock()
 	}()
 	_ = srv.SendHeader(nil)
@@ -217,6 +250,8 @@ func (s *Server) StreamActivatedJobs(req *pb.StreamActivatedJobsRequest, srv grp
 			if err := srv.Send(a); err != nil {
 				return err
 			}
+		case <-ended:
+			return nil // a clean end: status OK
 		case <-srv.Context().Done():
 			return nil
 		}

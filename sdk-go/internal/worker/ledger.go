@@ -17,7 +17,8 @@ import (
 // job will land in. The streamer may still take a slot from the pool of a
 // parked long poll (a long poll never stops the stream); a polled job that then
 // finds no slot is handed back (overflow). While a poll is due (backfill or
-// fairness), the streamer does not reserve: the poll gets the next free slot.
+// fairness) and none is in flight, the streamer does not reserve: the poll
+// gets the next free slot.
 //
 // A Slot is released exactly once (Release is idempotent).
 type Ledger struct {
@@ -185,7 +186,9 @@ func (l *Ledger) Reserve(ctx context.Context) error {
 		case l.streamRes:
 			l.mu.Unlock()
 			return nil
-		case l.pollDue:
+		case l.pollDue && l.pollRes == 0:
+			// A poll waits for the next free slot (with a poll in flight the
+			// due one cannot be sent before it ends anyway).
 		case l.held < l.max:
 			l.held++
 			l.streamRes = true

@@ -67,8 +67,10 @@ func (w *Worker) pollLoop(ctx context.Context) {
 			continue
 		}
 		reqTimeout := w.cfg.RequestTimeout
-		if fairness {
-			reqTimeout = -1 // a fairness poll does not park
+		if fairness || backfill && w.cfg.StreamEnabled {
+			// Fairness and backfill polls do not park: they hold the stream
+			// reader back only for the moment it takes to collect what waits.
+			reqTimeout = -1
 		}
 		got := w.ledger.ReservePoll(free, reqTimeout >= 0)
 		if got == 0 {

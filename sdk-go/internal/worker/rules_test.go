@@ -58,6 +58,7 @@ type scriptedGW struct {
 	streams       chan *fakeCall[pb.ActivatedJob]
 	failGate      chan struct{} // when set, FailJob waits for it (an outcome in flight)
 	mu            sync.Mutex
+	quickPolls    int // non-parking polls, answered empty at once
 	fails         []*pb.FailJobRequest
 	completes     []int64
 }
@@ -71,8 +72,17 @@ func newScriptedGW(gateFirstPoll bool) *scriptedGW {
 		polls: make(chan *fakeCall[pb.ActivateJobsResponse], 16), streams: make(chan *fakeCall[pb.ActivatedJob], 16)}
 }
 
-func (g *scriptedGW) ActivateJobs(ctx context.Context, _ *pb.ActivateJobsRequest, _ ...grpc.CallOption) (grpc.ServerStreamingClient[pb.ActivateJobsResponse], error) {
+func (g *scriptedGW) ActivateJobs(ctx context.Context, r *pb.ActivateJobsRequest, _ ...grpc.CallOption) (grpc.ServerStreamingClient[pb.ActivateJobsResponse], error) {
 	c := &fakeCall[pb.ActivateJobsResponse]{ctx: ctx, ch: make(chan *pb.ActivateJobsResponse, 4)}
+	if r.GetRequestTimeout() < 0 {
+		// A poll that does not park (the backfill after the stream opened, a
+		// fairness poll): answered at once, empty; only parked polls are scripted.
+		close(c.ch)
+		g.mu.Lock()
+		g.quickPolls++
+		g.mu.Unlock()
+		return c, nil
+	}
 	g.mu.Lock()
 	c.gate, g.firstPollGate = g.firstPollGate, nil
 	g.mu.Unlock()
@@ -160,9 +170,9 @@ func TestOverflowPolledJobIsReturnedAtOnce(t *testing.T) {
 		return Outcome{Kind: OutcomeComplete}
 	}, meter)
 	stream := recv(t, gw.streams, "stream")
-	poll := recv(t, gw.polls, "backfill poll")
+	poll := recv(t, gw.polls, "parked poll") // asks for 1: the stream's read holds the other slot
 	stream.ch <- job(1)
-	stream.ch <- job(2)
+	stream.ch <- job(2) // the stream takes the parked poll's slot (a long poll never stops the stream)
 	recv(t, ran, "job 1")
 	recv(t, ran, "job 2")
 	poll.ch <- &pb.ActivateJobsResponse{Jobs: []*pb.ActivatedJob{job(3)}}
@@ -188,10 +198,10 @@ func TestOverflowPolledJobIsReturnedAtOnce(t *testing.T) {
 	}
 }
 
-// Rule 1 with capacity 1: the stream's reserved slot and the poll's pool are
-// one slot; whichever job comes second (pushed or polled, depending on which
-// loop reserved first) finds no slot and is failed back at once.
-func TestOverflowSecondJobReturnedWithCapacityOne(t *testing.T) {
+// A stream read always has a slot: with capacity 1 and the stream's read
+// holding the slot, no parked poll is sent (a poll never takes the slot a
+// pushed job will land in), and the pushed job runs; nothing is failed back.
+func TestCapacityOneStreamReadKeepsItsSlot(t *testing.T) {
 	gw := newScriptedGW(false)
 	release := make(chan struct{})
 	ran := make(chan int64, 4)
@@ -201,31 +211,30 @@ func TestOverflowSecondJobReturnedWithCapacityOne(t *testing.T) {
 		return Outcome{Kind: OutcomeComplete}
 	})
 	stream := recv(t, gw.streams, "stream")
-	poll := recv(t, gw.polls, "backfill poll")
-	time.Sleep(20 * time.Millisecond) // both loops have reserved
-	poll.ch <- &pb.ActivateJobsResponse{Jobs: []*pb.ActivatedJob{job(1)}}
+	eventually(t, "the backfill poll", func() bool { gw.mu.Lock(); defer gw.mu.Unlock(); return gw.quickPolls >= 1 })
+	var parked *fakeCall[pb.ActivateJobsResponse]
+	select {
+	case parked = <-gw.polls:
+		// The poller won the race for the free slot after the backfill: the
+		// stream may still read (from the parked poll's pool).
+	case <-time.After(100 * time.Millisecond):
+	}
 	stream.ch <- job(2)
-	eventually(t, "one job failed back", func() bool { return len(gw.failed()) == 1 })
-	f := gw.failed()[0]
-	if f.GetRetries() != 3 || f.GetRetryBackOff() != 0 || !strings.Contains(f.GetErrorMessage(), "at capacity") {
-		t.Fatalf("fail-back %+v", f)
+	if k := recv(t, ran, "the pushed job"); k != 2 {
+		t.Fatalf("ran %d", k)
 	}
-	first := recv(t, ran, "the other job")
-	if first == f.GetJobKey() {
-		t.Fatalf("job %d both ran and was returned", first)
+	if parked == nil {
+		select {
+		case p := <-gw.polls:
+			t.Fatalf("a parked poll was sent while the stream's read held the only slot: %v", p)
+		case <-time.After(150 * time.Millisecond):
+		}
 	}
-	if w.Held() != 1 {
-		t.Fatalf("held %d, want 1", w.Held())
+	if len(gw.failed()) != 0 || w.Held() != 1 {
+		t.Fatalf("fails %d held %d", len(gw.failed()), w.Held())
 	}
 	close(release)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if err := w.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if w.Held() != 0 || len(ran) != 0 {
-		t.Fatalf("held %d ran %d after close", w.Held(), len(ran))
-	}
+	closeNow(t, w)
 }
 
 // Rule 2: a parked poll is cancelled when the stream lifts held above the poll
@@ -477,5 +486,60 @@ func TestCloseHandsBackRunningJobUnchanged(t *testing.T) {
 		if completes != 0 {
 			t.Fatalf("ignores=%v: a late result was sent after the hand-back", ignores)
 		}
+	}
+}
+
+// Push and poll rule 8: while the stream keeps held above the poll threshold,
+// a fairness poll (not parked) is due 1 s after the last poll ended; it gets
+// the next free slot before the stream reader reserves again.
+func TestFairnessPollWhileStreamKeepsWorkerFull(t *testing.T) {
+	gw := newScriptedGW(false)
+	release := make(chan struct{}, 8)
+	w := startScripted(t, gw, 2, func(ctx context.Context, d *Delivery) Outcome {
+		<-release
+		return Outcome{Kind: OutcomeComplete}
+	})
+	quick := func() int { gw.mu.Lock(); defer gw.mu.Unlock(); return gw.quickPolls }
+	stream := recv(t, gw.streams, "stream")
+	eventually(t, "the backfill poll", func() bool { return quick() == 1 })
+	stream.ch <- job(1)
+	stream.ch <- job(2)
+	eventually(t, "held 2", func() bool { return w.ledger.Jobs() == 2 })
+	t0 := time.Now()
+	for !w.ledger.PollDue() && time.Since(t0) < fairnessInterval+time.Second {
+		time.Sleep(5 * time.Millisecond)
+	}
+	// Due 1 s after the last poll (the parked poll, cancelled ~100 ms after the
+	// stream filled the worker) ended.
+	if !w.ledger.PollDue() || time.Since(t0) < fairnessInterval-200*time.Millisecond {
+		t.Fatalf("fairness poll due after %v, want ~%v after the last poll", time.Since(t0), fairnessInterval)
+	}
+	if quick() != 1 {
+		t.Fatal("a poll was sent with no free slot")
+	}
+	stream.ch <- job(3) // pushed, but the free slot goes to the fairness poll first
+	release <- struct{}{}
+	eventually(t, "the fairness poll", func() bool { return quick() == 2 })
+	release <- struct{}{}
+	release <- struct{}{}
+	eventually(t, "job 3 ran after the poll", func() bool { gw.mu.Lock(); defer gw.mu.Unlock(); return len(gw.completes) == 3 })
+	closeNow(t, w)
+}
+
+func TestPollDeadlineDerivation(t *testing.T) {
+	for _, c := range []struct{ rt, want time.Duration }{
+		{5 * time.Second, 15 * time.Second}, {0, 20 * time.Second}, {-1, 10 * time.Second}, {30 * time.Second, 40 * time.Second},
+	} {
+		if got := pollDeadline(c.rt); got != c.want {
+			t.Errorf("pollDeadline(%v) = %v, want %v", c.rt, got, c.want)
+		}
+	}
+	for _, c := range []struct{ rt, want time.Duration }{{4 * time.Second, 2 * time.Second}, {0, 5 * time.Second}} {
+		if got := emptyPollParkedEnough(c.rt); got != c.want {
+			t.Errorf("emptyPollParkedEnough(%v) = %v, want %v", c.rt, got, c.want)
+		}
+	}
+	if emptyPollParkedEnough(-1) < time.Hour {
+		t.Error("without long polling every empty poll must pause")
 	}
 }
