@@ -6,7 +6,10 @@ import * as grpc from '@grpc/grpc-js'
 import { metrics } from '@opentelemetry/api'
 import { Client } from '../../src/index'
 import { Worker } from '../../src/worker/worker'
-import { MSG_AT_CAPACITY, MSG_CLOSING, CLOSE_GRACE_MS } from '../../src/worker/executor'
+import { MSG_AT_CAPACITY, MSG_CLOSING, MSG_RECYCLED, CLOSE_GRACE_MS } from '../../src/worker/executor'
+import { pollDeadlineMs } from '../../src/worker/poller'
+import { InternalError } from '../../src/errors'
+import type { WorkerState } from '../../src/worker/state'
 import type { Transport, ReadGate } from '../../src/transport'
 import type { WorkerOptions } from '../../src/worker/options'
 import { FakeGateway, fakeJob, waitFor, delay } from '../support/fakeGateway'
@@ -15,6 +18,8 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 
 class FakeCall extends EventEmitter {
   cancelled = false
+  deadline = 0
+  openedAt = 0
   private paused = false
   constructor(readonly method: string, readonly request: any) {
     super()
@@ -52,17 +57,23 @@ class ScriptedTransport {
   readonly calls: FakeCall[] = []
   readonly unaryCalls: Array<{ method: string; req: any }> = []
   failGate: Promise<void> | undefined
+  /** Unary methods that fail with this gRPC status. */
+  readonly failWith = new Map<string, number>()
   invalidateToken(): void {}
   async unary(method: string, req: any): Promise<unknown> {
     if (method === 'FailJob' && this.failGate) await this.failGate
     this.unaryCalls.push({ method, req })
+    const code = this.failWith.get(method)
+    if (code !== undefined) throw { code, details: 'scripted failure' }
     return {}
   }
   leaseLong() {
     return {
-      serverStream: async (method: string, req: any, _deadline: number, gate?: ReadGate) => {
+      serverStream: async (method: string, req: any, deadline: number, gate?: ReadGate) => {
         const call = new FakeCall(method, req)
         call.gate = gate
+        call.deadline = deadline
+        call.openedAt = Date.now()
         this.calls.push(call)
         return { call }
       },
@@ -81,16 +92,24 @@ class ScriptedTransport {
 // A recording OpenTelemetry meter (API only): counter increments by name and outcome/result.
 const counts = new Map<string, number>()
 const count = (k: string) => counts.get(k) ?? 0
+const gaugeCallbacks = new Set<unknown>()
 beforeAll(() => {
   const meter = {
     createCounter: (name: string) => ({
       add: (v: number, attrs: Record<string, unknown> = {}) => {
-        const k = attrs.outcome !== undefined ? `${name}{outcome=${attrs.outcome}}` : attrs.result !== undefined ? `${name}{result=${attrs.result}}` : name
+        const k =
+          attrs.outcome !== undefined ? `${name}{outcome=${attrs.outcome}}`
+          : attrs.result !== undefined ? `${name}{result=${attrs.result}}`
+          : attrs.reason !== undefined ? `${name}{reason=${attrs.reason}}`
+          : name
         counts.set(k, (counts.get(k) ?? 0) + v)
       },
     }),
     createHistogram: () => ({ record() {} }),
-    createObservableGauge: () => ({ addCallback() {}, removeCallback() {} }),
+    createObservableGauge: () => ({
+      addCallback: (fn: unknown) => gaugeCallbacks.add(fn),
+      removeCallback: (fn: unknown) => gaugeCallbacks.delete(fn),
+    }),
   }
   metrics.setGlobalMeterProvider({ getMeter: () => meter } as any)
 })
@@ -313,4 +332,150 @@ describe('rule 5: long-lived calls never starve commands', () => {
     await client.topology({ timeoutMs: 2_000 })
     await client.completeJob({ jobKey: '1' }, { timeoutMs: 2_000 })
   }, 30_000)
+})
+
+describe('issue 12 edges', () => {
+  it('long-poll deadline: requestTimeout + 10 s; 20 s for 0; 10 s when long polling is off', async () => {
+    expect(pollDeadlineMs(2_000)).toBe(12_000)
+    expect(pollDeadlineMs(0)).toBe(20_000)
+    expect(pollDeadlineMs(-1)).toBe(10_000)
+    const t = new ScriptedTransport()
+    startWorker(t, { requestTimeoutMs: 0, streamEnabled: false, handler: () => {} })
+    await waitFor(() => t.of('ActivateJobs').length === 1)
+    const [poll] = t.of('ActivateJobs')
+    expect(poll!.request.requestTimeout).toBe('0')
+    expect(poll!.deadline - poll!.openedAt).toBeGreaterThanOrEqual(19_900)
+    expect(poll!.deadline - poll!.openedAt).toBeLessThanOrEqual(20_100)
+  })
+
+  it('a poll that ends in DEADLINE_EXCEEDED with no job is an empty poll: no backoff, no error', async () => {
+    const t = new ScriptedTransport()
+    const states: WorkerState[] = []
+    const w = startWorker(t, { requestTimeoutMs: 0, streamEnabled: false, handler: () => {} })
+    w.on('state', (st) => states.push(st))
+    await waitFor(() => t.of('ActivateJobs').length === 1)
+    t.of('ActivateJobs')[0]!.emit('error', { code: grpc.status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' })
+    await waitFor(() => t.of('ActivateJobs').length === 2, 1_000, 'next poll without backoff')
+    expect(states).not.toContain('backoff')
+    expect(count('jobwire.worker.poll.requests{result=empty}')).toBe(1)
+    expect(count('jobwire.worker.poll.requests{result=error}')).toBe(0)
+  })
+
+  it('requestTimeoutMs must be an integer', () => {
+    const t = new ScriptedTransport()
+    for (const bad of [1.5, Number.NaN, '10' as unknown as number]) expect(() => startWorker(t, { requestTimeoutMs: bad, handler: () => {} })).toThrow(RangeError)
+  })
+
+  it('an outcome the worker gave up sending counts undelivered, never completed; manual complete() rejects with the typed error', async () => {
+    const t = new ScriptedTransport()
+    t.failWith.set('CompleteJob', grpc.status.INTERNAL)
+    const errors: Error[] = []
+    const w = startWorker(t, { streamEnabled: false, handler: () => ({ ok: true }) })
+    w.on('error', (e) => errors.push(e))
+    await waitFor(() => t.of('ActivateJobs').length === 1)
+    t.of('ActivateJobs')[0]!.emit('data', { jobs: [fakeJob()] })
+    await waitFor(() => count('jobwire.worker.jobs.handled{outcome=undelivered}') === 1)
+    expect(count('jobwire.worker.jobs.handled{outcome=completed}')).toBe(0)
+    expect(errors[0]).toBeInstanceOf(InternalError)
+
+    const t2 = new ScriptedTransport()
+    t2.failWith.set('CompleteJob', grpc.status.INTERNAL)
+    let rejected: unknown
+    startWorker(t2, { streamEnabled: false, autoComplete: false, handler: async (job) => { rejected = await job.complete().then(() => 'resolved', (e: unknown) => e) } })
+    await waitFor(() => t2.of('ActivateJobs').length === 1)
+    t2.of('ActivateJobs')[0]!.emit('data', { jobs: [fakeJob()] })
+    await waitFor(() => rejected !== undefined)
+    expect(rejected).toBeInstanceOf(InternalError)
+    await waitFor(() => count('jobwire.worker.jobs.handled{outcome=undelivered}') === 2)
+  })
+
+  it('manual mode: an unsettled job holds its slot until its deadline, then counts unsettled', async () => {
+    const t = new ScriptedTransport()
+    const w = startWorker(t, { streamEnabled: false, autoComplete: false, handler: () => {} })
+    await waitFor(() => t.of('ActivateJobs').length === 1)
+    t.of('ActivateJobs')[0]!.emit('data', { jobs: [fakeJob({ deadline: String(Date.now() + 400) })] })
+    await delay(200)
+    expect(w.heldJobs).toBe(1)
+    expect(count('jobwire.worker.jobs.handled{outcome=completed}')).toBe(0)
+    await waitFor(() => w.heldJobs === 0, 2_000)
+    expect(count('jobwire.worker.jobs.handled{outcome=unsettled}')).toBe(1)
+    expect(t.unaryCalls).toHaveLength(0)
+  })
+
+  it('stall watchdog: a stream that sat on a reserved slot for 2 s while a poll found jobs is recycled (drained)', async () => {
+    const t = new ScriptedTransport()
+    const w = startWorker(t, { requestTimeoutMs: 30_000, handler: () => {} })
+    await waitFor(() => t.of('StreamActivatedJobs').length === 1 && t.of('ActivateJobs').length === 1)
+    const [stream] = t.of('StreamActivatedJobs')
+    t.of('ActivateJobs')[0]!.emit('end') // the backfill poll after the stream opened: empty
+    await waitFor(() => t.of('ActivateJobs').length === 2)
+    await delay(2_100)
+    const poll = t.of('ActivateJobs')[1]!
+    poll.emit('data', { jobs: [fakeJob()] }) // the engine could not push it, yet the stream looks healthy
+    poll.emit('end')
+    await waitFor(() => t.of('StreamActivatedJobs').length === 2, 1_000, 'stream recycled')
+    await waitFor(() => stream!.cancelled, 1_000, 'old stream cancelled after its drain')
+    expect(count('jobwire.worker.stream.reconnects{reason=stalled}')).toBe(1)
+    expect(w.state).toBe('streaming')
+  })
+
+  it('a stream recycle hands back what the old stream buffered, with the recycle message', async () => {
+    const t = new ScriptedTransport()
+    const release = gate()
+    startWorker(t, { maxJobsActive: 1, streamTimeoutMs: 600, handler: async () => { await release.promise } })
+    await waitFor(() => t.of('StreamActivatedJobs').length === 1)
+    const [stream] = t.of('StreamActivatedJobs')
+    await delay(150)
+    const jobs = [fakeJob(), fakeJob(), fakeJob()]
+    for (const j of jobs) stream!.emit('data', j) // one runs, two wait at the gate
+    await waitFor(() => t.of('StreamActivatedJobs').length === 2, 2_000, 'recycled after streamTimeout')
+    await waitFor(() => t.requests('FailJob').length === 2, 2_000)
+    expect(t.requests('FailJob').map((r) => r.jobKey).sort()).toEqual([jobs[1]!.key, jobs[2]!.key].sort())
+    for (const r of t.requests('FailJob')) expect(r).toMatchObject({ retries: 3, retryBackOff: '0', errorMessage: MSG_RECYCLED })
+    expect(count('jobwire.worker.stream.reconnects{reason=recycled}')).toBe(1)
+    release.open()
+  })
+
+  it('fairness poll: while the stream keeps held above the threshold, a non-parking poll goes out 1 s after the last poll, as soon as a slot frees', async () => {
+    const t = new ScriptedTransport()
+    const release: Array<() => void> = []
+    startWorker(t, { maxJobsActive: 4, handler: () => new Promise<void>((r) => release.push(r)) })
+    await waitFor(() => t.of('StreamActivatedJobs').length === 1 && t.of('ActivateJobs').length === 1)
+    const [stream] = t.of('StreamActivatedJobs')
+    t.of('ActivateJobs')[0]!.emit('end') // backfill: empty
+    await waitFor(() => t.of('ActivateJobs').length === 2)
+    await delay(150)
+    for (let i = 0; i < 4; i++) stream!.emit('data', fakeJob())
+    await waitFor(() => release.length === 4)
+    await waitFor(() => t.of('ActivateJobs')[1]!.cancelled, 1_000, 'parked poll cancelled above the threshold')
+    stream!.emit('data', fakeJob()) // the engine has more for the stream; the reader must leave the next slot to the poll
+    await delay(1_200)
+    expect(t.of('ActivateJobs')).toHaveLength(2) // no slot free yet
+    release.shift()!()
+    await waitFor(() => t.of('ActivateJobs').length === 3, 1_000, 'fairness poll')
+    expect(t.of('ActivateJobs')[2]!.request).toMatchObject({ requestTimeout: '-1', maxJobsToActivate: 1 })
+    for (const r of release) r()
+  })
+
+  it('empty polls pause pollInterval when the gateway answers at once (no busy loop)', async () => {
+    const t = new ScriptedTransport()
+    startWorker(t, { requestTimeoutMs: 10_000, streamEnabled: false, pollIntervalMs: 100, handler: () => {} })
+    const t0 = Date.now()
+    const answered = new Set<FakeCall>()
+    while (Date.now() - t0 < 1_000) {
+      for (const c of t.of('ActivateJobs')) if (!answered.has(c)) { answered.add(c); setImmediate(() => c.emit('end')) }
+      await delay(5)
+    }
+    expect(t.of('ActivateJobs').length).toBeGreaterThanOrEqual(5)
+    expect(t.of('ActivateJobs').length).toBeLessThanOrEqual(11)
+  })
+
+  it('a closed worker leaves the meter (its capacity callback is removed)', async () => {
+    const t = new ScriptedTransport()
+    const before = gaugeCallbacks.size
+    const w = new Worker(t as unknown as Transport, { jobType: 'test', handler: () => {} }, quiet)
+    expect(gaugeCallbacks.size).toBe(before + 1)
+    await w.close({ timeoutMs: 10 })
+    expect(gaugeCallbacks.size).toBe(before)
+  })
 })
