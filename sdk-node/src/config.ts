@@ -27,6 +27,20 @@ export interface ClientOptions {
   insecure?: boolean
   /** PEM file with the CA that signed the gateway's certificate. default: env ZEEBE_CA_CERTIFICATE_PATH, else the system roots. */
   caCertificatePath?: string
+  /**
+   * Mutual TLS: PEM files with this client's certificate (chain) and private key, presented to the
+   * gateway. Both or neither; implies TLS. default: env ZEEBE_CLIENT_CERTIFICATE_PATH and
+   * ZEEBE_CLIENT_PRIVATE_KEY_PATH, else none.
+   */
+  clientCertificatePath?: string
+  /** See {@link ClientOptions.clientCertificatePath}. */
+  clientPrivateKeyPath?: string
+  /**
+   * Raw grpc-js channel options (e.g. `grpc.ssl_target_name_override`, `grpc.primary_user_agent`),
+   * applied to every channel after the SDK's own; the SDK's flow-control window of long-call
+   * connections is kept. default: none
+   */
+  channelOptions?: Record<string, string | number>
   /** OAuth client credentials. default: from env when ZEEBE_CLIENT_ID (or CAMUNDA_CLIENT_ID) is set, else off. */
   oauth?: OAuthOptions
   /** HTTP/2 keepalive ping interval in ms. default: 45000 (env ZEEBE_KEEP_ALIVE). */
@@ -56,6 +70,9 @@ export interface ResolvedClientConfig {
   addresses: string[]
   insecure: boolean
   caCertificatePath: string | undefined
+  clientCertificatePath: string | undefined
+  clientPrivateKeyPath: string | undefined
+  channelOptions: Record<string, string | number>
   oauth: OAuthOptions | undefined
   keepAliveMs: number
   streamWindowBytes: number
@@ -122,9 +139,19 @@ export function resolveClientConfig(opts: ClientOptions = {}, e: NodeJS.ProcessE
   const raw = opts.address ?? env(e, 'ZEEBE_GRPC_ADDRESS', 'ZEEBE_ADDRESS', 'CAMUNDA_GRPC_ADDRESS') ?? ''
   const first = (Array.isArray(raw) ? raw[0] ?? '' : raw).trim()
   const schemeInsecure = /^(grpcs|https):\/\//i.test(first) ? false : /^(grpc|http):\/\//i.test(first) ? true : undefined
+  const clientCertificatePath = opts.clientCertificatePath ?? env(e, 'ZEEBE_CLIENT_CERTIFICATE_PATH', 'CAMUNDA_CLIENT_CERTIFICATE_PATH')
+  const clientPrivateKeyPath = opts.clientPrivateKeyPath ?? env(e, 'ZEEBE_CLIENT_PRIVATE_KEY_PATH', 'CAMUNDA_CLIENT_PRIVATE_KEY_PATH')
+  if ((clientCertificatePath === undefined) !== (clientPrivateKeyPath === undefined)) {
+    throw new TypeError('jobwire: mutual TLS needs both a client certificate and its private key (clientCertificatePath and clientPrivateKeyPath)')
+  }
+  const channelOptions = opts.channelOptions ?? {}
+  if (typeof channelOptions !== 'object' || Array.isArray(channelOptions)) throw new TypeError('jobwire: channelOptions must be an object of grpc-js channel options')
+  for (const [k, v] of Object.entries(channelOptions)) {
+    if (typeof v !== 'string' && typeof v !== 'number') throw new TypeError(`jobwire: channel option ${k} must be a string or a number`)
+  }
   const insecure =
     opts.insecure ??
-    (opts.caCertificatePath !== undefined ? false : undefined) ??
+    (opts.caCertificatePath !== undefined || clientCertificatePath !== undefined ? false : undefined) ??
     schemeInsecure ??
     parseBool('ZEEBE_INSECURE_CONNECTION', env(e, 'ZEEBE_INSECURE_CONNECTION', 'CAMUNDA_INSECURE_CONNECTION')) ??
     (caCertificatePath !== undefined ? false : undefined) ??
@@ -155,6 +182,9 @@ export function resolveClientConfig(opts: ClientOptions = {}, e: NodeJS.ProcessE
     addresses,
     insecure,
     caCertificatePath,
+    clientCertificatePath,
+    clientPrivateKeyPath,
+    channelOptions,
     oauth,
     keepAliveMs: opts.keepAliveMs ?? (keepEnv ? Number(keepEnv) : 45_000),
     streamWindowBytes: opts.streamWindowBytes ?? 8_192,

@@ -119,9 +119,14 @@ export class Transport {
 
   constructor(readonly config: ResolvedClientConfig) {
     const pkg = loadPackage()
+    if (config.insecure && config.clientCertificatePath) throw new TypeError('jobwire: a client certificate (mutual TLS) needs TLS, but the connection is set to plaintext')
     const creds = config.insecure
       ? grpc.credentials.createInsecure()
-      : grpc.credentials.createSsl(config.caCertificatePath ? fs.readFileSync(config.caCertificatePath) : undefined)
+      : grpc.credentials.createSsl(
+          config.caCertificatePath ? fs.readFileSync(config.caCertificatePath) : undefined,
+          config.clientPrivateKeyPath ? fs.readFileSync(config.clientPrivateKeyPath) : undefined,
+          config.clientCertificatePath ? fs.readFileSync(config.clientCertificatePath) : undefined,
+        )
     const options: grpc.ChannelOptions = {
       'grpc.keepalive_time_ms': config.keepAliveMs,
       'grpc.keepalive_timeout_ms': 20_000,
@@ -129,6 +134,7 @@ export class Transport {
       // grpc-js defaults to 1 s → 120 s; a restarted gateway should be found again quickly.
       'grpc.initial_reconnect_backoff_ms': 100,
       'grpc.max_reconnect_backoff_ms': 5_000,
+      ...config.channelOptions,
     }
     // A `dns:///` target balances round-robin over every address of the name (as in every SDK).
     const rr = (a: string, o: grpc.ChannelOptions): grpc.ChannelOptions =>

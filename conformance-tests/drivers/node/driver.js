@@ -37,22 +37,38 @@ function installOtel() {
   }
   const reader = new PullReader()
   api.metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }))
-  return {
-    async report() {
-      const { resourceMetrics } = await reader.collect()
-      const out = []
-      for (const sm of resourceMetrics.scopeMetrics) {
-        for (const m of sm.metrics) {
-          const type = ['histogram', 'exponential_histogram', 'gauge', 'counter'][m.dataPointType] ?? String(m.dataPointType)
-          out.push({
-            name: m.descriptor.name,
-            type,
-            // numbers as they are; histograms as {count, sum}
-            points: m.dataPoints.map((p) => ({ attributes: p.attributes, value: typeof p.value === 'number' ? p.value : { count: p.value.count, sum: p.value.sum } })),
-          })
-        }
+  // What the SDK recorded, as it recorded it: the instrument kind (a monotonic sum is a counter, a
+  // non-monotonic one an up-down counter), integer or float values, histograms as {count, sum}.
+  async function collect() {
+    const { resourceMetrics } = await reader.collect()
+    const out = new Map()
+    for (const sm of resourceMetrics.scopeMetrics) {
+      for (const m of sm.metrics) {
+        let type = ['histogram', 'exponential_histogram', 'gauge', 'sum'][m.dataPointType] ?? String(m.dataPointType)
+        if (type === 'sum') type = m.isMonotonic === false ? 'updowncounter' : 'counter'
+        out.set(m.descriptor.name, {
+          name: m.descriptor.name,
+          type,
+          valueType: m.descriptor.valueType === 0 ? 'int' : 'double',
+          // numbers as they are; histograms as {count, sum}
+          points: m.dataPoints.map((p) => ({ attributes: p.attributes, value: typeof p.value === 'number' ? p.value : { count: p.value.count, sum: p.value.sum } })),
+        })
       }
-      emit('metrics', { metrics: out })
+    }
+    return out
+  }
+  return {
+    collect,
+    /** Emits the newest values; instruments or points the SDK stopped observing (a closed worker's gauge) keep their last value from `before`. */
+    async report(before) {
+      const now = await collect()
+      for (const [name, m] of before ?? []) {
+        const cur = now.get(name)
+        if (!cur) { now.set(name, m); continue }
+        const seen = new Set(cur.points.map((p) => JSON.stringify(p.attributes)))
+        for (const p of m.points) if (!seen.has(JSON.stringify(p.attributes))) cur.points.push(p)
+      }
+      emit('metrics', { metrics: [...now.values()] })
     },
   }
 }
@@ -154,11 +170,13 @@ async function runSteps(steps, job, signal, gate) {
 async function stopWorker(id, timeoutMs) {
   const w = workers.get(id)
   if (!w) return emit('error', { worker: id, message: `unknown worker ${id}` })
+  // A closed worker leaves the meter: keep what its gauges said just before the close.
+  const before = otel ? await otel.collect() : undefined
   const t0 = Date.now()
   await w.worker.close({ timeoutMs: timeoutMs ?? 5000 })
   workers.delete(id)
   emit('worker_closed', { worker: id, durationMs: Date.now() - t0 })
-  if (otel) await otel.report()
+  if (otel) await otel.report(before)
 }
 
 async function closeAll(timeoutMs) {

@@ -42,6 +42,10 @@ export class FakeGateway {
   }
 
   async listen(port: number): Promise<void> {
+    return this.listenWith(port, grpc.ServerCredentials.createInsecure())
+  }
+
+  async listenWith(port: number, creds: grpc.ServerCredentials): Promise<void> {
     const def = protoLoader.loadSync(protoPath(), { longs: String, enums: String, defaults: true, oneofs: true })
     const pkg = grpc.loadPackageDefinition(def) as any
     const service = pkg.gateway_protocol.Gateway.service as grpc.ServiceDefinition
@@ -59,7 +63,7 @@ export class FakeGateway {
     this.server = new grpc.Server(this.serverOptions)
     this.server.addService(service, impl)
     this.port = await new Promise<number>((resolve, reject) =>
-      this.server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+      this.server.bindAsync(`127.0.0.1:${port}`, creds, (err, p) => (err ? reject(err) : resolve(p))),
     )
   }
 

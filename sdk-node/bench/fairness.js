@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// Activation wait under sustained push overload (issue 12 item 8; docs/worker-semantics.md, push
+// and poll rule 8). A closed loop keeps BENCH_IN_FLIGHT instances in flight (each replaced when it
+// completes), BENCH_N in all, against one push worker with capacity BENCH_CAPACITY whose handler
+// takes BENCH_HANDLER_MS. Prints the wait from creating an instance to its job's handler start:
+// p50 / p99 / max. Env: BENCH_N (5000), BENCH_IN_FLIGHT (256), BENCH_CAPACITY (16),
+// BENCH_HANDLER_MS (0), JOBWIRE_SDK_LIB (the built SDK to load, default ../lib/cjs/index.js),
+// JOBWIRE_ENGINE_BIN.
+'use strict'
+const { spawn } = require('node:child_process')
+const path = require('node:path')
+const fs = require('node:fs')
+const os = require('node:os')
+const { Client } = require(process.env.JOBWIRE_SDK_LIB ?? '../lib/cjs/index.js')
+
+const N = Number(process.env.BENCH_N ?? 5000)
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 256)
+const CAPACITY = Number(process.env.BENCH_CAPACITY ?? 16)
+const HANDLER_MS = Number(process.env.BENCH_HANDLER_MS ?? 0)
+const ENGINE = process.env.JOBWIRE_ENGINE_BIN ?? path.resolve(__dirname, '..', '..', 'engine-reference', 'bin', 'jobwire-engine')
+
+function startEngine() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobwire-fair-'))
+  const p = spawn(ENGINE, ['dev', '--port', '0', '--data-dir', dir, '--exit-on-stdin-close', '--no-fsync'], { stdio: ['pipe', 'pipe', 'inherit'] })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    p.stdout.on('data', (d) => {
+      out += d
+      const m = /listening on (127\.0\.0\.1:\d+)/.exec(out)
+      if (m) resolve({ address: m[1], stop: () => { p.kill('SIGKILL'); fs.rmSync(dir, { recursive: true, force: true }) } })
+    })
+    p.on('exit', (c) => reject(new Error(`engine exited ${c}: ${out}`)))
+  })
+}
+
+const bpmn = (id, type) => `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="x">
+  <bpmn:process id="${id}" isExecutable="true">
+    <bpmn:startEvent id="s"><bpmn:outgoing>f1</bpmn:outgoing></bpmn:startEvent>
+    <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="t" />
+    <bpmn:serviceTask id="t"><bpmn:extensionElements><zeebe:taskDefinition type="${type}" /></bpmn:extensionElements><bpmn:incoming>f1</bpmn:incoming><bpmn:outgoing>f2</bpmn:outgoing></bpmn:serviceTask>
+    <bpmn:sequenceFlow id="f2" sourceRef="t" targetRef="e" />
+    <bpmn:endEvent id="e"><bpmn:incoming>f2</bpmn:incoming></bpmn:endEvent>
+  </bpmn:process>
+</bpmn:definitions>`
+
+const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
+
+;(async () => {
+  const engine = await startEngine()
+  const client = new Client({ address: engine.address, logger: { debug() {}, info() {}, warn() {}, error: console.error } })
+  try {
+    const id = 'fair'
+    const type = 'fair'
+    await client.deployResource({ name: `${id}.bpmn`, content: bpmn(id, type) })
+    const waits = []
+    const seen = new Set()
+    let completed = 0
+    const w = client.createWorker({
+      jobType: type,
+      maxJobsActive: CAPACITY,
+      jobTimeoutMs: 60_000,
+      handler: async (job) => {
+        const t = Number(job.variables.createdAt)
+        if (!seen.has(job.key)) waits.push(Date.now() - t)
+        seen.add(job.key)
+        if (HANDLER_MS > 0) await new Promise((r) => setTimeout(r, HANDLER_MS))
+      },
+    })
+    while (w.state !== 'streaming') await new Promise((r) => setTimeout(r, 10))
+    await new Promise((r) => setTimeout(r, 300))
+    // Closed loop: each slot of IN_FLIGHT creates an instance and waits for its result, then the next.
+    let next = 0
+    const t0 = Date.now()
+    await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < N) {
+        next++
+        await client.createProcessInstanceWithResult({ bpmnProcessId: id, variables: { createdAt: Date.now() }, requestTimeoutMs: 120_000 })
+        completed++
+      }
+    }))
+    const s = (Date.now() - t0) / 1000
+    await w.close({ timeoutMs: 1000 })
+    waits.sort((a, b) => a - b)
+    const r = { instances: completed, inFlight: IN_FLIGHT, capacity: CAPACITY, handlerMs: HANDLER_MS, seconds: +s.toFixed(2), waitMs: { p50: pct(waits, 50), p99: pct(waits, 99), max: waits[waits.length - 1] } }
+    console.log(JSON.stringify(r))
+  } finally {
+    await client.close({ timeoutMs: 500 })
+    engine.stop()
+  }
+})().catch((e) => { console.error(e); process.exit(1) })
