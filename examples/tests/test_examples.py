@@ -237,6 +237,7 @@ def test_order_worker_alone_handles_every_job_type(tmp_path, sdk):
 LONG_RUNNING = {
     "go": (["bin/long-running"], {"JOB_TIMEOUT": "1s", "WORK_DURATION": "3s"}),
     "node": (["node", "index.js"], {"JOB_TIMEOUT_MS": "1000", "WORK_DURATION_MS": "3000"}),
+    "python": ([str(EX / "python" / "example.sh"), "long-running"], {"JOB_TIMEOUT_MS": "1000", "WORK_DURATION_MS": "3000"}),
 }
 
 
@@ -258,7 +259,8 @@ def test_long_running_job_outlives_its_timeout(engine, admin, sdk):
     assert job.activation_count == 1 and job.complete_count == 1, job
 
 
-OTEL = {"go": ["bin/otel-console"], "node": ["node", "index.js"]}
+OTEL = {"go": ["bin/otel-console"], "node": ["node", "index.js"],
+        "python": [str(EX / "python" / "example.sh"), "otel-console"]}
 
 
 @pytest.mark.parametrize("sdk", sorted(OTEL))
@@ -270,7 +272,8 @@ def test_otel_console_prints_the_job_span(engine, sdk):
     assert "Hello, Ada" in p.stderr
 
 
-SAAS = {"go": ["bin/camunda-saas"], "node": ["node", "index.js"]}
+SAAS = {"go": ["bin/camunda-saas"], "node": ["node", "index.js"],
+        "python": [str(EX / "python" / "example.sh"), "camunda-saas"]}
 
 
 @pytest.mark.parametrize("sdk", sorted(SAAS))
@@ -340,11 +343,14 @@ def _payment_worker_from_doc(sdk, tmp_path):
         run(["go", "mod", "tidy"], cwd=tmp_path, timeout=300)
         run(["go", "build", "-o", "payment", "."], cwd=tmp_path, timeout=300)
         return [str(tmp_path / "payment")], {}
+    if sdk == "python":
+        (tmp_path / "payment.py").write_text(_doc_block("getting-started-python.md", "python"))
+        return [str(EX / "python" / ".venv" / "bin" / "python"), str(tmp_path / "payment.py")], {}
     (tmp_path / "payment.js").write_text(_doc_block("getting-started-node.md", "js"))
     return ["node", str(tmp_path / "payment.js")], {"NODE_PATH": str(EX / "node" / "order-worker" / "node_modules")}
 
 
-@pytest.mark.parametrize("sdk", ["go", "node"])
+@pytest.mark.parametrize("sdk", ["go", "node", "python"])
 def test_getting_started_worker_runs_as_documented(tmp_path, sdk, sdk_node_built):
     """docs/getting-started-<sdk>.md: its payment worker + the order-worker for the
     other types + the load driver, on a fresh engine."""

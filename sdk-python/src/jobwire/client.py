@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
@@ -184,16 +186,47 @@ class Client:
         """The workers of this client that are not closed."""
         return [w for w in self._workers if not w.closed]
 
-    async def run_workers(self) -> None:
-        """Starts every worker and waits until all are closed. Cancelling this call (e.g. Ctrl-C
-        under ``asyncio.run``) closes the workers gracefully first."""
+    async def run_workers(self, *, handle_signals: bool = True, close_timeout: Duration = 30.0) -> None:
+        """Starts every worker and waits until all are closed.
+
+        With ``handle_signals`` (the default, on the main thread) SIGINT and SIGTERM close
+        the workers gracefully (each with ``close_timeout``) and this call then returns
+        normally, so ``asyncio.run(main())`` exits 0. Cancelling this call closes the
+        workers gracefully too."""
         for w in self._workers:
             w._start()
-        try:
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        installed: List[signal.Signals] = []
+        if handle_signals and threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                try:
+                    loop.add_signal_handler(sig, stop.set)
+                    installed.append(sig)
+                except (NotImplementedError, RuntimeError, ValueError):
+                    pass
+        async def all_closed() -> None:
             await asyncio.gather(*(w.wait_closed() for w in self._workers))
+
+        async def stopped() -> None:
+            await stop.wait()
+
+        waiter = asyncio.ensure_future(all_closed())
+        stopper = asyncio.ensure_future(stopped())
+        try:
+            await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            if stop.is_set():
+                self.config.logger.info("jobwire: signal received; closing the workers")
+                await self.close(close_timeout)
         except asyncio.CancelledError:
-            await asyncio.shield(self.close())
+            await asyncio.shield(self.close(close_timeout))
             raise
+        finally:
+            for sig in installed:
+                loop.remove_signal_handler(sig)
+            stopper.cancel()
+            if not waiter.done():
+                waiter.cancel()
 
     async def close(self, timeout: Duration = 30.0) -> None:
         """Closes every worker (each with ``timeout``), then the channels."""
