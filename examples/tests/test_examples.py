@@ -238,6 +238,7 @@ LONG_RUNNING = {
     "go": (["bin/long-running"], {"JOB_TIMEOUT": "1s", "WORK_DURATION": "3s"}),
     "node": (["node", "index.js"], {"JOB_TIMEOUT_MS": "1000", "WORK_DURATION_MS": "3000"}),
     "python": ([str(EX / "python" / "example.sh"), "long-running"], {"JOB_TIMEOUT_MS": "1000", "WORK_DURATION_MS": "3000"}),
+    "java": (["./run"], {"JOB_TIMEOUT_MS": "1000", "WORK_DURATION_MS": "3000"}),
 }
 
 
@@ -260,7 +261,7 @@ def test_long_running_job_outlives_its_timeout(engine, admin, sdk):
 
 
 OTEL = {"go": ["bin/otel-console"], "node": ["node", "index.js"],
-        "python": [str(EX / "python" / "example.sh"), "otel-console"]}
+        "python": [str(EX / "python" / "example.sh"), "otel-console"], "java": ["./run"]}
 
 
 @pytest.mark.parametrize("sdk", sorted(OTEL))
@@ -273,7 +274,7 @@ def test_otel_console_prints_the_job_span(engine, sdk):
 
 
 SAAS = {"go": ["bin/camunda-saas"], "node": ["node", "index.js"],
-        "python": [str(EX / "python" / "example.sh"), "camunda-saas"]}
+        "python": [str(EX / "python" / "example.sh"), "camunda-saas"], "java": ["./run"]}
 
 
 @pytest.mark.parametrize("sdk", sorted(SAAS))
@@ -346,11 +347,17 @@ def _payment_worker_from_doc(sdk, tmp_path):
     if sdk == "python":
         (tmp_path / "payment.py").write_text(_doc_block("getting-started-python.md", "python"))
         return [str(EX / "python" / ".venv" / "bin" / "python"), str(tmp_path / "payment.py")], {}
+    if sdk == "java":
+        run([str(EX / "java" / "build.sh")], timeout=600)
+        cp = f'{EX / "java" / "target" / "jobwire-java-examples-0.1.0-SNAPSHOT.jar"}:' + (EX / "java" / "target" / "classpath.txt").read_text().strip()
+        (tmp_path / "Payment.java").write_text(_doc_block("getting-started-java.md", "java"))
+        run(["javac", "-d", str(tmp_path), "-cp", cp, str(tmp_path / "Payment.java")], cwd=tmp_path, timeout=120)
+        return ["java", "-cp", f"{tmp_path}:{cp}", "Payment"], {}
     (tmp_path / "payment.js").write_text(_doc_block("getting-started-node.md", "js"))
     return ["node", str(tmp_path / "payment.js")], {"NODE_PATH": str(EX / "node" / "order-worker" / "node_modules")}
 
 
-@pytest.mark.parametrize("sdk", ["go", "node", "python"])
+@pytest.mark.parametrize("sdk", ["go", "node", "python", "java"])
 def test_getting_started_worker_runs_as_documented(tmp_path, sdk, sdk_node_built):
     """docs/getting-started-<sdk>.md: its payment worker + the order-worker for the
     other types + the load driver, on a fresh engine."""
