@@ -16,7 +16,7 @@ import (
 // while n jobs of padBytes each are created, closes it, and returns how many
 // jobs are still activated for it right after close (stranded: they would wait
 // for their 5-minute activation timeout), and how many the worker had received.
-func strandedAfterClose(t *testing.T, jobType string, n, padBytes int) (stranded int, received int64) {
+func strandedAfterClose(t *testing.T, jobType string, n, padBytes int, streamTimeout time.Duration, settle time.Duration) (stranded int, received int64) {
 	e := testengine.Start(t)
 	c := engineClient(t, e)
 	pid := deploy(t, c, jobType)
@@ -25,7 +25,7 @@ func strandedAfterClose(t *testing.T, jobType string, n, padBytes int) (stranded
 		got.Add(1)
 		<-ctx.Done()
 		return nil, ctx.Err()
-	}, jobwire.WithMaxJobsActive(2), jobwire.WithStreamEnabled(true))
+	}, jobwire.WithMaxJobsActive(2), jobwire.WithStreamEnabled(true), jobwire.WithStreamTimeout(streamTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func strandedAfterClose(t *testing.T, jobType string, n, padBytes int) (stranded
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(time.Second) // the gateway pushes until the stream's buffers are full, then yields
+	time.Sleep(settle) // the gateway pushes until the stream's buffers are full, then yields (and streams recycle)
 	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
 	_ = w.Close(cctx) // the two blocked handlers are cancelled and handed back
@@ -76,12 +76,22 @@ func TestEngineCloseStrandsNoJob(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		n, size int
-	}{{"1KiB", 150, 1 << 10}, {"30KiB", 40, 30 << 10}} {
+		recycle time.Duration // streamTimeout: recycles happen while the worker is full
+		settle  time.Duration
+	}{
+		{"1KiB", 150, 1 << 10, time.Hour, time.Second},
+		{"30KiB", 40, 30 << 10, time.Hour, time.Second},
+		{"1KiB-after-recycles", 150, 1 << 10, 600 * time.Millisecond, 2500 * time.Millisecond},
+		{"30KiB-after-recycles", 40, 30 << 10, 600 * time.Millisecond, 2500 * time.Millisecond},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
-			stranded, received := strandedAfterClose(t, "drain-"+strings.ToLower(tc.name), tc.n, tc.size)
+			stranded, received := strandedAfterClose(t, "drain-"+strings.ToLower(tc.name), tc.n, tc.size, tc.recycle, tc.settle)
 			t.Logf("%s jobs: %d created, %d handlers started, %d stranded after close", tc.name, tc.n, received, stranded)
 			if stranded != 0 {
 				t.Fatalf("%d of %d jobs stranded after close", stranded, tc.n)
+			}
+			if received != 2 {
+				t.Fatalf("%d handlers started, want 2 (jobs set aside by a drain never run)", received)
 			}
 		})
 	}
