@@ -61,7 +61,7 @@ test-sdk-node: bootstrap engine ## sdk-node: jest against the reference engine
 test-sdk-python: bootstrap ## sdk-python: pytest
 	@sdk-python/scripts/test.sh
 
-test-sdk-java: bootstrap ## sdk-java: mvn test
+test-sdk-java: bootstrap engine ## sdk-java: mvn test (unit + engine integration) and the packaging test
 	@sdk-java/scripts/test.sh
 
 test-conformance: conformance
