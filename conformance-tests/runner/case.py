@@ -121,6 +121,8 @@ def validate(sc: Scenario) -> list[str]:
             errs.append(f"deploy file {b} missing")
     if d.get("engine", "shared") not in ("shared", "own", "cluster"):
         errs.append("engine must be shared, own or cluster")
+    if d.get("tls") not in (None, False, True, "wrong_ca", "wrong_host"):
+        errs.append("tls must be true, wrong_ca or wrong_host")
     if (d.get("tls") or d.get("oauth") or "restart" in (d.get("requires") or [])) and d.get("engine") != "own":
         errs.append("tls/oauth/restart scenarios need `engine: own`")
     if ("cluster" in (d.get("requires") or [])) != (d.get("engine") == "cluster"):

@@ -1,5 +1,6 @@
 """A throw-away CA and a server certificate for 127.0.0.1 / localhost
-(transport/tls-custom-ca)."""
+(transport/tls-custom-ca), or for another host name only (the
+hostname-mismatch case); and an unrelated CA (the wrong-CA case)."""
 from __future__ import annotations
 
 import datetime
@@ -16,7 +17,9 @@ def _name(cn):
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
 
 
-def make_ca_and_server_cert(out: Path):
+def make_ca_and_server_cert(out: Path, hosts: list[str] | None = None):
+    """hosts: the server certificate's DNS names (default: localhost and
+    127.0.0.1)."""
     out.mkdir(parents=True, exist_ok=True)
     now = datetime.datetime.now(datetime.timezone.utc)
     ca_key = ec.generate_private_key(ec.SECP256R1())
@@ -29,12 +32,12 @@ def make_ca_and_server_cert(out: Path):
                                      key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
         .sign(ca_key, hashes.SHA256()))
     key = ec.generate_private_key(ec.SECP256R1())
-    cert = (x509.CertificateBuilder().subject_name(_name("localhost")).issuer_name(ca.subject)
+    cert = (x509.CertificateBuilder().subject_name(_name(hosts[0] if hosts else "localhost")).issuer_name(ca.subject)
             .public_key(key.public_key()).serial_number(x509.random_serial_number())
             .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
+            .add_extension(x509.SubjectAlternativeName(
+                [x509.DNSName(h) for h in hosts] if hosts else
+                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
             .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
             .sign(ca_key, hashes.SHA256()))
     ca_path, cert_path, key_path = out / "ca.pem", out / "server.pem", out / "server.key"
@@ -43,3 +46,10 @@ def make_ca_and_server_cert(out: Path):
     key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                            serialization.NoEncryption()))
     return ca_path, cert_path, key_path
+
+
+def make_unrelated_ca(out: Path) -> Path:
+    """A CA that signed nothing the engine presents (the wrong-CA case)."""
+    other = out / "unrelated"
+    ca_path, _, _ = make_ca_and_server_cert(other)
+    return ca_path

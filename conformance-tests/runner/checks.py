@@ -166,3 +166,13 @@ def activation_wait_bounded(case):
     assert run_ms >= 3000, f"run lasted {run_ms:.0f} ms: too short to show starvation"
     assert worst <= 2500, (f"a job waited {worst:.0f} ms for a worker in a {run_ms:.0f} ms run (p99 {p99:.0f} ms): "
                            "yielded jobs starve while the stream keeps the worker busy")
+
+
+def tls_failure_logged(case):
+    """transport/tls-wrong-ca-rejected, transport/tls-hostname-mismatch-rejected:
+    the SDK refused the connection and said why (its log names the
+    certificate problem), instead of connecting or failing silently."""
+    log = case.workdir / "driver.log.stderr"
+    text = log.read_text(errors="replace") if log.exists() else ""
+    assert "certificate" in text.lower(), \
+        f"the driver's log never mentions the certificate problem ({len(text)} bytes of stderr)"

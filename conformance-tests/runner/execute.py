@@ -112,7 +112,7 @@ def _run_case(case, sc, target, workdir, d, own_engine) -> Case:
     sdk = case.sdk
     try:  # teardown happens in run_case, after the alarm is disarmed
         # ---------------------------------------------------------- engine
-        ca_path = None
+        ca_path = driver_ca = None
         if own_engine == "cluster":
             c = d.get("cluster") or {}
             case.cluster = Cluster(workdir, gateways=int(c.get("gateways", 2)), brokers=int(c.get("brokers", 3)),
@@ -125,13 +125,21 @@ def _run_case(case, sc, target, workdir, d, own_engine) -> Case:
             address = ",".join(case.cluster.gateways)
         elif own_engine == "own":
             tls = None
-            if d.get("tls"):
-                from certs import make_ca_and_server_cert
-                ca_path, cert, key = make_ca_and_server_cert(workdir / "certs")
+            mode = d.get("tls")
+            server_name = None
+            if mode:
+                from certs import make_ca_and_server_cert, make_unrelated_ca
+                # wrong_host: the certificate names only jobwire.invalid
+                hosts = ["jobwire.invalid"] if mode == "wrong_host" else None
+                ca_path, cert, key = make_ca_and_server_cert(workdir / "certs", hosts)
                 tls = (str(cert), str(key))
+                server_name = "jobwire.invalid" if mode == "wrong_host" else None
+                # wrong_ca: the driver trusts an unrelated CA (the runner the right one)
+                driver_ca = make_unrelated_ca(workdir / "certs") if mode == "wrong_ca" else ca_path
             case.engine = Engine(workdir, extra_args=[str(a) for a in d.get("engine_args") or []], tls=tls,
                                  oauth=bool(d.get("oauth")), name="engine").start()
-            case.clients = Clients(case.engine.address, ca_path=ca_path, oauth_url=case.engine.oauth_url)
+            case.clients = Clients(case.engine.address, ca_path=ca_path, oauth_url=case.engine.oauth_url,
+                                   tls_server_name=server_name)
             case.clients.wait_ready()
             address = case.engine.address
         else:
@@ -155,7 +163,7 @@ def _run_case(case, sc, target, workdir, d, own_engine) -> Case:
         env["ZEEBE_ADDRESS"] = address
         if ca_path:
             env["ZEEBE_INSECURE_CONNECTION"] = "false"
-            env["ZEEBE_CA_CERTIFICATE_PATH"] = str(ca_path)
+            env["ZEEBE_CA_CERTIFICATE_PATH"] = str(driver_ca)
         else:
             env["ZEEBE_INSECURE_CONNECTION"] = "true"
         if case.engine and case.engine.oauth_url:

@@ -406,7 +406,7 @@ class Clients:
     """The runner's own gateway + admin stubs (deploy, create instances,
     inspect, inject faults)."""
 
-    def __init__(self, address, ca_path=None, oauth_url=None, admin=True, admin_address=None):
+    def __init__(self, address, ca_path=None, oauth_url=None, admin=True, admin_address=None, tls_server_name=None):
         import grpc
         self.grpc = grpc
         self.gw_pb, gw_grpc, self.ad_pb, ad_grpc = ensure_stubs()
@@ -415,6 +415,8 @@ class Clients:
         self._token = None
         self._token_at = 0.0
         opts = [("grpc.max_receive_message_length", 16 << 20)]
+        if tls_server_name:  # the server certificate names another host (the hostname-mismatch case)
+            opts.append(("grpc.ssl_target_name_override", tls_server_name))
         if ca_path:
             creds = grpc.ssl_channel_credentials(root_certificates=Path(ca_path).read_bytes())
             self.channel = grpc.secure_channel(address, creds, options=opts)
