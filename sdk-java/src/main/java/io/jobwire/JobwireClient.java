@@ -329,10 +329,7 @@ public final class JobwireClient implements AutoCloseable {
   }
 
   private ClientCall<ActivateJobsRequest, ActivateJobsResponse> transportChannelCall(long deadlineMs) {
-    Transport.Lease l = transport.leaseLong();
-    ClientCall<ActivateJobsRequest, ActivateJobsResponse> c = l.newCall(GatewayGrpc.getActivateJobsMethod(), Duration.ofMillis(deadlineMs));
-    l.release();
-    return c;
+    return transport.newCommandCall(GatewayGrpc.getActivateJobsMethod(), Duration.ofMillis(deadlineMs));
   }
 
   // ------------------------------------------------------------------ close

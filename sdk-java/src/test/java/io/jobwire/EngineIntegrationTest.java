@@ -255,6 +255,48 @@ class EngineIntegrationTest {
     assertEquals(0, client.getLongConnectionCount());
   }
 
+  @Test
+  void clientCommandsActivateCompleteAndPublish() throws Exception {
+    String pid = deploy("cmd");
+    ProcessInstance pi = client.createProcessInstance(pid, Map.of("big", new BigInteger("98765432109876543210"))).get();
+    List<ActivatedJobRecord> jobs = List.of();
+    for (int i = 0; i < 50 && jobs.isEmpty(); i++) {
+      jobs = client.activateJobs("cmd", 5, Duration.ofMinutes(1), "tester", Duration.ofMillis(-1)).get();
+      if (jobs.isEmpty()) Thread.sleep(20);
+    }
+    assertEquals(1, jobs.size());
+    ActivatedJobRecord j = jobs.get(0);
+    assertEquals(pi.processInstanceKey(), j.processInstanceKey());
+    assertTrue(j.variables().contains("98765432109876543210"), j.variables());
+    client.updateJobTimeout(j.key(), Duration.ofMinutes(2)).get();
+    client.completeJob(j.key(), Map.of("ok", true)).get();
+    ExecutionException again = assertThrows(ExecutionException.class, () -> client.completeJob(j.key(), null).get());
+    assertInstanceOf(NotFoundException.class, again.getCause());
+    assertTrue(client.publishMessage("nobody-waits", "k", Map.of("a", 1), Duration.ofSeconds(10), null).get() > 0);
+    Topology t = client.topology().get();
+    assertTrue(t.partitionsCount() >= 1);
+    assertThrows(InvalidVariablesException.class, () -> client.createProcessInstance(pid, "[1,2]"));
+  }
+
+  @Test
+  void oauthClientCredentialsAgainstTheEngine() throws Exception {
+    try (TestEngine secured = TestEngine.start("--oauth")) {
+      try (JobwireClient ok = JobwireClient.builder().environment(Map.of()).gatewayAddress(secured.address())
+          .oauth("jobwire", "secret", secured.oauthUrl(), null, null).build()) {
+        assertTrue(ok.topology().get().partitionsCount() >= 1);
+      }
+      try (JobwireClient bad = JobwireClient.builder().environment(Map.of()).gatewayAddress(secured.address())
+          .oauth("jobwire", "wrong", secured.oauthUrl(), null, null).build()) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> bad.topology().get());
+        assertInstanceOf(UnauthenticatedException.class, e.getCause());
+      }
+      try (JobwireClient none = JobwireClient.builder().environment(Map.of()).gatewayAddress(secured.address()).build()) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> none.topology().get());
+        assertInstanceOf(UnauthenticatedException.class, e.getCause());
+      }
+    }
+  }
+
   static void waitFor(java.util.function.BooleanSupplier cond, long ms) throws InterruptedException {
     long end = System.currentTimeMillis() + ms;
     while (!cond.getAsBoolean()) {

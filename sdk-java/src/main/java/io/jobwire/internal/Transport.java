@@ -176,6 +176,11 @@ public final class Transport {
     return f;
   }
 
+  /** A new call on the command channel (for a client's own server-streaming ActivateJobs). */
+  public <Q, R> ClientCall<Q, R> newCommandCall(MethodDescriptor<Q, R> method, Duration deadline) {
+    return pick(command).newCall(method, options(deadline, true));
+  }
+
   /** A place for one worker's long-lived calls on a long-call connection (a new one when all are full). */
   public synchronized Lease leaseLong() {
     LongConnection c = null;

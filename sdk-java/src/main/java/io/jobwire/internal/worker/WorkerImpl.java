@@ -831,8 +831,10 @@ public final class WorkerImpl implements JobWorker {
   }
 
   private void handlerDone(Held h, Object result, Throwable err) {
-    running--;
-    h.running = false;
+    if (h.running) { // an abandoned handler was already taken off the running count by close
+      running--;
+      h.running = false;
+    }
     h.handlerDone = true;
     stopExtend(h);
     try {
