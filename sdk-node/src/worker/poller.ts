@@ -52,6 +52,8 @@ export class Poller {
   private moreDue = false // the last poll got every job it asked for: there is more waiting
   private lastPollEnded = Date.now()
   private inFlight: PollKind | undefined
+  /** The poll in flight serves as the backfill of a stream that opened meanwhile. */
+  private inFlightBackfill = false
   private readonly backoff = new Backoff()
   private kick: (() => void) | undefined
   private authRetried = false
@@ -73,6 +75,11 @@ export class Poller {
 
   /** Asks for one poll even above the threshold (after a stream (re)open). */
   requestBackfill(): void {
+    if (this.inFlight === 'normal' || this.inFlight === 'backfill') {
+      // A parked poll is in flight: jobs that no stream takes go to it, so it is the backfill.
+      this.inFlightBackfill = true
+      return
+    }
     this.backfillDue = true
     this.ctx.ledger.poke()
     this.kick?.()
@@ -113,11 +120,14 @@ export class Poller {
       const kind: PollKind = this.aboveThreshold() ? 'fairness' : this.backfillDue ? 'backfill' : 'normal'
       this.backfillDue = false
       this.moreDue = false
+      // In flight before the slots are taken: the stream reader must not mistake it for a due poll.
+      this.inFlight = kind
+      this.inFlightBackfill = kind === 'backfill'
       const want = ledger.firmPoll(ledger.free)
       const rt = kind === 'fairness' ? -1 : ctx.opts.requestTimeoutMs
       const started = Date.now()
       let got = 0
-      this.inFlight = kind
+      let wasBackfill = true
       try {
         const r = await this.poll(want, rt, kind)
         got = r.got
@@ -135,12 +145,13 @@ export class Poller {
         await this.onError(toJobwireError(e, 'ActivateJobs'))
         continue
       } finally {
+        wasBackfill = this.inFlightBackfill
         if (this.inFlight) this.ended()
       }
       this.backoff.reset()
       this.authRetried = false
       ctx.telemetry.pollRequest(got > 0 ? 'jobs' : 'empty')
-      if (got > 0 && kind !== 'backfill') this.onJobsFound?.()
+      if (got > 0 && !wasBackfill) this.onJobsFound?.()
       if (kind === 'fairness' && got > 0 && got >= want) {
         // A fairness poll filled every slot it asked for: more is waiting; poll again as soon as a slot is free.
         this.moreDue = true
@@ -250,7 +261,8 @@ export class Poller {
             got++
             this.receive(job)
           }
-          ledger.softenPoll()
+          // Firm slots stay until the call ends or FIRM_MS passed: the gateway answers with one
+          // message per partition, and the next one must still find its slots.
         })
         call.on('error', (e: unknown) => {
           if (cancelled) return resolve()
