@@ -41,7 +41,7 @@ FACTS = {
     "instances": {"completed", "active", "incident", "canceled", "total", "max_completion_count", "var"},
     "jobs": {"activatable", "activated", "failed_backoff", "incident", "completed", "error_thrown", "canceled",
              "total", "max_complete_count", "timeouts", "yields", "activations", "fails",
-             "max_activation_count", "min_retries"},
+             "max_activation_count", "min_retries", "max_activated"},
     "streams": {"open", "pushed", "yielded"},
     "long_polls": {"parked"},
     "requests": {"count"},
@@ -256,6 +256,8 @@ class Case:
         self.created = 0
         self._wr_lock = threading.Lock()
         self.t0 = time.time() * 1000
+        self.samples: list[tuple[float, dict]] = []   # (epoch ms, {worker name: activated jobs, "*": all})
+        self._sampling = False
 
     # ----------------------------------------------------------- helpers
     @property
@@ -362,7 +364,42 @@ class Case:
         vals = [json.loads(h["variables"]).get(f["name"]) for h in done if h.get("ok")]
         return _collapse(vals)
 
+    # ------------------------------------------------- continuous sampling
+    def wants_sampling(self) -> bool:
+        """True when a fact needs the engine's view sampled during the case."""
+        return "jobs.max_activated" in json.dumps(self.data)
+
+    def start_sampling(self, every_s: float = 0.05):
+        """Samples, every 50 ms until teardown, how many jobs of the case's type
+        the engine holds ACTIVATED for each worker name: capacity measured on
+        the engine's side (jobs held, whatever the SDK runs or reports)."""
+        self._need_admin()
+        self._sampling = True
+        pb = self.clients.ad_pb
+
+        def loop():
+            while self._sampling:
+                try:
+                    counts: dict = {"*": 0}
+                    for j in self.jobs():
+                        if j.state == pb.JOB_STATE_ACTIVATED:
+                            counts["*"] += 1
+                            counts[j.worker] = counts.get(j.worker, 0) + 1
+                    self.samples.append((time.time() * 1000, counts))
+                except Exception:  # noqa: BLE001  (the engine may be restarting)
+                    pass
+                time.sleep(every_s)
+        threading.Thread(target=loop, daemon=True, name="jw-sampler").start()
+
+    def stop_sampling(self):
+        self._sampling = False
+
     def _fact_jobs(self, name, f):
+        if name == "max_activated":
+            since = self.marks[f["since"]][0] if "since" in f else 0
+            key = f.get("worker", "*")
+            vals = [c.get(key, 0) for t, c in self.samples if t >= since]
+            return max(vals) if vals else None
         jobs = self.jobs()
         pb = self.clients.ad_pb
         if name == "total":

@@ -177,6 +177,8 @@ def _run_case(case, sc, target, workdir, d, own_engine) -> Case:
         ready = case.driver.wait_event(lambda e: e["event"] == "ready", 120, "the driver's ready event")
         case.note(f"driver ready: {ready.get('sdk')} {ready.get('version')}")
         case.sdk_version = str(ready.get("version", ""))
+        if case.wants_sampling():
+            case.start_sampling()
         # ----------------------------------------------------------- steps
         for i, st in enumerate(d.get("steps") or []):
             (kind, arg), = st.items()
@@ -203,6 +205,7 @@ def _run_case(case, sc, target, workdir, d, own_engine) -> Case:
 
 
 def teardown(case: Case):
+    case.stop_sampling()
     if case.driver:
         rc = case.driver.close()
         case.note(f"driver exit code {rc}")
