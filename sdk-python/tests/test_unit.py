@@ -55,18 +55,34 @@ def test_ledger_never_exceeds_max_and_releases_once() -> None:
 def test_ledger_reservation_counts_against_free_slots() -> None:
     led = Ledger(2)
     assert led.try_reserve()
-    assert not led.try_reserve()  # one reservation at a time
+    assert led.try_reserve() and led.reserved == 1  # one reservation at a time
     assert led.free == 1
     a = led.try_take()
     assert a is not None and led.try_take() is None  # the reserved slot is not handed to a poll
     s = led.claim_reserved()
-    assert led.held == 2 and led.reserved == 0
+    assert s is not None and led.held == 2 and led.reserved == 0
     s.release()
     a.release()
     assert led.held == 0 and led.free == 2
     assert led.try_reserve()
     led.drop_reservation()
     assert led.free == 2
+
+
+def test_ledger_poll_pool_hard_unless_parked() -> None:
+    led = Ledger(3)
+    assert led.reserve_poll(5, parks=False) == 3 and led.free == 0
+    assert not led.try_reserve()  # a backfill/fairness pool is not shared with the stream
+    s1 = led.take_poll()
+    assert s1 is not None and led.held == 1 and led.poll_reserved == 2
+    led.return_poll()
+    assert led.free == 2 and led.poll_reserved == 0
+    assert led.reserve_poll(2, parks=True) == 2
+    assert led.try_reserve() and led.poll_reserved == 1  # the stream takes from a parked poll
+    assert led.take_poll() is not None
+    assert led.take_poll() is None  # overflow: the caller hands the job back
+    assert led.held + led.reserved + led.poll_reserved <= led.max
+    led.return_poll()
 
 
 def test_ledger_rejects_bad_capacity() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import sys
 import time
@@ -14,6 +15,10 @@ from typing import Any, Dict, List, Optional
 
 import jobwire
 from jobwire import Client, Job, JobError, JobwireError
+
+
+logging.basicConfig(stream=sys.stderr, level=logging.DEBUG, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+logging.getLogger("asyncio").setLevel(logging.WARNING)
 
 
 def emit(event: str, **fields: Any) -> None:

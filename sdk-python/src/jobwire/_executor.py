@@ -236,7 +236,9 @@ class Executor:
                 Telemetry.end_job_span(span, "cancelled", failure)
             else:
                 if outcome == "undelivered":
-                    ctx.logger.warning("outcome of job %s was not delivered: %s", job.key, self.last_error.get(job.key))
+                    err = self.last_error.get(job.key)
+                    ctx.logger.warning("outcome of job %s was not delivered: %s", job.key, err)
+                    ctx.report_error(err if err is not None else JobwireError(f"jobwire: outcome of job {job.key} was not delivered"))
                 ctx.telemetry.job_handled(outcome, time.perf_counter() - t0)
                 Telemetry.end_job_span(span, outcome, failure)
                 self.running -= 1

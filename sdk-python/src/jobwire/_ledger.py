@@ -24,11 +24,15 @@ class Slot:
 
 
 class Ledger:
-    """Counts the jobs a worker holds, pushed and polled alike, plus the one slot the
-    stream reader reserves before each read. Invariant: ``0 <= held + reserved <= max``.
+    """Counts the jobs a worker holds, pushed and polled alike, the slots reserved for the
+    poll in flight, and the one slot the stream reader reserves before each read.
+    Invariant: ``0 <= held + poll_reserved + reserved <= max``.
 
     A slot is taken when a job is received and released exactly once (outcome
-    acknowledged, given up, or job dropped). Single-threaded: used on the event loop only.
+    acknowledged, given up, or job dropped). The stream reader may take a slot from the
+    pool of a *parked* long poll (a long poll never stops the stream); a polled job that
+    then finds no slot is handed back (overflow). Backfill and fairness polls do not park
+    and their pools are not shared. Single-threaded: used on the event loop only.
     """
 
     def __init__(self, max_jobs: int) -> None:
@@ -36,14 +40,19 @@ class Ledger:
             raise ValueError(f"jobwire: max_jobs_active must be an integer >= 1, got {max_jobs!r}")
         self.max = max_jobs
         self.held = 0
+        """Jobs received and not yet released."""
         self.reserved = 0
+        """1 while the stream reader holds its reservation."""
+        self.poll_reserved = 0
+        """Slots reserved for the poll in flight."""
+        self.poll_parks = False
         self._waiters: List["asyncio.Future[None]"] = []
         self._listeners: List[Callable[[], None]] = []
 
     @property
     def free(self) -> int:
-        """Slots neither held by a job nor reserved by the stream reader."""
-        return self.max - self.held - self.reserved
+        """Slots neither held by a job nor reserved."""
+        return self.max - self.held - self.reserved - self.poll_reserved
 
     def try_take(self) -> Optional[Slot]:
         """Takes a free slot, or returns None when none is free."""
@@ -53,24 +62,56 @@ class Ledger:
         self._notify()
         return Slot(self)
 
-    def try_reserve(self) -> bool:
-        """Reserves a free slot for the stream reader (at most one reservation at a time)."""
-        if self.reserved or self.free <= 0:
-            return False
-        self.reserved = 1
+    def reserve_poll(self, n: int, parks: bool) -> int:
+        """Reserves up to ``n`` free slots for a poll; returns how many it got."""
+        got = max(0, min(n, self.free))
+        self.poll_reserved = got
+        self.poll_parks = parks
         self._notify()
-        return True
+        return got
 
-    def claim_reserved(self) -> Slot:
-        """Turns the reservation into the slot of the job just read."""
-        assert self.reserved == 1, "jobwire: ledger claim without a reservation"
-        self.reserved = 0
-        self.held += 1
-        self._notify()
-        return Slot(self)
+    def take_poll(self) -> Optional[Slot]:
+        """Turns one slot of the poll pool (else a free slot) into the slot of a received job."""
+        if self.poll_reserved > 0:
+            self.poll_reserved -= 1
+            self.held += 1
+            self._notify()
+            return Slot(self)
+        return self.try_take()
+
+    def return_poll(self) -> None:
+        """Gives back what is left of the poll pool once the poll ended."""
+        if self.poll_reserved or self.poll_parks:
+            self.poll_reserved = 0
+            self.poll_parks = False
+            self._notify()
+
+    def try_reserve(self) -> bool:
+        """Reserves a slot for the stream reader: a free one, else one from a parked poll's pool."""
+        if self.reserved:
+            return True
+        if self.free > 0:
+            self.reserved = 1
+            self._notify()
+            return True
+        if self.poll_reserved > 0 and self.poll_parks:
+            self.poll_reserved -= 1
+            self.reserved = 1
+            self._notify()
+            return True
+        return False
+
+    def claim_reserved(self) -> Optional[Slot]:
+        """Turns the reservation into the slot of the job just read (None: no slot, hand it back)."""
+        if self.reserved:
+            self.reserved = 0
+            self.held += 1
+            self._notify()
+            return Slot(self)
+        return self.try_take()
 
     def drop_reservation(self) -> None:
-        """Gives the reservation back (the read failed or the stream closed)."""
+        """Gives the reservation back (the read failed or the stream is drained)."""
         if self.reserved:
             self.reserved = 0
             self._notify()

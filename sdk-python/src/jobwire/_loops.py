@@ -90,14 +90,14 @@ class Poller:
 
     def wants_slot(self) -> bool:
         """A backfill, "more waiting" or fairness poll is due: the stream reader leaves the next free slot to it."""
-        return not self.in_flight and (self.backfill_due or self.more_due or self._fairness_due())
+        return not self.in_flight and (self.backfill_due or (self.more_due and self._streaming()) or self._fairness_due())
 
     def _kind(self) -> Optional[str]:
         if self.backfill_due:
             return "backfill"
         if self._below():
             return "normal"
-        if self.more_due or self._fairness_due():
+        if (self.more_due and self._streaming()) or self._fairness_due():
             return "fairness"
         return None
 
@@ -108,12 +108,17 @@ class Poller:
             kind = await self._wait_turn()
             if kind is None:
                 break
-            want = ctx.ledger.free
             self.backfill_due = False
             self.more_due = False
-            rt = ctx.opts.request_timeout if kind != "fairness" else -1.0
+            # Backfill (with a stream) and fairness polls do not park: they hold the stream
+            # reader back only for the moment it takes to collect what waits.
+            special = kind == "fairness" or (kind == "backfill" and self._streaming())
+            rt = -1.0 if special else ctx.opts.request_timeout
+            want = ctx.ledger.reserve_poll(ctx.ledger.free, parks=rt >= 0)
             started = time.monotonic()
             self.in_flight = True
+            if self.streamer is not None:
+                self.streamer.wake()  # the poll took its slots: the stream reader may reserve again
             try:
                 got, cancelled = await self._poll(want, rt)
             except JobwireError as e:
@@ -124,6 +129,7 @@ class Poller:
                 await self._on_error(e)
                 continue
             finally:
+                ctx.ledger.return_poll()
                 self.in_flight = False
                 self.last_end = time.monotonic()
                 if self.streamer is not None:
@@ -140,7 +146,7 @@ class Poller:
                 ctx.state.poll_backoff = False
                 ctx.state.update()
             ctx.telemetry.poll_request("jobs" if got > 0 else "empty")
-            if got > 0 and got >= want:
+            if got > 0 and got >= want and self._streaming():
                 self.more_due = True  # there is more waiting: poll again at once
             if got > 0 and kind != "backfill" and self.streamer is not None:
                 self.streamer.poll_found_jobs()
@@ -227,7 +233,7 @@ class Poller:
                     return got, False
                 for job in resp.jobs:
                     got += 1
-                    slot = led.try_take()
+                    slot = led.take_poll()
                     if slot is not None:
                         self.exec.submit(job, slot, "poll")
                     else:
@@ -359,7 +365,10 @@ class _Session:
                 self.s.backoff.reset()
                 self.s.auth_retried = False
                 slot = led.claim_reserved()
-                self.s.executor.submit(msg, slot, "push")
+                if slot is not None:
+                    self.s.executor.submit(msg, slot, "push")
+                else:
+                    self.s.executor.give_back(msg, "push")
         finally:
             off()
             self.reserved_since = None
