@@ -8,7 +8,7 @@ PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint generate check-generated bootstrap \
         test-proto test-zeebe-engine test-engine test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
-        test-conformance test-conformance-zeebe test-examples conformance conformance-zeebe engine bench
+        test-conformance test-conformance-zeebe test-examples conformance conformance-zeebe engine bench bench-python
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-20s %s\n", $$1, $$2}'
@@ -58,8 +58,11 @@ test-sdk-go: bootstrap engine ## sdk-go: go test -race against the reference eng
 test-sdk-node: bootstrap engine ## sdk-node: jest against the reference engine
 	@sdk-node/scripts/test.sh
 
-test-sdk-python: bootstrap ## sdk-python: pytest
+test-sdk-python: bootstrap engine ## sdk-python: pytest (unit, fake gateway, reference engine, real Zeebe, packaging, mypy --strict)
 	@sdk-python/scripts/test.sh
+
+bench-python: engine ## Python SDK: no-op worker jobs/s + p99 beside pyzeebe (push, poll), jobs a paused worker parks
+	sdk-python/bench/run.sh
 
 test-sdk-java: bootstrap engine ## sdk-java: mvn test (unit + engine integration) and the packaging test
 	@sdk-java/scripts/test.sh
