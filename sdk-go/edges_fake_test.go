@@ -196,13 +196,13 @@ func TestFakeStalledStreamIsRecycled(t *testing.T) {
 	gw.Set(func(s *fakegw.Server) { s.StallStreams = true })
 	c, rec := recordingClient(t, gw)
 	w, err := c.NewWorker("stall", func(ctx context.Context, job *Job) (any, error) { return nil, nil },
-		WithMaxJobsActive(4), WithRequestTimeout(time.Second))
+		WithMaxJobsActive(4), WithRequestTimeout(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closeWorker(t, w)
 	time.Sleep(2200 * time.Millisecond) // the stream has been silent for 2 s
-	gw.AddJobs("stall", 1, "", 3)       // the parked poll gets it: the stream stalled
+	gw.AddJobs("stall", 1, "", 3)       // the poll parked for 2 s gets it: the stream stalled
 	waitFor(t, "a stall recycle", 2*time.Second, func() bool { return streamsOpened(gw) == 2 })
 	if rec.count(slog.LevelInfo, "stalled") != 1 {
 		t.Fatal("the stall recycle was not logged at info")

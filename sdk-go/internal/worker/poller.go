@@ -78,6 +78,7 @@ func (w *Worker) pollLoop(ctx context.Context) {
 		}
 		start := time.Now()
 		count, cancelled, err := w.activate(ctx, got, reqTimeout)
+		firstJob := w.lastFirstJob
 		w.ledger.ReturnPoll()
 		lastEnd = time.Now()
 		if ctx.Err() != nil {
@@ -114,8 +115,10 @@ func (w *Worker) pollLoop(ctx context.Context) {
 		w.state.PollOK()
 		if count > 0 {
 			w.tel.Poll("jobs")
-			if !wasBackfill {
-				w.pollFoundJobs() // the stall watchdog: jobs were there, did the stream deliver?
+			if !wasBackfill && reqTimeout >= 0 && firstJob >= stallParkedMin {
+				// The stall watchdog: jobs became activatable while this poll was
+				// parked (not a backlog answered at once): did the stream deliver?
+				w.pollFoundJobs()
 			}
 			continue
 		}
@@ -158,7 +161,14 @@ func pollDeadline(requestTimeout time.Duration) time.Duration {
 // pool meanwhile) is handed back at once. While the call is parked (no job
 // received yet), a rise of held above the poll threshold cancels it
 // (cancelled = true): the gateway then fails back what it activated for it.
+// stallParkedMin: a poll whose first job came at least this long after the
+// call was parked by the gateway, so its jobs became activatable while the
+// stream should have been pushing them (a backlog is answered at once).
+const stallParkedMin = 500 * time.Millisecond
+
 func (w *Worker) activate(ctx context.Context, n int, requestTimeout time.Duration) (count int, cancelled bool, err error) {
+	w.lastFirstJob = 0
+	sent := time.Now()
 	rctx, cancel := context.WithTimeout(ctx, pollDeadline(requestTimeout))
 	defer cancel()
 	var received, cancelledByStream atomic.Bool
@@ -201,6 +211,9 @@ func (w *Worker) activate(ctx context.Context, n int, requestTimeout time.Durati
 			return count, false, err
 		}
 		if len(resp.GetJobs()) > 0 {
+			if !received.Load() {
+				w.lastFirstJob = time.Since(sent)
+			}
 			received.Store(true)
 		}
 		for _, j := range resp.GetJobs() {

@@ -101,11 +101,14 @@ type Worker struct {
 	pollBackoff  *Backoff
 	streamBackof *Backoff
 
-	streamOpen atomic.Bool    // a job stream is open (fairness polls apply)
-	pollFound  chan struct{}  // capacity 1: a poll (not a backfill) returned jobs
-	drains     sync.WaitGroup // streams being drained after a recycle
-	closeMu    sync.Mutex
-	closeCtx   context.Context // Close's ctx: bounds the stream drain
+	streamOpen atomic.Bool   // a job stream is open (fairness polls apply)
+	pollFound  chan struct{} // capacity 1: a parked poll (not a backfill) returned jobs
+	// lastFirstJob: how long after the call the last poll's first job came
+	// (poll loop only).
+	lastFirstJob time.Duration
+	drains       sync.WaitGroup // streams being drained after a recycle
+	closeMu      sync.Mutex
+	closeCtx     context.Context // Close's ctx: bounds the stream drain
 }
 
 // Start creates the worker and starts it.
