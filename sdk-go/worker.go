@@ -53,13 +53,16 @@ func WithConcurrency(n int) WorkerOption { return func(c *workerConfig) { c.Conc
 func WithJobTimeout(d time.Duration) WorkerOption { return func(c *workerConfig) { c.JobTimeout = d } }
 
 // WithRequestTimeout sets the long-poll time of ActivateJobs; the RPC deadline is
-// this plus 10 s. A negative value turns long polling off. Default: 10 s.
+// this plus 10 s (20 s with 0, the gateway's default long poll; 10 s with long
+// polling off). A negative value turns long polling off. Default: 10 s.
 func WithRequestTimeout(d time.Duration) WorkerOption {
 	return func(c *workerConfig) { c.RequestTimeout = d }
 }
 
 // WithPollInterval sets the pause after an error-free poll that found nothing,
-// with long polling off. Default: 100 ms.
+// unless the gateway parked that poll for at least half its long-poll time (a
+// gateway that answers at once, with long polling disabled, never gets a tight
+// loop). Default: 100 ms.
 func WithPollInterval(d time.Duration) WorkerOption {
 	return func(c *workerConfig) { c.PollInterval = d }
 }
@@ -220,10 +223,12 @@ func (w *Worker) failure(job *Job, err error) worker.Outcome {
 }
 
 // Close stops the worker gracefully: it stops taking jobs at once (the parked
-// long poll and the stream are cancelled), hands back jobs received but not
-// started (retries unchanged, no back-off), and lets running handlers finish
-// until ctx is done; then it cancels their contexts, and returns
-// ErrCloseTimeout. Closing twice is safe.
+// long poll is cancelled; the stream is drained — read without running until
+// it is quiet for 50 ms or 500 ms passed, then cancelled — and every job read
+// from it handed back), hands back jobs received but not started (retries
+// unchanged, no back-off), and lets running handlers finish until ctx is done;
+// then it cancels their contexts, and returns ErrCloseTimeout. Closing twice
+// is safe.
 //
 //	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 //	defer cancel()
