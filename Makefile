@@ -71,6 +71,9 @@ test-conformance: conformance
 conformance: bootstrap engine ## conformance matrix (every SDK x scenario) on the reference engine
 	@conformance-tests/scripts/run.sh
 
+conformance-mutation: bootstrap engine ## mutation proof: every mutant of conformance-tests/mutation/mutants.yaml must fail its scenarios (scratch clone; ~15 min)
+	@$(PY) conformance-tests/scripts/mutation.py --clone $${MUTATION_CLONE:-/tmp/jobwire-mutants} --out $(RESULTS)/mutation-results.md --json $(RESULTS)/mutation-results.json
+
 test-conformance-zeebe: conformance-zeebe
 conformance-zeebe: bootstrap ## conformance against the real in-memory Zeebe engine
 	@conformance-tests/scripts/run.sh --zeebe
