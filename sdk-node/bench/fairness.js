@@ -4,7 +4,7 @@
 // completes), BENCH_N in all, against one push worker with capacity BENCH_CAPACITY whose handler
 // takes BENCH_HANDLER_MS. Prints the wait from creating an instance to its job's handler start:
 // p50 / p99 / max. Env: BENCH_N (5000), BENCH_IN_FLIGHT (256), BENCH_CAPACITY (16),
-// BENCH_HANDLER_MS (0), JOBWIRE_SDK_LIB (the built SDK to load, default ../lib/cjs/index.js),
+// BENCH_HANDLER_MS (0), BENCH_PAD_BYTES (0), JOBWIRE_SDK_LIB (the built SDK to load, default ../lib/cjs/index.js),
 // JOBWIRE_ENGINE_BIN.
 'use strict'
 const { spawn } = require('node:child_process')
@@ -17,6 +17,8 @@ const N = Number(process.env.BENCH_N ?? 5000)
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 256)
 const CAPACITY = Number(process.env.BENCH_CAPACITY ?? 16)
 const HANDLER_MS = Number(process.env.BENCH_HANDLER_MS ?? 0)
+const SLOW_MS = 1_000
+const PAD = 'x'.repeat(Number(process.env.BENCH_PAD_BYTES ?? 0))
 const ENGINE = process.env.JOBWIRE_ENGINE_BIN ?? path.resolve(__dirname, '..', '..', 'engine-reference', 'bin', 'jobwire-engine')
 
 function startEngine() {
@@ -54,6 +56,7 @@ const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.leng
     const type = 'fair'
     await client.deployResource({ name: `${id}.bpmn`, content: bpmn(id, type) })
     const waits = []
+    const slow = {} // jobs that waited more than SLOW_MS, by activation (push | poll)
     const seen = new Set()
     let completed = 0
     const w = client.createWorker({
@@ -62,7 +65,11 @@ const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.leng
       jobTimeoutMs: 60_000,
       handler: async (job) => {
         const t = Number(job.variables.createdAt)
-        if (!seen.has(job.key)) waits.push(Date.now() - t)
+        if (!seen.has(job.key)) {
+          const wt = Date.now() - t
+          waits.push(wt)
+          if (wt > SLOW_MS) slow[job.activation] = (slow[job.activation] ?? 0) + 1
+        }
         seen.add(job.key)
         if (HANDLER_MS > 0) await new Promise((r) => setTimeout(r, HANDLER_MS))
       },
@@ -75,14 +82,14 @@ const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.leng
     await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
       while (next < N) {
         next++
-        await client.createProcessInstanceWithResult({ bpmnProcessId: id, variables: { createdAt: Date.now() }, requestTimeoutMs: 120_000 })
+        await client.createProcessInstanceWithResult({ bpmnProcessId: id, variables: { createdAt: Date.now(), pad: PAD }, requestTimeoutMs: 120_000 })
         completed++
       }
     }))
     const s = (Date.now() - t0) / 1000
     await w.close({ timeoutMs: 1000 })
     waits.sort((a, b) => a - b)
-    const r = { instances: completed, inFlight: IN_FLIGHT, capacity: CAPACITY, handlerMs: HANDLER_MS, seconds: +s.toFixed(2), waitMs: { p50: pct(waits, 50), p99: pct(waits, 99), max: waits[waits.length - 1] } }
+    const r = { instances: completed, inFlight: IN_FLIGHT, capacity: CAPACITY, handlerMs: HANDLER_MS, seconds: +s.toFixed(2), waitMs: { p50: pct(waits, 50), p99: pct(waits, 99), max: waits[waits.length - 1] }, slowOver1s: slow }
     console.log(JSON.stringify(r))
   } finally {
     await client.close({ timeoutMs: 500 })

@@ -21,6 +21,8 @@ export const FAIRNESS_INTERVAL_MS = 1_000
  * within it and finds its slots; after it the poll is parked and the stream may use them.
  */
 const FIRM_MS = 100
+/** How long the stream reader's turn (after a full fairness poll) is kept for it. */
+const READER_TURN_MS = 200
 /** Activation errors that need a human: reported loudly, retried at the maximum backoff. */
 const LOUD = new Set<number>([Status.INVALID_ARGUMENT, Status.PERMISSION_DENIED, Status.UNAUTHENTICATED])
 
@@ -52,6 +54,13 @@ export class Poller {
   private moreDue = false // the last poll got every job it asked for: there is more waiting
   private lastPollEnded = Date.now()
   private inFlight: PollKind | undefined
+  /**
+   * After a fairness poll that filled its ask, the stream reader gets the next slot before the next
+   * poll (until this time): jobs already in the stream's transport buffers must not wait for the
+   * whole overload either.
+   */
+  private readerOwedUntil = 0
+  private owedTimer: NodeJS.Timeout | undefined
   /** The poll in flight serves as the backfill of a stream that opened meanwhile. */
   private inFlightBackfill = false
   private readonly backoff = new Backoff()
@@ -68,6 +77,7 @@ export class Poller {
       () => {
         this.call?.cancel()
         clearTimeout(this.fairnessTimer)
+        clearTimeout(this.owedTimer)
       },
       { once: true },
     )
@@ -107,7 +117,21 @@ export class Poller {
    * fewer jobs than it asked for).
    */
   blocksReader(): boolean {
+    if (this.readerOwed()) return false
     return this.due() || this.inFlight === 'fairness'
+  }
+
+  private readerOwed(): boolean {
+    return this.readerOwedUntil > Date.now()
+  }
+
+  /** The stream reader is owed a turn: true when it was (it takes it now). */
+  readerTookTurn(): boolean {
+    if (!this.readerOwed()) return false
+    this.readerOwedUntil = 0
+    clearTimeout(this.owedTimer)
+    this.ctx.ledger.poke()
+    return true
   }
 
   /** Runs until the worker stops; never throws. */
@@ -131,6 +155,21 @@ export class Poller {
       try {
         const r = await this.poll(want, rt, kind)
         got = r.got
+        // While streaming, a poll that filled every slot it asked for means more is waiting (jobs the
+        // engine yielded are never pushed again): the next poll is due at once, alternating with the
+        // stream reader. Set before the poll counts as ended, so the reader sees it.
+        if (ctx.state.streamOpen && got > 0 && got >= want) {
+          this.moreDue = true
+          {
+            this.readerOwedUntil = Date.now() + READER_TURN_MS
+            clearTimeout(this.owedTimer)
+            this.owedTimer = setTimeout(() => {
+              ledger.poke()
+              this.kick?.()
+            }, READER_TURN_MS + 5)
+            this.owedTimer.unref?.()
+          }
+        }
         if (r.cancelled && !stopSignal.aborted) {
           // The stream filled the worker past the threshold while the poll was parked:
           // poll again once held falls back to it (no backoff).
@@ -152,12 +191,7 @@ export class Poller {
       this.authRetried = false
       ctx.telemetry.pollRequest(got > 0 ? 'jobs' : 'empty')
       if (got > 0 && !wasBackfill) this.onJobsFound?.()
-      if (kind === 'fairness' && got > 0 && got >= want) {
-        // A fairness poll filled every slot it asked for: more is waiting; poll again as soon as a slot is free.
-        this.moreDue = true
-        ledger.poke()
-        continue
-      }
+      if (this.moreDue) continue
       const longPolled = rt >= 0 && Date.now() - started >= longPollMs(rt) / 2
       if (got === 0 && !longPolled) await sleep(ctx.opts.pollIntervalMs, stopSignal)
     }
@@ -181,7 +215,7 @@ export class Poller {
 
   private waitForTurn(): Promise<void> {
     const { ledger, stopSignal } = this.ctx
-    const ready = () => ledger.free > 0 && this.due()
+    const ready = () => ledger.free > 0 && this.due() && !this.readerOwed()
     if (ready() || stopSignal.aborted) return Promise.resolve()
     return new Promise((resolve) => {
       const check = () => {

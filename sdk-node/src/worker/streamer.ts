@@ -11,6 +11,8 @@ import { ReadGate } from '../transport.js'
 export const STALL_MS = 2_000
 /** At most one stall recycle per this interval. */
 export const STALL_RECYCLE_INTERVAL_MS = 10_000
+/** An owed-turn reservation that stays idle this long is yielded to a due poll. */
+const YIELD_AFTER_MS = 100
 /** Draining ends when the stream was quiet this long... */
 export const DRAIN_QUIET_MS = 50
 /** ...or after this long (at close: or the close timeout, whichever comes first). */
@@ -29,6 +31,9 @@ class OpenStream {
   armedSince = 0
   lastDelivery = 0
   draining = false
+  /** The current reservation is the turn owed to the reader after a full fairness poll. */
+  private ownTurn = false
+  private yieldTimer: NodeJS.Timeout | undefined
   private arming = false
   private readonly aside: ActivatedJob__Output[] = []
   private offLedger: () => void = () => {}
@@ -61,13 +66,24 @@ class OpenStream {
       if (!this.reserved && !this.poller.blocksReader() && ledger.free > 0) {
         this.reserved = true
         this.armedSince = Date.now()
+        this.ownTurn = this.poller.readerTookTurn()
         ledger.reserve()
         this.gate.grant(1) // read exactly one job: it lands in this slot
       } else if (this.reserved && this.poller.due() && ledger.free === 0) {
-        // A poll is due (backfill, fairness) and only our idle reservation is free: let it have the slot.
-        this.reserved = false
-        this.gate.revoke()
-        ledger.unreserve()
+        // A poll is due (backfill, fairness) and only our idle reservation is free: let it have the
+        // slot — at once, or after YIELD_AFTER_MS when the reservation is the reader's owed turn.
+        const idle = Date.now() - this.armedSince
+        if (!this.ownTurn || idle >= YIELD_AFTER_MS) {
+          this.reserved = false
+          this.gate.revoke()
+          ledger.unreserve()
+        } else if (!this.yieldTimer) {
+          this.yieldTimer = setTimeout(() => {
+            this.yieldTimer = undefined
+            this.arm()
+          }, YIELD_AFTER_MS - idle + 1)
+          this.yieldTimer.unref?.()
+        }
       }
     } finally {
       this.arming = false
@@ -101,6 +117,7 @@ class OpenStream {
   stopReading(): void {
     if (this.draining) return
     this.draining = true
+    clearTimeout(this.yieldTimer)
     this.offLedger()
     if (this.reserved) {
       this.reserved = false
@@ -117,6 +134,7 @@ class OpenStream {
   async drain(message: string, maxMs: number): Promise<number> {
     if (this.draining) return 0
     this.draining = true
+    clearTimeout(this.yieldTimer)
     this.offLedger()
     if (this.reserved) {
       this.reserved = false
