@@ -42,12 +42,16 @@ class Otel:
 
         class Emitter(SpanProcessor):
             def on_end(self, span: Any) -> None:
+                parent = span.parent
                 emit(
                     "span",
                     name=span.name,
                     kind=span.kind.name,
                     attributes=dict(span.attributes or {}),
                     status=span.status.status_code.name,
+                    traceId=format(span.context.trace_id, "032x"),
+                    spanId=format(span.context.span_id, "016x"),
+                    parentSpanId=format(parent.span_id, "016x") if parent is not None else None,
                 )
 
         tp = TracerProvider()
