@@ -176,3 +176,27 @@ def tls_failure_logged(case):
     text = log.read_text(errors="replace") if log.exists() else ""
     assert "certificate" in text.lower(), \
         f"the driver's log never mentions the certificate problem ({len(text)} bytes of stderr)"
+
+
+def spans_parented_by_traceparent(case):
+    """observability/traceparent-parenting: spans of jobs with a traceparent
+    variable are children of that remote span; the others start new traces."""
+    tp_trace, tp_span = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+    name = f"process job {case.job_type}"
+    spans = [s for s in case.events("span") if s.get("name") == name]
+    assert spans and all("traceId" in s for s in spans), \
+        "span events carry no traceId / parentSpanId (DRIVER-CONTRACT.md: span)"
+    with_vars = {}
+    for st in _starts(case):
+        with_vars[str(st["key"])] = "traceparent" in json.loads(st.get("variables") or "{}")
+    parented = other = 0
+    for s in spans:
+        key = str((s.get("attributes") or {}).get("jobwire.job.key"))
+        if with_vars.get(key):
+            assert s.get("traceId") == tp_trace and s.get("parentSpanId") == tp_span, \
+                f"span of job {key} has trace {s.get('traceId')} parent {s.get('parentSpanId')}, want {tp_trace}/{tp_span}"
+            parented += 1
+        else:
+            assert s.get("traceId") != tp_trace, f"span of job {key} (no traceparent) joined the caller's trace"
+            other += 1
+    assert parented == 2 and other == 1, f"{parented} parented and {other} other spans, want 2 and 1"
