@@ -68,6 +68,13 @@ public final class WorkerImpl implements JobWorker {
 
   static final double THRESHOLD = 0.3;
   static final long CANCEL_DELAY_MS = 100;
+  /**
+   * A poll that got no answer for this long is parked (the gateway answers at once when jobs are
+   * waiting). Until then the stream reader does not reserve a slot the poll asked for, so a
+   * backfill poll that finds jobs never makes a pushed job overflow, and a parked poll never
+   * stops the stream.
+   */
+  static final long PARKED_AFTER_MS = 100;
   static final long DEADLINE_OFFSET_MS = 10_000;
   static final long DEFAULT_LONG_POLL_MS = 10_000;
   static final long EXPIRY_MARGIN_MS = 100;
@@ -122,6 +129,8 @@ public final class WorkerImpl implements JobWorker {
   private boolean pollIsBackfill;
   private boolean pollCancelled;
   private boolean pollWasBelow;
+  /** The poll in flight has waited PARKED_AFTER_MS without an answer: the stream may take from its ask. */
+  private boolean pollParked;
   private ScheduledFuture<?> cancelTimer;
   private ScheduledFuture<?> fairnessTimer;
   private boolean pollAuthRetried;
@@ -389,6 +398,13 @@ public final class WorkerImpl implements JobWorker {
     pollIsBackfill = backfill;
     pollCancelled = false;
     pollWasBelow = below;
+    pollParked = false;
+    ctl.schedule(() -> {
+      if (pollCall == call && pollGot == 0) {
+        pollParked = true;
+        onLedgerChange();
+      }
+    }, PARKED_AFTER_MS, TimeUnit.MILLISECONDS);
     ClientCalls.asyncServerStreamingCall(call, req, new StreamObserver<>() {
       @Override
       public void onNext(ActivateJobsResponse res) {
@@ -426,6 +442,7 @@ public final class WorkerImpl implements JobWorker {
     if (pollCall != call) return;
     pollCall = null;
     pollInFlight = false;
+    pollParked = false;
     if (cancelTimer != null) {
       cancelTimer.cancel(false);
       cancelTimer = null;
@@ -449,6 +466,7 @@ public final class WorkerImpl implements JobWorker {
     }
     pollBackoff.reset();
     pollAuthRetried = false;
+    tlsWarned = false;
     tel.pollRequest(pollGot > 0 ? "jobs" : "empty");
     if (pollGot > 0 && !pollIsBackfill) checkStall();
     if (pollWant > 0 && pollGot >= pollWant) moreDue = true;
@@ -481,6 +499,7 @@ public final class WorkerImpl implements JobWorker {
       onLedgerChange();
       return;
     }
+    warnIfTls(je);
     long delay;
     if (c == Status.Code.INVALID_ARGUMENT || c == Status.Code.PERMISSION_DENIED || c == Status.Code.UNAUTHENTICATED) {
       reportError(je);
@@ -580,6 +599,8 @@ public final class WorkerImpl implements JobWorker {
     StreamCtx s = current;
     if (s == null || s.draining || s.ended || s.hasReservation || stopping || s.obs == null) return;
     if (pollDue() || free() <= 0) return;
+    // the slots an unparked poll asked for are its own until it answers
+    if (pollInFlight && !pollParked && free() - Math.max(0, pollWant - pollGot) <= 0) return;
     reserved++;
     s.hasReservation = true;
     s.reservedSince = System.currentTimeMillis();
@@ -655,6 +676,7 @@ public final class WorkerImpl implements JobWorker {
       openStream();
       return;
     }
+    warnIfTls(je);
     long delay;
     if (c == Status.Code.UNAUTHENTICATED || c == Status.Code.PERMISSION_DENIED || c == Status.Code.INVALID_ARGUMENT) {
       reportError(je);
@@ -1229,6 +1251,25 @@ public final class WorkerImpl implements JobWorker {
   // =====================================================================================
   // helpers
   // =====================================================================================
+
+  private boolean tlsWarned;
+
+  /**
+   * A TLS handshake failure (untrusted certificate, hostname mismatch) never fixes itself: say so
+   * at warn once (until the next successful call), with the reason; the worker keeps retrying.
+   */
+  private void warnIfTls(JobwireException je) {
+    for (Throwable t = je; t != null; t = t.getCause()) {
+      if (t instanceof javax.net.ssl.SSLException || t instanceof java.security.cert.CertificateException) {
+        if (!tlsWarned) {
+          tlsWarned = true;
+          LOG.warn("worker {}: TLS handshake with the gateway failed (certificate not trusted or not valid for the address; "
+              + "check ZEEBE_CA_CERTIFICATE_PATH and the address): {}", o.jobType(), t.getMessage());
+        }
+        return;
+      }
+    }
+  }
 
   private void reportError(Throwable e) {
     Consumer<Throwable> l = o.errorListener();
