@@ -13,11 +13,14 @@ import io.jobwire.internal.gateway.GatewayOuterClass.ActivateJobsResponse;
 import io.jobwire.internal.gateway.GatewayOuterClass.ActivatedJob;
 import io.jobwire.internal.gateway.GatewayOuterClass.CompleteJobRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.CompleteJobResponse;
+import io.jobwire.internal.gateway.GatewayOuterClass.FailJobRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.FailJobResponse;
 import io.jobwire.internal.gateway.GatewayOuterClass.StreamActivatedJobsRequest;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -108,6 +111,56 @@ class FakeGatewayTest {
     long g3 = t.get(4) - t.get(3);
     assertTrue(g3 > g1, "gaps " + g1 + " then " + g3);
     assertTrue(g1 >= 40, "first gap " + g1);
+  }
+
+  @Test
+  void jobsBeyondCapacityAreFailedBackAtOnceAndDuplicatesNeverRunTwice() throws Exception {
+    List<FailJobRequest> failed = new CopyOnWriteArrayList<>();
+    List<Integer> asked = new CopyOnWriteArrayList<>();
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger maxRunning = new AtomicInteger();
+    List<Long> ran = new CopyOnWriteArrayList<>();
+    Gw gw = new Gw(0) {
+      @Override
+      public void activateJobs(ActivateJobsRequest req, StreamObserver<ActivateJobsResponse> obs) {
+        int n = polls.incrementAndGet();
+        asked.add(req.getMaxJobsToActivate());
+        if (n == 1) {
+          // a misbehaving gateway: 5 jobs for a capacity of 2, one of them twice
+          obs.onNext(ActivateJobsResponse.newBuilder().addJobs(job(1)).addJobs(job(1)).addJobs(job(2)).addJobs(job(3)).addJobs(job(4)).build());
+        }
+        obs.onCompleted();
+      }
+
+      @Override
+      public void failJob(FailJobRequest req, StreamObserver<FailJobResponse> obs) {
+        failed.add(req);
+        obs.onNext(FailJobResponse.getDefaultInstance());
+        obs.onCompleted();
+      }
+    };
+    gw.completeFailures.set(0);
+    JobWorker w = start(gw).newWorker().jobType("t").streamEnabled(false).maxJobsActive(2).handler(job -> {
+      int r = running.incrementAndGet();
+      maxRunning.accumulateAndGet(r, Math::max);
+      ran.add(job.getKey());
+      Thread.sleep(200);
+      running.decrementAndGet();
+      return null;
+    }).open();
+    EngineIntegrationTest.waitFor(() -> gw.completed.size() == 2, 5_000);
+    w.close(Duration.ofSeconds(2));
+    assertEquals(2, (int) asked.get(0), "the first poll asks for the whole capacity");
+    assertEquals(List.of(1L, 2L), ran, "job 1 runs once although delivered twice");
+    assertTrue(maxRunning.get() <= 2);
+    // job 1's copy is merged (duplicate), jobs 3 and 4 find no slot: failed back at once, retries unchanged
+    assertEquals(2, failed.size(), failed.toString());
+    for (FailJobRequest f : failed) {
+      assertEquals(3, f.getRetries());
+      assertEquals(0, f.getRetryBackOff());
+      assertEquals("jobwire: worker at capacity; job returned", f.getErrorMessage());
+    }
+    assertEquals(Set.of(3L, 4L), Set.of(failed.get(0).getJobKey(), failed.get(1).getJobKey()));
   }
 
   @Test
