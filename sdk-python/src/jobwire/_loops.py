@@ -276,11 +276,20 @@ class _Session:
         self.reserved_since: Optional[float] = None
         self.recycle: Optional[str] = None
         self.wake = asyncio.Event()
+        # Set at close or recycle: ends the wait for the next message (a read never waits on
+        # ledger changes, only on these).
+        self.interrupt: "asyncio.Future[None]" = asyncio.get_running_loop().create_future()
 
     def request_recycle(self, reason: str) -> None:
         if self.recycle is None:
             self.recycle = reason
             self.wake.set()
+            self.stop()
+
+    def stop(self) -> None:
+        self.wake.set()
+        if not self.interrupt.done():
+            self.interrupt.set_result(None)
 
     async def run(self) -> Tuple[str, Optional[JobwireError]]:
         """Returns (reason, error): reason is ``stop``, ``recycled``, ``stalled``, ``closed`` or ``error``."""
@@ -326,19 +335,14 @@ class _Session:
                 self.reserved_since = time.monotonic()
                 read = asyncio.ensure_future(call.read())
                 while not read.done():
-                    self.wake.clear()
                     if ctx.stop.is_set() or self.recycle is not None:
                         break
                     if time.monotonic() >= recycle_at:
                         self.request_recycle("recycled")
                         break
-                    waiter = asyncio.ensure_future(self.wake.wait())
-                    try:
-                        await asyncio.wait(
-                            {read, waiter}, timeout=max(0.01, recycle_at - time.monotonic()), return_when=asyncio.FIRST_COMPLETED
-                        )
-                    finally:
-                        waiter.cancel()
+                    await asyncio.wait(
+                        {read, self.interrupt}, timeout=max(0.01, recycle_at - time.monotonic()), return_when=asyncio.FIRST_COMPLETED
+                    )
                 if not read.done():
                     return await self._end(read)
                 self.reserved_since = None
@@ -442,7 +446,8 @@ class Streamer:
 
     def stop(self) -> None:
         """Close began: the current session drains."""
-        self.wake()
+        if self.current is not None:
+            self.current.stop()
 
     def poll_found_jobs(self) -> None:
         """Stall watchdog: a poll found jobs while the stream, holding a reserved slot, delivered nothing for 2 s."""

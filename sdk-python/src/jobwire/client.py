@@ -160,6 +160,7 @@ class Client:
             retry_backoff=retry_backoff,
         )
         w = Worker(self._transport, opts, self.config.logger)
+        self._workers = [x for x in self._workers if not x.closed]  # closed workers leave the client
         self._workers.append(w)
         try:
             asyncio.get_running_loop()

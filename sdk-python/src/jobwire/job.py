@@ -127,7 +127,7 @@ class Job:
         await self._exec.ctx.transport.unary(
             "UpdateJobTimeout", self._exec.pb.UpdateJobTimeoutRequest(jobKey=self.key, timeout=int(round(s * 1000)))
         )
-        self.deadline = max(self.deadline, int((sent + s) * 1000))
+        self.deadline = int((sent + s) * 1000)
 
     # --- the same from a sync handler's thread ------------------------------------------------
     def complete_sync(self, variables: VariablesInput = None) -> None:
