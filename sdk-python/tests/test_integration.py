@@ -312,3 +312,37 @@ def test_sync_facade(engine: Engine) -> None:
         assert res.variables["n"] == 42
         w.close(5)
         assert w.state == WorkerState.CLOSED
+
+
+def test_paused_push_worker_parks_few_jobs_and_close_strands_none(engine: Engine) -> None:
+    """A full worker stops reading its stream; close drains it and hands every job back."""
+
+    async def go() -> None:
+        async with Client(address=engine.address) as client:
+            jt = unique("parked")
+            pid = await deploy(client, jt)
+            gate = asyncio.Event()
+            started: List[int] = []
+
+            async def blocked(job: Job) -> None:
+                started.append(job.key)
+                await gate.wait()
+
+            w = client.worker(jt, blocked, max_jobs_active=1, request_timeout=1)
+            await wait_for(lambda: w.state == WorkerState.STREAMING, what="streaming")
+            await asyncio.sleep(0.3)
+            n = 120
+            await asyncio.gather(*(client.create_process_instance(pid, variables={"pad": "x" * 1024}) for _ in range(n)))
+            await asyncio.sleep(1.5)
+            assert len(started) == 1 and w.held_jobs == 1
+            t0 = time.monotonic()
+            await w.close(0.2)
+            assert time.monotonic() - t0 < 2.0
+            back: List[Any] = []
+            end = time.monotonic() + 3
+            while len(back) < n and time.monotonic() < end:
+                back.extend(await client.activate_jobs(jt, max_jobs_to_activate=n, job_timeout=60, request_timeout=0.3))
+            assert len(back) == n, f"{n - len(back)} jobs stranded after close"
+            assert all(j.retries == 3 for j in back)  # handed back with retries unchanged
+
+    run(go())

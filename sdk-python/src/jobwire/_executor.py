@@ -7,6 +7,7 @@ import asyncio
 import collections
 import concurrent.futures
 import contextvars
+import inspect
 import logging
 import time
 from dataclasses import dataclass, field
@@ -186,6 +187,8 @@ class Executor:
                 otel_context.detach(token)
             try:
                 result = await asyncio.shield(h.fut)
+                if inspect.isawaitable(result):  # a plain function that returned a coroutine
+                    result = await result
             finally:
                 if extender is not None:
                     extender.cancel()
