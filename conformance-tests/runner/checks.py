@@ -200,3 +200,16 @@ def spans_parented_by_traceparent(case):
             assert s.get("traceId") != tp_trace, f"span of job {key} (no traceparent) joined the caller's trace"
             other += 1
     assert parented == 2 and other == 1, f"{parented} parented and {other} other spans, want 2 and 1"
+
+
+def job_keys_exact_above_2_53(case):
+    """delivery/job-keys-above-2-53: every key the handler saw is exactly a
+    job key of the engine, and some are above 2^53."""
+    engine_keys = {int(j.key) for j in case.jobs()}
+    seen = {int(str(e["key"])) for e in _starts(case)}
+    assert seen, "no job_start"
+    wrong = sorted(seen - engine_keys)
+    assert not wrong, f"keys seen by the handler that the engine does not have (rounded?): {wrong[:5]}"
+    big = [k for k in seen if k > 2 ** 53]
+    assert big, f"no key above 2^53 among {sorted(seen)[:5]}… (engine partitions < 4?)"
+    case.note(f"{len(big)} of {len(seen)} job keys above 2^53, all exact")
