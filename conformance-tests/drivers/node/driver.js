@@ -25,7 +25,18 @@ function installOtel() {
   const spanProcessor = {
     onStart() {},
     onEnd(span) {
-      emit('span', { name: span.name, kind: kinds[span.kind], attributes: span.attributes, status: statuses[span.status.code] })
+      const sc = span.spanContext()
+      const parent = span.parentSpanContext ?? undefined
+      emit('span', {
+        name: span.name,
+        kind: kinds[span.kind],
+        attributes: span.attributes,
+        status: statuses[span.status.code],
+        traceId: sc.traceId,
+        spanId: sc.spanId,
+        // the parent as the SDK set it (a remote parent from a traceparent included); absent for a root span
+        ...(parent && parent.spanId ? { parentSpanId: parent.spanId } : {}),
+      })
     },
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),

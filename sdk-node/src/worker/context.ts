@@ -20,6 +20,11 @@ export interface WorkerContext {
   readonly stopSignal: AbortSignal
   /** Set by close() before stopSignal aborts: bounds the stream drain. */
   closeTimeoutMs?: number
+  /**
+   * Logs at warn a connection failure that needs a human (a TLS certificate or handshake problem),
+   * at most once per 30 s per message; other failures stay at debug. Never throws.
+   */
+  warnConnection(err: { message: string; details?: string }): void
   /** Reports an error to the application ('error' listener, else the log). Never throws. */
   reportError(err: Error): void
 }

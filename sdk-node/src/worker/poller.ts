@@ -346,6 +346,7 @@ export class Poller {
     } else {
       delay = this.backoff.next()
       ctx.logger.debug(`poll failed (${err.codeName}: ${err.details}); backing off ${delay} ms`)
+      ctx.warnConnection(err)
     }
     ctx.state.pollBackoff = true
     ctx.state.update()

@@ -251,6 +251,7 @@ export class Streamer {
       if (loud) ctx.reportError(err)
       const delay = loud ? this.backoff.max() : this.backoff.next()
       ctx.logger.debug(`job stream closed (${err.codeName}: ${err.details}); reopening in ${delay} ms`)
+      ctx.warnConnection(err)
       ctx.state.streamBackoff = true
       ctx.state.update()
       await sleep(delay, ctx.stopSignal)

@@ -61,6 +61,7 @@ export class Worker<V = Variables> extends EventEmitter<WorkerEvents> {
       logger,
       stopSignal: this.stop.signal,
       reportError: (e) => this.reportError(e),
+      warnConnection: (e) => this.warnConnection(e),
     }
     this.ctx = ctx
     this.executor = new Executor(ctx)
@@ -119,6 +120,17 @@ export class Worker<V = Variables> extends EventEmitter<WorkerEvents> {
     this.telemetry.dispose()
     this.onClosed()
     this.machine.closed()
+  }
+
+  private readonly warned = new Map<string, number>()
+
+  private warnConnection(err: { message: string; details?: string }): void {
+    const text = err.details || err.message
+    if (!/certificate|ssl|tls|handshake|altnames/i.test(text)) return
+    const now = Date.now()
+    if ((this.warned.get(text) ?? 0) > now) return
+    this.warned.set(text, now + 30_000)
+    this.logger.warn(`worker ${this.options.jobType}: cannot connect to the gateway (TLS certificate or handshake problem; retrying with backoff): ${text}`)
   }
 
   private reportError(err: Error): void {
