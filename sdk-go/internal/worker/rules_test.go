@@ -543,3 +543,41 @@ func TestPollDeadlineDerivation(t *testing.T) {
 		t.Error("without long polling every empty poll must pause")
 	}
 }
+
+// Close race (issue 12 item 6): a poll response that arrives while Close runs
+// is handed back with retries unchanged (MsgClosing), never run, and Close
+// waits for that hand-back before it returns.
+func TestJobArrivingDuringCloseIsHandedBack(t *testing.T) {
+	gw := newScriptedGW(true)
+	ran := make(chan int64, 1)
+	w := startScripted(t, gw, 4, func(ctx context.Context, d *Delivery) Outcome {
+		ran <- d.Job.GetKey()
+		return Outcome{Kind: OutcomeComplete}
+	})
+	recv(t, gw.streams, "stream")
+	poll := recv(t, gw.polls, "parked poll")
+	poll.ch <- &pb.ActivateJobsResponse{Jobs: []*pb.ActivatedJob{job(7)}}
+	closed := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		closed <- w.Close(ctx)
+	}()
+	eventually(t, "closing", func() bool { return w.State() == StateClosing })
+	close(poll.gate) // the response was already in flight when close began
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	fails := gw.failed() // Close returned: the hand-back is already acknowledged
+	if len(fails) != 1 || fails[0].GetJobKey() != 7 || fails[0].GetRetries() != 3 || fails[0].GetErrorMessage() != MsgClosing {
+		t.Fatalf("fails %+v", fails)
+	}
+	select {
+	case k := <-ran:
+		t.Fatalf("job %d ran during close", k)
+	default:
+	}
+	if w.Held() != 0 {
+		t.Fatalf("held %d after close", w.Held())
+	}
+}
