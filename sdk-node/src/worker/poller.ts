@@ -152,9 +152,11 @@ export class Poller {
       const started = Date.now()
       let got = 0
       let wasBackfill = true
+      let parkedThenGot = false
       try {
         const r = await this.poll(want, rt, kind)
         got = r.got
+        parkedThenGot = r.parkedThenGot
         // While streaming, a poll that filled every slot it asked for means more is waiting (jobs the
         // engine yielded are never pushed again): the next poll is due at once, alternating with the
         // stream reader. Set before the poll counts as ended, so the reader sees it.
@@ -190,7 +192,9 @@ export class Poller {
       this.backoff.reset()
       this.authRetried = false
       ctx.telemetry.pollRequest(got > 0 ? 'jobs' : 'empty')
-      if (got > 0 && !wasBackfill) this.onJobsFound?.()
+      // Stall evidence: jobs a poll found that the stream could have had. A backfill poll's immediate
+      // answer is the backlog (never pushed), so it counts only when the jobs came after it parked.
+      if (got > 0 && (!wasBackfill || parkedThenGot)) this.onJobsFound?.()
       if (this.moreDue) continue
       const longPolled = rt >= 0 && Date.now() - started >= longPollMs(rt) / 2
       if (got === 0 && !longPolled) await sleep(ctx.opts.pollIntervalMs, stopSignal)
@@ -237,7 +241,7 @@ export class Poller {
    * received yet), a rise of held from at most the threshold to above it cancels the call
    * (`cancelled`): the gateway fails back whatever it activated for it.
    */
-  private async poll(max: number, requestTimeoutMs: number, kind: PollKind): Promise<{ got: number; cancelled: boolean; deadlineExceeded: boolean }> {
+  private async poll(max: number, requestTimeoutMs: number, kind: PollKind): Promise<{ got: number; cancelled: boolean; deadlineExceeded: boolean; parkedThenGot: boolean }> {
     const { ctx } = this
     const o = ctx.opts
     const req = {
@@ -264,6 +268,8 @@ export class Poller {
     let got = 0
     let cancelled = false
     let deadlineExceeded = false
+    const sentAt = Date.now()
+    let firstDataAfter = -1
     const { ledger } = ctx
     const above = () => this.aboveThreshold()
     let below = !above()
@@ -291,6 +297,7 @@ export class Poller {
     try {
       await new Promise<void>((resolve, reject) => {
         call.on('data', (res: ActivateJobsResponse__Output) => {
+          if (firstDataAfter < 0 && res.jobs.length > 0) firstDataAfter = Date.now() - sentAt
           for (const job of res.jobs) {
             got++
             this.receive(job)
@@ -318,7 +325,8 @@ export class Poller {
       ledger.softenPoll()
       this.call = undefined
     }
-    return { got, cancelled: cancelled && got === 0, deadlineExceeded }
+    // Jobs that reached a poll after it was parked became activatable while it waited (not backlog).
+    return { got, cancelled: cancelled && got === 0, deadlineExceeded, parkedThenGot: got > 0 && firstDataAfter >= FIRM_MS }
   }
 
   private receive(job: ActivatedJob__Output): void {
