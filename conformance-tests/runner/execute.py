@@ -177,7 +177,7 @@ def _run_case(case, sc, target, workdir, d, own_engine) -> Case:
         ready = case.driver.wait_event(lambda e: e["event"] == "ready", 120, "the driver's ready event")
         case.note(f"driver ready: {ready.get('sdk')} {ready.get('version')}")
         case.sdk_version = str(ready.get("version", ""))
-        if case.wants_sampling():
+        if case.has_admin and case.wants_sampling():
             case.start_sampling()
         # ----------------------------------------------------------- steps
         for i, st in enumerate(d.get("steps") or []):
