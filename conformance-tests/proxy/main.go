@@ -17,6 +17,9 @@
 //	POST /goaway?grace_ms=200&code=0&close=true
 //	POST /rst?method=StreamActivatedJobs&code=8
 //	POST /end?method=StreamActivatedJobs      end open calls cleanly (grpc-status 0)
+//	POST /pings?local=true                 answer client PINGs in the proxy (never forwarded)
+//	POST /blackhole?method=StreamActivatedJobs   drop every frame of the connections open now
+//	     (those carrying a call of method, if given), PINGs too; TCP stays up
 //	POST /stall?method=StreamActivatedJobs&ms=0&existing=false
 //	     (ms 0: until /unstall; existing=true: only streams open now)
 //	POST /unstall
@@ -94,6 +97,7 @@ type proxy struct {
 	delay         time.Duration
 	stall         map[string]bool // method -> stalled
 	unimplemented map[string]int  // method -> remaining (-1 forever)
+	localPings    bool            // answer client PINGs here (the gateway never sees them)
 
 	// counters
 	connectionsTotal int64
@@ -102,6 +106,9 @@ type proxy struct {
 	bytesDown        int64
 	pings            int64 // client PINGs (not ACKs)
 	pingsServer      int64
+	pingsLocal       int64 // client PINGs answered by the proxy
+	blackholed       int64 // connections blackholed
+	dropped          int64 // frames dropped by a blackhole
 	goaways          int64 // sent by the proxy
 	goawaysServer    int64
 	rsts             int64 // streams reset by the proxy
@@ -180,6 +187,7 @@ type conn struct {
 	maxStream uint32
 	closeOnce sync.Once
 	closing   atomic.Bool // set by the proxy's own close and by the first read error
+	hole      atomic.Bool // blackholed: every frame, both ways, silently dropped
 }
 
 func methodOf(path string) string {
@@ -349,6 +357,12 @@ func (c *conn) loop(fromClient bool) {
 			log.Printf("conn %s: GOAWAY from %s: code %v last %d %q", c.client.RemoteAddr(), side, ga.ErrCode,
 				ga.LastStreamID, ga.DebugData())
 		}
+		if c.hole.Load() {
+			p.mu.Lock()
+			p.dropped++
+			p.mu.Unlock()
+			continue
+		}
 		if err := c.relay(p, f, fromClient); err != nil {
 			log.Printf("conn %s: relay from %s: %v", c.client.RemoteAddr(), side, err)
 			return
@@ -494,12 +508,19 @@ func (c *conn) relay(p *proxy, f http2.Frame, fromClient bool) error {
 	case *http2.PingFrame:
 		if !f.IsAck() {
 			p.mu.Lock()
+			local := fromClient && p.localPings
 			if fromClient {
 				p.pings++
 			} else {
 				p.pingsServer++
 			}
+			if local {
+				p.pingsLocal++
+			}
 			p.mu.Unlock()
+			if local { // answered here: a short client keepalive never meets the gateway's ping policy
+				return back(func(fr *http2.Framer) error { return fr.WritePing(true, f.Data) })
+			}
 		}
 		return fwd(func(fr *http2.Framer) error { return fr.WritePing(f.IsAck(), f.Data) })
 
@@ -722,6 +743,35 @@ func (p *proxy) end(method string) int {
 	return n
 }
 
+// blackhole silently drops every frame, both ways and PINGs included, of the
+// connections open now (those carrying a call of method, if given); the TCP
+// connections stay up. Only a client keepalive can tell the peer is gone.
+func (p *proxy) blackhole(method string) int {
+	n := 0
+	for _, c := range p.snapshotConns() {
+		if method != "" {
+			c.mu.Lock()
+			has := false
+			for _, s := range c.streams {
+				if s.method == method && !s.local && !s.reset && !(s.endC && s.endS) {
+					has = true
+				}
+			}
+			c.mu.Unlock()
+			if !has {
+				continue
+			}
+		}
+		if !c.hole.Swap(true) {
+			n++
+		}
+	}
+	p.mu.Lock()
+	p.blackholed += int64(n)
+	p.mu.Unlock()
+	return n
+}
+
 func (p *proxy) unstall() {
 	p.mu.Lock()
 	p.stall = map[string]bool{}
@@ -761,6 +811,7 @@ func (p *proxy) stats() map[string]any {
 	out := map[string]any{
 		"connections": p.connectionsTotal, "requests": req,
 		"bytes_up": p.bytesUp, "bytes_down": p.bytesDown, "pings": p.pings, "pings_server": p.pingsServer,
+		"pings_local": p.pingsLocal, "blackholed": p.blackholed, "dropped_frames": p.dropped,
 		"goaways": p.goaways, "goaways_server": p.goawaysServer, "rsts": p.rsts, "ends": p.ends, "rst_client": p.rstClient,
 		"rst_server": p.rstServer, "unimplemented_sent": p.unimplSent, "dial_errors": p.dialErrors,
 		"open_connections": int64(len(p.conns)), "closed_by_client": p.closedByClient,
@@ -816,6 +867,15 @@ func (p *proxy) controlHandler() http.Handler {
 	})
 	mux.HandleFunc("/end", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, map[string]any{"streams": p.end(method(r, "StreamActivatedJobs"))})
+	})
+	mux.HandleFunc("/pings", func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		p.localPings = r.URL.Query().Get("local") == "true"
+		p.mu.Unlock()
+		reply(w, map[string]any{"local": r.URL.Query().Get("local") == "true"})
+	})
+	mux.HandleFunc("/blackhole", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, map[string]any{"connections": p.blackhole(r.URL.Query().Get("method"))})
 	})
 	mux.HandleFunc("/stall", func(w http.ResponseWriter, r *http.Request) {
 		m := method(r, "StreamActivatedJobs")

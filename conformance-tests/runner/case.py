@@ -28,7 +28,8 @@ STEP_KINDS = {"start_worker", "stop_worker", "release", "create_instances", "sle
 CLUSTER_STEPS = {"stop_broker", "start_broker", "restart_gateway"}
 CAPABILITIES = {"admin", "proxy", "restart", "tls", "oauth", "long_polling", "streaming", "timers", "cluster"}
 ADMIN_FAULTS = {"reject", "latency", "stall_streams", "clear", "reset_streams"}
-PROXY_ACTIONS = {"goaway", "rst", "end", "stall", "unstall", "delay", "drop", "unimplemented", "clear"}
+PROXY_ACTIONS = {"goaway", "rst", "end", "stall", "unstall", "delay", "drop", "unimplemented", "clear", "pings",
+                 "blackhole"}
 BEHAVIOR_STEPS = {"sleep", "block", "extendTimeout", "complete", "completeEcho", "fail", "throwError", "crash"}
 WORKER_OPTIONS = {"workerName", "maxJobsActive", "concurrency", "jobTimeoutMs", "requestTimeoutMs",
                   "pollIntervalMs", "streamEnabled", "streamTimeoutMs", "fetchVariables", "autoExtend",
