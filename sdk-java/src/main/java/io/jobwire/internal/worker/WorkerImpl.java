@@ -80,6 +80,7 @@ public final class WorkerImpl implements JobWorker {
   static final long EXPIRY_MARGIN_MS = 100;
   static final long CLOSE_GRACE_MS = 1_000;
   static final long STALL_MS = 2_000;
+  static final long STALL_PARKED_MIN_MS = 500;
   static final long STALL_RECYCLE_GAP_MS = 10_000;
   static final long FAIRNESS_MS = 1_000;
   static final long DRAIN_QUIET_MS = 50;
@@ -131,6 +132,7 @@ public final class WorkerImpl implements JobWorker {
   private boolean pollWasBelow;
   /** The poll in flight has waited PARKED_AFTER_MS without an answer: the stream may take from its ask. */
   private boolean pollParked;
+  private long pollFirstJobAt;
   private ScheduledFuture<?> cancelTimer;
   private ScheduledFuture<?> fairnessTimer;
   private boolean pollAuthRetried;
@@ -376,7 +378,9 @@ public final class WorkerImpl implements JobWorker {
     boolean fairness = !below && !backfill;
     backfillDue = false;
     moreDue = false;
-    long rt = fairness ? -1 : o.requestTimeout().toMillis();
+    // fairness and backfill polls (with a stream) do not park: they hold the stream reader back
+    // only for the moment it takes to collect what waits
+    long rt = fairness || (backfill && streamActive) ? -1 : o.requestTimeout().toMillis();
     long deadline = rt > 0 ? rt + DEADLINE_OFFSET_MS : rt == 0 ? DEFAULT_LONG_POLL_MS + DEADLINE_OFFSET_MS : DEADLINE_OFFSET_MS;
     int want = free();
     ActivateJobsRequest req = ActivateJobsRequest.newBuilder()
@@ -399,7 +403,8 @@ public final class WorkerImpl implements JobWorker {
     pollCancelled = false;
     pollWasBelow = below;
     pollParked = false;
-    ctl.schedule(() -> {
+    pollFirstJobAt = 0;
+    if (rt >= 0) ctl.schedule(() -> {
       if (pollCall == call && pollGot == 0) {
         pollParked = true;
         onLedgerChange();
@@ -410,7 +415,10 @@ public final class WorkerImpl implements JobWorker {
       public void onNext(ActivateJobsResponse res) {
         post.execute(() -> {
           for (ActivatedJob j : res.getJobsList()) {
-            if (pollCall == call) pollGot++;
+            if (pollCall == call) {
+              if (pollGot == 0) pollFirstJobAt = System.currentTimeMillis();
+              pollGot++;
+            }
             receivePolled(j);
           }
         });
@@ -468,7 +476,9 @@ public final class WorkerImpl implements JobWorker {
     pollAuthRetried = false;
     tlsWarned = false;
     tel.pollRequest(pollGot > 0 ? "jobs" : "empty");
-    if (pollGot > 0 && !pollIsBackfill) checkStall();
+    // the stall watchdog: jobs became activatable while this long poll was parked (not a backlog
+    // answered at once): did the stream deliver?
+    if (pollGot > 0 && !pollIsBackfill && pollRtMs >= 0 && pollFirstJobAt - pollStarted >= STALL_PARKED_MIN_MS) checkStall();
     if (pollWant > 0 && pollGot >= pollWant) moreDue = true;
     long elapsed = lastPollEnd - pollStarted;
     boolean longPolled = pollRtMs >= 0 && elapsed >= (pollRtMs == 0 ? DEFAULT_LONG_POLL_MS : pollRtMs) / 2;

@@ -328,7 +328,7 @@ public final class Driver {
       public void onEnd(ReadableSpan span) {
         SpanData d = span.toSpanData();
         emit("span", f().put("name", d.getName()).put("kind", d.getKind().name()).<ObjectNode>set("attributes", attrs(d.getAttributes()))
-            .put("status", d.getStatus().getStatusCode().name()));
+            .put("status", d.getStatus().getStatusCode().name()).put("traceId", d.getTraceId()).put("parentSpanId", d.getParentSpanId()));
       }
 
       @Override
