@@ -334,6 +334,41 @@ describe('rule 5: long-lived calls never starve commands', () => {
   }, 30_000)
 })
 
+describe('close with several gateway addresses', () => {
+  const gws: FakeGateway[] = []
+  let client: Client | undefined
+  afterEach(async () => {
+    await client?.close({ timeoutMs: 100 })
+    await Promise.all(gws.splice(0).map((g) => g.stop()))
+  })
+
+  it('hands a job back over the connection (address) of the calls that delivered it', async () => {
+    let handed = false
+    const job = fakeJob({ type: 'multi' })
+    const park = (call: any) => call.on('cancelled', () => {})
+    const activate = (call: any) => {
+      if (handed) return park(call)
+      handed = true
+      call.write({ jobs: [job] })
+      call.end()
+    }
+    for (let i = 0; i < 2; i++) gws.push(await FakeGateway.start({ ActivateJobs: activate, StreamActivatedJobs: park, FailJob: (_c: any, cb: any) => cb(null, {}) }))
+    client = new Client({ address: gws.map((g) => g.address), logger: quiet })
+    let started = 0
+    const workers = Array.from({ length: 4 }, (_, i) => client!.createWorker({ jobType: `multi-${i}`, requestTimeoutMs: 30_000, handler: () => { started++; return new Promise(() => {}) } }))
+    await waitFor(() => started === 1 && gws.every((g) => g.count('StreamActivatedJobs') >= 2), 5_000, 'both addresses used, the job running')
+    await Promise.all(workers.map((w) => w.close({ timeoutMs: 50 })))
+    const withFail = gws.filter((g) => g.count('FailJob') > 0)
+    expect(withFail).toHaveLength(1)
+    // the gateway that got the hand-back also carried the worker's stream and polls, and nothing of it went elsewhere
+    const jobType = withFail[0]!.requests('FailJob')[0] && workers.find((w) => withFail[0]!.requests('ActivateJobs').some((r: any) => r.type === w.options.jobType))!.options.jobType
+    for (const g of gws) {
+      const own = g.requests('ActivateJobs').some((r: any) => r.type === jobType) || g.requests('StreamActivatedJobs').some((r: any) => r.type === jobType)
+      expect(own).toBe(g === withFail[0])
+    }
+  })
+})
+
 describe('issue 12 edges', () => {
   it('long-poll deadline: requestTimeout + 10 s; 20 s for 0; 10 s when long polling is off', async () => {
     expect(pollDeadlineMs(2_000)).toBe(12_000)
