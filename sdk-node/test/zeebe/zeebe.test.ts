@@ -44,4 +44,35 @@ zeebe('real Zeebe', () => {
       await client.close({ timeoutMs: 1_000 })
     }
   }, 150_000)
+
+  it.each([
+    ['1 KiB', 1024, 150],
+    ['30 KiB', 30 * 1024, 40],
+  ])('close strands no job (%s jobs): a paused capacity-2 worker hands back what it holds; another worker completes all long before jobTimeout', async (label, size, total) => {
+    const client = new Client({ address, logger: { debug() {}, info() {}, warn: console.warn, error: console.error } })
+    try {
+      const type = `zeebe-drain-${size}-${Date.now()}`
+      const id = `zeebe_drain_${size}`
+      await client.deployResource({ name: `${id}.bpmn`, content: oneTaskProcess(id, type) })
+      const paused = client.createWorker({
+        jobType: type,
+        maxJobsActive: 2,
+        jobTimeoutMs: 120_000, // a stranded job would wait this long
+        handler: (_job, { signal }) => new Promise<void>((_r, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
+      })
+      await waitFor(() => paused.state === 'streaming')
+      await Promise.all(Array.from({ length: total }, () => client.createProcessInstance({ bpmnProcessId: id, variables: { pad: 'x'.repeat(size) } })))
+      await waitFor(() => paused.heldJobs === 2, 20_000, 'worker full')
+      await new Promise((r) => setTimeout(r, 1_500))
+      await paused.close({ timeoutMs: 200 })
+      const done = new Set<string>()
+      const t0 = Date.now()
+      const fast = client.createWorker({ jobType: type, maxJobsActive: 32, handler: (job) => { done.add(job.key) } })
+      await waitFor(() => done.size === total, 30_000, `all ${total} jobs completed by another worker`)
+      process.stdout.write(`zeebe drain ${label}: handed back by the drain ${paused.drainedJobs}, all ${total} completed by another worker ${Date.now() - t0} ms after close\n`)
+      await fast.close({ timeoutMs: 1_000 })
+    } finally {
+      await client.close({ timeoutMs: 1_000 })
+    }
+  }, 90_000)
 })
