@@ -143,6 +143,13 @@ def test_examples_found():
     assert {"order-worker", "long-running", "otel-console", "camunda-saas", "load"} <= set(GO_EXAMPLES)
     assert {"order-worker", "long-running", "otel-console", "camunda-saas"} <= set(NODE_EXAMPLES)
     assert {"go", "node"} <= set(SDKS)
+    assert {"order-worker", "long-running", "otel-console", "camunda-saas"} <= {p.parent.name for p in (EX / "python").glob("*/main.py")}
+    assert "python" in SDKS
+
+
+def test_python_examples_build():
+    """examples/python/order-worker.sh build: the venv with the SDK, every example byte-compiles."""
+    run([str(EX / "python" / "order-worker.sh"), "build"], timeout=600)
 
 
 @pytest.mark.parametrize("name", GO_EXAMPLES)

@@ -346,3 +346,27 @@ def test_paused_push_worker_parks_few_jobs_and_close_strands_none(engine: Engine
             assert all(j.retries == 3 for j in back)  # handed back with retries unchanged
 
     run(go())
+
+
+def test_many_workers_spread_over_long_call_connections(engine: Engine) -> None:
+    """40 workers on one client: 2 long-call connections (32 workers each at most), one command
+    channel; every worker gets its jobs; closing them closes the connections."""
+
+    async def go() -> None:
+        async with Client(address=engine.address) as client:
+            types = [unique(f"many{i}") for i in range(40)]
+            pids = [await deploy(client, t) for t in types]
+            seen: Dict[str, int] = {}
+
+            async def handler(job: Job) -> None:
+                seen[job.type] = seen.get(job.type, 0) + 1
+
+            workers = [client.worker(t, handler, max_jobs_active=2) for t in types]
+            assert client._transport.long_connections == 2
+            await asyncio.gather(*(client.create_process_instance_with_result(p, request_timeout=20) for p in pids))
+            assert set(seen) == set(types)
+            await asyncio.gather(*(w.close(2) for w in workers))
+            await asyncio.sleep(0)
+            assert client._transport.long_connections == 0
+
+    run(go())
