@@ -86,7 +86,9 @@ public final class Transport {
       NettyChannelBuilder b =
           NettyChannelBuilder.forTarget(a, creds)
               .keepAliveTime(config.keepAlive().toMillis(), TimeUnit.MILLISECONDS)
-              .keepAliveTimeout(20, TimeUnit.SECONDS)
+              // 20 s for the default 45 s keepalive, scaled with it (as in every SDK), so a
+              // blackholed connection is dropped within about 1.5 × keepAlive
+              .keepAliveTimeout(Math.max(1_000, config.keepAlive().toMillis() * 20 / 45), TimeUnit.MILLISECONDS)
               .maxInboundMessageSize(MAX_INBOUND)
               .userAgent("jobwire-java/" + Version.VERSION);
       if (a.startsWith("dns:///")) b.defaultLoadBalancingPolicy("round_robin");
