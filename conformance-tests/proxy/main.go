@@ -10,6 +10,7 @@
 // header blocks without breaking either side's HPACK state.
 //
 // Usage: jwproxy --upstream 127.0.0.1:26500 [--listen 127.0.0.1:0] [--control 127.0.0.1:0]
+// [--max-concurrent-streams N] (advertise N to clients and refuse streams beyond it)
 // Prints "proxy listening on ADDR" and "control listening on ADDR"; exits
 // when stdin closes. Control API (HTTP, POST unless noted):
 //
@@ -54,6 +55,7 @@ func main() {
 	upstream := flag.String("upstream", "", "gateway address HOST:PORT")
 	listen := flag.String("listen", "127.0.0.1:0", "proxy listen address")
 	control := flag.String("control", "127.0.0.1:0", "control API listen address")
+	maxStreams := flag.Int("max-concurrent-streams", 0, "advertise at most this SETTINGS_MAX_CONCURRENT_STREAMS to clients and refuse streams beyond it (0: relay the gateway's)")
 	flag.Parse()
 	if *upstream == "" {
 		fmt.Fprintln(os.Stderr, "--upstream is required")
@@ -62,6 +64,7 @@ func main() {
 	log.SetOutput(os.Stdout)
 	log.SetFlags(log.Lmicroseconds)
 	p := newProxy(*upstream)
+	p.maxStreams = uint32(*maxStreams)
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		log.Fatal(err)
@@ -98,6 +101,7 @@ type proxy struct {
 	stall         map[string]bool // method -> stalled
 	unimplemented map[string]int  // method -> remaining (-1 forever)
 	localPings    bool            // answer client PINGs here (the gateway never sees them)
+	maxStreams    uint32          // > 0: advertised and enforced MAX_CONCURRENT_STREAMS per connection
 
 	// counters
 	connectionsTotal int64
@@ -107,6 +111,8 @@ type proxy struct {
 	pings            int64 // client PINGs (not ACKs)
 	pingsServer      int64
 	pingsLocal       int64 // client PINGs answered by the proxy
+	refused          int64 // streams refused beyond maxStreams (RST_STREAM REFUSED_STREAM)
+	maxOpen          int64 // most streams open at once on one connection
 	blackholed       int64 // connections blackholed
 	dropped          int64 // frames dropped by a blackhole
 	goaways          int64 // sent by the proxy
@@ -384,8 +390,21 @@ func (c *conn) relay(p *proxy, f http2.Frame, fromClient bool) error {
 			c.mu.Lock()
 			s := c.streams[id]
 			if s == nil {
+				if open := c.openLocked(); p.maxStreams > 0 && open >= int(p.maxStreams) {
+					c.mu.Unlock()
+					p.mu.Lock()
+					p.refused++
+					p.mu.Unlock()
+					log.Printf("conn %s: stream %d refused: %d streams open (limit %d)", c.client.RemoteAddr(), id, open, p.maxStreams)
+					return c.toClient(func(fr *http2.Framer) error { return fr.WriteRSTStream(id, http2.ErrCodeRefusedStream) })
+				}
 				s = &stream{id: id, method: methodOf(f.PseudoValue("path"))}
 				c.streams[id] = s
+				if open := int64(c.openLocked()); true {
+					p.mu.Lock()
+					p.maxOpen = max(p.maxOpen, open)
+					p.mu.Unlock()
+				}
 				if id > c.maxStream {
 					c.maxStream = id
 				}
@@ -490,7 +509,12 @@ func (c *conn) relay(p *proxy, f http2.Frame, fromClient bool) error {
 			return fwd(func(fr *http2.Framer) error { return fr.WriteSettingsAck() })
 		}
 		var ss []http2.Setting
+		limited := false
 		_ = f.ForeachSetting(func(s http2.Setting) error {
+			if !fromClient && p.maxStreams > 0 && s.ID == http2.SettingMaxConcurrentStreams {
+				s.Val = min(s.Val, p.maxStreams)
+				limited = true
+			}
 			ss = append(ss, s)
 			if s.ID == http2.SettingHeaderTableSize {
 				// the receiver of this SETTINGS encodes for the sender: our decoder on
@@ -503,6 +527,9 @@ func (c *conn) relay(p *proxy, f http2.Frame, fromClient bool) error {
 			}
 			return nil
 		})
+		if !fromClient && p.maxStreams > 0 && !limited {
+			ss = append(ss, http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: p.maxStreams})
+		}
 		return fwd(func(fr *http2.Framer) error { return fr.WriteSettings(ss...) })
 
 	case *http2.PingFrame:
@@ -772,6 +799,17 @@ func (p *proxy) blackhole(method string) int {
 	return n
 }
 
+// openLocked counts the calls open on c (c.mu held).
+func (c *conn) openLocked() int {
+	n := 0
+	for _, s := range c.streams {
+		if !s.local && !s.reset && !(s.endC && s.endS) {
+			n++
+		}
+	}
+	return n
+}
+
 func (p *proxy) unstall() {
 	p.mu.Lock()
 	p.stall = map[string]bool{}
@@ -812,6 +850,7 @@ func (p *proxy) stats() map[string]any {
 		"connections": p.connectionsTotal, "requests": req,
 		"bytes_up": p.bytesUp, "bytes_down": p.bytesDown, "pings": p.pings, "pings_server": p.pingsServer,
 		"pings_local": p.pingsLocal, "blackholed": p.blackholed, "dropped_frames": p.dropped,
+		"refused_streams": p.refused, "max_open_streams_per_connection": p.maxOpen,
 		"goaways": p.goaways, "goaways_server": p.goawaysServer, "rsts": p.rsts, "ends": p.ends, "rst_client": p.rstClient,
 		"rst_server": p.rstServer, "unimplemented_sent": p.unimplSent, "dial_errors": p.dialErrors,
 		"open_connections": int64(len(p.conns)), "closed_by_client": p.closedByClient,

@@ -122,6 +122,8 @@ def validate(sc: Scenario) -> list[str]:
             errs.append(f"deploy file {b} missing")
     if d.get("engine", "shared") not in ("shared", "own", "cluster"):
         errs.append("engine must be shared, own or cluster")
+    if isinstance(d.get("proxy"), dict) and not set(d["proxy"]) <= {"max_concurrent_streams"}:
+        errs.append("proxy: takes true or {max_concurrent_streams: N}")
     if d.get("tls") not in (None, False, True, "wrong_ca", "wrong_host"):
         errs.append("tls must be true, wrong_ca or wrong_host")
     if (d.get("tls") or d.get("oauth") or "restart" in (d.get("requires") or [])) and d.get("engine") != "own":

@@ -149,7 +149,9 @@ def _run_case(case, sc, target, workdir, d, own_engine) -> Case:
             case.mark("__start__")
         # ----------------------------------------------------------- proxy
         if d.get("proxy"):
-            case.proxy = Proxy(address.split(",")[0], workdir / "proxy.log")
+            popts = d["proxy"] if isinstance(d["proxy"], dict) else {}
+            case.proxy = Proxy(address.split(",")[0], workdir / "proxy.log",
+                               max_concurrent_streams=popts.get("max_concurrent_streams"))
             address = case.proxy.address
         # ---------------------------------------------------------- deploy
         for f in d.get("deploy") or []:

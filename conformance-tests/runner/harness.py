@@ -603,10 +603,11 @@ class Proxy:
     """The HTTP/2 fault proxy: `jwproxy --upstream H:P` prints
     `proxy listening on 127.0.0.1:P` and `control listening on 127.0.0.1:C`."""
 
-    def __init__(self, upstream: str, log: Path):
+    def __init__(self, upstream: str, log: Path, max_concurrent_streams: int | None = None):
         build_proxy()
         self.log = log
-        self.proc = spawn([str(PROXY_BIN), "--upstream", upstream], stdin=subprocess.PIPE,
+        extra = ["--max-concurrent-streams", str(int(max_concurrent_streams))] if max_concurrent_streams else []
+        self.proc = spawn([str(PROXY_BIN), "--upstream", upstream, *extra], stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.reader = _LineReader(self.proc.stdout, log)
         m = self.reader.wait_for(re.compile(r"proxy listening on (127\.0\.0\.1:\d+)"), 10)
