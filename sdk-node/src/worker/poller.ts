@@ -21,6 +21,8 @@ export const FAIRNESS_INTERVAL_MS = 1_000
  * within it and finds its slots; after it the poll is parked and the stream may use them.
  */
 const FIRM_MS = 100
+/** Jobs a parked poll got at least this long after it was sent are stall evidence (rule 6). */
+const STALL_EVIDENCE_MS = 500
 /** How long the stream reader's turn (after a full fairness poll) is kept for it. */
 const READER_TURN_MS = 200
 /** Activation errors that need a human: reported loudly, retried at the maximum backoff. */
@@ -50,7 +52,9 @@ type PollKind = 'normal' | 'backfill' | 'fairness'
  * @internal
  */
 export class Poller {
-  private backfillDue = true // the first poll collects the backlog
+  private backfillDue = false
+  /** With streaming on, the worker opens the stream first, then polls (rule 1): polls start at the first backfill or when the stream cannot open. */
+  private started: boolean
   private moreDue = false // the last poll got every job it asked for: there is more waiting
   private lastPollEnded = Date.now()
   private inFlight: PollKind | undefined
@@ -72,6 +76,7 @@ export class Poller {
   onJobsFound: (() => void) | undefined
 
   constructor(private readonly ctx: WorkerContext, private readonly exec: Executor) {
+    this.started = !ctx.opts.streamEnabled
     ctx.stopSignal.addEventListener(
       'abort',
       () => {
@@ -85,6 +90,7 @@ export class Poller {
 
   /** Asks for one poll even above the threshold (after a stream (re)open). */
   requestBackfill(): void {
+    this.started = true
     if (this.inFlight === 'normal' || this.inFlight === 'backfill') {
       // A parked poll is in flight: jobs that no stream takes go to it, so it is the backfill.
       this.inFlightBackfill = true
@@ -106,8 +112,16 @@ export class Poller {
   }
 
   /** A poll would be sent now if a slot were free. */
+  /** The stream could not open (error, UNIMPLEMENTED): poll without waiting for it. */
+  begin(): void {
+    if (this.started) return
+    this.started = true
+    this.ctx.ledger.poke()
+    this.kick?.()
+  }
+
   due(): boolean {
-    if (this.inFlight || this.ctx.stopSignal.aborted) return false
+    if (this.inFlight || !this.started || this.ctx.stopSignal.aborted) return false
     return !this.aboveThreshold() || this.backfillDue || this.moreDue || this.fairnessDue()
   }
 
@@ -148,7 +162,8 @@ export class Poller {
       this.inFlight = kind
       this.inFlightBackfill = kind === 'backfill'
       const want = ledger.firmPoll(ledger.free)
-      const rt = kind === 'fairness' ? -1 : ctx.opts.requestTimeoutMs
+      // Fairness and backfill polls do not park: they hold the stream reader back while in flight.
+      const rt = kind === 'normal' ? ctx.opts.requestTimeoutMs : -1
       const started = Date.now()
       let got = 0
       let wasBackfill = true
@@ -192,9 +207,10 @@ export class Poller {
       this.backoff.reset()
       this.authRetried = false
       ctx.telemetry.pollRequest(got > 0 ? 'jobs' : 'empty')
-      // Stall evidence: jobs a poll found that the stream could have had. A backfill poll's immediate
-      // answer is the backlog (never pushed), so it counts only when the jobs came after it parked.
-      if (got > 0 && (!wasBackfill || parkedThenGot)) this.onJobsFound?.()
+      // Stall evidence (rule 6): a parked poll — not the backfill, not a fairness poll — got jobs at
+      // least STALL_EVIDENCE_MS after it was sent: they became activatable while it waited and the
+      // stream did not get them. An answer at once is a backlog (e.g. yielded jobs) and proves nothing.
+      if (got > 0 && kind === 'normal' && !wasBackfill && parkedThenGot) this.onJobsFound?.()
       if (this.moreDue) continue
       const longPolled = rt >= 0 && Date.now() - started >= longPollMs(rt) / 2
       if (got === 0 && !longPolled) await sleep(ctx.opts.pollIntervalMs, stopSignal)
@@ -326,7 +342,7 @@ export class Poller {
       this.call = undefined
     }
     // Jobs that reached a poll after it was parked became activatable while it waited (not backlog).
-    return { got, cancelled: cancelled && got === 0, deadlineExceeded, parkedThenGot: got > 0 && firstDataAfter >= FIRM_MS }
+    return { got, cancelled: cancelled && got === 0, deadlineExceeded, parkedThenGot: got > 0 && firstDataAfter >= STALL_EVIDENCE_MS }
   }
 
   private receive(job: ActivatedJob__Output): void {

@@ -208,6 +208,8 @@ export class Streamer {
         res = { err: toJobwireError(e, 'StreamActivatedJobs'), openedAt: Date.now() }
       }
       ctx.state.streamOpen = false
+      // The stream failed (or the gateway lacks it): polling must not wait for it any longer.
+      if (res.err) this.poller.begin()
       if (ctx.stopSignal.aborted) {
         if (res.stream) await this.drainStream(res.stream, MSG_CLOSING, Math.min(DRAIN_MAX_MS, ctx.closeTimeoutMs ?? DRAIN_MAX_MS))
         break

@@ -276,9 +276,9 @@ describe('rule 4: redelivery of a held key', () => {
     stream!.emit('data', first)
     await waitFor(() => ran.length === 1)
     const later = { ...first, deadline: String(Date.now() + 120_000) }
-    stream!.emit('data', later)
+    stream!.emit('data', later) // read as soon as the reader holds a slot again
+    await waitFor(() => count('jobwire.worker.jobs.handled{outcome=duplicate}') === 1)
     expect(w.heldJobs).toBe(1)
-    expect(count('jobwire.worker.jobs.handled{outcome=duplicate}')).toBe(1)
     release.open()
     await waitFor(() => w.heldJobs === 0)
     await delay(30)
