@@ -31,9 +31,15 @@ Metadata = Tuple[Tuple[str, str], ...]
 
 
 def _base_options(config: ClientConfig) -> List[Tuple[str, Any]]:
+    ka_timeout_ms = max(1000, int(config.keep_alive * 1000 * 20 / 45))
     opts: List[Tuple[str, Any]] = [
         ("grpc.keepalive_time_ms", int(config.keep_alive * 1000)),
-        ("grpc.keepalive_timeout_ms", 20_000),
+        # 20 s at the default 45 s interval, scaled with it (as in Go): a silent connection is
+        # detected within about 1.5 keepalive intervals.
+        ("grpc.keepalive_timeout_ms", ka_timeout_ms),
+        # grpc's C core times keepalive PINGs out by this setting (default 1 min), not by
+        # keepalive_timeout_ms alone: without it a blackholed connection is never detected.
+        ("grpc.http2.ping_timeout_ms", ka_timeout_ms),
         ("grpc.http2.max_pings_without_data", 0),
         ("grpc.max_receive_message_length", 5 * 1024 * 1024),
         ("grpc.max_send_message_length", 5 * 1024 * 1024),
