@@ -52,4 +52,17 @@ class JsonTest {
     assertThrows(InvalidVariablesException.class, () -> Json.variablesToJson(nan, "t"));
     assertThrows(InvalidVariablesException.class, () -> Json.variablesToJson(new Object(), "t"));
   }
+
+  @Test
+  void variablesOverTheGatewayMessageLimitAreRejectedBeforeSending() {
+    String near = "x".repeat(Json.MAX_VARIABLES_BYTES - 20);
+    assertEquals(Json.MAX_VARIABLES_BYTES - 20 + 8, Json.variablesToJson(Map.of("v", near), "t").length());
+    String over = "x".repeat(Json.MAX_VARIABLES_BYTES);
+    InvalidVariablesException e = assertThrows(InvalidVariablesException.class, () -> Json.variablesToJson(Map.of("v", over), "complete of job 7"));
+    assertEquals(true, e.getMessage().contains("4 MiB per message"), e.getMessage());
+    assertThrows(InvalidVariablesException.class, () -> Json.variablesToJson("{\"v\":\"" + over + "\"}", "t"));
+    // multi-byte characters count as bytes, not chars
+    String wide = "é".repeat(Json.MAX_VARIABLES_BYTES / 2);
+    assertThrows(InvalidVariablesException.class, () -> Json.variablesToJson(Map.of("v", wide), "t"));
+  }
 }

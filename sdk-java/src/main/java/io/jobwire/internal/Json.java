@@ -51,7 +51,7 @@ public final class Json {
       if (n == null || !n.isObject()) {
         throw new InvalidVariablesException(what + ": variables must be a JSON object, got " + kind(n), null);
       }
-      return s;
+      return checkSize(s, what);
     }
     JsonNode n;
     try {
@@ -65,10 +65,27 @@ public final class Json {
     }
     checkFinite(n, what);
     try {
-      return MAPPER.writeValueAsString(n);
+      return checkSize(MAPPER.writeValueAsString(n), what);
     } catch (JsonProcessingException e) {
       throw new InvalidVariablesException(what + ": variables cannot be serialized to JSON: " + e.getOriginalMessage(), e);
     }
+  }
+
+  /**
+   * The largest variables document sent: a gateway accepts messages of at most 4 MiB (Zeebe's
+   * default maxMessageSize); 16 KiB are left for the rest of the request.
+   */
+  public static final int MAX_VARIABLES_BYTES = (4 << 20) - (16 << 10);
+
+  private static String checkSize(String json, String what) {
+    if (json.length() * 3L > MAX_VARIABLES_BYTES) { // cheap bound first: at most 3 bytes per UTF-16 unit
+      int bytes = json.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+      if (bytes > MAX_VARIABLES_BYTES) {
+        throw new InvalidVariablesException(what + ": variables are " + bytes + " bytes of JSON; a gateway accepts at most "
+            + MAX_VARIABLES_BYTES + " (4 MiB per message): store large payloads elsewhere and pass a reference", null);
+      }
+    }
+    return json;
   }
 
   private static void checkFinite(JsonNode n, String what) {

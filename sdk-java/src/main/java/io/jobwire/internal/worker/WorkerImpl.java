@@ -1088,7 +1088,9 @@ public final class WorkerImpl implements JobWorker {
         return;
       }
       long delay = backoff.next();
-      if (je.isRetryable() && System.currentTimeMillis() + delay < deadline && !transport.isClosed()) {
+      // a message over the gateway's size limit is refused the same way every time
+      boolean tooLarge = je.code() == Status.Code.RESOURCE_EXHAUSTED && je.details().contains("larger than max");
+      if (je.isRetryable() && !tooLarge && System.currentTimeMillis() + delay < deadline && !transport.isClosed()) {
         LOG.debug("{} for job {} failed ({}); retrying in {} ms", method.getBareMethodName(), key, je.codeName(), delay);
         try {
           ctl.schedule(() -> attempt(method, req, key, deadline, viaLong, backoff, out), delay, TimeUnit.MILLISECONDS);
