@@ -213,3 +213,14 @@ def job_keys_exact_above_2_53(case):
     big = [k for k in seen if k > 2 ** 53]
     assert big, f"no key above 2^53 among {sorted(seen)[:5]}… (engine partitions < 4?)"
     case.note(f"{len(big)} of {len(seen)} job keys above 2^53, all exact")
+
+
+def failure_says_json_object(case):
+    """polling/invalid-variables-rejected: the failed job's message says what
+    is wrong: the variables must be an object."""
+    failed = [j for j in case.jobs() if j.fail_count > 0]
+    assert failed, "no failed job in the engine"
+    for j in failed:
+        msg = j.error_message.lower()
+        assert "variables" in msg and "object" in msg, \
+            f"error message {j.error_message!r} does not say the variables must be an object"
