@@ -16,6 +16,8 @@ import io.jobwire.internal.gateway.GatewayOuterClass.CompleteJobResponse;
 import io.jobwire.internal.gateway.GatewayOuterClass.FailJobRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.FailJobResponse;
 import io.jobwire.internal.gateway.GatewayOuterClass.StreamActivatedJobsRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.TopologyRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.TopologyResponse;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -161,6 +163,32 @@ class FakeGatewayTest {
       assertEquals("jobwire: worker at capacity; job returned", f.getErrorMessage());
     }
     assertEquals(Set.of(3L, 4L), Set.of(failed.get(0).getJobKey(), failed.get(1).getJobKey()));
+  }
+
+  @Test
+  void severalAddressesAreBalancedRoundRobinPerCall() throws Exception {
+    AtomicInteger[] calls = {new AtomicInteger(), new AtomicInteger()};
+    Server[] servers = new Server[2];
+    for (int i = 0; i < 2; i++) {
+      int idx = i;
+      servers[i] = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(new GatewayGrpc.GatewayImplBase() {
+        @Override
+        public void topology(TopologyRequest req, StreamObserver<TopologyResponse> obs) {
+          calls[idx].incrementAndGet();
+          obs.onNext(TopologyResponse.newBuilder().setGatewayVersion("gw-" + idx).build());
+          obs.onCompleted();
+        }
+      }).build().start();
+    }
+    try (JobwireClient c = JobwireClient.builder().environment(Map.of())
+        .gatewayAddress("127.0.0.1:" + servers[0].getPort() + ",127.0.0.1:" + servers[1].getPort()).build()) {
+      assertEquals(2, c.getAddresses().size());
+      for (int i = 0; i < 10; i++) c.topology().get(5, TimeUnit.SECONDS);
+    } finally {
+      for (Server s : servers) s.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+    assertEquals(5, calls[0].get());
+    assertEquals(5, calls[1].get());
   }
 
   @Test
