@@ -370,3 +370,26 @@ def test_many_workers_spread_over_long_call_connections(engine: Engine) -> None:
             assert client._transport.long_connections == 0
 
     run(go())
+
+
+def test_result_over_4_mib_fails_the_job_clearly_and_worker_goes_on(engine: Engine) -> None:
+    async def go() -> None:
+        async with Client(address=engine.address) as client:
+            jt = unique("huge")
+            pid = await deploy(client, jt)
+            errors: List[BaseException] = []
+
+            async def handler(job: Job) -> Dict[str, Any]:
+                if job.retries == 3:
+                    return {"pad": "x" * (5 * 1024 * 1024)}  # too large for one gRPC message
+                return {"small": job.retries}
+
+            w = client.worker(jt, handler, stream_enabled=False)
+            w.on_error(errors.append)
+            res = await client.create_process_instance_with_result(pid, request_timeout=20)
+            assert res.variables["small"] == 2  # failed with retries - 1, then completed
+            assert len(errors) == 1 and isinstance(errors[0], jobwire.InvalidVariablesError)
+            assert "4 MiB" in str(errors[0])
+            await w.close(2)
+
+    run(go())

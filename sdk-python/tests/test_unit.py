@@ -285,3 +285,12 @@ def test_variables_none_and_empty() -> None:
     assert parse_variables("") == {}
     with pytest.raises(InvalidVariablesError):
         parse_variables("[]")
+
+
+def test_variables_over_4_mib_rejected_before_sending() -> None:
+    ok = {"pad": "x" * (3 * 1024 * 1024)}
+    assert len(variables_to_json(ok)) > 3 * 1024 * 1024
+    with pytest.raises(InvalidVariablesError, match="4 MiB"):
+        variables_to_json({"pad": "x" * (4 * 1024 * 1024)})
+    with pytest.raises(InvalidVariablesError, match="4 MiB"):
+        variables_to_json('{"pad": "' + "y" * (4 * 1024 * 1024) + '"}')

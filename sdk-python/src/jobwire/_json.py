@@ -15,6 +15,10 @@ from typing import Any, Dict, Mapping, Optional, Union
 
 from .errors import InvalidVariablesError
 
+MAX_VARIABLES_BYTES = 4 * 1024 * 1024 - 16 * 1024
+"""Largest variables document sent: a gRPC message is at most 4 MiB at the gateway (Zeebe's
+default), and the request needs some room around the variables."""
+
 VariablesInput = Union[Mapping[str, Any], str, bytes, None]
 """Variables given to the SDK: a mapping, a JSON object text, or None (no variables)."""
 
@@ -76,13 +80,22 @@ def variables_to_json(value: VariablesInput, what: str = "variables") -> str:
             parse_variables(text)
         except InvalidVariablesError as e:
             raise InvalidVariablesError(f"jobwire: {what}: {e}") from e
-        return text
+        return _sized(text, what)
     if not isinstance(value, Mapping):
         raise InvalidVariablesError(
             f"jobwire: {what} must be a mapping (JSON object) or a JSON object string, got {type(value).__name__}"
         )
     _check(value, what)
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _sized(json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False), what)
+
+
+def _sized(text: str, what: str) -> str:
+    n = len(text.encode("utf-8"))
+    if n > MAX_VARIABLES_BYTES:
+        raise InvalidVariablesError(
+            f"jobwire: {what} is {n} bytes of JSON; the gateway accepts at most 4 MiB per message"
+        )
+    return text
 
 
 def optional_json(value: Optional[VariablesInput], what: str) -> str:
