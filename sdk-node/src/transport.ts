@@ -129,7 +129,9 @@ export class Transport {
         )
     const options: grpc.ChannelOptions = {
       'grpc.keepalive_time_ms': config.keepAliveMs,
-      'grpc.keepalive_timeout_ms': 20_000,
+      // A PING unanswered this long drops the connection (a half-open one, e.g. a NAT that lost its
+      // state): 20 s at the default 45 s interval, scaled with it (as in every SDK).
+      'grpc.keepalive_timeout_ms': Math.max(1_000, Math.round((20 * config.keepAliveMs) / 45)),
       'grpc.max_receive_message_length': 5 * 1024 * 1024,
       // grpc-js defaults to 1 s → 120 s; a restarted gateway should be found again quickly.
       'grpc.initial_reconnect_backoff_ms': 100,
