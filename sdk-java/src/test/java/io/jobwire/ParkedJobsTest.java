@@ -40,7 +40,11 @@ class ParkedJobsTest {
     reader = InMemoryMetricReader.create();
     OpenTelemetrySdk.builder().setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build()).buildAndRegisterGlobal();
     engine = TestEngine.start();
-    client = JobwireClient.builder().environment(Map.of()).gatewayAddress(engine.address()).build();
+    // -Djobwire.test.window=<bytes> measures another receive window (default: the SDK's 8 KiB)
+    JobwireClient.Builder b = JobwireClient.builder().environment(Map.of()).gatewayAddress(engine.address());
+    String window = System.getProperty("jobwire.test.window");
+    if (window != null && !window.isEmpty()) b.streamWindowBytes(Integer.parseInt(window));
+    client = b.build();
   }
 
   @AfterAll
