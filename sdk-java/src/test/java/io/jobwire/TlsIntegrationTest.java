@@ -1,0 +1,89 @@
+package io.jobwire;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jobwire.testing.TestEngine;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.Key;
+import java.security.KeyStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * TLS with a custom CA against {@code jobwire-engine dev --tls-cert --tls-key}: certificates are
+ * made with the JDK's keytool (a throw-away CA, a server certificate for 127.0.0.1 / localhost,
+ * an unrelated CA). The right CA connects; the wrong CA never does.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TlsIntegrationTest {
+  static void keytool(Path dir, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) throw new IllegalStateException("keytool " + cmd + " failed: " + out);
+  }
+
+  static void ca(Path dir, String name) throws Exception {
+    keytool(dir, "-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=" + name, "-ext", "bc:c",
+        "-validity", "2", "-keystore", name + ".p12", "-storepass", "changeit", "-storetype", "PKCS12");
+    keytool(dir, "-exportcert", "-alias", "ca", "-keystore", name + ".p12", "-storepass", "changeit", "-rfc", "-file", name + ".pem");
+  }
+
+  @Test
+  void customCaConnectsAndAnUnrelatedCaNeverDoes(@TempDir Path dir) throws Exception {
+    ca(dir, "ca");
+    ca(dir, "other-ca");
+    keytool(dir, "-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost", "-validity", "2",
+        "-keystore", "server.p12", "-storepass", "changeit", "-storetype", "PKCS12");
+    keytool(dir, "-certreq", "-alias", "server", "-keystore", "server.p12", "-storepass", "changeit", "-file", "server.csr");
+    keytool(dir, "-gencert", "-alias", "ca", "-keystore", "ca.p12", "-storepass", "changeit", "-infile", "server.csr", "-outfile", "server.pem",
+        "-rfc", "-ext", "SAN=IP:127.0.0.1,DNS:localhost", "-ext", "EKU=serverAuth", "-validity", "2");
+    KeyStore ks = KeyStore.getInstance("PKCS12");
+    try (InputStream in = Files.newInputStream(dir.resolve("server.p12"))) {
+      ks.load(in, "changeit".toCharArray());
+    }
+    Key key = ks.getKey("server", "changeit".toCharArray());
+    Files.writeString(dir.resolve("server.key"), "-----BEGIN PRIVATE KEY-----\n"
+        + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(key.getEncoded()) + "\n-----END PRIVATE KEY-----\n");
+
+    try (TestEngine engine = TestEngine.start("--tls-cert", dir.resolve("server.pem").toString(), "--tls-key", dir.resolve("server.key").toString())) {
+      // the right CA (TLS is implied by the CA certificate; the environment is ignored)
+      try (JobwireClient ok = JobwireClient.builder().environment(Map.of()).gatewayAddress(engine.address())
+          .caCertificatePath(dir.resolve("ca.pem")).build()) {
+        assertFalse(ok.isPlaintext());
+        assertTrue(ok.topology().get(20, TimeUnit.SECONDS).partitionsCount() >= 1);
+      }
+      // the same through the environment, as the conformance driver does
+      try (JobwireClient env = JobwireClient.builder().environment(Map.of("ZEEBE_ADDRESS", engine.address(), "ZEEBE_INSECURE_CONNECTION", "false",
+          "ZEEBE_CA_CERTIFICATE_PATH", dir.resolve("ca.pem").toString())).build()) {
+        assertTrue(env.topology().get(20, TimeUnit.SECONDS).partitionsCount() >= 1);
+      }
+      // an unrelated CA: commands fail, a worker backs off and never receives a job
+      try (JobwireClient bad = JobwireClient.builder().environment(Map.of()).gatewayAddress(engine.address())
+          .caCertificatePath(dir.resolve("other-ca.pem")).commandTimeout(Duration.ofSeconds(2)).build()) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> bad.topology().get(20, TimeUnit.SECONDS));
+        assertTrue(e.getCause() instanceof JobwireException, String.valueOf(e.getCause()));
+        List<WorkerState> states = new CopyOnWriteArrayList<>();
+        JobWorker w = bad.newWorker().jobType("tls").stateListener(states::add).handler(job -> null).open();
+        EngineIntegrationTest.waitFor(() -> states.contains(WorkerState.BACKOFF), 10_000);
+        w.close(Duration.ofSeconds(1));
+      }
+    }
+  }
+}
