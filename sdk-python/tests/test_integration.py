@@ -393,3 +393,44 @@ def test_result_over_4_mib_fails_the_job_clearly_and_worker_goes_on(engine: Engi
             await w.close(2)
 
     run(go())
+
+
+def test_close_with_sync_handlers_cooperative_and_stuck(engine: Engine) -> None:
+    """Sync handlers cannot be interrupted: one watching job.cancel_event stops and its job is
+    handed back; one that ignores it is abandoned after the 1 s grace, its job handed back too,
+    and close returns without waiting for it."""
+
+    async def go() -> None:
+        async with Client(address=engine.address) as client:
+            jt = unique("syncclose")
+            pid = await deploy(client, jt)
+            running: List[int] = []
+
+            def handler(job: Job) -> Dict[str, Any]:
+                running.append(job.key)
+                if job.variables.get("cooperative"):
+                    job.cancel_event.wait(30)
+                    raise RuntimeError("stopped")
+                time.sleep(3)  # ignores the cancellation
+                return {"late": True}
+
+            await client.create_process_instance(pid, variables={"cooperative": True})
+            await client.create_process_instance(pid, variables={"cooperative": False})
+            w = client.worker(jt, handler, stream_enabled=False, max_jobs_active=2)
+            await wait_for(lambda: len(running) == 2, what="both handlers running")
+            t0 = time.monotonic()
+            await w.close(0.2)
+            took = time.monotonic() - t0
+            assert 1.0 <= took < 2.5, took  # timeout + 1 s grace, not the stuck handler's 3 s
+            retries: List[int] = []
+
+            async def again(job: Job) -> None:
+                retries.append(job.retries)
+
+            w2 = client.worker(jt, again, stream_enabled=False)
+            await wait_for(lambda: len(retries) == 2, timeout=5, what="both jobs handed back")
+            assert retries == [3, 3]  # no retry burnt by the shutdown
+            await w2.close(1)
+            await asyncio.sleep(2.5)  # the stuck handler returns later: nothing is sent for it
+
+    run(go())
