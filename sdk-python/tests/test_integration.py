@@ -434,3 +434,52 @@ def test_close_with_sync_handlers_cooperative_and_stuck(engine: Engine) -> None:
             await asyncio.sleep(2.5)  # the stuck handler returns later: nothing is sent for it
 
     run(go())
+
+
+SYNC_SCRIPT = """
+from jobwire.sync import Client
+with Client() as client:
+    client.worker("sigterm-sync", lambda job: {"ok": True})
+    print("ready", flush=True)
+    client.run_workers(close_timeout=2)
+print("exited cleanly", flush=True)
+"""
+
+ASYNC_SCRIPT = """
+import asyncio
+from jobwire import Client
+async def main():
+    async with Client() as client:
+        async def h(job):
+            return {"ok": True}
+        client.worker("sigterm-async", h)
+        print("ready", flush=True)
+        await client.run_workers(close_timeout=2)
+    print("exited cleanly", flush=True)
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("script", [SYNC_SCRIPT, ASYNC_SCRIPT], ids=["sync", "async"])
+def test_run_workers_closes_gracefully_on_sigterm(engine: Engine, tmp_path: Any, script: str) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    f = tmp_path / "w.py"
+    f.write_text(script)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ZEEBE_", "CAMUNDA_"))}
+    env["ZEEBE_ADDRESS"] = engine.address
+    p = subprocess.Popen([sys.executable, str(f)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert p.stdout is not None
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(0.5)
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=15)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, err
+    assert "exited cleanly" in out

@@ -18,6 +18,8 @@ background loop)::
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import signal
 import threading
 from typing import Any, Callable, Coroutine, List, Optional, TypeVar
 
@@ -110,13 +112,28 @@ class Client:
 
         return Worker(self._loop.run(make()), self._loop)
 
-    def run_workers(self) -> None:
-        """Blocks until every worker is closed; Ctrl-C (KeyboardInterrupt) closes them gracefully."""
-        fut = asyncio.run_coroutine_threadsafe(self._c.run_workers(), self._loop.loop)
+    def run_workers(self, close_timeout: Duration = 30.0) -> None:
+        """Blocks until every worker is closed. Ctrl-C (KeyboardInterrupt) and, on the main
+        thread, SIGTERM close them gracefully (each with ``close_timeout``) and return."""
+        fut = asyncio.run_coroutine_threadsafe(self._c.run_workers(handle_signals=False), self._loop.loop)
+        term = threading.Event()
+        old: Any = None
+        on_main = threading.current_thread() is threading.main_thread()
+        if on_main:
+            old = signal.signal(signal.SIGTERM, lambda *_: term.set())
         try:
-            fut.result()
+            while not term.is_set():
+                try:
+                    fut.result(timeout=0.2)
+                    return
+                except concurrent.futures.TimeoutError:
+                    continue
         except KeyboardInterrupt:
-            self.close()
+            pass
+        finally:
+            if on_main:
+                signal.signal(signal.SIGTERM, old)
+        self.close(close_timeout)
 
     def close(self, timeout: Duration = 30.0) -> None:
         """Closes every worker (each with ``timeout``), the channels and the background loop."""
