@@ -38,6 +38,8 @@ final class Telemetry {
   private final DoubleHistogram duration;
   private final LongCounter reconnects;
   private final LongCounter polls;
+  /** Kept referenced: the capacity gauge keeps reporting (0 once closed) so exporters still see the last value. */
+  @SuppressWarnings("unused")
   private final ObservableLongGauge gauge;
   private final Attributes base;
   private final String workerName;
@@ -112,11 +114,4 @@ final class Telemetry {
     return root.with(Span.wrap(sc));
   }
 
-  void close() {
-    // the capacity gauge keeps reporting (0 once closed) so exporters still see the last value
-  }
-
-  AutoCloseable gauge() {
-    return gauge;
-  }
 }
