@@ -7,7 +7,7 @@ import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.api.metrics.Meter;
-import io.opentelemetry.api.metrics.ObservableLongGauge;
+import io.opentelemetry.api.metrics.LongGauge;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
@@ -38,9 +38,8 @@ final class Telemetry {
   private final DoubleHistogram duration;
   private final LongCounter reconnects;
   private final LongCounter polls;
-  /** Kept referenced: the capacity gauge keeps reporting (0 once closed) so exporters still see the last value. */
-  @SuppressWarnings("unused")
-  private final ObservableLongGauge gauge;
+  private final LongGauge capacity;
+  private long lastCapacity = -1;
   private final Attributes base;
   private final String workerName;
 
@@ -54,8 +53,18 @@ final class Telemetry {
     duration = meter.histogramBuilder("jobwire.worker.job.duration").setUnit("s").setDescription("handler duration").build();
     reconnects = meter.counterBuilder("jobwire.worker.stream.reconnects").setDescription("stream reopens, by reason").build();
     polls = meter.counterBuilder("jobwire.worker.poll.requests").setDescription("ActivateJobs calls, by result").build();
-    gauge = meter.gaugeBuilder("jobwire.worker.capacity.used").ofLongs().setDescription("jobs held by the worker")
-        .buildWithCallback(m -> m.record(capacityUsed.getAsInt(), base));
+    // a synchronous gauge: recorded on every change, so no callback stays registered after the
+    // worker closed (dynamic workers do not leak) and the last value (0) stays visible
+    capacity = meter.gaugeBuilder("jobwire.worker.capacity.used").ofLongs().setDescription("jobs held by the worker").build();
+    capacityUsed(capacityUsed.getAsInt());
+  }
+
+  /** Records the jobs held (only when it changed). */
+  void capacityUsed(long held) {
+    if (held != lastCapacity) {
+      lastCapacity = held;
+      capacity.set(held, base);
+    }
   }
 
   void jobActivated(String activation) {

@@ -338,11 +338,13 @@ public final class WorkerImpl implements JobWorker {
       throw new IllegalStateException("jobwire: ledger overflow");
     }
     held++;
+    tel.capacityUsed(held);
   }
 
   private void releaseSlot() {
     if (held <= 0) throw new IllegalStateException("jobwire: ledger underflow (a slot was released twice)");
     held--;
+    tel.capacityUsed(held);
     onLedgerChange();
   }
 
@@ -1007,6 +1009,7 @@ public final class WorkerImpl implements JobWorker {
     releaseSlotQuiet();
     if (next != null) {
       held++; // the redelivery's slot was counted when it arrived; re-taken for its own run
+      tel.capacityUsed(held);
       submit(next.raw, next.activation, true);
     }
     onLedgerChange();
@@ -1016,6 +1019,7 @@ public final class WorkerImpl implements JobWorker {
   private void releaseSlotQuiet() {
     if (held <= 0) throw new IllegalStateException("jobwire: ledger underflow (a slot was released twice)");
     held--;
+    tel.capacityUsed(held);
   }
 
   private void checkIdle() {
@@ -1245,6 +1249,10 @@ public final class WorkerImpl implements JobWorker {
     await(sends, 5_000);
     onCtl(() -> {
       machine.closed();
+      return null;
+    });
+    onCtl(() -> {
+      tel.capacityUsed(held);
       return null;
     });
     lease.release();
