@@ -93,6 +93,12 @@ export interface LongLease {
   serverStream<Res>(method: 'ActivateJobs' | 'StreamActivatedJobs', req: object, deadline: number, gate?: ReadGate): Promise<{ call: grpc.ClientReadableStream<Res>; token?: string }>
   /** A unary call on the leased connection (see Transport.unary). */
   unary<Res>(method: Method, req: object, opts?: CallOptions): Promise<Res>
+  /**
+   * The gateway of this worker's address could not be reached: move the worker's long calls (and
+   * hand-backs) to the next address. At most once per second, so the poll and the stream failing
+   * together move it once.
+   */
+  failover(): void
   /** Gives the place back (idempotent); an unused connection is closed. */
   release(): void
 }
@@ -227,7 +233,9 @@ export class Transport {
     // One address per worker (workers spread round-robin): its poll, stream and the jobs it hands
     // back share one connection, so with several addresses the gateway still sees the call cancelled
     // before the handed-back job is activatable again.
-    const pinned = [c.stubs[this.leases++ % c.stubs.length]!]
+    let pin = this.leases++ % c.stubs.length
+    const pinned = [c.stubs[pin]!]
+    let movedAt = 0
     return {
       serverStream: async <Res>(method: 'ActivateJobs' | 'StreamActivatedJobs', req: object, deadline: number, gate?: ReadGate) => {
         if (this.closed || released) throw new CancelledError(`${method}: client is closed`, grpc.status.CANCELLED)
@@ -237,6 +245,12 @@ export class Transport {
         return { call, token }
       },
       unary: <Res>(method: Method, req: object, opts: CallOptions = {}) => this.unary<Res>(method, req, opts, released ? undefined : pinned),
+      failover: () => {
+        if (c.stubs.length < 2 || Date.now() - movedAt < 1_000) return
+        movedAt = Date.now()
+        pin = (pin + 1) % c.stubs.length
+        pinned[0] = c.stubs[pin]!
+      },
       release: () => {
         if (released) return
         released = true

@@ -372,6 +372,7 @@ export class Poller {
       ctx.logger.debug(`poll failed (${err.codeName}: ${err.details}); backing off ${delay} ms`)
       ctx.warnConnection(err)
     }
+    if (err.code === Status.UNAVAILABLE) ctx.long.failover()
     ctx.state.pollBackoff = true
     ctx.state.update()
     await sleep(delay, ctx.stopSignal)

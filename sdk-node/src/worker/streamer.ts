@@ -254,6 +254,7 @@ export class Streamer {
       const delay = loud ? this.backoff.max() : this.backoff.next()
       ctx.logger.debug(`job stream closed (${err.codeName}: ${err.details}); reopening in ${delay} ms`)
       ctx.warnConnection(err)
+      if (err.code === Status.UNAVAILABLE) ctx.long.failover()
       ctx.state.streamBackoff = true
       ctx.state.update()
       await sleep(delay, ctx.stopSignal)

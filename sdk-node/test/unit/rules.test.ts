@@ -78,6 +78,7 @@ class ScriptedTransport {
         return { call }
       },
       unary: (method: string, req: any) => this.unary(method, req),
+      failover() {},
       release() {},
     }
   }
@@ -366,6 +367,39 @@ describe('close with several gateway addresses', () => {
       const own = g.requests('ActivateJobs').some((r: any) => r.type === jobType) || g.requests('StreamActivatedJobs').some((r: any) => r.type === jobType)
       expect(own).toBe(g === withFail[0])
     }
+  })
+})
+
+describe('a worker pinned to an unreachable address', () => {
+  let gw: FakeGateway | undefined
+  let client: Client | undefined
+  afterEach(async () => {
+    await client?.close({ timeoutMs: 100 })
+    await gw?.stop()
+  })
+
+  it('moves its long calls to the next address and gets jobs there', async () => {
+    const dead = await FakeGateway.start({})
+    const deadAddress = dead.address
+    await dead.stop() // nothing listens there any more
+    let handed = false
+    const park = (call: any) => call.on('cancelled', () => {})
+    gw = await FakeGateway.start({
+      ActivateJobs: (call: any) => {
+        if (handed || call.request.type !== 'fo-0') return park(call)
+        handed = true
+        call.write({ jobs: [fakeJob()] })
+        call.end()
+      },
+      StreamActivatedJobs: park,
+      CompleteJob: (_c: any, cb: any) => cb(null, {}),
+    })
+    // Commands round-robin over the addresses and wait for a connection until their deadline: keep it short.
+    client = new Client({ address: [deadAddress, gw.address], commandTimeoutMs: 1_000, logger: quiet })
+    let ran = 0
+    client.createWorker({ jobType: 'fo-0', requestTimeoutMs: 30_000, handler: () => { ran++ } }) // pinned to the dead address first
+    await waitFor(() => ran === 1, 8_000, 'job received after failover')
+    await waitFor(() => gw!.count('CompleteJob') === 1)
   })
 })
 
