@@ -28,9 +28,14 @@ export interface ThrowErrorOptions {
 /**
  * An activated job handed to a worker's handler.
  *
- * Outcome methods resolve once the gateway acknowledged the outcome or the
- * worker gave up (benign answers such as NOT_FOUND for a job that timed out
- * are logged and counted, never thrown). The first outcome wins; later ones are ignored.
+ * Outcome methods (`complete`, `fail`, `throwError`) resolve only once the
+ * engine acknowledged the outcome; otherwise they reject with the typed error
+ * (`NotFoundError` when the job timed out, was cancelled or completed elsewhere;
+ * the last error when sending was given up, e.g. at the job's deadline), so you
+ * can tell per job whether its outcome landed. A job has one outcome: a second
+ * call rejects with a `JobwireError` and sends nothing. With `autoComplete: false`
+ * the job keeps its slot after the handler returns, until an outcome is settled
+ * or its deadline passes.
  *
  * @example
  * client.createWorker({ jobType: 'charge', autoComplete: false, handler: async (job) => {
@@ -71,7 +76,7 @@ export interface Job<V = Variables> {
   readonly variablesJson: string
   /** How the job arrived: pushed by the stream or collected by a poll. */
   readonly activation: 'push' | 'poll'
-  /** Completes the job, merging `variables` (an object or a JSON object string) into its scope. */
+  /** Completes the job, merging `variables` (an object or a JSON object string) into its scope. Rejects unless acknowledged. */
   complete(variables?: Record<string, unknown> | string): Promise<void>
   /** Fails the job (default retries − 1). */
   fail(options?: FailOptions | string): Promise<void>
