@@ -85,8 +85,10 @@ class EngineIntegrationTest {
     String pid = deploy("push");
     List<String> activations = new CopyOnWriteArrayList<>();
     List<WorkerState> states = new CopyOnWriteArrayList<>();
+    Set<String> threads = ConcurrentHashMap.newKeySet();
     JobWorker w = client.newWorker().jobType("push").stateListener(states::add).handler(job -> {
       activations.add(job.getActivation());
+      threads.add(Thread.currentThread().getName());
       return null;
     }).open();
     waitFor(() -> w.getState() == WorkerState.STREAMING, 5_000);
@@ -96,6 +98,8 @@ class EngineIntegrationTest {
     assertTrue(activations.contains("push"), activations.toString());
     assertEquals(WorkerState.CLOSED, w.getState());
     assertEquals(List.of(WorkerState.STREAMING, WorkerState.CLOSING, WorkerState.CLOSED), states);
+    // handlers run on the worker's handler executor, never on a gRPC / Netty thread
+    assertTrue(threads.stream().allMatch(n -> n.startsWith("jobwire-handler-push")), threads.toString());
   }
 
   @Test
