@@ -127,6 +127,59 @@ describe('truthful outcomes', () => {
   })
 })
 
+describe('stall watchdog (rule 6) against the engine', () => {
+  it('a stream the engine stopped pushing to is recycled once a parked poll finds the jobs; pushing resumes on the new stream', async () => {
+    const type = 'stall-watchdog'
+    const id = await deploy(type)
+    const activations: string[] = []
+    const w = client.createWorker({ jobType: type, maxJobsActive: 4, requestTimeoutMs: 2_000, handler: (job) => { activations.push(job.activation) } })
+    workers.push(w)
+    await waitFor(() => w.state === 'streaming')
+    const streamsBefore = await admin.requestCount('StreamActivatedJobs')
+    // The stream has sat on its reserved slot for > 2 s, and the parked poll (sent ~2.1 s after the
+    // stream opened) has waited > 500 ms: jobs it gets now became activatable while it was parked.
+    await delay(3_000)
+    await admin.stallStreams(type, 1_500)
+    await start(id, 2)
+    await waitFor(() => activations.length === 2, 10_000, 'jobs collected by the parked poll')
+    expect(activations).toEqual(['poll', 'poll'])
+    const t0 = Date.now()
+    let streamsAfter = streamsBefore
+    while (streamsAfter === streamsBefore && Date.now() - t0 < 3_000) {
+      await delay(100)
+      streamsAfter = await admin.requestCount('StreamActivatedJobs')
+    }
+    // The engine counts a call when it ends: the stalled stream was ended (recycled) within 3 s, once.
+    expect(streamsAfter).toBe(streamsBefore + 1)
+    await delay(1_600) // the stall is over
+    await start(id, 2)
+    await waitFor(() => activations.length === 4, 10_000)
+    expect(activations.slice(2)).toContain('push')
+  })
+})
+
+describe('empty-poll pause (rule: empty polls pause) against an engine that does not park polls', () => {
+  it('an idle poll-only worker sends about one ActivateJobs per pollInterval, not a tight loop', async () => {
+    const e = await Engine.start({ args: ['--no-long-polling'] })
+    const c = new Client({ address: e.address, logger: quiet })
+    const a = new Admin(e.address)
+    try {
+      const w = c.createWorker({ jobType: 'idle-no-long-poll', streamEnabled: false, handler: () => {} })
+      await delay(300)
+      const before = await a.requestCount('ActivateJobs')
+      await delay(2_000)
+      const n = (await a.requestCount('ActivateJobs')) - before
+      await w.close({ timeoutMs: 100 })
+      expect(n).toBeGreaterThanOrEqual(10) // it keeps polling
+      expect(n).toBeLessThanOrEqual(22) // ~100 ms apart: 20 in 2 s (a tight loop makes thousands)
+    } finally {
+      a.close()
+      await c.close({ timeoutMs: 100 })
+      await e.stop()
+    }
+  })
+})
+
 describe('client lifecycle', () => {
   it('closed workers leave the client; createWorker after close() throws', async () => {
     const c = new Client({ address: engine.address, logger: quiet })

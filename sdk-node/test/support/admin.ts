@@ -31,6 +31,20 @@ export class Admin {
     )
   }
 
+  /** Requests the engine counted for a gRPC method (all peers). */
+  requestCount(method: string): Promise<number> {
+    return new Promise((resolve, reject) =>
+      this.stub.GetRequestCounts({ method }, (err: Error | null, res: any) =>
+        err ? reject(err) : resolve((res.counts as Array<{ count: string }>).reduce((n, c) => n + Number(c.count), 0)),
+      ),
+    )
+  }
+
+  /** Stops pushing to streams of `type` for `durationMs` (jobs go to polls), as the stall_streams fault. */
+  stallStreams(type: string, durationMs: number): Promise<void> {
+    return new Promise((resolve, reject) => this.stub.InjectFault({ stallStreams: { type, durationMs } }, (err: Error | null) => (err ? reject(err) : resolve())))
+  }
+
   close(): void {
     this.stub.close()
   }
