@@ -775,7 +775,7 @@ public final class WorkerImpl implements JobWorker {
     List<CompletableFuture<Sent>> sends = new ArrayList<>();
     for (ActivatedJob j : s.aside) {
       CompletableFuture<Sent> f = sendFail(j.getKey(), j.getRetries(), s.drainMsg, 0, "", Math.min(j.getDeadline(), System.currentTimeMillis() + 5_000), true);
-      f.thenAcceptAsync(r -> tel.jobHandled(r.result() == SendResult.NOT_FOUND ? "not_found" : r.result() == SendResult.OK ? "returned" : "undelivered", null), post);
+      track(f.thenAcceptAsync(r -> tel.jobHandled(r.result() == SendResult.NOT_FOUND ? "not_found" : r.result() == SendResult.OK ? "returned" : "undelivered", null), post));
       sends.add(f);
     }
     if (!s.aside.isEmpty()) LOG.debug("handed back {} job(s) read from a drained stream", s.aside.size());
@@ -964,7 +964,7 @@ public final class WorkerImpl implements JobWorker {
         f = send(GatewayGrpc.getThrowErrorMethod(), ThrowErrorRequest.newBuilder().setJobKey(key).setErrorCode(code)
             .setErrorMessage(cut(message == null ? "" : message)).setVariables(vars).build(), key, h.job.deadline, false);
     }
-    f.thenAcceptAsync(r -> {
+    track(f.thenAcceptAsync(r -> {
       switch (r.result()) {
         case OK:
           h.outcome = name;
@@ -981,7 +981,7 @@ public final class WorkerImpl implements JobWorker {
           if (caller != null) caller.completeExceptionally(r.error());
       }
       maybeSettle(h);
-    }, post);
+    }, post));
   }
 
   private void maybeSettle(Held h) {
@@ -1034,29 +1034,29 @@ public final class WorkerImpl implements JobWorker {
     h.outcomeSent = true;
     h.handlerDone = true;
     CompletableFuture<Sent> f = sendFail(h.raw.getKey(), h.raw.getRetries(), msg, 0, "", Math.min(h.job.deadline, System.currentTimeMillis() + 5_000), true);
-    f.thenAcceptAsync(r -> {
+    track(f.thenAcceptAsync(r -> {
       h.outcome = r.result() == SendResult.NOT_FOUND ? "not_found" : r.result() == SendResult.OK ? "returned" : "undelivered";
       h.t0 = 0;
       settle(h);
-    }, post);
+    }, post));
   }
 
   /** A cancelled handler's job: failed back with retries unchanged, no backoff. */
   private void failBackInRun(Held h) {
     h.outcomeSent = true;
     CompletableFuture<Sent> f = sendFail(h.raw.getKey(), h.raw.getRetries(), MSG_CLOSING, 0, "", Math.min(h.job.deadline, System.currentTimeMillis() + 5_000), true);
-    f.thenAcceptAsync(r -> {
+    track(f.thenAcceptAsync(r -> {
       h.outcome = r.result() == SendResult.NOT_FOUND ? "not_found" : r.result() == SendResult.OK ? "returned" : "undelivered";
       maybeSettle(h);
-    }, post);
+    }, post));
   }
 
   /** A received job that found no free slot: failed back at once, counted `returned`; never run. */
   private void giveBack(ActivatedJob raw, String activation) {
     tel.jobActivated(activation);
     LOG.debug("job {}: no free slot ({}); returning it to the engine", raw.getKey(), activation);
-    sendFail(raw.getKey(), raw.getRetries(), MSG_AT_CAPACITY, 0, "", Math.min(raw.getDeadline(), System.currentTimeMillis() + 10_000), false)
-        .thenAcceptAsync(r -> tel.jobHandled(r.result() == SendResult.NOT_FOUND ? "not_found" : r.result() == SendResult.OK ? "returned" : "undelivered", null), post);
+    track(sendFail(raw.getKey(), raw.getRetries(), MSG_AT_CAPACITY, 0, "", Math.min(raw.getDeadline(), System.currentTimeMillis() + 10_000), false)
+        .thenAcceptAsync(r -> tel.jobHandled(r.result() == SendResult.NOT_FOUND ? "not_found" : r.result() == SendResult.OK ? "returned" : "undelivered", null), post));
   }
 
   private CompletableFuture<Sent> sendFail(long key, int retries, String message, long backoffMs, String vars, long deadline, boolean viaLong) {
@@ -1245,8 +1245,14 @@ public final class WorkerImpl implements JobWorker {
       }
     }
     await(drained, 2_000);
-    CompletableFuture<Void> sends = onCtl(() -> CompletableFuture.allOf(pendingSends.toArray(new CompletableFuture[0])));
-    await(sends, 5_000);
+    // outcomes and hand-backs in flight, including their bookkeeping on the control thread (a
+    // settled send may start another, e.g. a redelivery handed back): wait until none is left
+    long sendsEnd = System.currentTimeMillis() + 5_000;
+    while (System.currentTimeMillis() < sendsEnd) {
+      CompletableFuture<?>[] pending = onCtl(() -> pendingSends.toArray(new CompletableFuture[0]));
+      if (pending.length == 0) break;
+      await(CompletableFuture.allOf(pending), sendsEnd - System.currentTimeMillis());
+    }
     onCtl(() -> {
       machine.closed();
       return null;
