@@ -111,7 +111,6 @@ export class Poller {
     return state.streamActive && state.streamOpen && this.aboveThreshold() && Date.now() - this.lastPollEnded >= FAIRNESS_INTERVAL_MS
   }
 
-  /** A poll would be sent now if a slot were free. */
   /** The stream could not open (error, UNIMPLEMENTED): poll without waiting for it. */
   begin(): void {
     if (this.started) return
@@ -120,6 +119,7 @@ export class Poller {
     this.kick?.()
   }
 
+  /** A poll would be sent now if a slot were free. */
   due(): boolean {
     if (this.inFlight || !this.started || this.ctx.stopSignal.aborted) return false
     return !this.aboveThreshold() || this.backfillDue || this.moreDue || this.fairnessDue()
@@ -127,8 +127,8 @@ export class Poller {
 
   /**
    * The stream reader must not reserve a slot now: a poll is due (it goes out as soon as a slot is
-   * free) or a fairness poll is in flight (it answers at once; the reader resumes when it returned
-   * fewer jobs than it asked for).
+   * free) or a fairness poll is in flight (it answers at once) — unless the reader is owed its turn
+   * after a poll that filled its ask.
    */
   blocksReader(): boolean {
     if (this.readerOwed()) return false
@@ -177,15 +177,15 @@ export class Poller {
         // stream reader. Set before the poll counts as ended, so the reader sees it.
         if (ctx.state.streamOpen && got > 0 && got >= want) {
           this.moreDue = true
-          {
-            this.readerOwedUntil = Date.now() + READER_TURN_MS
-            clearTimeout(this.owedTimer)
-            this.owedTimer = setTimeout(() => {
-              ledger.poke()
-              this.kick?.()
-            }, READER_TURN_MS + 5)
-            this.owedTimer.unref?.()
-          }
+          // The reader gets the next slot first (for READER_TURN_MS): jobs already in the stream's
+          // transport buffers must not wait for the whole overload either.
+          this.readerOwedUntil = Date.now() + READER_TURN_MS
+          clearTimeout(this.owedTimer)
+          this.owedTimer = setTimeout(() => {
+            ledger.poke()
+            this.kick?.()
+          }, READER_TURN_MS + 5)
+          this.owedTimer.unref?.()
         }
         if (r.cancelled && !stopSignal.aborted) {
           // The stream filled the worker past the threshold while the poll was parked:
