@@ -198,7 +198,7 @@ class Executor:
                 outcome = await self._throw(job, result)
             elif ctx.opts.auto_complete and not job.settled:
                 try:
-                    vars_json = variables_to_json(result, f"handler result of job {job.key}")
+                    vars_json = variables_to_json(result, f"variables returned by the handler of job {job.key}")
                 except InvalidVariablesError as e:
                     failure = e
                     ctx.report_error(e)
@@ -279,18 +279,25 @@ class Executor:
                 continue  # the deadline may have moved (extend_timeout)
 
     async def _extend(self, job: Job) -> None:
-        """Auto-extend: push the deadline out by job_timeout whenever half of the remaining time passed."""
+        """Auto-extend: push the deadline out by job_timeout whenever half of the remaining time
+        passed; a failed UpdateJobTimeout is retried with the shared backoff (never later than
+        half the time still left) until it lands or the job is gone."""
         timeout = self.ctx.opts.job_timeout
+        bo = Backoff()
         while True:
-            wait = max(0.05, (job.deadline / 1000 - time.time()) / 2)
-            await asyncio.sleep(wait)
-            try:
-                await job.extend_timeout(timeout)
-            except JobwireError as e:
-                if e.code in BENIGN_OUTCOME_CODES:
-                    return  # the job is gone: stop extending
-                self.ctx.logger.debug("auto-extend of job %s failed: %s", job.key, e)
-                await asyncio.sleep(min(1.0, timeout / 4))
+            await asyncio.sleep(max(0.05, (job.deadline / 1000 - time.time()) / 2))
+            while True:
+                try:
+                    await job.extend_timeout(timeout)
+                    bo.reset()
+                    break
+                except JobwireError as e:
+                    if e.code in BENIGN_OUTCOME_CODES:
+                        return  # the job is gone: stop extending
+                    left = job.deadline / 1000 - time.time()
+                    delay = min(bo.next(), max(0.02, left / 2))
+                    self.ctx.logger.debug("auto-extend of job %s failed (%s); retrying in %.0f ms", job.key, e.code_name, delay * 1000)
+                    await asyncio.sleep(delay)
 
     def _finish(self, h: _Held) -> None:
         """Releases a held job's slot, exactly once; runs a waiting redelivery."""
