@@ -96,4 +96,12 @@ class ConfigTest {
       assertThrows(ConfigurationException.class, () -> c.newWorker().jobType("t").handler(j -> null).pollInterval(Duration.ofMillis(-1)).open());
     }
   }
+
+  @Test
+  void noWorkerAfterTheClientClosed() throws Exception {
+    JobwireClient c = JobwireClient.builder().environment(Map.of()).gatewayAddress("127.0.0.1:1").build();
+    c.close(Duration.ofSeconds(1));
+    ConfigurationException e = assertThrows(ConfigurationException.class, () -> c.newWorker().jobType("t").handler(j -> null).open());
+    assertEquals("jobwire: the client is closed", e.getMessage());
+  }
 }
