@@ -418,6 +418,31 @@ public final class JobwireClient implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Mutual TLS: the client's certificate chain and private key (PEM; the key in PKCS#8).
+     *
+     * @param certificateChain PEM file with the client certificate (and intermediates)
+     * @param privateKey PEM file with its private key
+     * @return this
+     */
+    public Builder clientCertificate(Path certificateChain, Path privateKey) {
+      in.clientCertificatePath = certificateChain;
+      in.clientKeyPath = privateKey;
+      return this;
+    }
+
+    /**
+     * Raw grpc-java channel options, applied after the client's own to every connection (the
+     * command channel and the long-call connections), e.g. {@code b -> b.maxInboundMessageSize(8 << 20)}.
+     *
+     * @param customizer receives each channel builder before it is built
+     * @return this
+     */
+    public Builder channelCustomizer(java.util.function.Consumer<io.grpc.ManagedChannelBuilder<?>> customizer) {
+      in.channelCustomizer = customizer;
+      return this;
+    }
+
     /** @param env the environment to read instead of {@link System#getenv()} (tests) @return this */
     public Builder environment(Map<String, String> env) {
       this.env = env;

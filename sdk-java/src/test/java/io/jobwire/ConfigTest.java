@@ -98,6 +98,34 @@ class ConfigTest {
   }
 
   @Test
+  void mutualTlsNeedsBothFilesAndTls(@TempDir Path dir) throws Exception {
+    Path cert = Files.writeString(dir.resolve("c.pem"), "x");
+    Path key = Files.writeString(dir.resolve("k.pem"), "x");
+    ClientConfig.Input in = new ClientConfig.Input();
+    in.addresses = List.of("gw.example.com:443");
+    in.clientCertificatePath = cert;
+    assertThrows(ConfigurationException.class, () -> resolve(in, Map.of()), "key missing");
+    in.clientKeyPath = dir.resolve("missing.pem");
+    assertThrows(ConfigurationException.class, () -> resolve(in, Map.of()), "key unreadable");
+    in.clientKeyPath = key;
+    assertEquals(cert, resolve(in, Map.of()).clientCertificatePath());
+    in.insecure = true;
+    assertThrows(ConfigurationException.class, () -> resolve(in, Map.of()), "plaintext with a client certificate");
+  }
+
+  @Test
+  void channelCustomizerSeesEveryConnection() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger built = new java.util.concurrent.atomic.AtomicInteger();
+    try (JobwireClient c = JobwireClient.builder().environment(Map.of()).gatewayAddress("127.0.0.1:1,127.0.0.1:2")
+        .channelCustomizer(b -> built.incrementAndGet()).build()) {
+      assertEquals(2, built.get(), "one command channel per address");
+      JobWorker w = c.newWorker().jobType("t").handler(j -> null).open();
+      assertEquals(4, built.get(), "plus one long-call connection per address");
+      w.close(Duration.ofMillis(100));
+    }
+  }
+
+  @Test
   void noWorkerAfterTheClientClosed() throws Exception {
     JobwireClient c = JobwireClient.builder().environment(Map.of()).gatewayAddress("127.0.0.1:1").build();
     c.close(Duration.ofSeconds(1));

@@ -21,7 +21,10 @@ public record ClientConfig(
     OAuth oauth,
     Duration keepAlive,
     int streamWindowBytes,
-    Duration commandTimeout) {
+    Duration commandTimeout,
+    Path clientCertificatePath,
+    Path clientKeyPath,
+    java.util.function.Consumer<io.grpc.ManagedChannelBuilder<?>> channelCustomizer) {
 
   /** OAuth client-credentials settings. */
   public record OAuth(String clientId, String clientSecret, String authorizationServerUrl, String audience, String scope) {}
@@ -35,6 +38,9 @@ public record ClientConfig(
     public Duration keepAlive;
     public Integer streamWindowBytes;
     public Duration commandTimeout;
+    public Path clientCertificatePath;
+    public Path clientKeyPath;
+    public java.util.function.Consumer<io.grpc.ManagedChannelBuilder<?>> channelCustomizer;
   }
 
   public static final int DEFAULT_STREAM_WINDOW = 8192;
@@ -149,7 +155,16 @@ public record ClientConfig(
     if (window < 1024) throw new ConfigurationException("jobwire: streamWindowBytes must be >= 1024, got " + window);
     Duration cmd = in.commandTimeout != null ? in.commandTimeout : Duration.ofSeconds(30);
     if (cmd.isNegative() || cmd.isZero()) throw new ConfigurationException("jobwire: commandTimeout must be positive, got " + cmd);
-    return new ClientConfig(addresses, insecure, ca, oauth, keepAlive, window, cmd);
+    if ((in.clientCertificatePath == null) != (in.clientKeyPath == null)) {
+      throw new ConfigurationException("jobwire: mutual TLS needs both a client certificate chain and its private key");
+    }
+    for (Path p : new Path[] {in.clientCertificatePath, in.clientKeyPath}) {
+      if (p != null && !Files.isReadable(p)) throw new ConfigurationException("jobwire: " + p + " is not a readable file");
+    }
+    if (in.clientCertificatePath != null && insecure) {
+      throw new ConfigurationException("jobwire: a client certificate needs TLS, but the connection is plaintext");
+    }
+    return new ClientConfig(addresses, insecure, ca, oauth, keepAlive, window, cmd, in.clientCertificatePath, in.clientKeyPath, in.channelCustomizer);
   }
 
   private static boolean isBlank(String s) {

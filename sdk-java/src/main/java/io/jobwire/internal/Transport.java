@@ -60,6 +60,13 @@ public final class Transport {
           throw new ConfigurationException("jobwire: cannot read CA certificate " + config.caCertificatePath() + ": " + e.getMessage(), e);
         }
       }
+      if (config.clientCertificatePath() != null) {
+        try {
+          b.keyManager(config.clientCertificatePath().toFile(), config.clientKeyPath().toFile()); // mutual TLS
+        } catch (IOException | RuntimeException e) {
+          throw new ConfigurationException("jobwire: cannot read the client certificate or key: " + e.getMessage(), e);
+        }
+      }
       creds = b.build();
     }
     oauth = config.oauth() == null ? null : new OAuthTokenProvider(config.oauth(), System::currentTimeMillis);
@@ -98,6 +105,8 @@ public final class Transport {
         // gateway's sender then blocks and the engine gives further jobs to other workers.
         b.flowControlWindow(config.streamWindowBytes());
       }
+      // raw channel options of the application, applied after the client's own (every connection)
+      if (config.channelCustomizer() != null) config.channelCustomizer().accept(b);
       out.add(b.build());
     }
     return out;
