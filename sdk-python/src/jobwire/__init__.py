@@ -21,6 +21,7 @@ The library logs to the ``jobwire`` logger; telemetry uses the OpenTelemetry API
 
 __version__ = "0.1.0"
 
+from ._options import WorkerOptions
 from ._state import WorkerState
 from .client import Client, ProcessInstanceResult
 from .config import ClientConfig, OAuthOptions
@@ -52,6 +53,7 @@ __all__ = [
     "OAuthOptions",
     "ProcessInstanceResult",
     "Worker",
+    "WorkerOptions",
     "WorkerState",
     "Job",
     "JobError",
