@@ -120,6 +120,7 @@ export class Transport {
   private readonly newLongStubs: () => GatewayClient[]
   private next = 0
   private leases = 0
+  private probed = false
   private readonly oauth: OAuthProvider | undefined
   private closed = false
 
@@ -164,8 +165,24 @@ export class Transport {
     this.oauth = config.oauth ? new OAuthProvider(config.oauth) : undefined
   }
 
+  /**
+   * The next command channel round-robin, skipping addresses whose connection is failing while
+   * another is not: a command waits for a connection (until its deadline), so sending it to a
+   * gateway that is down would stall it although another gateway could answer.
+   */
   private stub(): GatewayClient {
-    return this.stubs[this.next++ % this.stubs.length]!
+    const n = this.stubs.length
+    if (n === 1) return this.stubs[0]!
+    if (!this.probed) {
+      // Connect every address now so that failing ones are known before commands pick them.
+      this.probed = true
+      for (const s of this.stubs) s.getChannel().getConnectivityState(true)
+    }
+    for (let i = 0; i < n; i++) {
+      const s = this.stubs[this.next++ % n]!
+      if (s.getChannel().getConnectivityState(false) !== grpc.connectivityState.TRANSIENT_FAILURE) return s
+    }
+    return this.stubs[this.next++ % n]!
   }
 
   /** Metadata for one call (bearer token when OAuth is on). */

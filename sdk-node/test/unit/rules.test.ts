@@ -403,6 +403,28 @@ describe('a worker pinned to an unreachable address', () => {
   })
 })
 
+describe('commands with a gateway address down', () => {
+  let gw: FakeGateway | undefined
+  let client: Client | undefined
+  afterEach(async () => {
+    await client?.close({ timeoutMs: 100 })
+    await gw?.stop()
+  })
+
+  it('go to the address that answers instead of waiting for the one that is down', async () => {
+    const dead = await FakeGateway.start({})
+    const deadAddress = dead.address
+    await dead.stop()
+    gw = await FakeGateway.start({ CompleteJob: (_c: any, cb: any) => cb(null, {}) })
+    client = new Client({ address: [deadAddress, gw.address], commandTimeoutMs: 5_000, logger: quiet })
+    await client.completeJob({ jobKey: '1' }).catch(() => {}) // the first call finds out which address is down
+    const t0 = Date.now()
+    for (let i = 0; i < 4; i++) await client.completeJob({ jobKey: String(i + 2) })
+    expect(Date.now() - t0).toBeLessThan(1_000)
+    expect(gw.count('CompleteJob')).toBeGreaterThanOrEqual(4)
+  })
+})
+
 describe('issue 12 edges', () => {
   it('long-poll deadline: requestTimeout + 10 s; 20 s for 0; 10 s when long polling is off', async () => {
     expect(pollDeadlineMs(2_000)).toBe(12_000)
