@@ -13,7 +13,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Deque, Dict, List, Optional, Set
 
-import grpc
 from opentelemetry import context as otel_context
 
 from ._backoff import Backoff
@@ -413,5 +412,3 @@ class Executor:
         except asyncio.TimeoutError:
             return self.running == 0
 
-
-_ = grpc  # grpc is imported for type context of status codes in errors

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Dict, Mapping, Optional, Union
+from typing import Any, Dict, Mapping, Union
 
 from .errors import InvalidVariablesError
 
@@ -97,7 +97,3 @@ def _sized(text: str, what: str) -> str:
         )
     return text
 
-
-def optional_json(value: Optional[VariablesInput], what: str) -> str:
-    """Like :func:`variables_to_json`; kept for readability at call sites."""
-    return variables_to_json(value, what)

@@ -9,10 +9,9 @@ import signal
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, AsyncIterator, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 import grpc
-import grpc.aio
 
 from ._json import VariablesInput, parse_variables, variables_to_json
 from ._options import Handler, resolve_worker_options
@@ -468,5 +467,3 @@ class Client:
         finally:
             call.cancel()
 
-
-_unused: Tuple[Any, ...] = (Awaitable, grpc.aio)

@@ -7,7 +7,7 @@ import json
 import threading
 import time
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 from ._json import VariablesInput, parse_variables, variables_to_json
 from .config import Duration, to_seconds
@@ -215,7 +215,3 @@ class Job:
         r = await self._exec.send("ThrowError", req, self.key, self.deadline)
         return self._done("error" if r == "ok" else r)
 
-
-def variables_of(value: Optional[Mapping[str, Any]]) -> Mapping[str, Any]:
-    """Helper for type checkers: an empty mapping for None."""
-    return value or {}
