@@ -11,6 +11,7 @@ import textwrap
 import venv
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import jobwire
 from conftest import one_task_bpmn, unique
@@ -111,6 +112,35 @@ def test_wheel_and_sdist_install_into_a_fresh_venv_and_run_a_worker(tmp_path: Pa
     r = subprocess.run([str(py), str(script)], capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     assert f"RESULT {2 * 2**60}" in r.stdout
+    # the worker of README.md, verbatim, in the fresh venv: it handles `charge` until SIGTERM
+    import re
+    import signal
+
+    block = re.search(r"```python\n(.*?)```", (HERE / "README.md").read_text(), re.S)
+    assert block, "no python block in README.md"
+    (tmp_path / "readme_worker.py").write_text(block.group(1))
+    cpid = unique("charge")
+
+    async def deploy_charge() -> None:
+        async with jobwire.Client(address=engine.address) as c:
+            await c.deploy_resource((f"{cpid}.bpmn", one_task_bpmn(cpid, "charge")))
+
+    asyncio.run(deploy_charge())
+    proc = subprocess.Popen([str(py), str(tmp_path / "readme_worker.py")], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+
+        async def charge_one() -> Any:
+            async with jobwire.Client(address=engine.address) as c:
+                return await c.create_process_instance_with_result(cpid, variables={"amount": 42}, request_timeout=30)
+
+        res = asyncio.run(charge_one())
+        assert res.variables["charged"] == 42
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=20)
+        assert proc.returncode == 0, err[-2000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
     # the installed copy is the wheel, not this checkout
     r = subprocess.run([str(py), "-c", "import jobwire, sys; print(jobwire.__file__)"], capture_output=True, text=True, cwd=tmp_path)
     assert str(env_dir) in r.stdout
