@@ -15,9 +15,11 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1] / "sdk-python" / "src"))
+# Only the generated module, not the SDK package (whose runtime dependencies,
+# such as opentelemetry-api, the tools venv does not carry).
+sys.path.insert(0, str(HERE.parents[1] / "sdk-python" / "src" / "jobwire" / "_proto"))
 
-from jobwire._proto import gateway_pb2 as pb  # noqa: E402
+import gateway_pb2 as pb  # noqa: E402
 
 KEY_2_60 = 2**60 + 7  # beyond 2^53: lossy as a JS number / float64
 
