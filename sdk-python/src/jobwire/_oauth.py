@@ -12,7 +12,11 @@ import urllib.request
 from typing import Callable, Optional, Tuple
 
 from .config import OAuthOptions
+import grpc
+
 from .errors import UnauthenticatedError
+
+_CODE = grpc.StatusCode.UNAUTHENTICATED
 
 _FETCH_TIMEOUT_S = 15.0
 
@@ -70,16 +74,16 @@ class OAuthProvider:
                 text = res.read().decode("utf-8", "replace")
         except urllib.error.HTTPError as e:
             body = e.read().decode("utf-8", "replace")[:200]
-            raise UnauthenticatedError(f"oauth: token endpoint answered {e.code}: {body}") from e
+            raise UnauthenticatedError(f"oauth: token endpoint answered {e.code}: {body}", _CODE) from e
         except (urllib.error.URLError, OSError) as e:
-            raise UnauthenticatedError(f"oauth: token request failed: {e}") from e
+            raise UnauthenticatedError(f"oauth: token request failed: {e}", _CODE) from e
         try:
             data = json.loads(text)
         except ValueError as e:
-            raise UnauthenticatedError(f"oauth: token endpoint answered non-JSON: {text[:200]}") from e
+            raise UnauthenticatedError(f"oauth: token endpoint answered non-JSON: {text[:200]}", _CODE) from e
         token = data.get("access_token") if isinstance(data, dict) else None
         if not isinstance(token, str) or not token:
-            raise UnauthenticatedError("oauth: token response has no access_token")
+            raise UnauthenticatedError("oauth: token response has no access_token", _CODE)
         try:
             lifetime = float(data.get("expires_in") or 300)
         except (TypeError, ValueError):
