@@ -8,7 +8,7 @@ PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint generate check-generated bootstrap \
         test-proto test-zeebe-engine test-engine test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
-        test-conformance test-conformance-zeebe test-examples conformance conformance-zeebe engine bench bench-python
+        test-conformance test-mutation-smoke test-conformance-zeebe test-examples conformance conformance-zeebe engine bench bench-python
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-20s %s\n", $$1, $$2}'
@@ -73,6 +73,13 @@ conformance: bootstrap engine ## conformance matrix (every SDK x scenario) on th
 
 conformance-mutation: bootstrap engine ## mutation proof: every mutant of conformance-tests/mutation/mutants.yaml must fail its scenarios (scratch clone; ~15 min)
 	@$(PY) conformance-tests/scripts/mutation.py --clone $${MUTATION_CLONE:-/tmp/jobwire-mutants} --out $(RESULTS)/mutation-results.md --json $(RESULTS)/mutation-results.json
+
+# A few representative mutants (capacity ledger, stream drain, TLS host name) in a fresh temp clone.
+MUTATION_SMOKE ?= go-ledger-10x,go-close-cancels-stream-without-drain,node-tls-no-hostname-check
+test-mutation-smoke: bootstrap engine ## mutation proof, smoke: a few mutants must fail their scenarios (fresh temp clone; ~3 min)
+	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/jobwire-mutation-smoke.XXXXXX") && \
+	  $(PY) conformance-tests/scripts/mutation.py --clone $$d/clone --discard --only $(MUTATION_SMOKE) \
+	    --junit $(RESULTS)/mutation-smoke.xml --out $(RESULTS)/mutation-smoke.md; rc=$$?; rm -rf "$$d"; exit $$rc
 
 test-conformance-zeebe: conformance-zeebe
 conformance-zeebe: bootstrap ## conformance against the real in-memory Zeebe engine

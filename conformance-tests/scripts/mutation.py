@@ -9,7 +9,13 @@ tree:
 
     .tools/venv/bin/python conformance-tests/scripts/mutation.py \
         [--clone /tmp/jobwire-mutants] [--refresh] [--only id,id] [--no-baseline] \
-        [--out conformance-tests/MUTATION-RESULTS.md]
+        [--out conformance-tests/MUTATION-RESULTS.md] [--junit results.xml] [--discard]
+
+--junit writes one JUnit testcase per mutant (passed = killed: every unmutated
+baseline passed and every mutated scenario failed; failure otherwise, e.g.
+survived, baseline not passing, "does not apply", "does not build", no clone).
+--discard removes the clone and its run directories at the end (`make
+test-mutation-smoke` runs a few mutants this way in a fresh temp clone).
 
 The clone is `git clone` of this repository plus a copy of its uncommitted
 working tree (without .git, node_modules, .tools), bootstrapped with
@@ -59,6 +65,10 @@ def copy_tree(src: Path, dst: Path):
     tmp.unlink()
 
 
+class SetupError(Exception):
+    """The scratch clone could not be made ready (clone, bootstrap, engine build)."""
+
+
 def prepare(clone: Path, refresh: bool):
     fresh = not (clone / ".git").exists()
     if fresh:
@@ -66,7 +76,7 @@ def prepare(clone: Path, refresh: bool):
             shutil.rmtree(clone)
         r = sh(["git", "clone", "-q", str(SRC), str(clone)])
         if r.returncode:
-            sys.exit(f"git clone failed: {r.stderr}")
+            raise SetupError(f"git clone failed: {r.stderr}")
     if fresh or refresh:
         copy_tree(SRC, clone)
         print(f"[mutation] copied the working tree of {SRC} into {clone}", flush=True)
@@ -81,12 +91,12 @@ def prepare(clone: Path, refresh: bool):
         print("[mutation] bootstrapping the clone", flush=True)
         r = sh([str(clone / "tools" / "bootstrap.sh")], cwd=clone, timeout=1800)
         if r.returncode:
-            sys.exit(f"bootstrap failed:\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+            raise SetupError(f"bootstrap failed:\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
     eng = clone / "engine-reference"
     if fresh or refresh or not (eng / "bin" / "jobwire-engine").exists():
         r = sh(["go", "build", "-o", "bin/jobwire-engine", "./cmd/jobwire-engine"], cwd=eng)
         if r.returncode:
-            sys.exit(f"engine build failed: {r.stderr}")
+            raise SetupError(f"engine build failed: {r.stderr}")
 
 
 def build_driver(clone: Path, sdk: str) -> tuple[bool, str]:
@@ -173,17 +183,91 @@ def main():
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--out", default="")
     ap.add_argument("--json", default="")
+    ap.add_argument("--junit", default="")
+    ap.add_argument("--discard", action="store_true")
     a = ap.parse_args()
     clone = Path(a.clone).resolve()
     if clone == SRC or SRC in clone.parents:
         sys.exit("the clone must be outside the source tree")
-    prepare(clone, a.refresh)
     mutants = yaml.safe_load((SRC / "conformance-tests" / "mutation" / "mutants.yaml").read_text())
     only = [x for x in a.only.split(",") if x]
     if only:
+        unknown = sorted(set(only) - {m["id"] for m in mutants})
+        if unknown:
+            sys.exit(f"--only: no such mutant in mutants.yaml: {', '.join(unknown)}")
         mutants = [m for m in mutants if m["id"] in only]
-    results = []
     work = clone.parent / (clone.name + "-runs")
+    t_setup = time.time()
+    try:
+        prepare(clone, a.refresh)
+    except (SetupError, subprocess.TimeoutExpired, OSError) as e:
+        print(f"[mutation] scratch clone not ready: {e}", flush=True)
+        if a.junit:
+            write_junit(Path(a.junit), [{"id": m["id"], "sdk": m["sdk"], "what": m["what"], "baseline": {},
+                                         "mutant": {}, "note": f"scratch clone not ready: {e}", "seconds": 0}
+                                        for m in mutants])
+        if a.discard:
+            shutil.rmtree(clone, ignore_errors=True)
+        sys.exit(1)
+    print(f"[mutation] scratch clone ready in {time.time() - t_setup:.0f} s", flush=True)
+    results = run_all(a, clone, mutants, work)
+    if not a.discard:
+        build_driver(clone, "go")
+        build_driver(clone, "node")
+    md = render(results)
+    print(md)
+    if a.out:
+        Path(a.out).write_text(md)
+    if a.json:
+        Path(a.json).write_text(json.dumps(results, indent=1, default=list))
+    if a.junit:
+        write_junit(Path(a.junit), results)
+    if a.discard:
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(clone, ignore_errors=True)
+    bad = [r for r in results if verdict(r, a.no_baseline)]
+    for r in bad:
+        print(f"[mutation] NOT KILLED {r['id']}: {verdict(r, a.no_baseline)}", flush=True)
+    sys.exit(1 if bad else 0)
+
+
+def verdict(r, no_baseline=False) -> str:
+    """'' when the mutant is killed (baseline passed, every mutated scenario failed), else why not."""
+    if r["note"]:
+        return r["note"]
+    if not no_baseline:
+        nb = {s: v[0] for s, v in r["baseline"].items() if v[0] != "pass"}
+        if nb:
+            return f"unmutated baseline did not pass: {nb}"
+    if not r["mutant"]:
+        return "no mutated run"
+    survived = {s: v[0] for s, v in r["mutant"].items() if v[0] != "FAIL"}
+    if survived:
+        return f"SURVIVED (mutated scenario did not fail): {survived}"
+    return ""
+
+
+def write_junit(path: Path, results):
+    suite = ET.Element("testsuite", name="mutation", tests=str(len(results)))
+    fails = 0
+    for r in results:
+        tc = ET.SubElement(suite, "testcase", classname=f"mutation.{r['sdk']}", name=r["id"],
+                           time=str(r.get("seconds", 0)))
+        why = verdict(r)
+        if why:
+            fails += 1
+            f = ET.SubElement(tc, "failure", message=why[:500])
+            f.text = (f"{r['what']}\n{why}\nbaseline: {r['baseline']}\nmutant: {r['mutant']}")
+        else:
+            out = ET.SubElement(tc, "system-out")
+            out.text = "killed: " + "; ".join(f"{s}: {short(v[1])}" for s, v in r["mutant"].items())
+    suite.set("failures", str(fails))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def run_all(a, clone: Path, mutants, work: Path):
+    results = []
     for m in mutants:
         t0 = time.time()
         sdk, scen = m["sdk"], m["scenarios"]
@@ -193,13 +277,15 @@ def main():
             ok, err = build_driver(clone, sdk)
             if not ok:
                 row["note"] = f"unmutated driver does not build: {err}"
+                row["seconds"] = round(time.time() - t0, 1)
                 results.append(row)
                 continue
             row["baseline"] = run_scenarios(clone, sdk, scen, work / m["id"] / "baseline")
         try:
             originals = apply(clone, m["edits"])
-        except ValueError as e:
+        except (ValueError, OSError) as e:
             row["note"] = f"mutant does not apply: {e}"
+            row["seconds"] = round(time.time() - t0, 1)
             results.append(row)
             print(f"[mutation] {m['id']}: {row['note']}", flush=True)
             continue
@@ -216,16 +302,7 @@ def main():
         print(f"[mutation] {m['id']} ({sdk}): baseline "
               f"{ {s: v[0] for s, v in row['baseline'].items()} } mutant { {s: v[0] for s, v in row['mutant'].items()} }"
               f" {row['note'][:200]} ({row['seconds']} s)", flush=True)
-    build_driver(clone, "go")
-    build_driver(clone, "node")
-    md = render(results)
-    print(md)
-    if a.out:
-        Path(a.out).write_text(md)
-    if a.json:
-        Path(a.json).write_text(json.dumps(results, indent=1, default=list))
-    survived = [r for r in results if r["note"] or any(v[0] != "FAIL" for v in r["mutant"].values())]
-    sys.exit(1 if survived else 0)
+    return results
 
 
 def render(results) -> str:
