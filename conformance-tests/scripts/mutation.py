@@ -52,8 +52,8 @@ def copy_tree(src: Path, dst: Path):
     tmp = dst.parent / (dst.name + ".tar")
 
     def filt(ti: tarfile.TarInfo):
-        parts = Path(ti.name).parts
-        if len(parts) > 1 and parts[1] in skip_top:
+        parts = Path(ti.name).parts  # "./.tools/x" -> (".tools", "x")
+        if parts and parts[0] in skip_top:
             return None
         if "node_modules" in parts or "__pycache__" in parts or "_gen" in parts:
             return None
