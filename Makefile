@@ -74,8 +74,8 @@ conformance: bootstrap engine ## conformance matrix (every SDK x scenario) on th
 conformance-mutation: bootstrap engine ## mutation proof: every mutant of conformance-tests/mutation/mutants.yaml must fail its scenarios (scratch clone; ~15 min)
 	@$(PY) conformance-tests/scripts/mutation.py --clone $${MUTATION_CLONE:-/tmp/jobwire-mutants} --out $(RESULTS)/mutation-results.md --json $(RESULTS)/mutation-results.json
 
-# A few representative mutants (capacity ledger, stream drain, TLS host name) in a fresh temp clone.
-MUTATION_SMOKE ?= go-ledger-10x,go-close-cancels-stream-without-drain,node-tls-no-hostname-check
+# A few representative mutants (Go: capacity ledger, close drain; Node: stream read gate, TLS host name) in a fresh temp clone.
+MUTATION_SMOKE ?= go-ledger-10x,go-close-cancels-stream-without-drain,node-stream-not-paused,node-tls-no-hostname-check
 test-mutation-smoke: bootstrap engine ## mutation proof, smoke: a few mutants must fail their scenarios (fresh temp clone; ~3 min)
 	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/jobwire-mutation-smoke.XXXXXX") && \
 	  $(PY) conformance-tests/scripts/mutation.py --clone $$d/clone --discard --only $(MUTATION_SMOKE) \

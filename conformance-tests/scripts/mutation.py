@@ -131,12 +131,14 @@ def run_scenarios(clone: Path, sdk: str, scenarios: list[str], wd: Path) -> dict
         sc = name.split("[", 1)[1].rstrip("]").split(":", 1)[1]
         secs = float(tc.get("time", 0))
         f = tc.find("failure")
-        if f is None:
-            f = tc.find("error")
+        er = tc.find("error")
         sk = tc.find("skipped")
         if f is not None:
             msg = (f.get("message") or f.text or "").strip()
             out[sc] = ("FAIL", msg, secs)
+        elif er is not None:
+            # a setup/teardown error (engine did not start, fixture crashed) is not a kill
+            out[sc] = ("error", (er.get("message") or er.text or "").strip(), secs)
         elif sk is not None:
             out[sc] = ("skipped", (sk.get("message") or "").strip(), secs)
         else:
