@@ -2,7 +2,7 @@
 # `make run`: the first five minutes of jobwire in one command.
 #
 #   1. builds the reference engine, the load driver and the order-worker of every
-#      SDK that has an examples/<sdk>/order-worker.sh (Go and Node today; a new SDK
+#      SDK that has an examples/<sdk>/order-worker.sh (Go, Node, Python and Java today; a new SDK
 #      joins by adding that file and its order-worker folder),
 #   2. starts `jobwire-engine dev` on a free 127.0.0.1 port,
 #   3. starts the order-workers, splitting the job types of
