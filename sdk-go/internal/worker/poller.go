@@ -177,7 +177,7 @@ func (w *Worker) activate(ctx context.Context, n int, requestTimeout time.Durati
 	defer func() { close(stopWatch); <-watched }()
 	go func() {
 		defer close(watched)
-		w.watchParkedPoll(stopWatch, &received, func() { cancelledByStream.Store(true); cancel() })
+		w.watchParkedPoll(stopWatch, &received, requestTimeout >= 0, func() { cancelledByStream.Store(true); cancel() })
 	}()
 	req := &pb.ActivateJobsRequest{
 		Type: w.cfg.JobType, Worker: w.cfg.WorkerName, Timeout: w.cfg.JobTimeout.Milliseconds(),
@@ -239,10 +239,13 @@ const parkedPollCancelDelay = 100 * time.Millisecond
 // most the poll threshold to above it, and stayed there for
 // parkedPollCancelDelay, while no job has arrived for this poll: the stream
 // filled the worker, so the parked poll would only activate jobs that find no
-// slot. It returns when stop is closed or after cancelling.
-func (w *Worker) watchParkedPoll(stop <-chan struct{}, received *atomic.Bool, cancel func()) {
+// slot. It returns when stop is closed or after cancelling. A parked poll is
+// only sent while held is at most the threshold, so for one (parked) the rise
+// may already have happened before this goroutine first looks: the stream can
+// fill the worker between the send and the first check.
+func (w *Worker) watchParkedPoll(stop <-chan struct{}, received *atomic.Bool, parked bool, cancel func()) {
 	max := w.ledger.Max()
-	below := false
+	below := parked
 	var due <-chan time.Time
 	for {
 		changed := w.ledger.Changed()
