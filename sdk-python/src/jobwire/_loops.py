@@ -173,6 +173,9 @@ class Poller:
         """One ActivateJobs call; returns (jobs received, cancelled because the stream filled the worker)."""
         ctx = self.ctx
         o = ctx.opts
+        # Held as the poll was decided: the awaits below (a token fetch) let the stream deliver
+        # meanwhile, and a rise above the threshold in that moment must still cancel a parked poll.
+        below_at_send = self._below()
         req = gateway_pb2.ActivateJobsRequest(
             type=o.job_type,
             worker=o.worker_name,
@@ -189,7 +192,7 @@ class Poller:
         if ctx.stop.is_set():
             call.cancel()
         got = 0
-        state = {"cancelled": False, "below": self._below()}
+        state = {"cancelled": False, "below": below_at_send}
         timer: List[Optional[asyncio.TimerHandle]] = [None]
         loop = asyncio.get_running_loop()
         led = ctx.ledger
