@@ -7,10 +7,6 @@
 // BENCH_HANDLER_MS (0), BENCH_PAD_BYTES (0), JOBWIRE_SDK_LIB (the built SDK to load, default ../lib/cjs/index.js),
 // JOBWIRE_ENGINE_BIN.
 'use strict'
-const { spawn } = require('node:child_process')
-const path = require('node:path')
-const fs = require('node:fs')
-const os = require('node:os')
 const { Client } = require(process.env.JOBWIRE_SDK_LIB ?? '../lib/cjs/index.js')
 
 const N = Number(process.env.BENCH_N ?? 5000)
@@ -19,32 +15,9 @@ const CAPACITY = Number(process.env.BENCH_CAPACITY ?? 16)
 const HANDLER_MS = Number(process.env.BENCH_HANDLER_MS ?? 0)
 const SLOW_MS = 1_000
 const PAD = 'x'.repeat(Number(process.env.BENCH_PAD_BYTES ?? 0))
-const ENGINE = process.env.JOBWIRE_ENGINE_BIN ?? path.resolve(__dirname, '..', '..', 'engine-reference', 'bin', 'jobwire-engine')
 
-function startEngine() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobwire-fair-'))
-  const p = spawn(ENGINE, ['dev', '--port', '0', '--data-dir', dir, '--exit-on-stdin-close', '--no-fsync'], { stdio: ['pipe', 'pipe', 'inherit'] })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    p.stdout.on('data', (d) => {
-      out += d
-      const m = /listening on (127\.0\.0\.1:\d+)/.exec(out)
-      if (m) resolve({ address: m[1], stop: () => { p.kill('SIGKILL'); fs.rmSync(dir, { recursive: true, force: true }) } })
-    })
-    p.on('exit', (c) => reject(new Error(`engine exited ${c}: ${out}`)))
-  })
-}
-
-const bpmn = (id, type) => `<?xml version="1.0" encoding="UTF-8"?>
-<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="x">
-  <bpmn:process id="${id}" isExecutable="true">
-    <bpmn:startEvent id="s"><bpmn:outgoing>f1</bpmn:outgoing></bpmn:startEvent>
-    <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="t" />
-    <bpmn:serviceTask id="t"><bpmn:extensionElements><zeebe:taskDefinition type="${type}" /></bpmn:extensionElements><bpmn:incoming>f1</bpmn:incoming><bpmn:outgoing>f2</bpmn:outgoing></bpmn:serviceTask>
-    <bpmn:sequenceFlow id="f2" sourceRef="t" targetRef="e" />
-    <bpmn:endEvent id="e"><bpmn:incoming>f2</bpmn:incoming></bpmn:endEvent>
-  </bpmn:process>
-</bpmn:definitions>`
+const { startEngine: start, bpmn } = require('./engine.js')
+const startEngine = () => start({ prefix: 'jobwire-fair-' })
 
 const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]
 

@@ -4,41 +4,12 @@
 // (stream open first, instances created while it runs). Env: BENCH_N (default 3000),
 // BENCH_FSYNC=1 to keep the engine's fsync on, JOBWIRE_ENGINE_BIN to pick the engine.
 'use strict'
-const { spawn } = require('node:child_process')
-const path = require('node:path')
-const fs = require('node:fs')
-const os = require('node:os')
 const { Client } = require('../lib/cjs/index.js')
 
 const N = Number(process.env.BENCH_N ?? 3000)
-const ENGINE = process.env.JOBWIRE_ENGINE_BIN ?? path.resolve(__dirname, '..', '..', 'engine-reference', 'bin', 'jobwire-engine')
 
-function startEngine() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobwire-bench-'))
-  const args = ['dev', '--port', '0', '--data-dir', dir, '--exit-on-stdin-close']
-  if (process.env.BENCH_FSYNC !== '1') args.push('--no-fsync')
-  const p = spawn(ENGINE, args, { stdio: ['pipe', 'pipe', 'inherit'] })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    p.stdout.on('data', (d) => {
-      out += d
-      const m = /listening on (127\.0\.0\.1:\d+)/.exec(out)
-      if (m) resolve({ address: m[1], stop: () => { p.kill('SIGKILL'); fs.rmSync(dir, { recursive: true, force: true }) } })
-    })
-    p.on('exit', (c) => reject(new Error(`engine exited ${c}: ${out}`)))
-  })
-}
-
-const bpmn = (id, type) => `<?xml version="1.0" encoding="UTF-8"?>
-<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="x">
-  <bpmn:process id="${id}" isExecutable="true">
-    <bpmn:startEvent id="s"><bpmn:outgoing>f1</bpmn:outgoing></bpmn:startEvent>
-    <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="t" />
-    <bpmn:serviceTask id="t"><bpmn:extensionElements><zeebe:taskDefinition type="${type}" /></bpmn:extensionElements><bpmn:incoming>f1</bpmn:incoming><bpmn:outgoing>f2</bpmn:outgoing></bpmn:serviceTask>
-    <bpmn:sequenceFlow id="f2" sourceRef="t" targetRef="e" />
-    <bpmn:endEvent id="e"><bpmn:incoming>f2</bpmn:incoming></bpmn:endEvent>
-  </bpmn:process>
-</bpmn:definitions>`
+const { startEngine: start, bpmn } = require('./engine.js')
+const startEngine = () => start({ fsync: process.env.BENCH_FSYNC === '1' })
 
 async function createMany(client, id, n, parallel = 64) {
   let next = 0
