@@ -70,7 +70,7 @@ public final class CamundaSaas {
       log("job " + job.getKey() + " of process " + job.getBpmnProcessId());
       return Map.of("handledBy", "jobwire-java");
     }).errorListener(e -> log("worker error: " + e.getMessage())).open();
-    log("handling jobs of type " + jobType + " (Ctrl-C to stop)");
+    // The hook goes in before the "handling" line: a stop signal right after that line must find it.
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       client.close(Duration.ofSeconds(10)); // stops taking jobs, lets running handlers finish
@@ -79,6 +79,7 @@ public final class CamundaSaas {
       // a graceful stop is a success: exit 0 instead of the JVM's 143 for SIGTERM
       Runtime.getRuntime().halt(0);
     }));
+    log("handling jobs of type " + jobType + " (Ctrl-C to stop)");
     stopped.await();
   }
 
