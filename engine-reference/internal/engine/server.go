@@ -12,6 +12,9 @@ import (
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+	// Zeebe's gateway accepts gzip-compressed requests, and @camunda8/sdk
+	// compresses every call with it: register the codec so such clients work.
+	_ "google.golang.org/grpc/encoding/gzip"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
