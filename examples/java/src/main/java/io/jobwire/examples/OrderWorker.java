@@ -60,30 +60,16 @@ public final class OrderWorker {
     int maxJobsActive = Integer.parseInt(System.getenv().getOrDefault("MAX_JOBS_ACTIVE", "32"));
     Stats stats = new Stats("java");
 
-    JobwireClient client = JobwireClient.fromEnvironment(); // ZEEBE_ADDRESS etc., else 127.0.0.1:26500
-    AtomicInteger waiting = new AtomicInteger(types.size());
-    List<JobWorker> workers = new ArrayList<>();
     for (String type : types) {
-      JobHandler h = handlers.get(type);
-      if (h == null) {
+      if (!handlers.containsKey(type)) { // before the shutdown hook, which would turn exit 2 into 0
         log("JOB_TYPES: unknown job type \"" + type + "\"");
         System.exit(2);
       }
-      boolean[] streaming = {false};
-      workers.add(client.newWorker()
-          .jobType(type)
-          .maxJobsActive(maxJobsActive)
-          .handler(stats.wrap(type, h))
-          .errorListener(e -> log(type + ": " + e.getMessage()))
-          .stateListener(s -> {
-            if (s == WorkerState.STREAMING && !streaming[0]) {
-              streaming[0] = true;
-              if (waiting.decrementAndGet() == 0) log("ready: handling " + String.join(", ", types));
-            }
-          })
-          .open());
     }
 
+    JobwireClient client = JobwireClient.fromEnvironment(); // ZEEBE_ADDRESS etc., else 127.0.0.1:26500
+    // The shutdown hook is in place before any worker can print "ready": a
+    // SIGTERM right after that line must find it (else the JVM exits 143).
     long interval = Long.parseLong(System.getenv().getOrDefault("STATS_INTERVAL_MS", "0"));
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "stats");
@@ -102,6 +88,25 @@ public final class OrderWorker {
       // a graceful stop is a success: exit 0 instead of the JVM's 143 for SIGTERM
       Runtime.getRuntime().halt(0);
     }));
+    AtomicInteger waiting = new AtomicInteger(types.size());
+    List<JobWorker> workers = new ArrayList<>();
+    for (String type : types) {
+      JobHandler h = handlers.get(type);
+      boolean[] streaming = {false};
+      workers.add(client.newWorker()
+          .jobType(type)
+          .maxJobsActive(maxJobsActive)
+          .handler(stats.wrap(type, h))
+          .errorListener(e -> log(type + ": " + e.getMessage()))
+          .stateListener(s -> {
+            if (s == WorkerState.STREAMING && !streaming[0]) {
+              streaming[0] = true;
+              if (waiting.decrementAndGet() == 0) log("ready: handling " + String.join(", ", types));
+            }
+          })
+          .open());
+    }
+
     stopped.await();
   }
 
