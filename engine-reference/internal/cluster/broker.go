@@ -93,7 +93,8 @@ func StartBroker(cfg BrokerConfig) (*Broker, error) {
 	}
 	b.lis = lis
 	b.local.Port = int32(lis.Addr().(*net.TCPAddr).Port)
-	b.srv = grpc.NewServer(grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize))
+	b.srv = grpc.NewServer(grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize),
+		grpc.ChainUnaryInterceptor(gateway.RecoverUnary), grpc.ChainStreamInterceptor(gateway.RecoverStream))
 	cpb.RegisterBrokerServiceServer(b.srv, b)
 	apb.RegisterAdminServiceServer(b.srv, &brokerAdmin{l: b.local})
 	hs := health.NewServer()

@@ -45,6 +45,11 @@ func (p *Partition) dispatch(c *Command, fx *effects) (any, error) {
 		return p.activate(c)
 	case OpTimeOut, OpRecur, OpYield, OpReturn:
 		return p.jobTimerLike(c, fx)
+	case OpKeys:
+		if c.Key > p.st.counter {
+			p.st.counter = c.Key
+		}
+		return nil, nil
 	}
 	return nil, status.Errorf(codes.Internal, "unknown command %q", c.Op)
 }

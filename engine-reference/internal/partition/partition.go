@@ -249,6 +249,18 @@ func (p *Partition) processBatch(batch []*Command) {
 			c.Now = now
 		}
 		resp, err := p.safeProcess(c, fx)
+		if c.panicked {
+			// The command was rejected, but it may have taken keys before it
+			// failed. Log the key counter so a restart never hands them out
+			// again (keys never go back).
+			b, merr := json.Marshal(&Command{Op: OpKeys, Key: p.st.counter, Now: c.Now})
+			if merr == nil {
+				merr = p.log.Append(b)
+			}
+			if merr != nil {
+				p.fatal(merr)
+			}
+		}
 		if err == nil && p.changesState(c) {
 			b, merr := json.Marshal(c)
 			if merr == nil {
@@ -282,9 +294,26 @@ func (p *Partition) processBatch(batch []*Command) {
 		}
 	}
 	for _, q := range queries {
-		q.Query(p.st)
-		q.reply <- Result{}
+		q.reply <- p.safeQuery(q)
 	}
+}
+
+// safeQuery runs an admin read; a nil or panicking read is answered with an
+// error instead of taking the partition goroutine (and the process) down.
+func (p *Partition) safeQuery(q *Command) (r Result) {
+	if q.Query == nil {
+		return Result{Err: status.Error(codes.InvalidArgument, "a query command needs a query function (it cannot come from the wire)")}
+	}
+	defer func() {
+		if x := recover(); x != nil {
+			if p.cfg.Logger != nil {
+				p.cfg.Logger.Error("panic in partition query", "partition", p.cfg.ID, "panic", x)
+			}
+			r = Result{Err: status.Errorf(codes.Internal, "internal error in query: %v", x)}
+		}
+	}()
+	q.Query(p.st)
+	return Result{}
 }
 
 // changesState reports whether an accepted command must be logged. An
@@ -307,6 +336,7 @@ func (p *Partition) safeProcess(c *Command, fx *effects) (resp any, err error) {
 				p.cfg.Logger.Error("panic while processing command", "op", c.Op, "panic", r)
 			}
 			resp, err = nil, status.Errorf(codes.Internal, "internal error processing %s: %v", c.Op, r)
+			c.panicked = true
 		}
 	}()
 	return p.processLive(c, fx)
