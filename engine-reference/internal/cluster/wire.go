@@ -30,7 +30,7 @@ func decodeCommand(b []byte) (*partition.Command, error) {
 	}
 	// Decisions the partition pins while processing (time, chosen jobs,
 	// push/yield outcomes) are its own; a peer cannot pre-set them.
-	c.Now, c.JobKeys, c.Pushes, c.Yields = 0, nil, nil, nil
+	c.Now, c.JobKeys, c.Pushes, c.Yields, c.KeyMark = 0, nil, nil, nil, 0
 	return &c, nil
 }
 

@@ -95,10 +95,25 @@ func Open(cfg Config) (*Partition, error) {
 		if c.Now > p.lastNow {
 			p.lastNow = c.Now
 		}
+		if c.KeyMark > p.st.counter {
+			// Keys never go back, even if today's code rejects or
+			// processes a logged command differently than when it was
+			// first accepted.
+			p.st.counter = c.KeyMark
+		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("partition %d: %w", cfg.ID, err)
+	}
+	if r := l.Repaired; r != nil {
+		msg := fmt.Sprintf("partition %d: repaired a torn log tail (a crash during an append; nothing in it was acknowledged): cut %d bytes at offset %d of %s (%s)",
+			cfg.ID, r.Dropped, r.Offset, filepath.Join(dir, "log"), r.Reason)
+		if cfg.Logger != nil {
+			cfg.Logger.Warn(msg)
+		} else {
+			fmt.Fprintln(os.Stderr, "jobwire-engine:", msg)
+		}
 	}
 	p.log = l
 	p.rebuildTimers()
@@ -262,6 +277,7 @@ func (p *Partition) processBatch(batch []*Command) {
 			}
 		}
 		if err == nil && p.changesState(c) {
+			c.KeyMark = p.st.counter
 			b, merr := json.Marshal(c)
 			if merr == nil {
 				merr = p.log.Append(b)
