@@ -101,6 +101,7 @@ func broker(args []string) int {
 	partsOf := fs.String("partitions", "", "partitions this broker leads, e.g. 1,4 (default: from --cluster-size)")
 	stdinClose := fs.Bool("exit-on-stdin-close", false, "exit when stdin is closed")
 	noSync := fs.Bool("no-fsync", false, "skip fsync (not crash-safe)")
+	history := fs.Int("history", 0, "finished instances and jobs each partition keeps for the admin API (default 10000)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -115,7 +116,7 @@ func broker(args []string) int {
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	b, err := cluster.StartBroker(cluster.BrokerConfig{NodeID: int32(*node), Port: *port, DataDir: *dataDir,
-		PartitionIDs: ids, PartitionCount: int32(*count), NoSync: *noSync})
+		PartitionIDs: ids, PartitionCount: int32(*count), NoSync: *noSync, History: *history})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jobwire-engine broker: %v\n", err)
 		return 1

@@ -30,6 +30,7 @@ type BrokerConfig struct {
 	PartitionIDs   []int32
 	PartitionCount int32
 	NoSync         bool
+	History        int // finished instances/jobs kept per partition for the admin API (0: default)
 	Logger         *slog.Logger
 }
 
@@ -80,7 +81,7 @@ func StartBroker(cfg BrokerConfig) (*Broker, error) {
 	}
 	b := &Broker{cfg: cfg}
 	b.sess = newSessions(func(pid int32, c *partition.Command) { b.local.Post(pid, c) })
-	parts, err := engine.OpenPartitions(cfg.DataDir, cfg.PartitionIDs, cfg.PartitionCount, cfg.NoSync, b.sess, cfg.Logger)
+	parts, err := engine.OpenPartitions(cfg.DataDir, cfg.PartitionIDs, cfg.PartitionCount, cfg.NoSync, cfg.History, b.sess, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}

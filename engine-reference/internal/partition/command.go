@@ -59,8 +59,8 @@ type Command struct {
 	Query          func(*State) `json:"-"`
 	steps          int          // step budget used (exec.go)
 	panicked       bool
-	reply          chan Result  `json:"-"`
-	result         chan Result  `json:"-"` // with-result completion
+	reply          chan Result `json:"-"`
+	result         chan Result `json:"-"` // with-result completion
 	replaying      bool
 }
 

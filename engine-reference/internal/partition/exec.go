@@ -229,4 +229,5 @@ func (p *Partition) checkDone(fx *effects, in *Instance) {
 	in.joins = nil
 	p.st.activeInstances--
 	p.answerWaiters(fx, in, nil)
+	p.st.finishInstance(in)
 }

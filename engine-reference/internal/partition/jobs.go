@@ -328,7 +328,7 @@ func (p *Partition) activate(c *Command) (any, error) {
 	for ; i < len(q) && int32(len(out)) < c.MaxJobs; i++ {
 		e := q[i]
 		j := p.st.Jobs[e.key]
-		if j == nil || j.State != JobActivatable || j.queueSeq != e.seq {
+		if j == nil || j.State != JobActivatable || j.QueueSeq != e.seq {
 			continue
 		}
 		p.activateJob(j, c.Worker, c.Now+c.Timeout)
@@ -360,7 +360,7 @@ func (p *Partition) activate(c *Command) (any, error) {
 func compactQueue(s *State, q []queued) []queued {
 	for len(q) > 0 {
 		j := s.Jobs[q[0].key]
-		if j != nil && j.State == JobActivatable && j.queueSeq == q[0].seq {
+		if j != nil && j.State == JobActivatable && j.QueueSeq == q[0].seq {
 			break
 		}
 		q = q[1:]

@@ -46,6 +46,7 @@ type Config struct {
 	Count   int32
 	DataDir string
 	NoSync  bool // tests only: skip fsync
+	History int  // finished instances/jobs kept for the admin API (0: DefaultHistory)
 	Defs    *Registry
 	Hooks   Hooks
 	Logger  *slog.Logger
@@ -53,16 +54,24 @@ type Config struct {
 
 // Partition processes commands for one partition.
 type Partition struct {
-	cfg     Config
-	st      *State
-	log     *wal.Log
-	queue   chan *Command
-	stop    chan struct{}
-	done    chan struct{}
-	timers  timerHeap
-	timer   *time.Timer
-	waiters map[int64][]*Command // CreateProcessInstanceWithResult
-	lastNow int64
+	cfg       Config
+	st        *State
+	log       *wal.Log
+	queue     chan *Command
+	stop      chan struct{}
+	done      chan struct{}
+	timers    timerHeap
+	timer     *time.Timer
+	waiters   map[int64][]*Command // CreateProcessInstanceWithResult
+	lastNow   int64
+	dir       string
+	segment   int64                   // current log segment
+	logp      atomic.Pointer[wal.Log] // p.log, for Stats from other goroutines
+	base      atomic.Int64            // log records before the current segment
+	fsyncBase atomic.Int64
+	batchBase atomic.Int64
+	snapshots atomic.Int64
+	stopped   bool // Run returned normally (Close may snapshot)
 	// counters
 	processed atomic.Int64
 	active    atomic.Int64
@@ -74,15 +83,57 @@ type Partition struct {
 // MaxBatch bounds how many queued commands share one fsync.
 const MaxBatch = 1024
 
-// Open replays the partition's log and returns it ready to Run.
+// Open restores the partition from its snapshot and log and returns it
+// ready to Run.
 func Open(cfg Config) (*Partition, error) {
 	dir := filepath.Join(cfg.DataDir, fmt.Sprintf("partition-%d", cfg.ID))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	p := &Partition{cfg: cfg, st: newState(cfg.ID, cfg.Defs), queue: make(chan *Command, 8192),
+	p := &Partition{cfg: cfg, dir: dir, st: newState(cfg.ID, cfg.Defs, cfg.History), queue: make(chan *Command, 8192),
 		stop: make(chan struct{}), done: make(chan struct{}), waiters: map[int64][]*Command{}}
-	l, err := wal.Open(filepath.Join(dir, "log"), cfg.NoSync, func(b []byte) error {
+	start := int64(0)
+	snap, err := readSnapshotFile(filepath.Join(dir, "snapshot"))
+	if err != nil {
+		return nil, fmt.Errorf("partition %d: %w", cfg.ID, err)
+	}
+	if snap != nil {
+		d, err := p.loadSnapshot(snap)
+		if err != nil {
+			return nil, fmt.Errorf("partition %d: %s: %w", cfg.ID, filepath.Join(dir, "snapshot"), err)
+		}
+		start = d.Segment
+		p.base.Store(d.Position)
+	}
+	segs, err := listSegments(dir)
+	if err != nil {
+		return nil, err
+	}
+	var replay []int64
+	for _, n := range segs {
+		if n < start {
+			// Compacted into the snapshot; left behind by a crash right
+			// after the snapshot was written.
+			if err := os.Remove(segmentPath(dir, n)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if len(replay) > 0 && n != replay[len(replay)-1]+1 {
+			return nil, fmt.Errorf("partition %d: log segment %d is missing before %s; refusing to start", cfg.ID, replay[len(replay)-1]+1, segmentPath(dir, n))
+		}
+		replay = append(replay, n)
+	}
+	if len(replay) > 0 && snap != nil && replay[0] != start {
+		return nil, fmt.Errorf("partition %d: log segment %s (the first after the snapshot) is missing; refusing to start", cfg.ID, segmentPath(dir, start))
+	}
+	if len(replay) == 0 {
+		if start == 0 {
+			start = 1 // a new data dir starts with segment 1 (segment 0 is format 1's single file)
+		}
+		replay = []int64{start}
+	}
+	apply := func(b []byte) error {
 		var c Command
 		if err := json.Unmarshal(b, &c); err != nil {
 			return err
@@ -102,23 +153,92 @@ func Open(cfg Config) (*Partition, error) {
 			p.st.counter = c.KeyMark
 		}
 		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("partition %d: %w", cfg.ID, err)
 	}
-	if r := l.Repaired; r != nil {
-		msg := fmt.Sprintf("partition %d: repaired a torn log tail (a crash during an append; nothing in it was acknowledged): cut %d bytes at offset %d of %s (%s)",
-			cfg.ID, r.Dropped, r.Offset, filepath.Join(dir, "log"), r.Reason)
-		if cfg.Logger != nil {
-			cfg.Logger.Warn(msg)
+	for i, n := range replay {
+		last := i == len(replay)-1
+		l, err := wal.OpenSegment(segmentPath(dir, n), cfg.NoSync, last, apply)
+		if err != nil {
+			return nil, fmt.Errorf("partition %d: %w", cfg.ID, err)
+		}
+		if r := l.Repaired; r != nil {
+			msg := fmt.Sprintf("partition %d: repaired a torn log tail (a crash during an append; nothing in it was acknowledged): cut %d bytes at offset %d of %s (%s)",
+				cfg.ID, r.Dropped, r.Offset, segmentPath(dir, n), r.Reason)
+			if cfg.Logger != nil {
+				cfg.Logger.Warn(msg)
+			} else {
+				fmt.Fprintln(os.Stderr, "jobwire-engine:", msg)
+			}
+		}
+		if !last {
+			p.base.Add(l.Records())
+			l.Close()
+			continue
+		}
+		p.log, p.segment = l, n
+		p.logp.Store(l)
+	}
+	p.rebuildTimers()
+	p.refreshGauges()
+	return p, nil
+}
+
+// snapshot writes the state after everything logged so far and starts a
+// new log segment; older segments are deleted. Runs on the partition
+// goroutine after a batch is durable (or after it stopped). A failure is
+// logged and leaves the log as it was (nothing is lost, the next attempt
+// retries).
+func (p *Partition) snapshot() {
+	if err := p.trySnapshot(); err != nil {
+		msg := fmt.Sprintf("partition %d: snapshot failed (the log is intact, will retry): %v", p.cfg.ID, err)
+		if p.cfg.Logger != nil {
+			p.cfg.Logger.Error(msg)
 		} else {
 			fmt.Fprintln(os.Stderr, "jobwire-engine:", msg)
 		}
 	}
-	p.log = l
-	p.rebuildTimers()
-	p.refreshGauges()
-	return p, nil
+}
+
+func (p *Partition) trySnapshot() error {
+	next := p.segment + 1
+	nl, err := wal.OpenSegment(segmentPath(p.dir, next), p.cfg.NoSync, true, func([]byte) error {
+		return fmt.Errorf("segment %d already has records", next)
+	})
+	if err != nil {
+		return err
+	}
+	if err := syncDir(p.dir, p.cfg.NoSync); err != nil {
+		nl.Close()
+		return err
+	}
+	pos := p.base.Load() + p.log.Records()
+	b, err := p.encodeSnapshot(next, pos)
+	if err == nil {
+		err = writeFileDurably(filepath.Join(p.dir, "snapshot"), b, p.cfg.NoSync)
+	}
+	if err != nil {
+		nl.Close()
+		return err
+	}
+	old := p.log
+	p.fsyncBase.Add(old.Fsyncs())
+	p.batchBase.Add(old.Batches())
+	p.base.Store(pos)
+	p.log, p.segment = nl, next
+	p.logp.Store(nl)
+	old.Close()
+	segs, err := listSegments(p.dir)
+	if err != nil {
+		return err
+	}
+	for _, n := range segs {
+		if n < next {
+			if err := os.Remove(segmentPath(p.dir, n)); err != nil {
+				return err
+			}
+		}
+	}
+	p.snapshots.Add(1)
+	return nil
 }
 
 // ID returns the partition id.
@@ -172,6 +292,12 @@ func (p *Partition) Close() error {
 	case <-p.done:
 	case <-t.C:
 		return fmt.Errorf("partition %d did not stop within %v", p.cfg.ID, CloseTimeout)
+	}
+	if p.log.Records() > 0 {
+		// A clean shutdown leaves a snapshot and an empty segment: the next
+		// start re-executes no command (an upgrade in between cannot change
+		// the recovered state).
+		p.snapshot()
 	}
 	return p.log.Close()
 }
@@ -291,6 +417,9 @@ func (p *Partition) processBatch(batch []*Command) {
 	if err := p.log.Sync(); err != nil {
 		p.fatal(err)
 	}
+	if p.log.Records() >= SnapshotEvery {
+		p.snapshot()
+	}
 	p.processed.Add(int64(len(answers)))
 	p.refreshGauges()
 	for _, a := range answers {
@@ -392,7 +521,8 @@ type Stats struct {
 
 // Stats returns current counters (safe from any goroutine).
 func (p *Partition) Stats() Stats {
-	return Stats{ID: p.cfg.ID, LogPosition: p.log.Records(), Batches: p.log.Batches(), Fsyncs: p.log.Fsyncs(),
+	l := p.logp.Load()
+	return Stats{ID: p.cfg.ID, LogPosition: p.base.Load() + l.Records(), Batches: p.batchBase.Load() + l.Batches(), Fsyncs: p.fsyncBase.Load() + l.Fsyncs(),
 		ActiveInstances: p.active.Load(), Activatable: p.activat.Load(), Activated: p.activated.Load()}
 }
 

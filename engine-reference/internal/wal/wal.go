@@ -53,11 +53,15 @@ type Repair struct {
 type CorruptError struct {
 	Path   string
 	Offset int64  // start of the damaged record
-	Next   int64  // start of the next intact record found after it
+	Next   int64  // start of the next intact record found after it (-1: none, but later segments exist)
 	Reason string // what is wrong with the record at Offset
 }
 
 func (e *CorruptError) Error() string {
+	if e.Next < 0 {
+		return fmt.Sprintf("log segment %s is corrupt at offset %d (%s), and later segments exist, so this is damage to data that was already written, not a torn write; refusing to start (nothing was changed)",
+			e.Path, e.Offset, e.Reason)
+	}
 	return fmt.Sprintf("log %s is corrupt at offset %d (%s), and intact records follow at offset %d: "+
 		"this is damage to data that was already written, not a torn write; refusing to start (nothing was changed). "+
 		"Restore the file from a backup, or, to drop everything from offset %d on (losing acknowledged data), truncate it to %d bytes",
@@ -73,6 +77,14 @@ func (e *CorruptError) Error() string {
 // by intact records is corruption of acknowledged data: Open returns a
 // *CorruptError naming the file and offset and changes nothing.
 func Open(path string, noSync bool, replay func(payload []byte) error) (*Log, error) {
+	return OpenSegment(path, noSync, true, replay)
+}
+
+// OpenSegment is Open for one segment of a segmented log. Only the last
+// segment can have a torn tail (earlier ones were complete and fsynced
+// before the next one was started), so in a segment that is not the last
+// any damage is corruption.
+func OpenSegment(path string, noSync, last bool, replay func(payload []byte) error) (*Log, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
@@ -123,7 +135,7 @@ func Open(path string, noSync bool, replay func(payload []byte) error) (*Log, er
 			f.Close()
 			return nil, err
 		}
-		if next >= 0 {
+		if next >= 0 || !last {
 			f.Close()
 			return nil, &CorruptError{Path: path, Offset: good, Next: next, Reason: reason}
 		}
