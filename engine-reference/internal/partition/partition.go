@@ -71,7 +71,9 @@ type Partition struct {
 	fsyncBase atomic.Int64
 	batchBase atomic.Int64
 	snapshots atomic.Int64
-	stopped   bool // Run returned normally (Close may snapshot)
+	// pipelined commit (commitLoop)
+	commits       chan *pendingBatch
+	committerDone chan struct{}
 	// counters
 	processed atomic.Int64
 	active    atomic.Int64
@@ -91,7 +93,8 @@ func Open(cfg Config) (*Partition, error) {
 		return nil, err
 	}
 	p := &Partition{cfg: cfg, dir: dir, st: newState(cfg.ID, cfg.Defs, cfg.History), queue: make(chan *Command, 8192),
-		stop: make(chan struct{}), done: make(chan struct{}), waiters: map[int64][]*Command{}}
+		stop: make(chan struct{}), done: make(chan struct{}), waiters: map[int64][]*Command{},
+		commits: make(chan *pendingBatch, 64), committerDone: make(chan struct{})}
 	start := int64(0)
 	snap, err := readSnapshotFile(filepath.Join(dir, "snapshot"))
 	if err != nil {
@@ -246,7 +249,14 @@ func (p *Partition) ID() int32 { return p.cfg.ID }
 
 // Run processes commands until Close.
 func (p *Partition) Run() {
-	defer close(p.done)
+	go p.commitLoop()
+	defer func() {
+		// Every processed batch is made durable and answered before the
+		// partition reports that it stopped.
+		close(p.commits)
+		<-p.committerDone
+		close(p.done)
+	}()
 	p.timer = time.NewTimer(time.Hour)
 	p.armTimer()
 	batch := make([]*Command, 0, MaxBatch)
@@ -375,10 +385,6 @@ func (p *Partition) processBatch(batch []*Command) {
 	}
 	p.lastNow = now
 	fx := &effects{}
-	type answer struct {
-		c *Command
-		r Result
-	}
 	answers := make([]answer, 0, len(batch))
 	var queries []*Command
 	for _, c := range batch {
@@ -414,19 +420,104 @@ func (p *Partition) processBatch(batch []*Command) {
 		}
 		answers = append(answers, answer{c, Result{resp, err}})
 	}
-	if err := p.log.Sync(); err != nil {
+	wrote, err := p.log.Flush()
+	if err != nil {
 		p.fatal(err)
-	}
-	if p.log.Records() >= SnapshotEvery {
-		p.snapshot()
 	}
 	p.processed.Add(int64(len(answers)))
 	p.refreshGauges()
-	for _, a := range answers {
+	// Admin reads see the state after this batch (they are not logged).
+	for _, q := range queries {
+		q.reply <- p.safeQuery(q)
+	}
+	p.commit(&pendingBatch{log: p.log, wrote: wrote, answers: answers, fx: fx})
+	if p.log.Records() >= SnapshotEvery {
+		p.waitCommitted()
+		p.snapshot()
+	}
+}
+
+// answer is a command's result, sent once its batch is durable.
+type answer struct {
+	c *Command
+	r Result
+}
+
+// pendingBatch is a processed batch on its way to durability: its records
+// are written to the log file, its replies and side effects wait for the
+// fsync.
+type pendingBatch struct {
+	log     *wal.Log
+	wrote   bool // the batch appended records (needs an fsync)
+	answers []answer
+	fx      *effects
+	barrier chan struct{} // waitCommitted: closed once everything before is committed
+}
+
+// commit hands a processed batch to the committer. Pipelined group commit:
+// while one fsync runs, the partition goroutine already processes and
+// appends the next batch; the committer makes every batch that arrived
+// during an fsync durable with the next single fsync, then releases the
+// batches' replies and side effects in order. Nothing a client can see
+// (reply, pushed job, jobs-available notification, with-result answer)
+// leaves before everything it could depend on is durable, because batches
+// are released strictly in processing order.
+func (p *Partition) commit(b *pendingBatch) {
+	p.commits <- b
+}
+
+// waitCommitted blocks until every batch handed to commit is durable and
+// released (before a snapshot switches log segments).
+func (p *Partition) waitCommitted() {
+	done := make(chan struct{})
+	p.commits <- &pendingBatch{barrier: done}
+	<-done
+}
+
+// commitLoop is the committer goroutine (one per partition).
+func (p *Partition) commitLoop() {
+	defer close(p.committerDone)
+	for first := range p.commits {
+		group := []*pendingBatch{first}
+	more:
+		for len(group) < 256 {
+			select {
+			case b, ok := <-p.commits:
+				if !ok {
+					break more
+				}
+				group = append(group, b)
+			default:
+				break more
+			}
+		}
+		var synced *wal.Log
+		for _, b := range group {
+			if b.wrote && b.log != synced {
+				if err := b.log.SyncFile(); err != nil {
+					p.fatal(err)
+				}
+				synced = b.log
+			}
+		}
+		for _, b := range group {
+			p.afterCommit(b)
+		}
+	}
+}
+
+// afterCommit sends a durable batch's replies and runs its side effects.
+func (p *Partition) afterCommit(b *pendingBatch) {
+	if b.barrier != nil {
+		close(b.barrier)
+		return
+	}
+	for _, a := range b.answers {
 		if a.c.reply != nil {
 			a.c.reply <- a.r
 		}
 	}
+	fx := b.fx
 	for _, f := range fx.results {
 		f()
 	}
@@ -437,9 +528,6 @@ func (p *Partition) processBatch(batch []*Command) {
 		for t := range fx.notify {
 			p.cfg.Hooks.JobsAvailable(t)
 		}
-	}
-	for _, q := range queries {
-		q.reply <- p.safeQuery(q)
 	}
 }
 

@@ -202,27 +202,46 @@ func (l *Log) Append(payload []byte) error {
 	return nil
 }
 
-// Sync flushes the buffered records and fsyncs once: one batch committed.
-func (l *Log) Sync() error {
+// Flush writes the buffered records of one batch to the file (no fsync)
+// and reports whether there were any. The partition goroutine calls it;
+// the fsync (SyncFile) may then run on another goroutine while the next
+// batch is processed and appended (pipelined group commit).
+func (l *Log) Flush() (bool, error) {
 	if l.pending == 0 {
-		return nil
+		return false, nil
 	}
 	if err := l.w.Flush(); err != nil {
-		return err
-	}
-	if !l.noSync {
-		if err := l.f.Sync(); err != nil {
-			return err
-		}
-		l.fsyncs.Add(1)
+		return false, err
 	}
 	l.records.Add(int64(l.pending))
 	l.batches.Add(1)
 	l.pending = 0
+	return true, nil
+}
+
+// SyncFile makes everything flushed so far durable (one fsync). Safe to
+// call concurrently with Append/Flush.
+func (l *Log) SyncFile() error {
+	if l.noSync {
+		return nil
+	}
+	if err := l.f.Sync(); err != nil {
+		return err
+	}
+	l.fsyncs.Add(1)
 	return nil
 }
 
-// Records is the number of committed records (the log position).
+// Sync flushes the buffered records and fsyncs once: one batch committed.
+func (l *Log) Sync() error {
+	wrote, err := l.Flush()
+	if err != nil || !wrote {
+		return err
+	}
+	return l.SyncFile()
+}
+
+// Records is the number of records written (the log position).
 func (l *Log) Records() int64 { return l.records.Load() }
 
 // Fsyncs counts fsync calls.
