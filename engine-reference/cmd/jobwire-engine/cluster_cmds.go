@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/cluster"
+	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	"github.com/jobwire/jobwire/engine-reference/internal/engine"
 	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
 )
@@ -102,8 +103,12 @@ func broker(args []string) int {
 	stdinClose := fs.Bool("exit-on-stdin-close", false, "exit when stdin is closed")
 	noSync := fs.Bool("no-fsync", false, "skip fsync (not crash-safe)")
 	history := fs.Int("history", 0, "finished instances and jobs each partition keeps for the admin API (default 10000)")
+	snapEvery := fs.Int64("snapshot-every", partition.SnapshotEvery, "log records after which a partition writes a snapshot and compacts its log")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *snapEvery > 0 {
+		partition.SnapshotEvery = *snapEvery
 	}
 	ids := cluster.PartitionsOf(int32(*node), int32(*size), int32(*count))
 	if *partsOf != "" {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/engine"
+	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 )
 
 func usage() {
@@ -72,8 +73,12 @@ func dev(args []string) int {
 	noSync := fs.Bool("no-fsync", false, "skip fsync (faster, not crash-safe; for throwaway runs)")
 	noLongPoll := fs.Bool("no-long-polling", false, "answer every ActivateJobs at once (as Zeebe with long polling disabled)")
 	history := fs.Int("history", 0, "finished instances and jobs each partition keeps for the admin API (default 10000; older ones are only counted)")
+	snapEvery := fs.Int64("snapshot-every", partition.SnapshotEvery, "log records after which a partition writes a snapshot and compacts its log (bounds crash-recovery replay)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *snapEvery > 0 {
+		partition.SnapshotEvery = *snapEvery
 	}
 	// Signals are caught before the listening line is printed, so a harness
 	// that stops the engine right after startup gets a clean exit.

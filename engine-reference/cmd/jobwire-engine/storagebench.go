@@ -34,6 +34,7 @@ func storageBench(args []string) int {
 	conc := fs.Int("concurrency", 128, "instance creations in flight")
 	bin := fs.String("engine-bin", "", "engine binary to measure (default: this one); any build with `dev --data-dir --exit-on-stdin-close`")
 	fsync := fs.Bool("fsync", false, "fsync while filling (slower; restart and RSS do not depend on it)")
+	devArgs := fs.String("dev-args", "", "extra flags for the measured `dev` process, space-separated (e.g. \"--history 1000 --snapshot-every 10000\")")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -45,7 +46,7 @@ func storageBench(args []string) int {
 		}
 		*bin = self
 	}
-	fmt.Printf("jobwire-engine storage-bench: %s, 3 partitions, single-service-task instances run to completion (fill fsync %v)\n", *bin, *fsync)
+	fmt.Printf("jobwire-engine storage-bench: %s %s, 3 partitions, single-service-task instances run to completion (fill fsync %v)\n", *bin, *devArgs, *fsync)
 	fmt.Printf("%-10s %-10s %-12s %-14s %-12s %-14s %-12s %-12s\n", "finished", "fill/s", "RSS filled", "crash restart", "RSS after", "clean restart", "RSS after", "data dir")
 	for _, f := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -53,7 +54,7 @@ func storageBench(args []string) int {
 			fmt.Fprintf(os.Stderr, "bad size %q\n", f)
 			return 2
 		}
-		if err := storageRun(*bin, n, *conc, *fsync); err != nil {
+		if err := storageRun(*bin, n, *conc, *fsync, strings.Fields(*devArgs)); err != nil {
 			fmt.Fprintf(os.Stderr, "storage-bench %d: %v\n", n, err)
 			return 1
 		}
@@ -69,8 +70,8 @@ type devProc struct {
 
 var devListenRE = regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
 
-func startDev(bin, dir string, fsync bool) (*devProc, time.Duration, error) {
-	args := []string{"dev", "--port", "0", "--data-dir", dir, "--exit-on-stdin-close"}
+func startDev(bin, dir string, fsync bool, extra []string) (*devProc, time.Duration, error) {
+	args := append([]string{"dev", "--port", "0", "--data-dir", dir, "--exit-on-stdin-close"}, extra...)
 	if !fsync {
 		args = append(args, "--no-fsync")
 	}
@@ -125,13 +126,13 @@ func dirMB(dir string) float64 {
 	return float64(total) / (1 << 20)
 }
 
-func storageRun(bin string, n, conc int, fsync bool) error {
+func storageRun(bin string, n, conc int, fsync bool, extra []string) error {
 	dir, err := os.MkdirTemp("", "jobwire-storage-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	d, _, err := startDev(bin, dir, fsync)
+	d, _, err := startDev(bin, dir, fsync, extra)
 	if err != nil {
 		return err
 	}
@@ -173,6 +174,32 @@ func storageRun(bin string, n, conc int, fsync bool) error {
 			}
 		}()
 	}
+	// A poller picks up jobs that were yielded because no stream was ready,
+	// so no backlog builds up: the run is a steady state.
+	poll := func() {
+		s, err := gw.ActivateJobs(ctx, &pb.ActivateJobsRequest{Type: "bench", Worker: "storage-bench", Timeout: 60000, MaxJobsToActivate: 256, RequestTimeout: 200})
+		if err != nil {
+			return
+		}
+		for {
+			r, err := s.Recv()
+			if err != nil {
+				return
+			}
+			for _, j := range r.Jobs {
+				if _, err := gw.CompleteJob(ctx, &pb.CompleteJobRequest{JobKey: j.Key}); err == nil {
+					completed.Add(1)
+				}
+			}
+		}
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for ctx.Err() == nil && completed.Load() < int64(n) {
+			poll()
+		}
+	}()
 	var next atomic.Int64
 	var cwg sync.WaitGroup
 	for c := 0; c < conc; c++ {
@@ -180,6 +207,9 @@ func storageRun(bin string, n, conc int, fsync bool) error {
 		go func() {
 			defer cwg.Done()
 			for next.Add(1) <= int64(n) {
+				for next.Load()-completed.Load() > 4096 {
+					time.Sleep(time.Millisecond) // keep the live state steady
+				}
 				for {
 					if _, err := gw.CreateProcessInstance(ctx, &pb.CreateProcessInstanceRequest{BpmnProcessId: "bench", Version: -1}); err == nil {
 						break
@@ -190,23 +220,8 @@ func storageRun(bin string, n, conc int, fsync bool) error {
 		}()
 	}
 	cwg.Wait()
-	// Jobs pushed while no stream was ready are picked up by a poller.
 	for completed.Load() < int64(n) {
-		s, err := gw.ActivateJobs(ctx, &pb.ActivateJobsRequest{Type: "bench", Worker: "storage-bench", Timeout: 60000, MaxJobsToActivate: 256, RequestTimeout: 200})
-		if err != nil {
-			continue
-		}
-		for {
-			r, err := s.Recv()
-			if err != nil {
-				break
-			}
-			for _, j := range r.Jobs {
-				if _, err := gw.CompleteJob(ctx, &pb.CompleteJobRequest{JobKey: j.Key}); err == nil {
-					completed.Add(1)
-				}
-			}
-		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	fill := time.Since(t0)
 	r, err := admin.ListProcessInstances(ctx, &apb.ListProcessInstancesRequest{})
@@ -221,7 +236,7 @@ func storageRun(bin string, n, conc int, fsync bool) error {
 	// Crash, restart (snapshot + log tail), then clean stop and restart.
 	d.cmd.Process.Kill()
 	d.cmd.Wait()
-	d2, crash, err := startDev(bin, dir, fsync)
+	d2, crash, err := startDev(bin, dir, fsync, extra)
 	if err != nil {
 		return err
 	}
@@ -229,7 +244,7 @@ func storageRun(bin string, n, conc int, fsync bool) error {
 	crashRSS := rssMB(d2.cmd.Process.Pid)
 	d2.stdin.Close()
 	d2.cmd.Wait()
-	d3, clean, err := startDev(bin, dir, fsync)
+	d3, clean, err := startDev(bin, dir, fsync, extra)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"runtime/debug"
 	"context"
 	"fmt"
 	"log/slog"
@@ -85,6 +86,7 @@ func StartBroker(cfg BrokerConfig) (*Broker, error) {
 	if err != nil {
 		return nil, err
 	}
+	debug.FreeOSMemory() // recovery garbage back to the OS: RSS reflects live state
 	b.local = gateway.NewLocal(parts)
 	b.local.Count, b.local.NodeID, b.local.Host = cfg.PartitionCount, cfg.NodeID, cfg.Host
 	lis, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))

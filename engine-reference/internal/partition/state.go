@@ -159,6 +159,19 @@ func (s *State) enqueue(j *Job) {
 	s.seq++
 	j.QueueSeq = s.seq
 	q := compactQueue(s, s.queues[j.Type])
+	if len(q) >= 1024 && len(q) == cap(q) {
+		// Entries behind a waiting job go stale when their jobs are pushed
+		// or finish; before the slice grows, drop every stale entry so the
+		// queue stays proportional to the activatable backlog, not to the
+		// work done while one job waited (amortized O(1)).
+		live := q[:0:0]
+		for _, e := range q {
+			if x := s.Jobs[e.key]; x != nil && x.State == JobActivatable && x.QueueSeq == e.seq {
+				live = append(live, e)
+			}
+		}
+		q = live
+	}
 	s.queues[j.Type] = append(q, queued{j.Key, s.seq})
 }
 
