@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/cluster"
-	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	"github.com/jobwire/jobwire/engine-reference/internal/engine"
 	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
+	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 )
 
 // waitForStop blocks until SIGINT/SIGTERM or, with stdinClose, until stdin

@@ -1,12 +1,12 @@
 package cluster
 
 import (
-	"runtime/debug"
 	"context"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"time"
 

@@ -5,12 +5,12 @@
 package engine
 
 import (
-	"runtime/debug"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
