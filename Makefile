@@ -8,7 +8,7 @@ PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint generate check-generated bootstrap \
         test-proto test-zeebe-engine test-engine test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
-        test-conformance test-mutation-smoke test-conformance-zeebe test-examples conformance conformance-zeebe engine bench bench-python
+        test-conformance test-mutation-smoke test-conformance-zeebe test-examples conformance conformance-zeebe engine bench bench-storage bench-python
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-20s %s\n", $$1, $$2}'
@@ -51,6 +51,9 @@ test-engine: bootstrap ## engine-reference: go test (race) + pyzeebe interop
 
 bench: engine ## engine benchmark (prints instances/s, latency, fsyncs/s)
 	engine-reference/bin/jobwire-engine bench
+
+bench-storage: engine ## engine storage: restart time and RSS after 10k/100k/1M finished instances (several minutes)
+	engine-reference/bin/jobwire-engine storage-bench
 
 test-sdk-go: bootstrap engine ## sdk-go: go test -race against the reference engine
 	@sdk-go/scripts/test.sh

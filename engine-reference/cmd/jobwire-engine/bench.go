@@ -153,7 +153,7 @@ func bench(args []string) int {
 	fmt.Printf("  throughput      %.0f instances/s (%.2fs)\n", float64(*n)/el.Seconds(), el.Seconds())
 	fmt.Printf("  latency         p50 %.2f ms, p99 %.2f ms, max %.2f ms (create → completed, CreateProcessInstanceWithResult)\n",
 		ms(pct(0.50)), ms(pct(0.99)), ms(lat[len(lat)-1]))
-	fmt.Printf("  fsyncs          %.0f /s (%d total; %.1f log records per fsync)\n", float64(fsyncs)/el.Seconds(), fsyncs, float64(records)/float64(max64(batches, 1)))
+	fmt.Printf("  fsyncs          %.0f /s (%d total; %.1f log records per fsync)\n", float64(fsyncs)/el.Seconds(), fsyncs, float64(records)/float64(max64(fsyncs, 1)))
 	fmt.Printf("  jobs            %d pushed, %d polled; %d failed requests\n", pushed.Load(), polled.Load(), failed.Load())
 	if failed.Load() > 0 {
 		return 1

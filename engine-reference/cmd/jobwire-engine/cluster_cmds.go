@@ -15,6 +15,7 @@ import (
 	"github.com/jobwire/jobwire/engine-reference/internal/cluster"
 	"github.com/jobwire/jobwire/engine-reference/internal/engine"
 	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
+	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 )
 
 // waitForStop blocks until SIGINT/SIGTERM or, with stdinClose, until stdin
@@ -101,8 +102,13 @@ func broker(args []string) int {
 	partsOf := fs.String("partitions", "", "partitions this broker leads, e.g. 1,4 (default: from --cluster-size)")
 	stdinClose := fs.Bool("exit-on-stdin-close", false, "exit when stdin is closed")
 	noSync := fs.Bool("no-fsync", false, "skip fsync (not crash-safe)")
+	history := fs.Int("history", 0, "finished instances and jobs each partition keeps for the admin API (default 10000)")
+	snapEvery := fs.Int64("snapshot-every", partition.SnapshotEvery, "log records after which a partition writes a snapshot and compacts its log")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *snapEvery > 0 {
+		partition.SnapshotEvery = *snapEvery
 	}
 	ids := cluster.PartitionsOf(int32(*node), int32(*size), int32(*count))
 	if *partsOf != "" {
@@ -115,7 +121,7 @@ func broker(args []string) int {
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	b, err := cluster.StartBroker(cluster.BrokerConfig{NodeID: int32(*node), Port: *port, DataDir: *dataDir,
-		PartitionIDs: ids, PartitionCount: int32(*count), NoSync: *noSync})
+		PartitionIDs: ids, PartitionCount: int32(*count), NoSync: *noSync, History: *history})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jobwire-engine broker: %v\n", err)
 		return 1

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/engine"
+	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 )
 
 func usage() {
@@ -22,6 +23,7 @@ func usage() {
 commands:
   dev     run the embedded cluster (gateway + partitions) on 127.0.0.1
   bench   measure end-to-end throughput and latency (durable, in-process worker)
+  storage-bench  restart time and RSS after 10k/100k/1M finished instances (make bench-storage)
   cluster start and supervise gateway and broker processes (fault injection via admin)
   broker  run one broker process (partitions behind jobwire.cluster.v1)
   gateway run one gateway process over broker processes
@@ -39,6 +41,8 @@ func main() {
 		os.Exit(dev(os.Args[2:]))
 	case "bench":
 		os.Exit(bench(os.Args[2:]))
+	case "storage-bench":
+		os.Exit(storageBench(os.Args[2:]))
 	case "broker":
 		os.Exit(broker(os.Args[2:]))
 	case "gateway":
@@ -68,8 +72,13 @@ func dev(args []string) int {
 	stdinClose := fs.Bool("exit-on-stdin-close", false, "exit when stdin is closed (for test harnesses)")
 	noSync := fs.Bool("no-fsync", false, "skip fsync (faster, not crash-safe; for throwaway runs)")
 	noLongPoll := fs.Bool("no-long-polling", false, "answer every ActivateJobs at once (as Zeebe with long polling disabled)")
+	history := fs.Int("history", 0, "finished instances and jobs each partition keeps for the admin API (default 10000; older ones are only counted)")
+	snapEvery := fs.Int64("snapshot-every", partition.SnapshotEvery, "log records after which a partition writes a snapshot and compacts its log (bounds crash-recovery replay)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *snapEvery > 0 {
+		partition.SnapshotEvery = *snapEvery
 	}
 	// Signals are caught before the listening line is printed, so a harness
 	// that stops the engine right after startup gets a clean exit.
@@ -77,7 +86,7 @@ func dev(args []string) int {
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	e, err := engine.Start(engine.Config{Port: *port, DataDir: *dataDir, Partitions: *parts, NoSync: *noSync,
 		TLSCert: *tlsCert, TLSKey: *tlsKey, OAuth: *oauth, OAuthID: *oauthID, OAuthKey: *oauthSecret, OAuthTTL: *oauthTTL,
-		NoLongPolling: *noLongPoll})
+		NoLongPolling: *noLongPoll, History: *history})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jobwire-engine: %v\n", err)
 		return 1

@@ -48,10 +48,11 @@ type Element struct {
 	Headers     map[string]string
 	Boundaries  []*Element
 
-	// Boundary event.
-	AttachedTo string
-	ErrorCode  string // empty with CatchAll
-	CatchAll   bool
+	// Boundary event; error end event (ThrowsError, ErrorCode).
+	AttachedTo  string
+	ErrorCode   string // empty with CatchAll
+	CatchAll    bool
+	ThrowsError bool
 
 	// Exclusive gateway.
 	DefaultFlow string

@@ -2,6 +2,7 @@ package bpmn
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,9 @@ func errf(format string, a ...any) error { return &Error{Msg: fmt.Sprintf(format
 
 // MaxResourceSize bounds what the parser will look at.
 const MaxResourceSize = 4 << 20
+
+// MaxElements bounds the flow nodes plus sequence flows of one process.
+const MaxElements = 10_000
 
 // Parse parses a BPMN 2.0 XML resource and returns its executable processes.
 func Parse(resourceName string, data []byte) ([]*Process, error) {
@@ -70,7 +74,7 @@ func unsupported(res string, n *xnode) error {
 	if id != "" {
 		idPart = fmt.Sprintf(" (id '%s')", id)
 	}
-	return errf("'%s': element %s%s at line %d is not supported by jobwire-engine; supported: bpmn:startEvent (none), bpmn:endEvent (none), bpmn:serviceTask, bpmn:sequenceFlow, bpmn:exclusiveGateway, bpmn:parallelGateway, bpmn:boundaryEvent (error)", res, n.prefixed(), idPart, n.line)
+	return errf("'%s': element %s%s at line %d is not supported by jobwire-engine; supported: bpmn:startEvent (none), bpmn:endEvent (none, error), bpmn:serviceTask, bpmn:sequenceFlow, bpmn:exclusiveGateway, bpmn:parallelGateway, bpmn:boundaryEvent (error)", res, n.prefixed(), idPart, n.line)
 }
 
 func parseProcess(res string, pn *xnode, errorsByID map[string]string) (*Process, error) {
@@ -79,9 +83,13 @@ func parseProcess(res string, pn *xnode, errorsByID map[string]string) (*Process
 		return nil, errf("'%s': bpmn:process at line %d has no id", res, pn.line)
 	}
 	var flowNodes []*xnode
+	count := 0
 	for _, c := range pn.children {
 		if c.name.Space != nsBPMN {
 			return nil, unsupported(res, c)
+		}
+		if count++; count > MaxElements {
+			return nil, errf("'%s': process '%s' has more than %d elements (flow nodes and sequence flows); the limit is %d", res, p.ID, MaxElements, MaxElements)
 		}
 		switch c.name.Local {
 		case "documentation", "extensionElements", "laneSet":
@@ -143,14 +151,30 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 		}
 	}
 	switch c.name.Local {
-	case "startEvent", "endEvent":
+	case "endEvent":
+		el.Kind = EndEvent
+		if len(eventDefs) == 1 && eventDefs[0].name.Local == "errorEventDefinition" {
+			// Error end event: throws an error with a fixed code. As in
+			// Zeebe, the error must be defined and have a non-empty code.
+			ref := eventDefs[0].attr("errorRef")
+			code, ok := errorsByID[ref]
+			if ref == "" || !ok {
+				return nil, errf("'%s': error end event '%s' at line %d must reference a defined bpmn:error (errorRef '%s')", res, el.ID, c.line, ref)
+			}
+			if code == "" {
+				return nil, errf("'%s': error end event '%s' at line %d: bpmn:error '%s' must have a non-empty errorCode", res, el.ID, c.line, ref)
+			}
+			el.ThrowsError, el.ErrorCode = true, code
+			break
+		}
+		if len(eventDefs) > 0 {
+			return nil, errf("'%s': %s '%s' at line %d has a %s; only none and error end events are supported", res, c.prefixed(), el.ID, c.line, eventDefs[0].prefixed())
+		}
+	case "startEvent":
 		if len(eventDefs) > 0 {
 			return nil, errf("'%s': %s '%s' at line %d has a %s; only none start and end events are supported", res, c.prefixed(), el.ID, c.line, eventDefs[0].prefixed())
 		}
 		el.Kind = StartEvent
-		if c.name.Local == "endEvent" {
-			el.Kind = EndEvent
-		}
 	case "serviceTask":
 		el.Kind = ServiceTask
 		el.Retries = 3
@@ -334,12 +358,8 @@ func link(res string, p *Process, nodes []*xnode) error {
 }
 
 func sortFlows(fs []*Flow) {
-	// insertion sort by line then id: small slices, deterministic order
-	for i := 1; i < len(fs); i++ {
-		for j := i; j > 0 && less(fs[j], fs[j-1]); j-- {
-			fs[j], fs[j-1] = fs[j-1], fs[j]
-		}
-	}
+	// by line then id: deterministic order
+	sort.Slice(fs, func(i, j int) bool { return less(fs[i], fs[j]) })
 }
 
 func less(a, b *Flow) bool {

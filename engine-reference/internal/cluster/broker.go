@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -30,6 +31,7 @@ type BrokerConfig struct {
 	PartitionIDs   []int32
 	PartitionCount int32
 	NoSync         bool
+	History        int // finished instances/jobs kept per partition for the admin API (0: default)
 	Logger         *slog.Logger
 }
 
@@ -80,10 +82,11 @@ func StartBroker(cfg BrokerConfig) (*Broker, error) {
 	}
 	b := &Broker{cfg: cfg}
 	b.sess = newSessions(func(pid int32, c *partition.Command) { b.local.Post(pid, c) })
-	parts, err := engine.OpenPartitions(cfg.DataDir, cfg.PartitionIDs, cfg.PartitionCount, cfg.NoSync, b.sess, cfg.Logger)
+	parts, err := engine.OpenPartitions(cfg.DataDir, cfg.PartitionIDs, cfg.PartitionCount, cfg.NoSync, cfg.History, b.sess, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
+	debug.FreeOSMemory() // recovery garbage back to the OS: RSS reflects live state
 	b.local = gateway.NewLocal(parts)
 	b.local.Count, b.local.NodeID, b.local.Host = cfg.PartitionCount, cfg.NodeID, cfg.Host
 	lis, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
@@ -93,7 +96,8 @@ func StartBroker(cfg BrokerConfig) (*Broker, error) {
 	}
 	b.lis = lis
 	b.local.Port = int32(lis.Addr().(*net.TCPAddr).Port)
-	b.srv = grpc.NewServer(grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize))
+	b.srv = grpc.NewServer(grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize),
+		grpc.ChainUnaryInterceptor(gateway.RecoverUnary), grpc.ChainStreamInterceptor(gateway.RecoverStream))
 	cpb.RegisterBrokerServiceServer(b.srv, b)
 	apb.RegisterAdminServiceServer(b.srv, &brokerAdmin{l: b.local})
 	hs := health.NewServer()

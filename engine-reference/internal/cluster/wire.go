@@ -25,6 +25,12 @@ func decodeCommand(b []byte) (*partition.Command, error) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		return nil, status.Errorf(codes.InvalidArgument, "bad command: %v", err)
 	}
+	if !partition.WireOps[c.Op] {
+		return nil, status.Errorf(codes.InvalidArgument, "bad command: operation %q cannot be sent to a broker", c.Op)
+	}
+	// Decisions the partition pins while processing (time, chosen jobs,
+	// push/yield outcomes) are its own; a peer cannot pre-set them.
+	c.Now, c.JobKeys, c.Pushes, c.Yields, c.KeyMark = 0, nil, nil, nil, 0
 	return &c, nil
 }
 

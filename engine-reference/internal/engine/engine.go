@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -27,6 +28,9 @@ type Config struct {
 	DataDir    string // empty = fresh temp dir, removed on Close
 	Partitions int    // default 3
 	NoSync     bool   // skip fsync (unit tests only)
+	// History is how many finished instances and jobs each partition keeps
+	// for the admin API (0: partition.DefaultHistory); older ones are counted.
+	History int
 	// NoLongPolling answers every ActivateJobs at once (dev --no-long-polling).
 	NoLongPolling bool
 	TLSCert       string
@@ -97,10 +101,11 @@ func Start(cfg Config) (*Engine, error) {
 	for i := range ids {
 		ids[i] = int32(i + 1)
 	}
-	parts, err := OpenPartitions(e.cfg.DataDir, ids, int32(cfg.Partitions), cfg.NoSync, e.GW.Hooks(), cfg.Logger)
+	parts, err := OpenPartitions(e.cfg.DataDir, ids, int32(cfg.Partitions), cfg.NoSync, cfg.History, e.GW.Hooks(), cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
+	freeRecoveryGarbage()
 	e.local = gateway.NewLocal(parts)
 	lis, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
 	if err != nil {
@@ -119,10 +124,10 @@ func Start(cfg Config) (*Engine, error) {
 // OpenPartitions replays and starts the given partitions. Partition 1 holds
 // the deployments every other partition refers to, so it replays first;
 // the rest replay in parallel.
-func OpenPartitions(dir string, ids []int32, count int32, noSync bool, hooks partition.Hooks, log *slog.Logger) ([]*partition.Partition, error) {
+func OpenPartitions(dir string, ids []int32, count int32, noSync bool, history int, hooks partition.Hooks, log *slog.Logger) ([]*partition.Partition, error) {
 	defs := partition.NewRegistry()
 	open := func(id int32) (*partition.Partition, error) {
-		return partition.Open(partition.Config{ID: id, Count: count, DataDir: dir, NoSync: noSync,
+		return partition.Open(partition.Config{ID: id, Count: count, DataDir: dir, NoSync: noSync, History: history,
 			Defs: defs, Hooks: hooks, Logger: log})
 	}
 	parts := make([]*partition.Partition, len(ids))
@@ -333,3 +338,8 @@ func (e *Engine) trackHealth() {
 	e.health.SetServingStatus("", st)
 	e.health.SetServingStatus("gateway_protocol.Gateway", st)
 }
+
+// freeRecoveryGarbage returns the memory that replaying logs and decoding
+// snapshots allocated and dropped to the OS once, so the process's RSS
+// after a restart reflects its live state.
+func freeRecoveryGarbage() { debug.FreeOSMemory() }

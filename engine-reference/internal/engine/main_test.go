@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 )
 
 // TestMain doubles as a child engine process for crash tests: with
@@ -17,6 +19,9 @@ import (
 // closes (or it is killed).
 func TestMain(m *testing.M) {
 	if dir := os.Getenv("JOBWIRE_TEST_CHILD_DIR"); dir != "" {
+		if n, err := strconv.ParseInt(os.Getenv("JOBWIRE_TEST_SNAPSHOT_EVERY"), 10, 64); err == nil {
+			partition.SnapshotEvery = n
+		}
 		e, err := Start(Config{DataDir: dir, Partitions: 3})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -29,6 +34,11 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// childSnapshotEvery is the snapshot interval of child engines: small, so
+// crash tests also crash during and right after snapshots and recover from
+// snapshot + log tail.
+var childSnapshotEvery int64 = 150
 
 type child struct {
 	cmd   *exec.Cmd
@@ -43,7 +53,7 @@ var listenRE = regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
 func startChild(t *testing.T, dir string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "JOBWIRE_TEST_CHILD_DIR="+dir)
+	cmd.Env = append(os.Environ(), "JOBWIRE_TEST_CHILD_DIR="+dir, "JOBWIRE_TEST_SNAPSHOT_EVERY="+strconv.FormatInt(childSnapshotEvery, 10))
 	stdin, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr

@@ -33,8 +33,8 @@ type gwServer struct {
 }
 
 func newGatewayServer(cfg Config, gw *gateway.Gateway, auth *gateway.Auth, hs *health.Server, lis net.Listener) (*gwServer, error) {
-	unary := []grpc.UnaryServerInterceptor{gw.Faults.Unary}
-	streams := []grpc.StreamServerInterceptor{gw.Faults.Stream}
+	unary := []grpc.UnaryServerInterceptor{gateway.RecoverUnary, gw.Faults.Unary}
+	streams := []grpc.StreamServerInterceptor{gateway.RecoverStream, gw.Faults.Stream}
 	if auth != nil {
 		unary = append(unary, auth.Unary)
 		streams = append(streams, auth.Stream)

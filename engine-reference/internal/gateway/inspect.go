@@ -46,9 +46,25 @@ func (l *Local) GetPartitions(ctx context.Context, _ *apb.GetPartitionsRequest) 
 func (l *Local) ListJobs(ctx context.Context, r *apb.ListJobsRequest) (*apb.ListJobsResponse, error) {
 	out := &apb.ListJobsResponse{CountsByState: map[string]int64{}}
 	err := l.eachPartition(ctx, func(s *partition.State) {
-		for _, j := range s.Jobs {
-			if r.Type != "" && j.Type != r.Type {
+		for typ, byState := range s.History.EvictedJobs {
+			if r.Type != "" && typ != r.Type {
 				continue
+			}
+			for st, n := range byState {
+				out.CountsByState[partition.JobStateNames[st]] += n
+			}
+		}
+		each := func(fn func(j *partition.Job)) {
+			for _, j := range s.Jobs {
+				fn(j)
+			}
+			for _, j := range s.History.Jobs {
+				fn(j)
+			}
+		}
+		each(func(j *partition.Job) {
+			if r.Type != "" && j.Type != r.Type {
+				return
 			}
 			out.CountsByState[partition.JobStateNames[j.State]]++
 			if r.IncludeJobs {
@@ -58,7 +74,7 @@ func (l *Local) ListJobs(ctx context.Context, r *apb.ListJobsRequest) (*apb.List
 					ErrorMessage: j.ErrorMessage, ElementInstanceKey: j.ElemKey, IncidentKey: j.IncidentKey, RetryAt: retryAt(j),
 					ErrorCode: j.ErrorCode, ErrorVariables: j.ErrorVariables})
 			}
-		}
+		})
 	})
 	sort.Slice(out.Jobs, func(i, k int) bool { return out.Jobs[i].Key < out.Jobs[k].Key })
 	return out, err
@@ -82,9 +98,30 @@ var instStateNames = map[apb.ProcessInstanceState]string{
 func (l *Local) ListProcessInstances(ctx context.Context, r *apb.ListProcessInstancesRequest) (*apb.ListProcessInstancesResponse, error) {
 	out := &apb.ListProcessInstancesResponse{CountsByState: map[string]int64{}}
 	err := l.eachPartition(ctx, func(s *partition.State) {
-		for _, in := range s.Instances {
-			if r.BpmnProcessId != "" && in.BpmnProcessID != r.BpmnProcessId {
+		for pid, byState := range s.History.EvictedInstances {
+			if r.BpmnProcessId != "" && pid != r.BpmnProcessId {
 				continue
+			}
+			for st, n := range byState {
+				switch st {
+				case partition.InstCompleted:
+					out.CountsByState["COMPLETED"] += n
+				case partition.InstCanceled:
+					out.CountsByState["CANCELED"] += n
+				}
+			}
+		}
+		each := func(fn func(in *partition.Instance)) {
+			for _, in := range s.Instances {
+				fn(in)
+			}
+			for _, in := range s.History.Instances {
+				fn(in)
+			}
+		}
+		each(func(in *partition.Instance) {
+			if r.BpmnProcessId != "" && in.BpmnProcessID != r.BpmnProcessId {
+				return
 			}
 			st := apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_ACTIVE
 			switch {
@@ -101,7 +138,7 @@ func (l *Local) ListProcessInstances(ctx context.Context, r *apb.ListProcessInst
 					State: st, Variables: vars.Encode(in.Vars), CompletionCount: in.Completions,
 					ProcessDefinitionKey: in.DefKey, Version: in.Version, IncidentCount: int32(in.Incidents)})
 			}
-		}
+		})
 	})
 	sort.Slice(out.Instances, func(i, k int) bool { return out.Instances[i].Key < out.Instances[k].Key })
 	return out, err

@@ -48,14 +48,19 @@ type Command struct {
 	// push decisions made while processing (pinned for replay)
 	Pushes []Push  `json:"push,omitempty"`
 	Yields []int64 `json:"yield,omitempty"`
+	// KeyMark is the key counter after the command: replay never lets the
+	// counter fall below it.
+	KeyMark int64 `json:"km,omitempty"`
 
 	// Transient (not logged).
 	MaxJobs        int32        `json:"-"`
 	FetchVariables []string     `json:"-"`
 	WithResult     bool         `json:"-"`
 	Query          func(*State) `json:"-"`
-	reply          chan Result  `json:"-"`
-	result         chan Result  `json:"-"` // with-result completion
+	steps          int          // step budget used (exec.go)
+	panicked       bool
+	reply          chan Result `json:"-"`
+	result         chan Result `json:"-"` // with-result completion
 	replaying      bool
 }
 
@@ -108,7 +113,17 @@ const (
 	OpYield         = "yield"   // push could not be delivered
 	OpReturn        = "return"  // activated jobs could not be handed to a poller
 	OpQuery         = "query"   // admin read, not logged
+	OpKeys          = "keys"    // key counter high-water mark (after a command that panicked)
 )
+
+// WireOps are the commands a gateway may send to a partition (cluster
+// mode: over the broker port). Everything else (admin queries, key marks,
+// timers) only ever originates inside the partition's own process.
+var WireOps = map[string]bool{
+	OpDeploy: true, OpDistribute: true, OpCreate: true, OpCancel: true, OpSetVariables: true, OpComplete: true,
+	OpFail: true, OpThrowError: true, OpUpdateRetries: true, OpUpdateTimeout: true, OpResolve: true,
+	OpPublish: true, OpActivate: true, OpYield: true, OpReturn: true,
+}
 
 // intents gives Zeebe's intent names for rejection messages.
 var intents = map[string]string{

@@ -45,6 +45,11 @@ func (p *Partition) dispatch(c *Command, fx *effects) (any, error) {
 		return p.activate(c)
 	case OpTimeOut, OpRecur, OpYield, OpReturn:
 		return p.jobTimerLike(c, fx)
+	case OpKeys:
+		if c.Key > p.st.counter {
+			p.st.counter = c.Key
+		}
+		return nil, nil
 	}
 	return nil, status.Errorf(codes.Internal, "unknown command %q", c.Op)
 }
@@ -98,7 +103,7 @@ func (p *Partition) deploy(c *Command) (any, error) {
 					v = latest.Version + 1
 				}
 				d = &Def{Key: p.st.nextKey(), BpmnProcessID: proc.ID, Version: v, ResourceName: pr.res.Name,
-					Checksum: checksum, Process: proc, DeploymentKey: depKey}
+					Checksum: checksum, Process: proc, DeploymentKey: depKey, Resource: pr.res.Content}
 				p.st.defs.add(d)
 			}
 			resp.Deployments = append(resp.Deployments, &gatewaypb.Deployment{Metadata: &gatewaypb.Deployment_Process{
@@ -123,7 +128,7 @@ func (p *Partition) distribute(c *Command) (any, error) {
 			for _, m := range c.Defs {
 				if m.BpmnProcessID == proc.ID && m.ResourceName == r.Name && p.st.defs.ByKey(m.Key) == nil {
 					p.st.defs.add(&Def{Key: m.Key, BpmnProcessID: proc.ID, Version: m.Version, ResourceName: r.Name,
-						Checksum: hex.EncodeToString(sum[:]), Process: proc, DeploymentKey: m.DeploymentKey})
+						Checksum: hex.EncodeToString(sum[:]), Process: proc, DeploymentKey: m.DeploymentKey, Resource: r.Content})
 				}
 			}
 		}
@@ -198,6 +203,7 @@ func (p *Partition) cancel(c *Command, fx *effects) (any, error) {
 	in.State = InstCanceled
 	p.st.activeInstances--
 	p.answerWaiters(fx, in, status.Errorf(codes.FailedPrecondition, "process instance '%d' was canceled before it completed", in.Key))
+	p.st.finishInstance(in)
 	return &gatewaypb.CancelProcessInstanceResponse{}, nil
 }
 

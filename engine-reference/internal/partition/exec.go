@@ -18,10 +18,28 @@ type step struct {
 // steps) or held (waiting service tasks, gateways with incidents, arrivals
 // waiting at a parallel join). The instance completes when it reaches 0.
 
+// MaxStepsPerCommand is the step budget of one command: how many element
+// entries (taken or queued) one command may cause in an instance. A process
+// can loop without a wait state (two exclusive gateways pointing at each
+// other); without a budget such an instance would spin its partition
+// forever and stall every instance on it. Over the budget, every token
+// still moving is held by a STEP_LIMIT_EXCEEDED incident on the element it
+// was about to enter: the instance stops, the partition goes on, and
+// resolving the incident lets the token continue (with a fresh budget).
+var MaxStepsPerCommand = 1000
+
+// IncidentStepLimit is the incident type of an exhausted step budget.
+const IncidentStepLimit = "STEP_LIMIT_EXCEEDED"
+
 // run executes steps until every token waits or ends: one command runs the
 // instance to its next wait state.
 func (p *Partition) run(c *Command, fx *effects, in *Instance, steps []step) {
 	for i := 0; i < len(steps); i++ {
+		if c.steps+len(steps) > MaxStepsPerCommand {
+			c.steps += len(steps)
+			p.stepLimit(c, in, steps[i:])
+			return
+		}
 		s := steps[i]
 		in.tokens--
 		steps = p.enter(c, fx, in, s, steps)
@@ -29,7 +47,23 @@ func (p *Partition) run(c *Command, fx *effects, in *Instance, steps []step) {
 			return
 		}
 	}
+	c.steps += len(steps)
 	p.checkDone(fx, in)
+}
+
+// stepLimit holds every pending token with an incident (one per element).
+func (p *Partition) stepLimit(c *Command, in *Instance, pending []step) {
+	held := map[*bpmn.Element]bool{}
+	for _, s := range pending {
+		in.tokens-- // the step's token is now held by the incident (or merged into one)
+		if held[s.el] {
+			continue
+		}
+		held[s.el] = true
+		p.elementIncident(c, in, s.el, IncidentStepLimit, fmt.Sprintf(
+			"Expected element '%s' to be entered, but the command took more than %d steps in process instance '%d' without reaching a wait state (a loop without a service task?)",
+			s.el.ID, MaxStepsPerCommand, in.Key))
+	}
 }
 
 func (p *Partition) follow(in *Instance, steps []step, flows []*bpmn.Flow) []step {
@@ -46,6 +80,14 @@ func (p *Partition) enter(c *Command, fx *effects, in *Instance, s step, steps [
 	case bpmn.StartEvent, bpmn.BoundaryEvent:
 		return p.follow(in, steps, el.Outgoing)
 	case bpmn.EndEvent:
+		if el.ThrowsError {
+			// No element of the subset can catch an error thrown by an end
+			// event (no subprocesses), so, as in Zeebe when no catch event
+			// matches, the instance gets an UNHANDLED_ERROR_EVENT incident
+			// at the end event.
+			p.elementIncident(c, in, el, "UNHANDLED_ERROR_EVENT", fmt.Sprintf(
+				"Expected to throw an error event with the code '%s', but it was not caught. No error events are available in the scope.", el.ErrorCode))
+		}
 		return steps
 	case bpmn.ServiceTask:
 		p.startTask(c, fx, in, el)
@@ -187,4 +229,5 @@ func (p *Partition) checkDone(fx *effects, in *Instance) {
 	in.joins = nil
 	p.st.activeInstances--
 	p.answerWaiters(fx, in, nil)
+	p.st.finishInstance(in)
 }

@@ -55,22 +55,34 @@ func (p *Partition) complete(c *Command, fx *effects) (any, error) {
 	if in == nil || e == nil {
 		return &gatewaypb.CompleteJobResponse{}, nil
 	}
-	vars.Merge(in.Vars, doc)
+	// Zeebe (no output mappings): the variables are merged starting at the
+	// task's own scope and propagated upwards; each variable is updated on
+	// the nearest scope that defines it, and created on the process
+	// instance (the root scope) when no scope does. A variable local to the
+	// task is therefore updated there and ends with the task.
+	for k, v := range doc {
+		if hasVar(e.Vars, k) {
+			e.Vars[k] = v
+		} else {
+			in.Vars[k] = v
+		}
+	}
 	p.leaveTask(c, fx, in, e, e.Element.Outgoing)
 	return &gatewaypb.CompleteJobResponse{}, nil
 }
 
+// FailJob is accepted for ACTIVATED and ACTIVATABLE jobs, as in Zeebe
+// (JobFailProcessor's precondition): a worker whose job timed out can still
+// fail it. A retryBackOff <= 0 means "retry at once" (Zeebe schedules a
+// back-off only when it is > 0), so a negative value is not an error.
 func (p *Partition) fail(c *Command, fx *effects) (any, error) {
-	j, err := p.findJob(c, "fail", JobActivated)
+	j, err := p.findJob(c, "fail", JobActivated, JobActivatable)
 	if err != nil {
 		return nil, err
 	}
 	doc, err := vars.Parse(c.Variables)
 	if err != nil {
 		return nil, reject(c.Op, RejInvalidArgument, "Property 'variables' is invalid: %v", err)
-	}
-	if c.Backoff < 0 {
-		return nil, reject(c.Op, RejInvalidArgument, "Expected retryBackOff to be zero or positive, but was '%d'", c.Backoff)
 	}
 	j.Fails++
 	j.Retries = c.Retries
@@ -316,7 +328,7 @@ func (p *Partition) activate(c *Command) (any, error) {
 	for ; i < len(q) && int32(len(out)) < c.MaxJobs; i++ {
 		e := q[i]
 		j := p.st.Jobs[e.key]
-		if j == nil || j.State != JobActivatable || j.queueSeq != e.seq {
+		if j == nil || j.State != JobActivatable || j.QueueSeq != e.seq {
 			continue
 		}
 		p.activateJob(j, c.Worker, c.Now+c.Timeout)
@@ -348,7 +360,7 @@ func (p *Partition) activate(c *Command) (any, error) {
 func compactQueue(s *State, q []queued) []queued {
 	for len(q) > 0 {
 		j := s.Jobs[q[0].key]
-		if j != nil && j.State == JobActivatable && j.queueSeq == q[0].seq {
+		if j != nil && j.State == JobActivatable && j.QueueSeq == q[0].seq {
 			break
 		}
 		q = q[1:]

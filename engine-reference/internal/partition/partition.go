@@ -46,6 +46,7 @@ type Config struct {
 	Count   int32
 	DataDir string
 	NoSync  bool // tests only: skip fsync
+	History int  // finished instances/jobs kept for the admin API (0: DefaultHistory)
 	Defs    *Registry
 	Hooks   Hooks
 	Logger  *slog.Logger
@@ -53,16 +54,26 @@ type Config struct {
 
 // Partition processes commands for one partition.
 type Partition struct {
-	cfg     Config
-	st      *State
-	log     *wal.Log
-	queue   chan *Command
-	stop    chan struct{}
-	done    chan struct{}
-	timers  timerHeap
-	timer   *time.Timer
-	waiters map[int64][]*Command // CreateProcessInstanceWithResult
-	lastNow int64
+	cfg       Config
+	st        *State
+	log       *wal.Log
+	queue     chan *Command
+	stop      chan struct{}
+	done      chan struct{}
+	timers    timerHeap
+	timer     *time.Timer
+	waiters   map[int64][]*Command // CreateProcessInstanceWithResult
+	lastNow   int64
+	dir       string
+	segment   int64                   // current log segment
+	logp      atomic.Pointer[wal.Log] // p.log, for Stats from other goroutines
+	base      atomic.Int64            // log records before the current segment
+	fsyncBase atomic.Int64
+	batchBase atomic.Int64
+	snapshots atomic.Int64
+	// pipelined commit (commitLoop)
+	commits       chan *pendingBatch
+	committerDone chan struct{}
 	// counters
 	processed atomic.Int64
 	active    atomic.Int64
@@ -74,15 +85,58 @@ type Partition struct {
 // MaxBatch bounds how many queued commands share one fsync.
 const MaxBatch = 1024
 
-// Open replays the partition's log and returns it ready to Run.
+// Open restores the partition from its snapshot and log and returns it
+// ready to Run.
 func Open(cfg Config) (*Partition, error) {
 	dir := filepath.Join(cfg.DataDir, fmt.Sprintf("partition-%d", cfg.ID))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	p := &Partition{cfg: cfg, st: newState(cfg.ID, cfg.Defs), queue: make(chan *Command, 8192),
-		stop: make(chan struct{}), done: make(chan struct{}), waiters: map[int64][]*Command{}}
-	l, err := wal.Open(filepath.Join(dir, "log"), cfg.NoSync, func(b []byte) error {
+	p := &Partition{cfg: cfg, dir: dir, st: newState(cfg.ID, cfg.Defs, cfg.History), queue: make(chan *Command, 8192),
+		stop: make(chan struct{}), done: make(chan struct{}), waiters: map[int64][]*Command{},
+		commits: make(chan *pendingBatch, 64), committerDone: make(chan struct{})}
+	start := int64(0)
+	snap, err := readSnapshotFile(filepath.Join(dir, "snapshot"))
+	if err != nil {
+		return nil, fmt.Errorf("partition %d: %w", cfg.ID, err)
+	}
+	if snap != nil {
+		d, err := p.loadSnapshot(snap)
+		if err != nil {
+			return nil, fmt.Errorf("partition %d: %s: %w", cfg.ID, filepath.Join(dir, "snapshot"), err)
+		}
+		start = d.Segment
+		p.base.Store(d.Position)
+	}
+	segs, err := listSegments(dir)
+	if err != nil {
+		return nil, err
+	}
+	var replay []int64
+	for _, n := range segs {
+		if n < start {
+			// Compacted into the snapshot; left behind by a crash right
+			// after the snapshot was written.
+			if err := os.Remove(segmentPath(dir, n)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if len(replay) > 0 && n != replay[len(replay)-1]+1 {
+			return nil, fmt.Errorf("partition %d: log segment %d is missing before %s; refusing to start", cfg.ID, replay[len(replay)-1]+1, segmentPath(dir, n))
+		}
+		replay = append(replay, n)
+	}
+	if len(replay) > 0 && snap != nil && replay[0] != start {
+		return nil, fmt.Errorf("partition %d: log segment %s (the first after the snapshot) is missing; refusing to start", cfg.ID, segmentPath(dir, start))
+	}
+	if len(replay) == 0 {
+		if start == 0 {
+			start = 1 // a new data dir starts with segment 1 (segment 0 is format 1's single file)
+		}
+		replay = []int64{start}
+	}
+	apply := func(b []byte) error {
 		var c Command
 		if err := json.Unmarshal(b, &c); err != nil {
 			return err
@@ -95,15 +149,99 @@ func Open(cfg Config) (*Partition, error) {
 		if c.Now > p.lastNow {
 			p.lastNow = c.Now
 		}
+		if c.KeyMark > p.st.counter {
+			// Keys never go back, even if today's code rejects or
+			// processes a logged command differently than when it was
+			// first accepted.
+			p.st.counter = c.KeyMark
+		}
 		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	p.log = l
+	for i, n := range replay {
+		last := i == len(replay)-1
+		l, err := wal.OpenSegment(segmentPath(dir, n), cfg.NoSync, last, apply)
+		if err != nil {
+			return nil, fmt.Errorf("partition %d: %w", cfg.ID, err)
+		}
+		if r := l.Repaired; r != nil {
+			msg := fmt.Sprintf("partition %d: repaired a torn log tail (a crash during an append; nothing in it was acknowledged): cut %d bytes at offset %d of %s (%s)",
+				cfg.ID, r.Dropped, r.Offset, segmentPath(dir, n), r.Reason)
+			if cfg.Logger != nil {
+				cfg.Logger.Warn(msg)
+			} else {
+				fmt.Fprintln(os.Stderr, "jobwire-engine:", msg)
+			}
+		}
+		if !last {
+			p.base.Add(l.Records())
+			l.Close()
+			continue
+		}
+		p.log, p.segment = l, n
+		p.logp.Store(l)
+	}
 	p.rebuildTimers()
 	p.refreshGauges()
 	return p, nil
+}
+
+// snapshot writes the state after everything logged so far and starts a
+// new log segment; older segments are deleted. Runs on the partition
+// goroutine after a batch is durable (or after it stopped). A failure is
+// logged and leaves the log as it was (nothing is lost, the next attempt
+// retries).
+func (p *Partition) snapshot() {
+	if err := p.trySnapshot(); err != nil {
+		msg := fmt.Sprintf("partition %d: snapshot failed (the log is intact, will retry): %v", p.cfg.ID, err)
+		if p.cfg.Logger != nil {
+			p.cfg.Logger.Error(msg)
+		} else {
+			fmt.Fprintln(os.Stderr, "jobwire-engine:", msg)
+		}
+	}
+}
+
+func (p *Partition) trySnapshot() error {
+	next := p.segment + 1
+	nl, err := wal.OpenSegment(segmentPath(p.dir, next), p.cfg.NoSync, true, func([]byte) error {
+		return fmt.Errorf("segment %d already has records", next)
+	})
+	if err != nil {
+		return err
+	}
+	if err := syncDir(p.dir, p.cfg.NoSync); err != nil {
+		nl.Close()
+		return err
+	}
+	pos := p.base.Load() + p.log.Records()
+	b, err := p.encodeSnapshot(next, pos)
+	if err == nil {
+		err = writeFileDurably(filepath.Join(p.dir, "snapshot"), b, p.cfg.NoSync)
+	}
+	if err != nil {
+		nl.Close()
+		return err
+	}
+	old := p.log
+	p.fsyncBase.Add(old.Fsyncs())
+	p.batchBase.Add(old.Batches())
+	p.base.Store(pos)
+	p.log, p.segment = nl, next
+	p.logp.Store(nl)
+	old.Close()
+	segs, err := listSegments(p.dir)
+	if err != nil {
+		return err
+	}
+	for _, n := range segs {
+		if n < next {
+			if err := os.Remove(segmentPath(p.dir, n)); err != nil {
+				return err
+			}
+		}
+	}
+	p.snapshots.Add(1)
+	return nil
 }
 
 // ID returns the partition id.
@@ -111,7 +249,14 @@ func (p *Partition) ID() int32 { return p.cfg.ID }
 
 // Run processes commands until Close.
 func (p *Partition) Run() {
-	defer close(p.done)
+	go p.commitLoop()
+	defer func() {
+		// Every processed batch is made durable and answered before the
+		// partition reports that it stopped.
+		close(p.commits)
+		<-p.committerDone
+		close(p.done)
+	}()
 	p.timer = time.NewTimer(time.Hour)
 	p.armTimer()
 	batch := make([]*Command, 0, MaxBatch)
@@ -157,6 +302,12 @@ func (p *Partition) Close() error {
 	case <-p.done:
 	case <-t.C:
 		return fmt.Errorf("partition %d did not stop within %v", p.cfg.ID, CloseTimeout)
+	}
+	if p.log.Records() > 0 {
+		// A clean shutdown leaves a snapshot and an empty segment: the next
+		// start re-executes no command (an upgrade in between cannot change
+		// the recovered state).
+		p.snapshot()
 	}
 	return p.log.Close()
 }
@@ -234,10 +385,6 @@ func (p *Partition) processBatch(batch []*Command) {
 	}
 	p.lastNow = now
 	fx := &effects{}
-	type answer struct {
-		c *Command
-		r Result
-	}
 	answers := make([]answer, 0, len(batch))
 	var queries []*Command
 	for _, c := range batch {
@@ -249,7 +396,20 @@ func (p *Partition) processBatch(batch []*Command) {
 			c.Now = now
 		}
 		resp, err := p.safeProcess(c, fx)
+		if c.panicked {
+			// The command was rejected, but it may have taken keys before it
+			// failed. Log the key counter so a restart never hands them out
+			// again (keys never go back).
+			b, merr := json.Marshal(&Command{Op: OpKeys, Key: p.st.counter, Now: c.Now})
+			if merr == nil {
+				merr = p.log.Append(b)
+			}
+			if merr != nil {
+				p.fatal(merr)
+			}
+		}
 		if err == nil && p.changesState(c) {
+			c.KeyMark = p.st.counter
 			b, merr := json.Marshal(c)
 			if merr == nil {
 				merr = p.log.Append(b)
@@ -260,16 +420,104 @@ func (p *Partition) processBatch(batch []*Command) {
 		}
 		answers = append(answers, answer{c, Result{resp, err}})
 	}
-	if err := p.log.Sync(); err != nil {
+	wrote, err := p.log.Flush()
+	if err != nil {
 		p.fatal(err)
 	}
 	p.processed.Add(int64(len(answers)))
 	p.refreshGauges()
-	for _, a := range answers {
+	// Admin reads see the state after this batch (they are not logged).
+	for _, q := range queries {
+		q.reply <- p.safeQuery(q)
+	}
+	p.commit(&pendingBatch{log: p.log, wrote: wrote, answers: answers, fx: fx})
+	if p.log.Records() >= SnapshotEvery {
+		p.waitCommitted()
+		p.snapshot()
+	}
+}
+
+// answer is a command's result, sent once its batch is durable.
+type answer struct {
+	c *Command
+	r Result
+}
+
+// pendingBatch is a processed batch on its way to durability: its records
+// are written to the log file, its replies and side effects wait for the
+// fsync.
+type pendingBatch struct {
+	log     *wal.Log
+	wrote   bool // the batch appended records (needs an fsync)
+	answers []answer
+	fx      *effects
+	barrier chan struct{} // waitCommitted: closed once everything before is committed
+}
+
+// commit hands a processed batch to the committer. Pipelined group commit:
+// while one fsync runs, the partition goroutine already processes and
+// appends the next batch; the committer makes every batch that arrived
+// during an fsync durable with the next single fsync, then releases the
+// batches' replies and side effects in order. Nothing a client can see
+// (reply, pushed job, jobs-available notification, with-result answer)
+// leaves before everything it could depend on is durable, because batches
+// are released strictly in processing order.
+func (p *Partition) commit(b *pendingBatch) {
+	p.commits <- b
+}
+
+// waitCommitted blocks until every batch handed to commit is durable and
+// released (before a snapshot switches log segments).
+func (p *Partition) waitCommitted() {
+	done := make(chan struct{})
+	p.commits <- &pendingBatch{barrier: done}
+	<-done
+}
+
+// commitLoop is the committer goroutine (one per partition).
+func (p *Partition) commitLoop() {
+	defer close(p.committerDone)
+	for first := range p.commits {
+		group := []*pendingBatch{first}
+	more:
+		for len(group) < 256 {
+			select {
+			case b, ok := <-p.commits:
+				if !ok {
+					break more
+				}
+				group = append(group, b)
+			default:
+				break more
+			}
+		}
+		var synced *wal.Log
+		for _, b := range group {
+			if b.wrote && b.log != synced {
+				if err := b.log.SyncFile(); err != nil {
+					p.fatal(err)
+				}
+				synced = b.log
+			}
+		}
+		for _, b := range group {
+			p.afterCommit(b)
+		}
+	}
+}
+
+// afterCommit sends a durable batch's replies and runs its side effects.
+func (p *Partition) afterCommit(b *pendingBatch) {
+	if b.barrier != nil {
+		close(b.barrier)
+		return
+	}
+	for _, a := range b.answers {
 		if a.c.reply != nil {
 			a.c.reply <- a.r
 		}
 	}
+	fx := b.fx
 	for _, f := range fx.results {
 		f()
 	}
@@ -281,10 +529,24 @@ func (p *Partition) processBatch(batch []*Command) {
 			p.cfg.Hooks.JobsAvailable(t)
 		}
 	}
-	for _, q := range queries {
-		q.Query(p.st)
-		q.reply <- Result{}
+}
+
+// safeQuery runs an admin read; a nil or panicking read is answered with an
+// error instead of taking the partition goroutine (and the process) down.
+func (p *Partition) safeQuery(q *Command) (r Result) {
+	if q.Query == nil {
+		return Result{Err: status.Error(codes.InvalidArgument, "a query command needs a query function (it cannot come from the wire)")}
 	}
+	defer func() {
+		if x := recover(); x != nil {
+			if p.cfg.Logger != nil {
+				p.cfg.Logger.Error("panic in partition query", "partition", p.cfg.ID, "panic", x)
+			}
+			r = Result{Err: status.Errorf(codes.Internal, "internal error in query: %v", x)}
+		}
+	}()
+	q.Query(p.st)
+	return Result{}
 }
 
 // changesState reports whether an accepted command must be logged. An
@@ -307,6 +569,7 @@ func (p *Partition) safeProcess(c *Command, fx *effects) (resp any, err error) {
 				p.cfg.Logger.Error("panic while processing command", "op", c.Op, "panic", r)
 			}
 			resp, err = nil, status.Errorf(codes.Internal, "internal error processing %s: %v", c.Op, r)
+			c.panicked = true
 		}
 	}()
 	return p.processLive(c, fx)
@@ -346,7 +609,8 @@ type Stats struct {
 
 // Stats returns current counters (safe from any goroutine).
 func (p *Partition) Stats() Stats {
-	return Stats{ID: p.cfg.ID, LogPosition: p.log.Records(), Batches: p.log.Batches(), Fsyncs: p.log.Fsyncs(),
+	l := p.logp.Load()
+	return Stats{ID: p.cfg.ID, LogPosition: p.base.Load() + l.Records(), Batches: p.batchBase.Load() + l.Batches(), Fsyncs: p.fsyncBase.Load() + l.Fsyncs(),
 		ActiveInstances: p.active.Load(), Activatable: p.activat.Load(), Activated: p.activated.Load()}
 }
 

@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"sort"
 	"sync"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
@@ -59,7 +60,7 @@ type Job struct {
 	TenantID                  string
 
 	Activations, Yields, Timeouts, Completes, Fails int32
-	queueSeq                                        int64
+	QueueSeq                                        int64
 }
 
 // Instance is a process instance.
@@ -115,24 +116,35 @@ type State struct {
 	queues    map[string][]queued
 	messages  map[string]message
 	defs      *Registry
+	// History holds the newest finished instances and jobs (admin API).
+	History *History
 
 	activeInstances int64
 	jobsByState     [8]int64
 }
 
 // setJobState moves a job to a state, keeping the per-state counters exact.
+// A job that is finished leaves the live state for the history (the caller
+// may still update its fields: the history holds the same job).
 func (s *State) setJobState(j *Job, st int) {
 	if j.State != 0 {
 		s.jobsByState[j.State]--
 	}
 	j.State = st
 	s.jobsByState[st]++
+	if jobFinished(st) {
+		if _, live := s.Jobs[j.Key]; live {
+			delete(s.Jobs, j.Key)
+			s.History.addJob(j)
+		}
+	}
 }
 
-func newState(id int32, defs *Registry) *State {
+func newState(id int32, defs *Registry, history int) *State {
 	return &State{
 		ID: id, Instances: map[int64]*Instance{}, Elems: map[int64]*ElemInst{}, Jobs: map[int64]*Job{},
 		Incidents: map[int64]*Incident{}, queues: map[string][]queued{}, messages: map[string]message{}, defs: defs,
+		History: newHistory(history),
 	}
 }
 
@@ -145,8 +157,21 @@ func (s *State) nextKey() int64 {
 // validated lazily (seq must match) so removal needs no search.
 func (s *State) enqueue(j *Job) {
 	s.seq++
-	j.queueSeq = s.seq
+	j.QueueSeq = s.seq
 	q := compactQueue(s, s.queues[j.Type])
+	if len(q) >= 1024 && len(q) == cap(q) {
+		// Entries behind a waiting job go stale when their jobs are pushed
+		// or finish; before the slice grows, drop every stale entry so the
+		// queue stays proportional to the activatable backlog, not to the
+		// work done while one job waited (amortized O(1)).
+		live := q[:0:0]
+		for _, e := range q {
+			if x := s.Jobs[e.key]; x != nil && x.State == JobActivatable && x.QueueSeq == e.seq {
+				live = append(live, e)
+			}
+		}
+		q = live
+	}
 	s.queues[j.Type] = append(q, queued{j.Key, s.seq})
 }
 
@@ -159,6 +184,7 @@ type Def struct {
 	Checksum      string
 	Process       *bpmn.Process
 	DeploymentKey int64
+	Resource      []byte // the deployed file (kept for snapshots)
 }
 
 // Registry holds process definitions. Partition 1 (the deployment
@@ -213,6 +239,18 @@ func (r *Registry) Version(id string, version int32) *Def {
 		}
 	}
 	return nil
+}
+
+// All returns every definition, ordered by key.
+func (r *Registry) All() []*Def {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]*Def, 0, len(r.byKey))
+	for _, d := range r.byKey {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, k int) bool { return out[i].Key < out[k].Key })
+	return out
 }
 
 // Count returns the number of definitions.

@@ -18,6 +18,46 @@ import (
 // Doc is a variable document: name → raw JSON value (compacted).
 type Doc map[string]json.RawMessage
 
+// Limits of one variables document. The depth is Jackson's default
+// (StreamReadConstraints.maxNestingDepth, 1000), which Zeebe's gateway
+// applies when it parses JSON variables; the size is the gateway's maximum
+// message size (4 MB), which also bounds what arrives over a broker port.
+const (
+	MaxDepth         = 1000
+	MaxDocumentBytes = 4 << 20
+)
+
+// depth returns the deepest nesting of objects and arrays in a JSON text
+// (strings skipped), without recursion.
+func depth(s string) int {
+	d, maxD := 0, 0
+	inStr := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inStr {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{', '[':
+			d++
+			if d > maxD {
+				maxD = d
+			}
+		case '}', ']':
+			d--
+		}
+	}
+	return maxD
+}
+
 // Parse turns a gateway `variables` string into a Doc. An empty string (or
 // `null`) means no variables, as in Zeebe. Anything else must be a JSON
 // object in valid UTF-8; the error says what is wrong so users can act on it.
@@ -25,12 +65,18 @@ func Parse(s string) (Doc, error) {
 	if !utf8.ValidString(s) {
 		return nil, errors.New("the document is not valid UTF-8")
 	}
+	if len(s) > MaxDocumentBytes {
+		return nil, fmt.Errorf("the document is %d bytes; the limit is %d bytes", len(s), MaxDocumentBytes)
+	}
 	t := strings.TrimSpace(s)
 	if t == "" || t == "null" {
 		return Doc{}, nil
 	}
 	if t[0] != '{' {
 		return nil, fmt.Errorf("expected document to be a JSON object, but was %s", kindOf(t))
+	}
+	if d := depth(t); d > MaxDepth {
+		return nil, fmt.Errorf("the document nests objects/arrays more than %d levels deep", MaxDepth)
 	}
 	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(strings.NewReader(t))

@@ -82,3 +82,18 @@ func FuzzMergeVariables(f *testing.F) {
 		}
 	})
 }
+
+func TestLimits(t *testing.T) {
+	deep := `{"a":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}`
+	if _, err := Parse(deep); err == nil || !strings.Contains(err.Error(), "more than 1000 levels") {
+		t.Fatalf("depth 1001: %v", err)
+	}
+	ok := `{"a":` + strings.Repeat("[", 999) + strings.Repeat("]", 999) + `, "s":"[[[[{{{{\"[["}`
+	if _, err := Parse(ok); err != nil {
+		t.Fatalf("depth 1000 (brackets in strings do not count): %v", err)
+	}
+	huge := `{"a":"` + strings.Repeat("x", MaxDocumentBytes) + `"}`
+	if _, err := Parse(huge); err == nil || !strings.Contains(err.Error(), "limit is 4194304 bytes") {
+		t.Fatalf("size: %v", err)
+	}
+}

@@ -1,0 +1,339 @@
+package partition
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
+	"github.com/jobwire/jobwire/engine-reference/internal/vars"
+)
+
+// On-disk layout of a partition directory (format 2):
+//
+//	snapshot          the state after every record of segments < Segment
+//	                  ([u32 len][u32 CRC-32C][JSON]; written to snapshot.tmp,
+//	                  fsynced, renamed, directory fsynced)
+//	log-<n>           log segments (wal framing); replay starts at the
+//	                  snapshot's Segment; older segments are deleted
+//	log               format 1 (no snapshots): the whole history in one file;
+//	                  read as segment 0 and compacted away by the first
+//	                  snapshot
+//
+// A snapshot is taken every SnapshotEvery records and when the partition
+// closes cleanly, so a restart after a clean shutdown re-executes no
+// command at all and one after a crash at most SnapshotEvery of them.
+
+// SnapshotFormat is the version of the snapshot encoding. A snapshot with a
+// different version is refused with a clear message (never guessed at).
+const SnapshotFormat = 2
+
+// SnapshotEvery is how many log records trigger a snapshot.
+var SnapshotEvery int64 = 100_000
+
+type snapDef struct {
+	Key           int64  `json:"key"`
+	BpmnProcessID string `json:"pid"`
+	Version       int32  `json:"ver"`
+	ResourceName  string `json:"name"`
+	DeploymentKey int64  `json:"dep"`
+	Checksum      string `json:"sum"`
+}
+
+type snapElem struct {
+	Key         int64    `json:"key"`
+	ElementID   string   `json:"el"`
+	Vars        vars.Doc `json:"vars,omitempty"`
+	JobKey      int64    `json:"job,omitempty"`
+	IncidentKey int64    `json:"inc,omitempty"`
+}
+
+type snapInstance struct {
+	*Instance
+	Tokens int                       `json:"tokens,omitempty"`
+	Joins  map[string]map[string]int `json:"joins,omitempty"`
+	Elems  []snapElem                `json:"elems,omitempty"`
+}
+
+type snapQueued struct {
+	Key int64 `json:"k"`
+	Seq int64 `json:"s"`
+}
+
+type snapMessage struct {
+	ID       string `json:"id"`
+	Key      int64  `json:"k"`
+	Deadline int64  `json:"d"`
+}
+
+type snapshotData struct {
+	Format          int                     `json:"format"`
+	Partition       int32                   `json:"partition"`
+	Segment         int64                   `json:"segment"`  // first log segment to replay
+	Position        int64                   `json:"position"` // log records before Segment (admin log position)
+	Counter         int64                   `json:"counter"`
+	Seq             int64                   `json:"seq"`
+	LastNow         int64                   `json:"lastNow"`
+	Resources       map[string][]byte       `json:"resources"` // checksum → BPMN file
+	Defs            []snapDef               `json:"defs"`
+	Instances       []snapInstance          `json:"instances"`
+	Jobs            []*Job                  `json:"jobs"`
+	Incidents       []*Incident             `json:"incidents"`
+	Queues          map[string][]snapQueued `json:"queues"`
+	Messages        []snapMessage           `json:"messages"`
+	JobsByState     [8]int64                `json:"jobsByState"`
+	ActiveInstances int64                   `json:"activeInstances"`
+	History         *History                `json:"history"`
+}
+
+func (p *Partition) encodeSnapshot(segment, position int64) ([]byte, error) {
+	s := p.st
+	d := &snapshotData{Format: SnapshotFormat, Partition: s.ID, Segment: segment, Position: position,
+		Counter: s.counter, Seq: s.seq, LastNow: p.lastNow, Resources: map[string][]byte{},
+		Queues: map[string][]snapQueued{}, JobsByState: s.jobsByState, ActiveInstances: s.activeInstances, History: s.History}
+	for _, def := range s.defs.All() {
+		d.Resources[def.Checksum] = def.Resource
+		d.Defs = append(d.Defs, snapDef{Key: def.Key, BpmnProcessID: def.BpmnProcessID, Version: def.Version,
+			ResourceName: def.ResourceName, DeploymentKey: def.DeploymentKey, Checksum: def.Checksum})
+	}
+	for _, in := range s.Instances {
+		si := snapInstance{Instance: in, Tokens: in.tokens, Joins: in.joins}
+		for _, e := range in.elems {
+			si.Elems = append(si.Elems, snapElem{Key: e.Key, ElementID: e.Element.ID, Vars: e.Vars, JobKey: e.JobKey, IncidentKey: e.IncidentKey})
+		}
+		sort.Slice(si.Elems, func(i, k int) bool { return si.Elems[i].Key < si.Elems[k].Key })
+		d.Instances = append(d.Instances, si)
+	}
+	sort.Slice(d.Instances, func(i, k int) bool { return d.Instances[i].Key < d.Instances[k].Key })
+	for _, j := range s.Jobs {
+		d.Jobs = append(d.Jobs, j)
+	}
+	sort.Slice(d.Jobs, func(i, k int) bool { return d.Jobs[i].Key < d.Jobs[k].Key })
+	for _, inc := range s.Incidents {
+		d.Incidents = append(d.Incidents, inc)
+	}
+	sort.Slice(d.Incidents, func(i, k int) bool { return d.Incidents[i].Key < d.Incidents[k].Key })
+	for t, q := range s.queues {
+		q = compactQueue(s, q)
+		out := make([]snapQueued, 0, len(q))
+		for _, e := range q {
+			out = append(out, snapQueued{e.key, e.seq})
+		}
+		if len(out) > 0 {
+			d.Queues[t] = out
+		}
+	}
+	for id, m := range s.messages {
+		d.Messages = append(d.Messages, snapMessage{ID: id, Key: m.key, Deadline: m.deadline})
+	}
+	sort.Slice(d.Messages, func(i, k int) bool { return d.Messages[i].ID < d.Messages[k].ID })
+	// No HTML escaping: variable values must come back byte for byte.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(d); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// loadSnapshot restores the state from a snapshot payload.
+func (p *Partition) loadSnapshot(b []byte) (*snapshotData, error) {
+	var d snapshotData
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("snapshot does not decode: %w", err)
+	}
+	if d.Format != SnapshotFormat {
+		return nil, fmt.Errorf("snapshot format %d is not supported by this engine (it reads format %d); use the engine version that wrote it", d.Format, SnapshotFormat)
+	}
+	if d.Partition != p.cfg.ID {
+		return nil, fmt.Errorf("snapshot belongs to partition %d", d.Partition)
+	}
+	s := p.st
+	parsed := map[string][]*bpmn.Process{}
+	for _, sd := range d.Defs {
+		if s.defs.ByKey(sd.Key) != nil {
+			continue
+		}
+		res, ok := d.Resources[sd.Checksum]
+		if !ok {
+			return nil, fmt.Errorf("snapshot lacks the resource of definition %d", sd.Key)
+		}
+		procs, ok := parsed[sd.Checksum]
+		if !ok {
+			var err error
+			if procs, err = bpmn.Parse(sd.ResourceName, res); err != nil {
+				return nil, fmt.Errorf("snapshot resource '%s' does not parse: %w", sd.ResourceName, err)
+			}
+			parsed[sd.Checksum] = procs
+		}
+		for _, pr := range procs {
+			if pr.ID == sd.BpmnProcessID {
+				s.defs.add(&Def{Key: sd.Key, BpmnProcessID: sd.BpmnProcessID, Version: sd.Version, ResourceName: sd.ResourceName,
+					Checksum: sd.Checksum, Process: pr, DeploymentKey: sd.DeploymentKey, Resource: res})
+			}
+		}
+	}
+	s.counter, s.seq, p.lastNow = d.Counter, d.Seq, d.LastNow
+	s.jobsByState, s.activeInstances = d.JobsByState, d.ActiveInstances
+	for _, si := range d.Instances {
+		in := si.Instance
+		def := s.defs.ByKey(in.DefKey)
+		if def == nil {
+			return nil, fmt.Errorf("snapshot instance %d refers to unknown definition %d", in.Key, in.DefKey)
+		}
+		in.proc, in.tokens, in.joins, in.elems = def.Process, si.Tokens, si.Joins, map[int64]*ElemInst{}
+		if in.Vars == nil {
+			in.Vars = vars.Doc{}
+		}
+		for _, se := range si.Elems {
+			el := def.Process.Elements[se.ElementID]
+			if el == nil {
+				return nil, fmt.Errorf("snapshot element %q of instance %d is not in its process", se.ElementID, in.Key)
+			}
+			e := &ElemInst{Key: se.Key, InstanceKey: in.Key, Element: el, Vars: se.Vars, JobKey: se.JobKey, IncidentKey: se.IncidentKey}
+			in.elems[e.Key] = e
+			s.Elems[e.Key] = e
+		}
+		s.Instances[in.Key] = in
+	}
+	for _, j := range d.Jobs {
+		s.Jobs[j.Key] = j
+	}
+	for _, inc := range d.Incidents {
+		s.Incidents[inc.Key] = inc
+	}
+	for t, q := range d.Queues {
+		out := make([]queued, 0, len(q))
+		for _, e := range q {
+			out = append(out, queued{e.Key, e.Seq})
+		}
+		s.queues[t] = out
+	}
+	for _, m := range d.Messages {
+		s.messages[m.ID] = message{key: m.Key, deadline: m.Deadline}
+	}
+	if d.History != nil {
+		h := d.History
+		h.Max = s.History.Max // the configured size wins
+		if h.EvictedInstances == nil {
+			h.EvictedInstances = map[string]map[int]int64{}
+		}
+		if h.EvictedJobs == nil {
+			h.EvictedJobs = map[string]map[int]int64{}
+		}
+		s.History = newHistory(h.Max)
+		s.History.EvictedInstances, s.History.EvictedJobs = h.EvictedInstances, h.EvictedJobs
+		for _, in := range h.Instances {
+			s.History.addInstance(in)
+		}
+		for _, j := range h.Jobs {
+			s.History.addJob(j)
+		}
+	}
+	return &d, nil
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// writeFileDurably writes data framed with a checksum to path via a
+// temporary file, fsync and rename, then fsyncs the directory.
+func writeFileDurably(path string, data []byte, noSync bool) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	var hdr [8]byte
+	binary.LittleEndian.PutUint32(hdr[0:4], uint32(len(data)))
+	binary.LittleEndian.PutUint32(hdr[4:8], crc32.Checksum(data, castagnoli))
+	if _, err := f.Write(hdr[:]); err == nil {
+		_, err = f.Write(data)
+	}
+	if err == nil && !noSync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path), noSync)
+}
+
+func syncDir(dir string, noSync bool) error {
+	if noSync {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// readSnapshotFile returns the snapshot payload, nil if there is none, or
+// an error naming the file when it is damaged (a snapshot is only ever
+// renamed into place complete, so damage is never a torn write).
+func readSnapshotFile(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(b) < 8 {
+		return nil, fmt.Errorf("snapshot %s is damaged (%d bytes); refusing to start", path, len(b))
+	}
+	n := binary.LittleEndian.Uint32(b[0:4])
+	if int64(n) != int64(len(b)-8) || crc32.Checksum(b[8:], castagnoli) != binary.LittleEndian.Uint32(b[4:8]) {
+		return nil, fmt.Errorf("snapshot %s is damaged (length or checksum mismatch); refusing to start (nothing was changed)", path)
+	}
+	return b[8:], nil
+}
+
+// segment file names: log (format 1, segment 0), log-<n>.
+func segmentPath(dir string, n int64) string {
+	if n == 0 {
+		return filepath.Join(dir, "log")
+	}
+	return filepath.Join(dir, fmt.Sprintf("log-%012d", n))
+}
+
+// listSegments returns the segment numbers present in dir, ascending.
+func listSegments(dir string) ([]int64, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []int64
+	for _, e := range ents {
+		name := e.Name()
+		switch {
+		case name == "log":
+			out = append(out, 0)
+		case strings.HasPrefix(name, "log-"):
+			n, err := strconv.ParseInt(strings.TrimPrefix(name, "log-"), 10, 64)
+			if err == nil && n > 0 {
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Slice(out, func(i, k int) bool { return out[i] < out[k] })
+	return out, nil
+}
