@@ -49,6 +49,8 @@ type Config struct {
 	Defs    *Registry
 	Hooks   Hooks
 	Logger  *slog.Logger
+	// Observer, if set, is told about every committed batch (live view).
+	Observer Observer
 }
 
 // Partition processes commands for one partition.
@@ -101,6 +103,9 @@ func Open(cfg Config) (*Partition, error) {
 		return nil, err
 	}
 	p.log = l
+	if cfg.Observer != nil {
+		p.st.touched = newTouchSet()
+	}
 	p.rebuildTimers()
 	p.refreshGauges()
 	return p, nil
@@ -265,6 +270,7 @@ func (p *Partition) processBatch(batch []*Command) {
 	}
 	p.processed.Add(int64(len(answers)))
 	p.refreshGauges()
+	committedAt := time.Now() // the batch is durable from here on
 	for _, a := range answers {
 		if a.c.reply != nil {
 			a.c.reply <- a.r
@@ -280,6 +286,15 @@ func (p *Partition) processBatch(batch []*Command) {
 		for t := range fx.notify {
 			p.cfg.Hooks.JobsAvailable(t)
 		}
+	}
+	if p.cfg.Observer != nil {
+		acc := make([]Accepted, 0, len(answers))
+		for _, a := range answers {
+			if a.r.Err == nil {
+				acc = append(acc, Accepted{a.c, a.r.Resp})
+			}
+		}
+		p.observe(committedAt, acc)
 	}
 	for _, q := range queries {
 		q.Query(p.st)

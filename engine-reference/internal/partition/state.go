@@ -118,6 +118,9 @@ type State struct {
 
 	activeInstances int64
 	jobsByState     [8]int64
+
+	// touched collects what a batch changed, for the Observer (nil without one).
+	touched *touchSet
 }
 
 // setJobState moves a job to a state, keeping the per-state counters exact.
@@ -127,6 +130,9 @@ func (s *State) setJobState(j *Job, st int) {
 	}
 	j.State = st
 	s.jobsByState[st]++
+	if s.touched != nil {
+		s.touched.job(j)
+	}
 }
 
 func newState(id int32, defs *Registry) *State {
