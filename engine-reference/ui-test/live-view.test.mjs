@@ -90,7 +90,7 @@ test('live view shows instances, jobs, streams, polls and incidents; resolving f
   assert.ok(m.batches > 0 && m.receipt.length > 0, 'deltas received');
 });
 
-test('a failed resolve is shown on the page (typed error), and nothing is lost', async (t) => {
+test('resolve API: typed errors for an unknown incident, a bad key, a cross-site POST', async (t) => {
   const engine = await startEngine();
   t.after(() => engine.stop());
   // Through the same HTTP API the button uses: an unknown incident is 404
