@@ -100,6 +100,7 @@ type viewer struct {
 type Hub struct {
 	in      chan *partition.CommittedBatch
 	lost    atomic.Bool
+	dropped atomic.Int64
 	seed    Seeder
 	tables  GatewayTables
 	stop    chan struct{}
@@ -137,9 +138,7 @@ func (h *Hub) Committed(b *partition.CommittedBatch) {
 	case h.in <- b:
 	default:
 		h.lost.Store(true)
-		h.mu.Lock()
-		h.totals.Dropped++
-		h.mu.Unlock()
+		h.dropped.Add(1)
 	}
 }
 
@@ -148,6 +147,7 @@ func (h *Hub) Start() {
 	if h.started.Swap(true) {
 		return
 	}
+	h.lost.Store(false) // the first load covers whatever was dropped before it
 	h.reseed()
 	go h.run()
 }
@@ -249,6 +249,7 @@ func (h *Hub) applyJob(v partition.JobView) {
 
 func (h *Hub) applyBatch(b *partition.CommittedBatch) {
 	t := &h.totals
+	t.Dropped = h.dropped.Load()
 	t.Batches++
 	t.Created += int64(b.Counts.Created)
 	t.Completed += int64(b.Counts.Completed)
@@ -391,6 +392,7 @@ type Snapshot struct {
 
 // snapshot builds the viewer's starting point (under mu).
 func (h *Hub) snapshot() *Snapshot {
+	h.totals.Dropped = h.dropped.Load()
 	s := &Snapshot{Totals: h.totals, Tables: h.gw, Counts: map[string]int{}, SeedError: h.seedErr,
 		Now: time.Now().UnixNano()}
 	for _, v := range h.insts {
