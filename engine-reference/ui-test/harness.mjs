@@ -84,6 +84,16 @@ export async function startEngine(extra = []) {
   return { ...p, addr, url };
 }
 
+// startCluster runs `jobwire-engine cluster` (the first gateway serves the
+// live view) and returns that gateway's address and the page's URL.
+export async function startCluster(extra = []) {
+  const p = startProcess('cluster', path.join(BIN, 'jobwire-engine'),
+    ['cluster', '--gateways', '2', '--brokers', '2', '--partitions', '2', '--ui-port', '0', '--exit-on-stdin-close', ...extra]);
+  const [, url] = await p.out.waitFor(/live view (http:\/\/127\.0\.0\.1:\d+\/)/, 30000);
+  const [, addr] = await p.out.waitFor(/cluster ready: gateways (127\.0\.0\.1:\d+)/, 30000);
+  return { ...p, addr, url };
+}
+
 export function startWorker(args) {
   return startProcess('worker', path.join(BIN, 'uiworker'), args);
 }

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { startEngine, startWorker, launchBrowser, ENGINE_DIR } from './harness.mjs';
+import { startEngine, startCluster, startWorker, launchBrowser, ENGINE_DIR } from './harness.mjs';
 
 const OUT = process.env.RESULTS ? path.join(process.env.RESULTS, 'ui') : path.join(ENGINE_DIR, 'ui-test', 'out');
 mkdirSync(OUT, { recursive: true });
@@ -128,4 +128,26 @@ test('with --oauth the page needs the engine credential', async (t) => {
   assert.equal(resp.status(), 200);
   await page.locator('#conn', { hasText: 'live' }).waitFor({ timeout: T });
   assert.ok((await page.evaluate(() => window.__jw.snapshots)) >= 1);
+});
+
+test('cluster mode: the first gateway serves the live view, fed by the brokers', async (t) => {
+  const cluster = await startCluster();
+  t.after(() => cluster.stop());
+  const page = await (await browser.newContext()).newPage();
+  t.after(() => page.context().close());
+  await page.goto(cluster.url);
+  await page.locator('#conn', { hasText: 'live' }).waitFor({ timeout: T });
+  const worker = startWorker(['scenario', '--addr', cluster.addr]);
+  t.after(() => worker.stop());
+  const [, okKey] = await worker.out.waitFor(/created ui-order (\d+)/);
+  const [, failKey] = await worker.out.waitFor(/created ui-refund (\d+)/);
+  // Instances on both brokers' partitions reach the page through WatchCommitted.
+  await page.locator(`#t-instances tr[data-key="${okKey}"][data-state="COMPLETED"]`).waitFor({ timeout: T });
+  await page.locator(`#t-instances tr[data-key="${failKey}"][data-state="INCIDENT"]`).waitFor({ timeout: T });
+  await page.locator('#t-streams tr[data-worker="ui-push-worker"]').waitFor({ timeout: T });
+  const incident = page.locator('#t-incidents tr', { hasText: failKey });
+  await incident.locator('button', { hasText: 'Resolve' }).click();
+  await page.locator(`#t-instances tr[data-key="${failKey}"][data-state="COMPLETED"]`).waitFor({ timeout: T });
+  await page.locator('#t-incidents tr.empty').waitFor({ timeout: T });
+  await page.screenshot({ path: path.join(OUT, 'live-view-cluster.png'), fullPage: true });
 });

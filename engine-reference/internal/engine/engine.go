@@ -340,6 +340,21 @@ func StartGateway(cfg Config, connect func(*gateway.Gateway) (gateway.Broker, io
 		e.Close()
 		return nil, err
 	}
+	if cfg.UI {
+		// The live view of a cluster-mode gateway: batches committed in the
+		// broker processes arrive over WatchCommitted.
+		w, ok := closer.(interface {
+			WatchCommitted(func(*partition.CommittedBatch), func())
+		})
+		if ok {
+			e.hub = ui.NewHub(ui.InspectorSeeder(b), ui.TablesOf(e.GW))
+			if err := e.serveUI(); err != nil {
+				e.Close()
+				return nil, err
+			}
+			w.WatchCommitted(e.hub.Committed, e.hub.Lost)
+		}
+	}
 	e.stopped = make(chan struct{})
 	e.trackHealth()
 	go func() {

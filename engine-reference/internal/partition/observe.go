@@ -132,6 +132,9 @@ func (p *Partition) observe(at time.Time, acc []Accepted) {
 	if len(acc) == 0 && len(t.jobs) == 0 && len(t.insts) == 0 {
 		return
 	}
+	if w, ok := p.cfg.Observer.(interface{ Watching() bool }); ok && !w.Watching() {
+		return // nobody is looking (a broker without live views)
+	}
 	b := &CommittedBatch{Partition: p.cfg.ID, At: at.UnixNano(), Commands: map[string]int{}}
 	for _, a := range acc {
 		c := a.C

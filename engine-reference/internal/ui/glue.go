@@ -34,6 +34,74 @@ func LocalSeeder(l *gateway.Local) Seeder {
 	}
 }
 
+// InspectorSeeder reads the starting point through the admin queries of a
+// Broker (cluster mode: merged from every broker process). Instances get
+// their open incidents; active elements are filled in by the next batch.
+func InspectorSeeder(in gateway.Inspector) Seeder {
+	return func(ctx context.Context, limit int) ([]partition.InstanceView, []partition.JobView, error) {
+		ir, err := in.ListProcessInstances(ctx, &apb.ListProcessInstancesRequest{IncludeInstances: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		jr, err := in.ListJobs(ctx, &apb.ListJobsRequest{IncludeJobs: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		xr, err := in.ListIncidents(ctx, &apb.ListIncidentsRequest{})
+		if err != nil {
+			return nil, nil, err
+		}
+		incs := map[int64][]partition.IncidentView{}
+		for _, x := range xr.Incidents {
+			incs[x.ProcessInstanceKey] = append(incs[x.ProcessInstanceKey], partition.IncidentView{Key: x.Key,
+				Instance: x.ProcessInstanceKey, Job: x.JobKey, Type: x.Type, Message: x.Message})
+		}
+		procs := map[int64]string{}
+		var insts []partition.InstanceView
+		done := 0
+		for i := len(ir.Instances) - 1; i >= 0; i-- { // newest first
+			x := ir.Instances[i]
+			procs[x.Key] = x.BpmnProcessId
+			st := strings.TrimPrefix(x.State.String(), "PROCESS_INSTANCE_STATE_")
+			if st == "COMPLETED" || st == "CANCELED" {
+				if done >= limit {
+					continue
+				}
+				done++
+			}
+			v := partition.InstanceView{Key: x.Key, Process: x.BpmnProcessId, Version: x.Version, State: st,
+				Incidents: incs[x.Key]}
+			if len(x.Variables) <= partition.MaxViewVariables {
+				v.Variables = x.Variables
+			} else {
+				v.Variables = x.Variables[:partition.MaxViewVariables]
+			}
+			insts = append(insts, v)
+		}
+		var jobs []partition.JobView
+		done = 0
+		for i := len(jr.Jobs) - 1; i >= 0; i-- {
+			x := jr.Jobs[i]
+			st := strings.TrimPrefix(x.State.String(), "JOB_STATE_")
+			if st == "COMPLETED" || st == "CANCELED" || st == "ERROR_THROWN" {
+				if done >= limit {
+					continue
+				}
+				done++
+			}
+			v := partition.JobView{Key: x.Key, Instance: x.ProcessInstanceKey, Process: procs[x.ProcessInstanceKey],
+				Type: x.Type, State: st, Worker: x.Worker, Retries: x.Retries, RetryAt: x.RetryAt,
+				ErrorMessage: x.ErrorMessage, ErrorCode: x.ErrorCode, Incident: x.IncidentKey, Activations: x.ActivationCount,
+				Yields: x.YieldCount, Timeouts: x.TimeoutCount, Fails: x.FailCount}
+			if st == "ACTIVATED" {
+				v.Deadline = x.Deadline
+			}
+			jobs = append(jobs, v)
+		}
+		return insts, jobs, nil
+	}
+}
+
 // TablesOf reads a gateway's streams, parked polls and request counts
 // through its admin service (gateway memory; no partition is asked).
 func TablesOf(g *gateway.Gateway) GatewayTables {

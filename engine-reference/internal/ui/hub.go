@@ -142,6 +142,16 @@ func (h *Hub) Committed(b *partition.CommittedBatch) {
 	}
 }
 
+// Lost tells the hub that batches were missed (a remote feed reconnected
+// or dropped some): it reloads its model from the partitions.
+func (h *Hub) Lost() {
+	h.lost.Store(true)
+	select {
+	case h.kick <- struct{}{}:
+	default:
+	}
+}
+
 // Start loads the model and starts the hub goroutine.
 func (h *Hub) Start() {
 	if h.started.Swap(true) {
@@ -318,6 +328,9 @@ func (h *Hub) run() {
 				h.refreshTables()
 			}
 		case <-h.kick:
+			if h.lost.Swap(false) {
+				h.reseed()
+			}
 			h.refreshTables()
 		case <-tick.C:
 			if h.lost.Swap(false) {

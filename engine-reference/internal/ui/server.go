@@ -117,7 +117,13 @@ func (s *Server) guard(next http.Handler) http.Handler {
 func (s *Server) snapshot(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(s.cfg.Hub.Snapshot())
+	snap := s.cfg.Hub.Snapshot()
+	if s.cfg.Hub.tables != nil {
+		if t, err := s.cfg.Hub.tables(r.Context()); err == nil {
+			snap.Tables = t
+		}
+	}
+	_ = json.NewEncoder(w).Encode(snap)
 }
 
 // KeepAlive is how often an idle SSE stream gets a comment line.
