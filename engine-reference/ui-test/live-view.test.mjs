@@ -86,7 +86,7 @@ test('live view shows instances, jobs, streams, polls and incidents; resolving f
   // and every update was received through the SSE stream.
   assert.deepEqual(external, []);
   assert.deepEqual(pageErrors, []);
-  const m = await page.evaluate(() => window.__jw);
+  const m = await page.evaluate(() => window.__jwStats());
   assert.ok(m.batches > 0 && m.receipt.length > 0, 'deltas received');
 });
 
@@ -127,7 +127,7 @@ test('with --oauth the page needs the engine credential', async (t) => {
   const resp = await page.goto(engine.url);
   assert.equal(resp.status(), 200);
   await page.locator('#conn', { hasText: 'live' }).waitFor({ timeout: T });
-  assert.ok((await page.evaluate(() => window.__jw.snapshots)) >= 1);
+  assert.ok((await page.evaluate(() => window.__jwStats())).snapshots >= 1);
 });
 
 test('cluster mode: the first gateway serves the live view, fed by the brokers', async (t) => {

@@ -28,6 +28,10 @@ const (
 	ViewerQueue  = 256  // SSE messages waiting for one viewer
 	KeepFinished = 1000 // finished instances / jobs kept in the model (active ones are always kept)
 	SnapshotRows = 1000 // newest instances / jobs sent in a snapshot
+	// DeltaInterval is the least time between two deltas: batches committed
+	// meanwhile go out together (fewer, larger SSE messages: a browser pays
+	// per message, and so does a loaded machine per wake-up).
+	DeltaInterval = 10 * time.Millisecond
 )
 
 // Seeder loads the model's starting point from the partitions (once at
@@ -292,6 +296,7 @@ func (h *Hub) run() {
 	tick := time.NewTicker(h.gwTicker)
 	defer tick.Stop()
 	var pending []*partition.CommittedBatch
+	var lastDelta time.Time
 	for {
 		select {
 		case <-h.stop:
@@ -304,8 +309,11 @@ func (h *Hub) run() {
 			return
 		case b := <-h.in:
 			pending = append(pending[:0], b)
+			if wait := DeltaInterval - time.Since(lastDelta); wait > 0 {
+				time.Sleep(wait)
+			}
 		drain:
-			for len(pending) < 512 {
+			for len(pending) < 2048 {
 				select {
 				case b := <-h.in:
 					pending = append(pending, b)
@@ -313,6 +321,7 @@ func (h *Hub) run() {
 					break drain
 				}
 			}
+			lastDelta = time.Now()
 			if h.lost.Swap(false) {
 				h.reseed()
 			}
