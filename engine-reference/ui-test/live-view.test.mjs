@@ -69,6 +69,7 @@ test('live view shows instances, jobs, streams, polls and incidents; resolving f
   // Per-client request counts.
   await page.locator('#t-requests tr[data-method="CreateProcessInstance"]').waitFor({ timeout: T });
   await page.locator('#t-requests tr[data-method="StreamActivatedJobs"]').waitFor({ timeout: T });
+  await page.locator('#t-requests tr[data-method="FailJob"]', { hasText: 'OK 1' }).waitFor({ timeout: T });
   assert.equal(await page.locator('#c-incidents').innerText(), '1');
   await page.screenshot({ path: path.join(OUT, 'live-view-incident.png'), fullPage: true });
 

@@ -297,6 +297,11 @@ func (h *Hub) run() {
 	defer tick.Stop()
 	var pending []*partition.CommittedBatch
 	var lastDelta time.Time
+	// trailing refreshes the gateway tables once after a burst of batches
+	// (the table refresh is throttled to one per 250 ms while batches come).
+	trailing := time.NewTimer(time.Hour)
+	trailing.Stop()
+	defer trailing.Stop()
 	for {
 		select {
 		case <-h.stop:
@@ -331,11 +336,14 @@ func (h *Hub) run() {
 			}
 			msg, _ := json.Marshal(delta{Batches: pending, Totals: h.totals, Sent: time.Now().UnixNano()})
 			h.broadcast(sse("delta", msg))
-			refresh := time.Since(h.lastGW) > 250*time.Millisecond
+			since := time.Since(h.lastGW)
 			h.mu.Unlock()
-			if refresh {
+			if since > 250*time.Millisecond {
 				h.refreshTables()
 			}
+			trailing.Reset(250 * time.Millisecond)
+		case <-trailing.C:
+			h.refreshTables()
 		case <-h.kick:
 			if h.lost.Swap(false) {
 				h.reseed()
