@@ -135,8 +135,10 @@ function schedule() {
 onmessage = (e) => {
   const m = e.data;
   if (m.kind === 'filters') { filters = m.filters; schedule(); }
-  // The main thread reports what a render cost; slow machines get fewer views.
-  if (m.kind === 'rendered') gap = Math.min(500, Math.max(50, 4 * m.cost));
+  // The main thread reports what a view cost (script, style, layout, paint
+  // up to the next frame); views are spaced so that rendering takes at most
+  // about a third of the main thread.
+  if (m.kind === 'rendered') gap = Math.min(1000, Math.max(50, 3 * m.cost));
   if (m.kind === 'tick') schedule();
   if (m.kind === 'stats') postMessage({ kind: 'stats', id: m.id, stats: { receipt: M.receipt, hub: M.hub, batches: M.batches,
     snapshots: M.snapshots, deltas: M.deltas, tables: M.tables, connected: M.connected, eventsMs: M.eventsMs } });
