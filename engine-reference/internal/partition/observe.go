@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -204,11 +205,7 @@ func (p *Partition) observe(at time.Time, acc []Accepted) {
 				}
 			}
 		}
-		if enc := vars.Encode(in.Vars); len(enc) <= MaxViewVariables {
-			v.Variables = enc
-		} else {
-			v.Variables = enc[:MaxViewVariables]
-		}
+		v.Variables = viewVariables(in.Vars)
 		b.Instances = append(b.Instances, v)
 	}
 	for k := range t.jobs {
@@ -217,6 +214,20 @@ func (p *Partition) observe(at time.Time, acc []Accepted) {
 		}
 	}
 	p.cfg.Observer.Committed(b)
+}
+
+// viewVariables is the instance's variables for a view: the whole document
+// when it is small, else a note of its size (never encoding a large document
+// on the partition goroutine).
+func viewVariables(d vars.Doc) string {
+	n := 2
+	for k, v := range d {
+		n += len(k) + len(v) + 4
+		if n > MaxViewVariables {
+			return fmt.Sprintf(`{"…":"%d variables, over %d bytes; see admin ListProcessInstances"}`, len(d), MaxViewVariables)
+		}
+	}
+	return vars.Encode(d)
 }
 
 func incidentView(inc *Incident, e *ElemInst) IncidentView {
@@ -289,11 +300,7 @@ func Views(s *State, limit int) ([]InstanceView, []JobView) {
 				}
 			}
 		}
-		if enc := vars.Encode(in.Vars); len(enc) <= MaxViewVariables {
-			v.Variables = enc
-		} else {
-			v.Variables = enc[:MaxViewVariables]
-		}
+		v.Variables = viewVariables(in.Vars)
 		insts = append(insts, v)
 	}
 	jk := make([]int64, 0, len(s.Jobs))
