@@ -35,32 +35,55 @@
   const td = (text, cls) => el('td', cls ? { class: cls, text: String(text) } : { text: String(text) });
   const stateTd = (s) => el('td', null, el('span', { class: 'st st-' + s, text: s }));
 
-  // fillBody replaces a table's rows only when what it shows changed; a row
-  // is rebuilt only when its own signature changed.
-  const lastSig = new Map();
-  const rowCache = new Map();
-  function row(table, key, sig, build) {
-    return { sig: key + ' ' + sig, tr: () => {
-      const ck = table + ' ' + key, c = rowCache.get(ck);
-      if (c && c.sig === sig) { c.used = true; return c.tr; }
-      const tr = build();
-      rowCache.set(ck, { sig, tr, used: true });
-      return tr;
-    } };
-  }
-  let fills = 0;
-  function fillBody(table, rows, empty, cols) {
+  // sync updates a table in place: a fixed set of row elements whose cells
+  // get new text, classes and attributes only where they changed. No rows
+  // are created or destroyed while a table keeps its size, so a view costs
+  // text updates, not new DOM (style and layout stay cheap under load).
+  // A cell spec is a string, or { text, cls, state } (state: a badge), or
+  // { button } (a Resolve button carrying the incident key).
+  function sync(table, items, empty, cols, rowOf) {
     const tb = $(table).tBodies[0];
-    const sig = rows.map((r) => r.sig).join('\n');
-    if (lastSig.get(table) === sig && tb.rows.length > 0) return;
-    lastSig.set(table, sig);
-    if (++fills % 50 === 0) { // forget rows not shown lately
-      for (const [k, c] of rowCache) { if (!c.used) rowCache.delete(k); else c.used = false; }
+    if (items.length === 0) {
+      if (!(tb.rows.length === 1 && tb.rows[0].className === 'empty')) {
+        tb.replaceChildren(el('tr', { class: 'empty' }, el('td', { colspan: String(cols), text: empty })));
+      }
+      return;
     }
-    const frag = document.createDocumentFragment();
-    if (rows.length === 0) frag.append(el('tr', { class: 'empty' }, el('td', { colspan: String(cols), text: empty })));
-    for (const r of rows) frag.append(r.tr());
-    tb.replaceChildren(frag);
+    if (tb.rows.length && tb.rows[0].className === 'empty') tb.replaceChildren();
+    while (tb.rows.length > items.length) tb.deleteRow(-1);
+    while (tb.rows.length < items.length) {
+      const tr = tb.insertRow(-1);
+      for (let i = 0; i < cols; i++) tr.insertCell(-1);
+    }
+    for (let r = 0; r < items.length; r++) {
+      const tr = tb.rows[r];
+      const { attrs, cells } = rowOf(items[r]);
+      for (const k in attrs) if (tr.getAttribute(k) !== attrs[k]) tr.setAttribute(k, attrs[k]);
+      for (let i = 0; i < cols; i++) setCell(tr.cells[i], cells[i]);
+    }
+  }
+  function setCell(td, spec) {
+    if (spec == null) spec = '';
+    if (typeof spec !== 'object') spec = { text: String(spec) };
+    const cls = spec.cls || '';
+    if (td.className !== cls) td.className = cls;
+    if (spec.state !== undefined) {
+      let sp = td.firstElementChild;
+      if (!sp || sp.tagName !== 'SPAN') { sp = el('span'); td.replaceChildren(sp); }
+      const c = 'st st-' + spec.state;
+      if (sp.className !== c) sp.className = c;
+      if (sp.textContent !== spec.state) sp.textContent = spec.state;
+      return;
+    }
+    if (spec.button !== undefined) {
+      let btn = td.firstElementChild;
+      if (!btn || btn.tagName !== 'BUTTON') { btn = el('button', { text: 'Resolve' }); td.replaceChildren(btn); }
+      if (btn.getAttribute('data-resolve') !== spec.button) { btn.setAttribute('data-resolve', spec.button); btn.disabled = false; }
+      return;
+    }
+    if (td.firstElementChild) td.replaceChildren();
+    if (td.textContent !== spec.text) td.textContent = spec.text;
+    if (spec.title !== undefined && td.title !== spec.title) td.title = spec.title;
   }
   function setOptions(id, values) {
     const sel = $(id);
@@ -76,65 +99,54 @@
 
   function render(v) {
     setText('conn', v.connected ? 'live' : 'reconnecting…');
-    $('conn').className = 'pill ' + (v.connected ? 'on' : 'off');
+    const cc = 'pill ' + (v.connected ? 'on' : 'off');
+    if ($('conn').className !== cc) $('conn').className = cc;
     if (v.p99 != null) setText('lat', 'commit → page p99 ' + v.p99.toFixed(1) + ' ms');
     if (v.counters) {
       for (const k of ['created', 'completed', 'jobs', 'push', 'poll', 'yield']) setText('c-' + k, fmtRate(v.counters[k]));
     }
     setText('c-incidents', String(v.incidentsOpen));
-    fillBody('t-types', v.types.map((x) => {
-      const cells = [fmtRate(x.completed), fmtRate(x.push), fmtRate(x.poll), fmtRate(x.yield), x.failed, x.timedOut, x.total];
-      return row('types', x.type, cells.join('|'), () => el('tr', { 'data-type': x.type }, td(x.type, 'mono'),
-        ...cells.map((c) => td(c, 'num'))));
-    }), 'no jobs yet', 8);
+    const num = (x) => ({ text: String(x), cls: 'num' });
+    const mono = (x) => ({ text: String(x), cls: 'mono' });
+    sync('t-types', v.types, 'no jobs yet', 8, (x) => ({ attrs: { 'data-type': x.type }, cells: [mono(x.type),
+      num(fmtRate(x.completed)), num(fmtRate(x.push)), num(fmtRate(x.poll)), num(fmtRate(x.yield)),
+      num(x.failed), num(x.timedOut), num(x.total)] }));
 
     setText('n-incidents', '(' + v.incidentCount + ')');
-    fillBody('t-incidents', v.incidents.map((i) => row('inc', i.key, i.message, () => {
-      const btn = el('button', { 'data-resolve': i.key, text: 'Resolve' });
-      btn.addEventListener('click', () => resolve(i.key, btn));
-      return el('tr', { 'data-key': i.key }, td(i.key, 'mono'), td(i.instance, 'mono'), td(i.element || '', 'mono'),
-        td(i.type), td(i.message, 'msg'), el('td', null, btn));
-    })), 'no open incidents', 6);
+    sync('t-incidents', v.incidents, 'no open incidents', 6, (i) => ({ attrs: { 'data-key': i.key }, cells: [
+      mono(i.key), mono(i.instance), mono(i.element || ''), i.type, { text: i.message, cls: 'msg', title: i.message },
+      { button: i.key }] }));
 
     setOptions('f-process', v.processes);
     setText('n-instances', '(' + v.instances.length + ' of ' + v.instanceCount + ' shown)');
-    fillBody('t-instances', v.instances.map((x) => {
-      const active = (x.active || []).join(', ');
-      return row('inst', x.key, x.state + '|' + active + '|' + (x.variables || ''), () => el('tr', { 'data-key': x.key, 'data-state': x.state },
-        td(x.key, 'mono'), td(x.process, 'mono'), td(x.version, 'num'), stateTd(x.state),
-        td(active, 'mono'), el('td', { class: 'vars', title: x.variables || '', text: x.variables || '' })));
-    }), 'no process instances', 6);
+    sync('t-instances', v.instances, 'no process instances', 6, (x) => ({ attrs: { 'data-key': x.key, 'data-state': x.state },
+      cells: [mono(x.key), mono(x.process), num(x.version), { state: x.state }, mono((x.active || []).join(', ')),
+        { text: x.variables || '', cls: 'vars', title: x.variables || '' }] }));
 
     setOptions('f-jtype', v.jobTypes);
     setText('n-jobs', '(' + v.jobs.length + ' of ' + v.jobCount + ' shown)');
-    fillBody('t-jobs', v.jobs.map((j) => {
-      const dl = fmtDeadline(j.deadline || j.retryAt);
-      return row('job', j.key, [j.state, j.worker, j.retries, dl, j.activations, j.yields, j.errorMessage].join('|'),
-        () => el('tr', { 'data-key': j.key, 'data-state': j.state },
-          td(j.key, 'mono'), td(j.type, 'mono'), stateTd(j.state), td(j.worker || ''), td(j.retries, 'num'),
-          td(dl), td(j.activations, 'num'), td(j.yields, 'num'), td(j.errorMessage || '', 'msg'), td(j.instance, 'mono')));
-    }), 'no jobs', 10);
+    sync('t-jobs', v.jobs, 'no jobs', 10, (j) => ({ attrs: { 'data-key': j.key, 'data-state': j.state }, cells: [
+      mono(j.key), mono(j.type), { state: j.state }, j.worker || '', num(j.retries), fmtDeadline(j.deadline || j.retryAt),
+      num(j.activations), num(j.yields), { text: j.errorMessage || '', cls: 'msg', title: j.errorMessage || '' }, mono(j.instance)] }));
 
     const T = v.tables;
     setText('n-streams', '(' + T.streams.length + ')');
-    fillBody('t-streams', T.streams.map((s) => row('stream', s.ID, [s.Received, s.Yielded, s.Ready].join('|'),
-      () => el('tr', { 'data-worker': s.Worker, 'data-type': s.Type },
-        td(s.Worker), td(s.Type, 'mono'), td(s.Peer, 'mono'), td(s.Received, 'num'), td(s.Yielded, 'num'),
-        el('td', { class: s.Ready ? 'win-ready' : 'win-full', text: s.Ready ? 'ready' : 'full (not ready)' })))),
-    'no open streams', 6);
+    sync('t-streams', T.streams, 'no open streams', 6, (x) => ({ attrs: { 'data-worker': x.Worker, 'data-type': x.Type },
+      cells: [x.Worker, mono(x.Type), mono(x.Peer), num(x.Received), num(x.Yielded),
+        { text: x.Ready ? 'ready' : 'full (not ready)', cls: x.Ready ? 'win-ready' : 'win-full' }] }));
     setText('n-polls', '(' + T.polls.length + ')');
-    fillBody('t-polls', T.polls.map((p, i) => {
-      const parked = ((Date.now() - p.ParkedAt) / 1000).toFixed(1) + ' s';
-      return row('poll', p.Peer + ' ' + p.Type + ' ' + p.ParkedAt + ' ' + i, parked, () => el('tr', { 'data-worker': p.Worker, 'data-type': p.Type },
-        td(p.Worker), td(p.Type, 'mono'), td(p.Peer, 'mono'), td(p.Max, 'num'), td(parked, 'num')));
-    }), 'no parked polls', 5);
+    sync('t-polls', T.polls, 'no parked polls', 5, (p) => ({ attrs: { 'data-worker': p.Worker, 'data-type': p.Type },
+      cells: [p.Worker, mono(p.Type), mono(p.Peer), num(p.Max), num(((Date.now() - p.ParkedAt) / 1000).toFixed(1) + ' s')] }));
     const reqs = [...T.requests].sort((a, b) => (a.Peer < b.Peer ? -1 : a.Peer > b.Peer ? 1 : a.Method < b.Method ? -1 : 1));
-    fillBody('t-requests', reqs.map((r) => {
-      const codes = Object.entries(r.ByCode || {}).map(([c, n]) => c + ' ' + n).join(', ');
-      return row('req', r.Peer + ' ' + r.Method, r.Count + '|' + codes, () => el('tr', { 'data-method': r.Method },
-        td(r.Peer, 'mono'), td(r.Method, 'mono'), td(r.Count, 'num'), td(codes)));
-    }), 'no requests yet', 4);
+    sync('t-requests', reqs, 'no requests yet', 4, (r) => ({ attrs: { 'data-method': r.Method }, cells: [mono(r.Peer),
+      mono(r.Method), num(r.Count), Object.entries(r.ByCode || {}).map(([c, n]) => c + ' ' + n).join(', ')] }));
   }
+
+  // Resolve buttons (one delegated listener; rows are reused).
+  $('t-incidents').addEventListener('click', (e) => {
+    const btn = e.target.closest('button[data-resolve]');
+    if (btn && !btn.disabled) resolve(btn.getAttribute('data-resolve'), btn);
+  });
 
   // One view at a time: the newest waits for the next animation frame.
   let latest = null, framePending = false;
