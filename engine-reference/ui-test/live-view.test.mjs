@@ -73,6 +73,18 @@ test('live view shows instances, jobs, streams, polls and incidents; resolving f
   assert.equal(await page.locator('#c-incidents').innerText(), '1');
   await page.screenshot({ path: path.join(OUT, 'live-view-incident.png'), fullPage: true });
 
+  // Filters: by state, then by process.
+  const onlyRow = (k) => page.waitForFunction((key) => {
+    const rows = document.querySelectorAll('#t-instances tbody tr');
+    return rows.length === 1 && rows[0].getAttribute('data-key') === key;
+  }, k, { timeout: T });
+  await page.selectOption('#f-state', 'INCIDENT');
+  await onlyRow(failKey);
+  await page.selectOption('#f-state', '');
+  await page.selectOption('#f-process', 'ui-order');
+  await onlyRow(okKey);
+  await page.selectOption('#f-process', '');
+
   // Resolve from the page: the job gets a retry, the worker completes it,
   // the incident disappears and the instance completes.
   await incident.locator('button', { hasText: 'Resolve' }).click();
