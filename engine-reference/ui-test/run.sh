@@ -19,7 +19,7 @@ if ! command -v chromium >/dev/null 2>&1 && [ -z "${CHROMIUM:-}" ]; then
   echo "ui-test: installing Debian's chromium package"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo -n"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 export CHROMIUM="${CHROMIUM:-$(command -v chromium)}"
 "$CHROMIUM" --version 2>/dev/null || true
