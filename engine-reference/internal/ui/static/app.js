@@ -1,7 +1,7 @@
 // jobwire-engine live view: the main thread. Plain JavaScript, no framework,
 // nothing fetched from elsewhere. feed.js (a Web Worker) owns the engine's
 // event stream and the model; this file renders the views it posts (in an
-// animation frame, rows reused by key while unchanged) and sends the
+// animation frame, updating table cells in place) and sends the
 // resolve action.
 'use strict';
 
