@@ -32,7 +32,7 @@ func TestCommittedNeverBlocksAndReseedsAfterOverflow(t *testing.T) {
 	}
 	h.mu.Lock() // the hub goroutine blocks on its next batch
 	start := time.Now()
-	n := InputQueue + 1000
+	n := 2*InputQueue + 1000 // more than the queue plus what the hub drains before it blocks
 	for i := 0; i < n; i++ {
 		h.Committed(batch(int64(i+1), "ACTIVE"))
 	}
