@@ -8,7 +8,7 @@ PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint generate check-generated bootstrap \
         test-proto test-zeebe-engine test-engine test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
-        test-conformance test-mutation-smoke test-conformance-zeebe test-examples conformance conformance-zeebe engine bench bench-storage bench-python
+        test-conformance test-mutation-smoke test-conformance-zeebe test-examples test-ui conformance conformance-zeebe engine bench bench-storage bench-python bench-ui
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-20s %s\n", $$1, $$2}'
@@ -90,3 +90,9 @@ conformance-zeebe: bootstrap ## conformance against the real in-memory Zeebe eng
 
 test-examples: bootstrap engine ## examples smoke test against the engine
 	@examples/scripts/test.sh
+
+test-ui: ## engine live view: browser test in headless Debian chromium (installs chromium + playwright-core when missing)
+	@engine-reference/ui-test/run.sh test
+
+bench-ui: ## engine live view: commit -> page latency (p50/p99) at 500 instances/s through headless chromium
+	@engine-reference/ui-test/run.sh bench $(BENCH_UI_ARGS)

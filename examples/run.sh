@@ -18,6 +18,8 @@
 #   CONCURRENCY  instances in flight (default 64)
 #   SDKS         SDKs to run, e.g. "go" (default: every examples/<sdk>/order-worker.sh)
 #   SUMMARY_JSON write the summary as JSON to this file
+#   UI_PORT      port of the engine's live view page (default 0: a free port; its
+#                address is printed as "run: live view ...")
 # With CI=true or no terminal, progress is printed as plain lines and the exit
 # status is 0 only if every instance completed with the expected result.
 set -euo pipefail
@@ -91,7 +93,7 @@ say "built in $(elapsed)s"
 
 # --- 2. engine ------------------------------------------------------------
 mkfifo "$RUN_DIR/engine.stdin"
-setsid engine-reference/bin/jobwire-engine dev --port 0 --exit-on-stdin-close \
+setsid engine-reference/bin/jobwire-engine dev --port 0 --ui-port "${UI_PORT:-0}" --exit-on-stdin-close \
   <"$RUN_DIR/engine.stdin" >"$RUN_DIR/engine.log" 2>&1 &
 PIDS+=($!)
 exec 9>"$RUN_DIR/engine.stdin" # the engine exits when this script goes away
@@ -107,6 +109,15 @@ if [ -z "$PORT" ]; then
 fi
 export ZEEBE_ADDRESS="127.0.0.1:$PORT"
 say "jobwire-engine dev listening on $ZEEBE_ADDRESS"
+UI_URL=""
+for _ in $(seq 1 40); do
+  UI_URL=$(grep -o 'live view http://127.0.0.1:[0-9]*/' "$RUN_DIR/engine.log" 2>/dev/null | head -1 | cut -d' ' -f3 || true)
+  [ -n "$UI_URL" ] && break
+  sleep 0.05
+done
+if [ -n "$UI_URL" ]; then
+  say "live view (jobs, streams, polls, incidents as they happen): $UI_URL"
+fi
 
 # --- 3. workers: job types round-robin over the SDKs -----------------------
 declare -A TYPES_OF=()

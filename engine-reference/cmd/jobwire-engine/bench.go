@@ -39,10 +39,11 @@ func bench(args []string) int {
 	mode := fs.String("mode", "push", "worker activation: push (stream + poll fallback) or poll")
 	noSync := fs.Bool("no-fsync", false, "skip fsync (not durable)")
 	dataDir := fs.String("data-dir", "", "data dir (default: temp dir, removed)")
+	withUI := fs.Bool("ui", false, "serve the live view (the partitions' commit observer on) to measure its cost")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	e, err := engine.Start(engine.Config{Port: 0, Partitions: *parts, NoSync: *noSync, DataDir: *dataDir})
+	e, err := engine.Start(engine.Config{Port: 0, Partitions: *parts, NoSync: *noSync, DataDir: *dataDir, UI: *withUI})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

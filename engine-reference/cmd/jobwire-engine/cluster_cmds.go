@@ -154,6 +154,7 @@ func gatewayCmd(args []string) int {
 	oauthSecret := fs.String("oauth-client-secret", "secret", "client secret accepted by the mock OAuth endpoint")
 	oauthTTL := fs.Duration("oauth-token-ttl", 60*time.Second, "lifetime of issued tokens")
 	stdinClose := fs.Bool("exit-on-stdin-close", false, "exit when stdin is closed")
+	uiPort := fs.Int("ui-port", -1, "serve the live view web page on this port of 127.0.0.1 (0 = a free port; -1 = off)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -168,7 +169,7 @@ func gatewayCmd(args []string) int {
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	e, err := engine.StartGateway(engine.Config{Port: *port, TLSCert: *tlsCert, TLSKey: *tlsKey, OAuth: *oauth,
-		OAuthID: *oauthID, OAuthKey: *oauthSecret, OAuthTTL: *oauthTTL},
+		OAuthID: *oauthID, OAuthKey: *oauthSecret, OAuthTTL: *oauthTTL, UI: *uiPort >= 0, UIPort: max(*uiPort, 0)},
 		func(gw *gateway.Gateway) (gateway.Broker, io.Closer, error) {
 			r, err := cluster.NewRemote(gw, *id, addrs, *wait)
 			return r, r, err
@@ -181,6 +182,9 @@ func gatewayCmd(args []string) int {
 		fmt.Printf("oauth token endpoint %s\n", e.Auth.URL)
 	}
 	fmt.Printf("jobwire-engine gateway listening on %s (%d partitions, brokers %s)\n", e.Addr(), e.Partitions(), *brokers)
+	if e.UI != nil {
+		fmt.Printf("jobwire-engine live view %s\n", e.UI.URL())
+	}
 	waitForStop(stop, *stdinClose)
 	return shutdown(stop, "gateway", processShutdownLimit, e.Close)
 }

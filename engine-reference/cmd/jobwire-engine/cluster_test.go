@@ -56,8 +56,17 @@ func startCluster(t *testing.T) (*exec.Cmd, []string, []int) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("no ready line")
 	}
-	if n := len(lines); n != 5 || !strings.Contains(strings.Join(lines, "\n"), "broker 2 listening") {
-		t.Fatalf("want one line per component before ready, got %q", lines)
+	var components, views int
+	for _, l := range lines {
+		switch {
+		case strings.Contains(l, " listening on "):
+			components++
+		case strings.HasPrefix(l, "jobwire-engine live view http://127.0.0.1:"):
+			views++ // the first gateway's web page
+		}
+	}
+	if components != 5 || views != 1 || len(lines) != 6 || !strings.Contains(strings.Join(lines, "\n"), "broker 2 listening") {
+		t.Fatalf("want one line per component and the live view's address before ready, got %q", lines)
 	}
 	t.Logf("cluster ready after %s ms", m[4])
 	conn, err := grpc.NewClient(m[3], grpc.WithTransportCredentials(insecure.NewCredentials()))

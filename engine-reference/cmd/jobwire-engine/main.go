@@ -74,6 +74,8 @@ func dev(args []string) int {
 	noLongPoll := fs.Bool("no-long-polling", false, "answer every ActivateJobs at once (as Zeebe with long polling disabled)")
 	history := fs.Int("history", 0, "finished instances and jobs each partition keeps for the admin API (default 10000; older ones are only counted)")
 	snapEvery := fs.Int64("snapshot-every", partition.SnapshotEvery, "log records after which a partition writes a snapshot and compacts its log (bounds crash-recovery replay)")
+	uiPort := fs.Int("ui-port", 0, "port of the live view web page on 127.0.0.1 (0 = pick a free port)")
+	noUI := fs.Bool("no-ui", false, "do not serve the live view web page")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -86,7 +88,7 @@ func dev(args []string) int {
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	e, err := engine.Start(engine.Config{Port: *port, DataDir: *dataDir, Partitions: *parts, NoSync: *noSync,
 		TLSCert: *tlsCert, TLSKey: *tlsKey, OAuth: *oauth, OAuthID: *oauthID, OAuthKey: *oauthSecret, OAuthTTL: *oauthTTL,
-		NoLongPolling: *noLongPoll, History: *history})
+		NoLongPolling: *noLongPoll, History: *history, UI: !*noUI, UIPort: *uiPort})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jobwire-engine: %v\n", err)
 		return 1
@@ -95,6 +97,9 @@ func dev(args []string) int {
 		fmt.Printf("oauth token endpoint %s\n", e.Auth.URL)
 	}
 	fmt.Printf("jobwire-engine dev listening on %s (%d partitions, data %s)\n", e.Addr(), e.Partitions(), e.DataDir())
+	if e.UI != nil {
+		fmt.Printf("jobwire-engine live view %s\n", e.UI.URL())
+	}
 	waitForStop(stop, *stdinClose)
 	return shutdown(stop, "dev", processShutdownLimit, e.Close)
 }

@@ -22,13 +22,15 @@ func clusterCmd(args []string) int {
 	dataDir := fs.String("data-dir", "", "data directory (default: a fresh temp dir, removed on exit)")
 	stdinClose := fs.Bool("exit-on-stdin-close", false, "exit when stdin is closed")
 	noSync := fs.Bool("no-fsync", false, "brokers skip fsync (not crash-safe)")
+	uiPort := fs.Int("ui-port", 0, "port of the live view web page, served by the first gateway on 127.0.0.1 (0 = a free port)")
+	noUI := fs.Bool("no-ui", false, "do not serve the live view web page")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	t0 := time.Now()
-	s, err := supervisor.Start(supervisor.Config{Gateways: *gws, Brokers: *brokers, Partitions: *parts, BasePort: *base,
+	s, err := supervisor.Start(supervisor.Config{Gateways: *gws, Brokers: *brokers, Partitions: *parts, BasePort: *base, UI: !*noUI, UIPort: *uiPort,
 		DataDir: *dataDir, NoSync: *noSync})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jobwire-engine cluster: %v\n", err)

@@ -42,6 +42,7 @@ type Broker struct {
 	cfg   BrokerConfig
 	local *gateway.Local
 	sess  *sessions
+	watch *watchers
 	srv   *grpc.Server
 	lis   net.Listener
 }
@@ -82,7 +83,9 @@ func StartBroker(cfg BrokerConfig) (*Broker, error) {
 	}
 	b := &Broker{cfg: cfg}
 	b.sess = newSessions(func(pid int32, c *partition.Command) { b.local.Post(pid, c) })
-	parts, err := engine.OpenPartitions(cfg.DataDir, cfg.PartitionIDs, cfg.PartitionCount, cfg.NoSync, cfg.History, b.sess, cfg.Logger)
+	b.watch = newWatchers()
+	parts, err := engine.OpenPartitionsObserved(cfg.DataDir, cfg.PartitionIDs, cfg.PartitionCount, cfg.NoSync, cfg.History, b.sess,
+		cfg.Logger, b.watch)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
+	"github.com/jobwire/jobwire/engine-reference/internal/ui"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
@@ -40,6 +42,9 @@ type Config struct {
 	OAuthKey      string
 	OAuthTTL      time.Duration
 	Logger        *slog.Logger
+	// UI serves the live view (internal/ui) on 127.0.0.1:UIPort (0 = free port).
+	UI     bool
+	UIPort int
 }
 
 // Engine is a running engine (dev) or gateway process.
@@ -55,6 +60,8 @@ type Engine struct {
 	tempDir bool
 	once    sync.Once
 	stopped chan struct{} // ends the health tracker (gateway process)
+	UI      *ui.Server    // the live view, when Config.UI
+	hub     *ui.Hub
 
 	healthMu  sync.Mutex
 	healthNow healthpb.HealthCheckResponse_ServingStatus
@@ -101,7 +108,14 @@ func Start(cfg Config) (*Engine, error) {
 	for i := range ids {
 		ids[i] = int32(i + 1)
 	}
-	parts, err := OpenPartitions(e.cfg.DataDir, ids, int32(cfg.Partitions), cfg.NoSync, cfg.History, e.GW.Hooks(), cfg.Logger)
+	var obs partition.Observer
+	if cfg.UI {
+		e.hub = ui.NewHub(func(ctx context.Context, limit int) ([]partition.InstanceView, []partition.JobView, error) {
+			return ui.LocalSeeder(e.local)(ctx, limit)
+		}, ui.TablesOf(e.GW))
+		obs = e.hub
+	}
+	parts, err := OpenPartitionsObserved(e.cfg.DataDir, ids, int32(cfg.Partitions), cfg.NoSync, cfg.History, e.GW.Hooks(), cfg.Logger, obs)
 	if err != nil {
 		return nil, err
 	}
@@ -118,17 +132,46 @@ func Start(cfg Config) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	if e.hub != nil {
+		if err := e.serveUI(); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
 	return e, nil
+}
+
+// serveUI starts the live view's hub and HTTP server. With --oauth the page
+// needs the same credential as the engine's protected API.
+func (e *Engine) serveUI() error {
+	e.hub.Start()
+	cfg := ui.Config{Host: e.cfg.Host, Port: e.cfg.UIPort, Hub: e.hub, Resolve: ui.ResolverOf(e.GW, e.hub)}
+	if e.Auth != nil {
+		cfg.Authorize = ui.OAuthCheck(e.Auth)
+	}
+	s, err := ui.Serve(cfg)
+	if err != nil {
+		return fmt.Errorf("live view: %w", err)
+	}
+	e.UI = s
+	return nil
 }
 
 // OpenPartitions replays and starts the given partitions. Partition 1 holds
 // the deployments every other partition refers to, so it replays first;
 // the rest replay in parallel.
 func OpenPartitions(dir string, ids []int32, count int32, noSync bool, history int, hooks partition.Hooks, log *slog.Logger) ([]*partition.Partition, error) {
+	return OpenPartitionsObserved(dir, ids, count, noSync, history, hooks, log, nil)
+}
+
+// OpenPartitionsObserved is OpenPartitions with an observer of committed
+// batches (the live view), or nil.
+func OpenPartitionsObserved(dir string, ids []int32, count int32, noSync bool, history int, hooks partition.Hooks, log *slog.Logger,
+	obs partition.Observer) ([]*partition.Partition, error) {
 	defs := partition.NewRegistry()
 	open := func(id int32) (*partition.Partition, error) {
 		return partition.Open(partition.Config{ID: id, Count: count, DataDir: dir, NoSync: noSync, History: history,
-			Defs: defs, Hooks: hooks, Logger: log})
+			Defs: defs, Hooks: hooks, Logger: log, Observer: obs})
 	}
 	parts := make([]*partition.Partition, len(ids))
 	errs := make([]error, len(ids))
@@ -246,6 +289,12 @@ func (e *Engine) Close() {
 		e.healthMu.Lock()
 		e.closing = true
 		e.healthMu.Unlock()
+		if e.hub != nil {
+			e.hub.Close() // ends the pages' event streams
+		}
+		if e.UI != nil {
+			e.UI.Close()
+		}
 		if e.health != nil {
 			e.health.Shutdown()
 		}
@@ -295,6 +344,21 @@ func StartGateway(cfg Config, connect func(*gateway.Gateway) (gateway.Broker, io
 	if err := e.serve(lis); err != nil {
 		e.Close()
 		return nil, err
+	}
+	if cfg.UI {
+		// The live view of a cluster-mode gateway: batches committed in the
+		// broker processes arrive over WatchCommitted.
+		w, ok := closer.(interface {
+			WatchCommitted(func(*partition.CommittedBatch), func())
+		})
+		if ok {
+			e.hub = ui.NewHub(ui.InspectorSeeder(b), ui.TablesOf(e.GW))
+			if err := e.serveUI(); err != nil {
+				e.Close()
+				return nil, err
+			}
+			w.WatchCommitted(e.hub.Committed, e.hub.Lost)
+		}
 	}
 	e.stopped = make(chan struct{})
 	e.trackHealth()

@@ -88,5 +88,9 @@ func jobFinished(st int) bool {
 // finishInstance moves a completed or canceled instance to the history.
 func (s *State) finishInstance(in *Instance) {
 	delete(s.Instances, in.Key)
+	if s.touched != nil {
+		s.touched.instance(in.Key)
+		s.touched.doneInst[in.Key] = in // reported as finished, with no active elements
+	}
 	s.History.addInstance(in)
 }

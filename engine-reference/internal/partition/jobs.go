@@ -208,6 +208,9 @@ func (p *Partition) resolve(c *Command, fx *effects) (any, error) {
 		return nil, reject(c.Op, RejNotFound, "Expected to resolve incident with key '%d', but no such incident was found", c.Key)
 	}
 	in := p.st.Instances[inc.InstanceKey]
+	if p.st.touched != nil {
+		p.st.touched.instance(inc.InstanceKey)
+	}
 	if inc.JobKey != 0 {
 		j := p.st.Jobs[inc.JobKey]
 		if j != nil && inc.Type == "JOB_NO_RETRIES" && j.Retries <= 0 {

@@ -50,6 +50,8 @@ type Config struct {
 	Defs    *Registry
 	Hooks   Hooks
 	Logger  *slog.Logger
+	// Observer, if set, is told about every committed batch (live view).
+	Observer Observer
 }
 
 // Partition processes commands for one partition.
@@ -179,6 +181,9 @@ func Open(cfg Config) (*Partition, error) {
 		}
 		p.log, p.segment = l, n
 		p.logp.Store(l)
+	}
+	if cfg.Observer != nil {
+		p.st.touched = newTouchSet()
 	}
 	p.rebuildTimers()
 	p.refreshGauges()
@@ -430,7 +435,19 @@ func (p *Partition) processBatch(batch []*Command) {
 	for _, q := range queries {
 		q.reply <- p.safeQuery(q)
 	}
-	p.commit(&pendingBatch{log: p.log, wrote: wrote, answers: answers, fx: fx})
+	var obs *CommittedBatch
+	if p.cfg.Observer != nil {
+		// The views are built here, on the partition goroutine that owns the
+		// state; the committer hands them to the observer once durable.
+		acc := make([]Accepted, 0, len(answers))
+		for _, a := range answers {
+			if a.r.Err == nil {
+				acc = append(acc, Accepted{a.c, a.r.Resp})
+			}
+		}
+		obs = p.observation(acc)
+	}
+	p.commit(&pendingBatch{log: p.log, wrote: wrote, answers: answers, fx: fx, obs: obs})
 	if p.log.Records() >= SnapshotEvery {
 		p.waitCommitted()
 		p.snapshot()
@@ -452,6 +469,7 @@ type pendingBatch struct {
 	answers []answer
 	fx      *effects
 	barrier chan struct{} // waitCommitted: closed once everything before is committed
+	obs     *CommittedBatch // the live view's record of the batch, or nil
 }
 
 // commit hands a processed batch to the committer. Pipelined group commit:
@@ -512,6 +530,7 @@ func (p *Partition) afterCommit(b *pendingBatch) {
 		close(b.barrier)
 		return
 	}
+	committedAt := time.Now() // the batch is durable from here on
 	for _, a := range b.answers {
 		if a.c.reply != nil {
 			a.c.reply <- a.r
@@ -528,6 +547,10 @@ func (p *Partition) afterCommit(b *pendingBatch) {
 		for t := range fx.notify {
 			p.cfg.Hooks.JobsAvailable(t)
 		}
+	}
+	if b.obs != nil {
+		b.obs.At = committedAt.UnixNano()
+		p.cfg.Observer.Committed(b.obs)
 	}
 }
 

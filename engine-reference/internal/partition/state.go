@@ -121,6 +121,9 @@ type State struct {
 
 	activeInstances int64
 	jobsByState     [8]int64
+
+	// touched collects what a batch changed, for the Observer (nil without one).
+	touched *touchSet
 }
 
 // setJobState moves a job to a state, keeping the per-state counters exact.
@@ -132,10 +135,16 @@ func (s *State) setJobState(j *Job, st int) {
 	}
 	j.State = st
 	s.jobsByState[st]++
+	if s.touched != nil {
+		s.touched.job(j)
+	}
 	if jobFinished(st) {
 		if _, live := s.Jobs[j.Key]; live {
 			delete(s.Jobs, j.Key)
 			s.History.addJob(j)
+			if s.touched != nil {
+				s.touched.done[j.Key] = j // the live view still reports it
+			}
 		}
 	}
 }

@@ -32,6 +32,11 @@ type Config struct {
 	Bin      string // the jobwire-engine executable (default: this one)
 	NoSync   bool
 	Out      io.Writer // component lines (default stdout)
+	// UIPort >= 0 serves the live view on the first gateway (0 = a free
+	// port); it prints "jobwire-engine live view <url>". < 0 or unset with
+	// UI false: off.
+	UI     bool
+	UIPort int
 }
 
 // Supervisor is a running cluster.
@@ -106,8 +111,12 @@ func Start(cfg Config) (*Supervisor, error) {
 		i := i
 		p := &proc{name: fmt.Sprintf("gateway %d", i), out: cfg.Out, port: port(1 + i)}
 		p.args = func(port int) []string {
-			return []string{"gateway", "--id", fmt.Sprintf("gateway-%d", i), "--port", strconv.Itoa(port),
+			a := []string{"gateway", "--id", fmt.Sprintf("gateway-%d", i), "--port", strconv.Itoa(port),
 				"--brokers", strings.Join(addrs, ","), "--exit-on-stdin-close"}
+			if cfg.UI && i == 0 {
+				a = append(a, "--ui-port", strconv.Itoa(cfg.UIPort))
+			}
+			return a
 		}
 		s.gateways = append(s.gateways, p)
 	}

@@ -838,6 +838,98 @@ func (x *PushedJob) GetJob() *gatewaypb.ActivatedJob {
 	return nil
 }
 
+type WatchCommittedRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchCommittedRequest) Reset() {
+	*x = WatchCommittedRequest{}
+	mi := &file_jobwire_cluster_v1_cluster_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchCommittedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchCommittedRequest) ProtoMessage() {}
+
+func (x *WatchCommittedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_cluster_v1_cluster_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchCommittedRequest.ProtoReflect.Descriptor instead.
+func (*WatchCommittedRequest) Descriptor() ([]byte, []int) {
+	return file_jobwire_cluster_v1_cluster_proto_rawDescGZIP(), []int{13}
+}
+
+type WatchCommittedResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A JSON array of committed batches, each as the reference engine's
+	// partition.CommittedBatch (partition id, commit time in Unix ns, counters,
+	// job and instance views).
+	Batches []byte `protobuf:"bytes,1,opt,name=batches,proto3" json:"batches,omitempty"`
+	// Batches were dropped before this message: reload the view.
+	Lost          bool `protobuf:"varint,2,opt,name=lost,proto3" json:"lost,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchCommittedResponse) Reset() {
+	*x = WatchCommittedResponse{}
+	mi := &file_jobwire_cluster_v1_cluster_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchCommittedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchCommittedResponse) ProtoMessage() {}
+
+func (x *WatchCommittedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_cluster_v1_cluster_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchCommittedResponse.ProtoReflect.Descriptor instead.
+func (*WatchCommittedResponse) Descriptor() ([]byte, []int) {
+	return file_jobwire_cluster_v1_cluster_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *WatchCommittedResponse) GetBatches() []byte {
+	if x != nil {
+		return x.Batches
+	}
+	return nil
+}
+
+func (x *WatchCommittedResponse) GetLost() bool {
+	if x != nil {
+		return x.Lost
+	}
+	return false
+}
+
 var File_jobwire_cluster_v1_cluster_proto protoreflect.FileDescriptor
 
 const file_jobwire_cluster_v1_cluster_proto_rawDesc = "" +
@@ -893,12 +985,17 @@ const file_jobwire_cluster_v1_cluster_proto_rawDesc = "" +
 	"\x05types\x18\x01 \x03(\tR\x05types\"`\n" +
 	"\tPushedJob\x12!\n" +
 	"\faggregate_id\x18\x01 \x01(\tR\vaggregateId\x120\n" +
-	"\x03job\x18\x02 \x01(\v2\x1e.gateway_protocol.ActivatedJobR\x03job2\x8f\x03\n" +
+	"\x03job\x18\x02 \x01(\v2\x1e.gateway_protocol.ActivatedJobR\x03job\"\x17\n" +
+	"\x15WatchCommittedRequest\"F\n" +
+	"\x16WatchCommittedResponse\x12\x18\n" +
+	"\abatches\x18\x01 \x01(\fR\abatches\x12\x12\n" +
+	"\x04lost\x18\x02 \x01(\bR\x04lost2\xfa\x03\n" +
 	"\rBrokerService\x12^\n" +
 	"\vGetTopology\x12&.jobwire.cluster.v1.GetTopologyRequest\x1a'.jobwire.cluster.v1.GetTopologyResponse\x12R\n" +
 	"\aExecute\x12\".jobwire.cluster.v1.ExecuteRequest\x1a#.jobwire.cluster.v1.ExecuteResponse\x12r\n" +
 	"\x11ExecuteWithResult\x12,.jobwire.cluster.v1.ExecuteWithResultRequest\x1a-.jobwire.cluster.v1.ExecuteWithResultResponse0\x01\x12V\n" +
-	"\aConnect\x12\".jobwire.cluster.v1.ConnectRequest\x1a#.jobwire.cluster.v1.ConnectResponse(\x010\x01BMZKgithub.com/jobwire/jobwire/engine-reference/internal/pb/clusterpb;clusterpbb\x06proto3"
+	"\aConnect\x12\".jobwire.cluster.v1.ConnectRequest\x1a#.jobwire.cluster.v1.ConnectResponse(\x010\x01\x12i\n" +
+	"\x0eWatchCommitted\x12).jobwire.cluster.v1.WatchCommittedRequest\x1a*.jobwire.cluster.v1.WatchCommittedResponse0\x01BMZKgithub.com/jobwire/jobwire/engine-reference/internal/pb/clusterpb;clusterpbb\x06proto3"
 
 var (
 	file_jobwire_cluster_v1_cluster_proto_rawDescOnce sync.Once
@@ -912,7 +1009,7 @@ func file_jobwire_cluster_v1_cluster_proto_rawDescGZIP() []byte {
 	return file_jobwire_cluster_v1_cluster_proto_rawDescData
 }
 
-var file_jobwire_cluster_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_jobwire_cluster_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_jobwire_cluster_v1_cluster_proto_goTypes = []any{
 	(*GetTopologyRequest)(nil),        // 0: jobwire.cluster.v1.GetTopologyRequest
 	(*GetTopologyResponse)(nil),       // 1: jobwire.cluster.v1.GetTopologyResponse
@@ -927,28 +1024,32 @@ var file_jobwire_cluster_v1_cluster_proto_goTypes = []any{
 	(*ConnectResponse)(nil),           // 10: jobwire.cluster.v1.ConnectResponse
 	(*JobsAvailable)(nil),             // 11: jobwire.cluster.v1.JobsAvailable
 	(*PushedJob)(nil),                 // 12: jobwire.cluster.v1.PushedJob
-	(*anypb.Any)(nil),                 // 13: google.protobuf.Any
-	(*gatewaypb.ActivatedJob)(nil),    // 14: gateway_protocol.ActivatedJob
+	(*WatchCommittedRequest)(nil),     // 13: jobwire.cluster.v1.WatchCommittedRequest
+	(*WatchCommittedResponse)(nil),    // 14: jobwire.cluster.v1.WatchCommittedResponse
+	(*anypb.Any)(nil),                 // 15: google.protobuf.Any
+	(*gatewaypb.ActivatedJob)(nil),    // 16: gateway_protocol.ActivatedJob
 }
 var file_jobwire_cluster_v1_cluster_proto_depIdxs = []int32{
-	13, // 0: jobwire.cluster.v1.ExecuteResponse.result:type_name -> google.protobuf.Any
-	13, // 1: jobwire.cluster.v1.ExecuteWithResultResponse.result:type_name -> google.protobuf.Any
+	15, // 0: jobwire.cluster.v1.ExecuteResponse.result:type_name -> google.protobuf.Any
+	15, // 1: jobwire.cluster.v1.ExecuteWithResultResponse.result:type_name -> google.protobuf.Any
 	7,  // 2: jobwire.cluster.v1.ConnectRequest.hello:type_name -> jobwire.cluster.v1.Hello
 	8,  // 3: jobwire.cluster.v1.ConnectRequest.add_stream:type_name -> jobwire.cluster.v1.AddStream
 	9,  // 4: jobwire.cluster.v1.ConnectRequest.remove_stream:type_name -> jobwire.cluster.v1.RemoveStream
 	11, // 5: jobwire.cluster.v1.ConnectResponse.jobs_available:type_name -> jobwire.cluster.v1.JobsAvailable
 	12, // 6: jobwire.cluster.v1.ConnectResponse.pushed_job:type_name -> jobwire.cluster.v1.PushedJob
-	14, // 7: jobwire.cluster.v1.PushedJob.job:type_name -> gateway_protocol.ActivatedJob
+	16, // 7: jobwire.cluster.v1.PushedJob.job:type_name -> gateway_protocol.ActivatedJob
 	0,  // 8: jobwire.cluster.v1.BrokerService.GetTopology:input_type -> jobwire.cluster.v1.GetTopologyRequest
 	2,  // 9: jobwire.cluster.v1.BrokerService.Execute:input_type -> jobwire.cluster.v1.ExecuteRequest
 	4,  // 10: jobwire.cluster.v1.BrokerService.ExecuteWithResult:input_type -> jobwire.cluster.v1.ExecuteWithResultRequest
 	6,  // 11: jobwire.cluster.v1.BrokerService.Connect:input_type -> jobwire.cluster.v1.ConnectRequest
-	1,  // 12: jobwire.cluster.v1.BrokerService.GetTopology:output_type -> jobwire.cluster.v1.GetTopologyResponse
-	3,  // 13: jobwire.cluster.v1.BrokerService.Execute:output_type -> jobwire.cluster.v1.ExecuteResponse
-	5,  // 14: jobwire.cluster.v1.BrokerService.ExecuteWithResult:output_type -> jobwire.cluster.v1.ExecuteWithResultResponse
-	10, // 15: jobwire.cluster.v1.BrokerService.Connect:output_type -> jobwire.cluster.v1.ConnectResponse
-	12, // [12:16] is the sub-list for method output_type
-	8,  // [8:12] is the sub-list for method input_type
+	13, // 12: jobwire.cluster.v1.BrokerService.WatchCommitted:input_type -> jobwire.cluster.v1.WatchCommittedRequest
+	1,  // 13: jobwire.cluster.v1.BrokerService.GetTopology:output_type -> jobwire.cluster.v1.GetTopologyResponse
+	3,  // 14: jobwire.cluster.v1.BrokerService.Execute:output_type -> jobwire.cluster.v1.ExecuteResponse
+	5,  // 15: jobwire.cluster.v1.BrokerService.ExecuteWithResult:output_type -> jobwire.cluster.v1.ExecuteWithResultResponse
+	10, // 16: jobwire.cluster.v1.BrokerService.Connect:output_type -> jobwire.cluster.v1.ConnectResponse
+	14, // 17: jobwire.cluster.v1.BrokerService.WatchCommitted:output_type -> jobwire.cluster.v1.WatchCommittedResponse
+	13, // [13:18] is the sub-list for method output_type
+	8,  // [8:13] is the sub-list for method input_type
 	8,  // [8:8] is the sub-list for extension type_name
 	8,  // [8:8] is the sub-list for extension extendee
 	0,  // [0:8] is the sub-list for field type_name
@@ -974,7 +1075,7 @@ func file_jobwire_cluster_v1_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_jobwire_cluster_v1_cluster_proto_rawDesc), len(file_jobwire_cluster_v1_cluster_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

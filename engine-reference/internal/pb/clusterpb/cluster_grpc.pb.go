@@ -31,6 +31,7 @@ const (
 	BrokerService_Execute_FullMethodName           = "/jobwire.cluster.v1.BrokerService/Execute"
 	BrokerService_ExecuteWithResult_FullMethodName = "/jobwire.cluster.v1.BrokerService/ExecuteWithResult"
 	BrokerService_Connect_FullMethodName           = "/jobwire.cluster.v1.BrokerService/Connect"
+	BrokerService_WatchCommitted_FullMethodName    = "/jobwire.cluster.v1.BrokerService/WatchCommitted"
 )
 
 // BrokerServiceClient is the client API for BrokerService service.
@@ -55,6 +56,11 @@ type BrokerServiceClient interface {
 	// session ends the broker forgets the gateway's streams; a gateway
 	// re-registers them all on every new session (broker or gateway restart).
 	Connect(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ConnectRequest, ConnectResponse], error)
+	// The live view's feed: the committed batches of this broker's
+	// partitions, as they commit. Best effort: a gateway that reads too slowly
+	// loses batches (then `lost` is set and the gateway reloads its view); a
+	// partition is never slowed down by a watcher.
+	WatchCommitted(ctx context.Context, in *WatchCommittedRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchCommittedResponse], error)
 }
 
 type brokerServiceClient struct {
@@ -117,6 +123,25 @@ func (c *brokerServiceClient) Connect(ctx context.Context, opts ...grpc.CallOpti
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type BrokerService_ConnectClient = grpc.BidiStreamingClient[ConnectRequest, ConnectResponse]
 
+func (c *brokerServiceClient) WatchCommitted(ctx context.Context, in *WatchCommittedRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchCommittedResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &BrokerService_ServiceDesc.Streams[2], BrokerService_WatchCommitted_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchCommittedRequest, WatchCommittedResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type BrokerService_WatchCommittedClient = grpc.ServerStreamingClient[WatchCommittedResponse]
+
 // BrokerServiceServer is the server API for BrokerService service.
 // All implementations must embed UnimplementedBrokerServiceServer
 // for forward compatibility.
@@ -139,6 +164,11 @@ type BrokerServiceServer interface {
 	// session ends the broker forgets the gateway's streams; a gateway
 	// re-registers them all on every new session (broker or gateway restart).
 	Connect(grpc.BidiStreamingServer[ConnectRequest, ConnectResponse]) error
+	// The live view's feed: the committed batches of this broker's
+	// partitions, as they commit. Best effort: a gateway that reads too slowly
+	// loses batches (then `lost` is set and the gateway reloads its view); a
+	// partition is never slowed down by a watcher.
+	WatchCommitted(*WatchCommittedRequest, grpc.ServerStreamingServer[WatchCommittedResponse]) error
 	mustEmbedUnimplementedBrokerServiceServer()
 }
 
@@ -160,6 +190,9 @@ func (UnimplementedBrokerServiceServer) ExecuteWithResult(*ExecuteWithResultRequ
 }
 func (UnimplementedBrokerServiceServer) Connect(grpc.BidiStreamingServer[ConnectRequest, ConnectResponse]) error {
 	return status.Errorf(codes.Unimplemented, "method Connect not implemented")
+}
+func (UnimplementedBrokerServiceServer) WatchCommitted(*WatchCommittedRequest, grpc.ServerStreamingServer[WatchCommittedResponse]) error {
+	return status.Errorf(codes.Unimplemented, "method WatchCommitted not implemented")
 }
 func (UnimplementedBrokerServiceServer) mustEmbedUnimplementedBrokerServiceServer() {}
 func (UnimplementedBrokerServiceServer) testEmbeddedByValue()                       {}
@@ -236,6 +269,17 @@ func _BrokerService_Connect_Handler(srv interface{}, stream grpc.ServerStream) e
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type BrokerService_ConnectServer = grpc.BidiStreamingServer[ConnectRequest, ConnectResponse]
 
+func _BrokerService_WatchCommitted_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchCommittedRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(BrokerServiceServer).WatchCommitted(m, &grpc.GenericServerStream[WatchCommittedRequest, WatchCommittedResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type BrokerService_WatchCommittedServer = grpc.ServerStreamingServer[WatchCommittedResponse]
+
 // BrokerService_ServiceDesc is the grpc.ServiceDesc for BrokerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -263,6 +307,11 @@ var BrokerService_ServiceDesc = grpc.ServiceDesc{
 			Handler:       _BrokerService_Connect_Handler,
 			ServerStreams: true,
 			ClientStreams: true,
+		},
+		{
+			StreamName:    "WatchCommitted",
+			Handler:       _BrokerService_WatchCommitted_Handler,
+			ServerStreams: true,
 		},
 	},
 	Metadata: "jobwire/cluster/v1/cluster.proto",
