@@ -51,6 +51,10 @@ type Server struct {
 	// Hooks (set before use; read under mu).
 	ActivateErr func(n int) error // n = number of the call, from 1
 	OutcomeErr  func(kind string, key int64, attempt int) error
+	// OutcomeLost, when it returns an error, applies the outcome and then
+	// answers with that error (the answer was lost: e.g. ABORTED when the
+	// gateway's broker connection closed after the command was written).
+	OutcomeLost func(kind string, key int64, attempt int) error
 	StreamErr   func() error // returned when a stream opens (e.g. Unimplemented)
 	// StreamLife > 0 ends every stream cleanly (status OK) after that long;
 	// < 0 ends it at once.
@@ -260,7 +264,7 @@ func (s *Server) StreamActivatedJobs(req *pb.StreamActivatedJobsRequest, srv grp
 
 func (s *Server) outcome(kind string, key int64, o Outcome) error {
 	s.mu.Lock()
-	hook := s.OutcomeErr
+	hook, lost := s.OutcomeErr, s.OutcomeLost
 	id := fmt.Sprintf("%s/%d", kind, key)
 	s.attempts[id]++
 	attempt := s.attempts[id]
@@ -282,6 +286,9 @@ func (s *Server) outcome(kind string, key int64, o Outcome) error {
 	if kind == "fail" && o.Retries > 0 {
 		j.Retries = o.Retries
 		s.enqueueLocked(j)
+	}
+	if lost != nil {
+		return lost(kind, key, attempt)
 	}
 	return nil
 }
