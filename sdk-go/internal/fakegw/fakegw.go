@@ -64,7 +64,10 @@ type Server struct {
 	StallStreams bool
 	// NoLongPoll answers every ActivateJobs at once (a gateway with long
 	// polling disabled).
-	NoLongPoll    bool
+	NoLongPoll bool
+	// DropTags answers CreateProcessInstance without the request's tags, as a
+	// gateway before Zeebe 8.8 does (it does not know the field).
+	DropTags      bool
 	attempts      map[string]int
 	StreamsOpened int
 }
@@ -291,6 +294,18 @@ func (s *Server) outcome(kind string, key int64, o Outcome) error {
 		return lost(kind, key, attempt)
 	}
 	return nil
+}
+
+// CreateProcessInstance answers with a new key, echoing the tags unless DropTags.
+func (s *Server) CreateProcessInstance(_ context.Context, r *pb.CreateProcessInstanceRequest) (*pb.CreateProcessInstanceResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextKey++
+	resp := &pb.CreateProcessInstanceResponse{ProcessInstanceKey: s.nextKey, BpmnProcessId: r.GetBpmnProcessId(), Version: 1, TenantId: "<default>"}
+	if !s.DropTags {
+		resp.Tags = r.GetTags()
+	}
+	return resp, nil
 }
 
 func (s *Server) CompleteJob(_ context.Context, r *pb.CompleteJobRequest) (*pb.CompleteJobResponse, error) {
