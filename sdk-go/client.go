@@ -58,6 +58,8 @@ type Client struct {
 	workers map[*Worker]struct{}
 	long    []*longConn // long-lived calls (polls, streams), at most workersPerLongConn workers each
 	closed  bool
+
+	tagsDropped sync.Once // warn once when the gateway drops instance tags (Zeebe before 8.8)
 }
 
 // longConn is a connection for the long-lived calls of up to

@@ -163,6 +163,7 @@ func (c *Client) CreateProcessInstance(ctx context.Context, ci CreateInstance) (
 	if err != nil {
 		return nil, wrapError("CreateProcessInstance", err)
 	}
+	c.checkTags(req, r.GetTags())
 	return &ProcessInstance{r.GetProcessInstanceKey(), r.GetProcessDefinitionKey(), r.GetBpmnProcessId(), r.GetVersion(), r.GetTenantId(), r.GetTags()}, nil
 }
 
@@ -179,10 +180,24 @@ func (c *Client) CreateProcessInstanceWithResult(ctx context.Context, ci CreateI
 	if err != nil {
 		return nil, wrapError("CreateProcessInstanceWithResult", err)
 	}
+	c.checkTags(req, r.GetTags())
 	return &ProcessInstanceResult{
 		ProcessInstance: ProcessInstance{r.GetProcessInstanceKey(), r.GetProcessDefinitionKey(), r.GetBpmnProcessId(), r.GetVersion(), r.GetTenantId(), r.GetTags()},
 		Variables:       json.RawMessage(r.GetVariables()),
 	}, nil
+}
+
+// checkTags logs once per client when instance tags were sent but the
+// gateway's answer carries none: a gateway before Zeebe 8.8 does not know the
+// field and creates the instance without them (protobuf drops unknown fields).
+func (c *Client) checkTags(req *pb.CreateProcessInstanceRequest, got []string) {
+	if len(req.GetTags()) == 0 || len(got) > 0 {
+		return
+	}
+	c.tagsDropped.Do(func() {
+		c.log.Warn("the gateway created the process instance without its tags: process instance tags need Zeebe 8.8 or newer; tags are ignored by this gateway",
+			"tags", req.GetTags(), "bpmnProcessId", req.GetBpmnProcessId())
+	})
 }
 
 // CancelProcessInstance cancels a running process instance.

@@ -257,6 +257,95 @@ func TestFakeOutcomeRetriedOnTransientErrors(t *testing.T) {
 	}
 }
 
+// Zeebe's gateway answers ABORTED ("Connection ... was closed") when its
+// connection to the partition leader closes mid-request, e.g. when that broker
+// is killed. Every outcome kind is sent again with backoff and lands; nothing
+// is reported to the application (docs/worker-semantics.md, "Sending outcomes").
+func TestFakeOutcomeRetriedOnAborted(t *testing.T) {
+	gw := fakegw.Start(t)
+	c := fakeClient(t, gw)
+	gw.Set(func(s *fakegw.Server) {
+		s.OutcomeErr = func(kind string, key int64, attempt int) error {
+			if attempt <= 2 {
+				return status.Error(codes.Aborted, "Connection RemoteClientConnection{channel=[id: 0x1]} was closed")
+			}
+			return nil
+		}
+	})
+	var reported atomic.Int32
+	w, err := c.NewWorker("aborted", func(ctx context.Context, job *Job) (any, error) {
+		vars, err := job.Variables()
+		if err != nil {
+			return nil, err
+		}
+		switch vars["do"] {
+		case "fail":
+			return nil, errors.New("handler failed")
+		case "error":
+			return nil, &JobError{Code: "E1", Message: "bpmn error"}
+		}
+		return map[string]any{"ok": true}, nil
+	}, WithStreamEnabled(false), WithErrorHandler(func(error) { reported.Add(1) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeWorker(t, w)
+	var keys []int64
+	for _, do := range []string{"complete", "fail", "error"} {
+		keys = append(keys, gw.AddJobs("aborted", 1, `{"do":"`+do+`"}`, 1)...)
+	}
+	waitFor(t, "three outcomes after ABORTED", 5*time.Second, func() bool { return len(gw.Outcomes()) == 3 })
+	kinds := map[string]bool{}
+	for _, o := range gw.Outcomes() {
+		kinds[o.Kind] = true
+	}
+	if !kinds["complete"] || !kinds["fail"] || !kinds["error"] {
+		t.Fatalf("outcomes %+v", gw.Outcomes())
+	}
+	for i, kind := range []string{"complete", "fail", "error"} {
+		if n := gw.Attempts(kind, keys[i]); n != 3 {
+			t.Fatalf("%s attempts %d, want 3", kind, n)
+		}
+	}
+	if reported.Load() != 0 {
+		t.Fatalf("ABORTED reported to the application %d times", reported.Load())
+	}
+}
+
+// An outcome the gateway applied but whose answer was lost (ABORTED) is sent
+// again and answered NOT_FOUND: benign, not reported, not retried further, and
+// Job.Complete returns the NOT_FOUND to a manual caller.
+func TestFakeAbortedThenNotFoundIsBenign(t *testing.T) {
+	gw := fakegw.Start(t)
+	c := fakeClient(t, gw)
+	gw.Set(func(s *fakegw.Server) {
+		s.OutcomeLost = func(kind string, key int64, attempt int) error {
+			return status.Error(codes.Aborted, "Connection RemoteClientConnection{channel=[id: 0x2]} was closed")
+		}
+	})
+	var reported atomic.Int32
+	done := make(chan error, 1)
+	w, err := c.NewWorker("lost", func(ctx context.Context, job *Job) (any, error) {
+		done <- job.Complete(ctx, nil)
+		return nil, nil
+	}, WithStreamEnabled(false), WithAutoComplete(false), WithErrorHandler(func(error) { reported.Add(1) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeWorker(t, w)
+	keys := gw.AddJobs("lost", 1, "", 3)
+	err = <-done
+	if Code(err) != codes.NotFound {
+		t.Fatalf("Complete after ABORTED+NOT_FOUND returned %v, want NOT_FOUND", err)
+	}
+	if n := gw.Attempts("complete", keys[0]); n != 2 {
+		t.Fatalf("attempts %d, want 2", n)
+	}
+	if len(gw.Outcomes()) != 1 || reported.Load() != 0 {
+		t.Fatalf("outcomes %d reported %d", len(gw.Outcomes()), reported.Load())
+	}
+}
+
 // A NOT_FOUND answer is benign for the worker (not reported to the error
 // handler, not retried) but Job.Complete tells the application the outcome did
 // not land: it returns a *NotFoundError.

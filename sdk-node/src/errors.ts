@@ -74,6 +74,17 @@ export const RETRYABLE_CODES: ReadonlySet<number> = new Set([
   Status.DEADLINE_EXCEEDED,
 ])
 
+/**
+ * Status codes after which an outcome (CompleteJob, FailJob, ThrowError) is sent again with backoff,
+ * until the job's deadline: the retryable codes plus ABORTED, which Zeebe's gateway answers when its
+ * connection to the partition leader closed mid-request ("Connection ... was closed": the broker died
+ * or lost leadership). The outcome may or may not have been applied; resending is safe because an
+ * outcome names its job by key, and one that was applied is answered NOT_FOUND (benign below).
+ * Not for other commands: a resent CreateProcessInstance would create a second instance.
+ * See docs/worker-semantics.md, "Sending outcomes".
+ */
+export const OUTCOME_RETRYABLE_CODES: ReadonlySet<number> = new Set([...RETRYABLE_CODES, Status.ABORTED])
+
 /** Outcome answers meaning "the job is not (any longer) ours": benign for a worker. */
 export const BENIGN_OUTCOME_CODES: ReadonlySet<number> = new Set([Status.NOT_FOUND, Status.FAILED_PRECONDITION])
 

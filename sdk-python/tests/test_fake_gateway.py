@@ -23,7 +23,13 @@ class FakeGateway(pbg.GatewayServicer):  # type: ignore[misc]
         self.activate_errors: List[grpc.StatusCode] = []  # answered in order, then jobs
         self.jobs_left = 0
         self.complete_errors: List[grpc.StatusCode] = []
+        self.fail_errors: List[grpc.StatusCode] = []
+        self.throw_errors: List[grpc.StatusCode] = []
+        self.lose_complete_answers = 0  # apply the next CompleteJob(s), then answer ABORTED (answer lost)
         self.completed: List[int] = []
+        self.failed: List[int] = []
+        self.thrown: List[int] = []
+        self.outcome_calls: List[tuple[str, int, str]] = []  # (method, job key, code name)
         self.complete_times: List[float] = []
         self.streams = 0
         self.next_key = 2**60
@@ -49,11 +55,35 @@ class FakeGateway(pbg.GatewayServicer):  # type: ignore[misc]
 
     async def CompleteJob(self, request: pb.CompleteJobRequest, context: Any) -> pb.CompleteJobResponse:
         self.complete_times.append(time.monotonic())
+        if request.jobKey in self.completed:
+            await self._answer(context, "CompleteJob", request.jobKey, grpc.StatusCode.NOT_FOUND)
         if self.complete_errors:
-            code = self.complete_errors.pop(0)
-            await context.abort(code, f"injected {code.name}")
+            await self._answer(context, "CompleteJob", request.jobKey, self.complete_errors.pop(0))
         self.completed.append(request.jobKey)
+        if self.lose_complete_answers > 0:
+            self.lose_complete_answers -= 1
+            await self._answer(context, "CompleteJob", request.jobKey, grpc.StatusCode.ABORTED)
+        self.outcome_calls.append(("CompleteJob", request.jobKey, "OK"))
         return pb.CompleteJobResponse()
+
+    async def FailJob(self, request: pb.FailJobRequest, context: Any) -> pb.FailJobResponse:
+        if self.fail_errors:
+            await self._answer(context, "FailJob", request.jobKey, self.fail_errors.pop(0))
+        self.failed.append(request.jobKey)
+        self.outcome_calls.append(("FailJob", request.jobKey, "OK"))
+        return pb.FailJobResponse()
+
+    async def ThrowError(self, request: pb.ThrowErrorRequest, context: Any) -> pb.ThrowErrorResponse:
+        if self.throw_errors:
+            await self._answer(context, "ThrowError", request.jobKey, self.throw_errors.pop(0))
+        self.thrown.append(request.jobKey)
+        self.outcome_calls.append(("ThrowError", request.jobKey, "OK"))
+        return pb.ThrowErrorResponse()
+
+    async def _answer(self, context: Any, method: str, key: int, code: grpc.StatusCode) -> None:
+        self.outcome_calls.append((method, key, code.name))
+        msg = "Connection RemoteClientConnection{channel=[id: 0x1]} was closed" if code == grpc.StatusCode.ABORTED else f"injected {code.name}"
+        await context.abort(code, msg)
 
 
 async def serve(fake: FakeGateway) -> "tuple[grpc.aio.Server, str]":
@@ -134,6 +164,53 @@ def test_outcome_retried_on_unavailable_and_permission_denied_reported() -> None
                 await wait_for(lambda: len(fake.completed) == 1 and len(errors) == 1)
                 assert len(fake.complete_times) == 4  # 2 retried, 1 refused (undelivered), 1 ok
                 assert isinstance(errors[0], jobwire.PermissionDeniedError)
+                await w.close(1)
+        finally:
+            await server.stop(None)
+
+    asyncio.run(go())
+
+
+def test_outcomes_answered_aborted_are_retried_and_aborted_then_not_found_is_benign() -> None:
+    """Zeebe's gateway answers ABORTED ("Connection ... was closed") when its connection to the
+    partition leader closes mid-request. Complete, Fail and ThrowError are sent again and land; an
+    outcome that was applied but whose answer was lost is answered NOT_FOUND on the resend: benign."""
+
+    async def go() -> None:
+        fake = FakeGateway()
+        fake.jobs_left = 4
+        aborted = grpc.StatusCode.ABORTED
+        fake.complete_errors = [aborted, aborted]
+        fake.fail_errors = [aborted, aborted]
+        fake.throw_errors = [aborted, aborted]
+        modes = ["complete", "fail", "error", "lost"]
+        server, addr = await serve(fake)
+        try:
+            async with Client(address=addr, env={}) as client:
+                errors: List[BaseException] = []
+
+                def handler(job: Job) -> Any:
+                    mode = modes.pop(0)
+                    if mode == "fail":
+                        raise RuntimeError("kaboom")
+                    if mode == "error":
+                        raise jobwire.JobError("E1", "nope")
+                    if mode == "lost":
+                        fake.lose_complete_answers = 1
+                    return {}
+
+                w = client.worker("t", handler, stream_enabled=False, max_jobs_active=1)
+                w.on_error(errors.append)
+                await wait_for(lambda: len(fake.completed) == 2 and fake.failed and fake.thrown and len(fake.outcome_calls) == 11)
+                await asyncio.sleep(0.3)  # nothing more may be sent
+                by = [(m, c) for m, _, c in fake.outcome_calls]
+                assert by == [
+                    ("CompleteJob", "ABORTED"), ("CompleteJob", "ABORTED"), ("CompleteJob", "OK"),
+                    ("FailJob", "ABORTED"), ("FailJob", "ABORTED"), ("FailJob", "OK"),
+                    ("ThrowError", "ABORTED"), ("ThrowError", "ABORTED"), ("ThrowError", "OK"),
+                    ("CompleteJob", "ABORTED"), ("CompleteJob", "NOT_FOUND"),
+                ], by
+                assert errors == []
                 await w.close(1)
         finally:
             await server.stop(None)

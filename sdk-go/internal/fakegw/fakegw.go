@@ -51,6 +51,10 @@ type Server struct {
 	// Hooks (set before use; read under mu).
 	ActivateErr func(n int) error // n = number of the call, from 1
 	OutcomeErr  func(kind string, key int64, attempt int) error
+	// OutcomeLost, when it returns an error, applies the outcome and then
+	// answers with that error (the answer was lost: e.g. ABORTED when the
+	// gateway's broker connection closed after the command was written).
+	OutcomeLost func(kind string, key int64, attempt int) error
 	StreamErr   func() error // returned when a stream opens (e.g. Unimplemented)
 	// StreamLife > 0 ends every stream cleanly (status OK) after that long;
 	// < 0 ends it at once.
@@ -60,7 +64,10 @@ type Server struct {
 	StallStreams bool
 	// NoLongPoll answers every ActivateJobs at once (a gateway with long
 	// polling disabled).
-	NoLongPoll    bool
+	NoLongPoll bool
+	// DropTags answers CreateProcessInstance without the request's tags, as a
+	// gateway before Zeebe 8.8 does (it does not know the field).
+	DropTags      bool
 	attempts      map[string]int
 	StreamsOpened int
 }
@@ -260,7 +267,7 @@ func (s *Server) StreamActivatedJobs(req *pb.StreamActivatedJobsRequest, srv grp
 
 func (s *Server) outcome(kind string, key int64, o Outcome) error {
 	s.mu.Lock()
-	hook := s.OutcomeErr
+	hook, lost := s.OutcomeErr, s.OutcomeLost
 	id := fmt.Sprintf("%s/%d", kind, key)
 	s.attempts[id]++
 	attempt := s.attempts[id]
@@ -283,7 +290,22 @@ func (s *Server) outcome(kind string, key int64, o Outcome) error {
 		j.Retries = o.Retries
 		s.enqueueLocked(j)
 	}
+	if lost != nil {
+		return lost(kind, key, attempt)
+	}
 	return nil
+}
+
+// CreateProcessInstance answers with a new key, echoing the tags unless DropTags.
+func (s *Server) CreateProcessInstance(_ context.Context, r *pb.CreateProcessInstanceRequest) (*pb.CreateProcessInstanceResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextKey++
+	resp := &pb.CreateProcessInstanceResponse{ProcessInstanceKey: s.nextKey, BpmnProcessId: r.GetBpmnProcessId(), Version: 1, TenantId: "<default>"}
+	if !s.DropTags {
+		resp.Tags = r.GetTags()
+	}
+	return resp, nil
 }
 
 func (s *Server) CompleteJob(_ context.Context, r *pb.CompleteJobRequest) (*pb.CompleteJobResponse, error) {

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/jobwire/jobwire/sdk-go/internal/pb"
@@ -68,8 +67,9 @@ func (e *notAcceptedError) Error() string              { return e.err.Error() }
 func (e *notAcceptedError) Unwrap() []error            { return []error{errNotAccepted, e.err} }
 func (e *notAcceptedError) GRPCStatus() *status.Status { return status.Convert(e.err) }
 
-// send delivers the outcome, retrying UNAVAILABLE, RESOURCE_EXHAUSTED and
-// DEADLINE_EXCEEDED with backoff until the job's deadline (or ctx ends).
+// send delivers the outcome, retrying UNAVAILABLE, RESOURCE_EXHAUSTED,
+// DEADLINE_EXCEEDED and ABORTED (see outcomeRetryable) with backoff until the
+// job's deadline (or ctx ends).
 // Counted as completed / failed / error / returned only when acknowledged;
 // NOT_FOUND and FAILED_PRECONDITION count as not_found; anything else given up
 // counts as undelivered.
@@ -116,7 +116,7 @@ func (d *Delivery) send(ctx context.Context, o Outcome) (err error) {
 			w.tel.Handled(name)
 			finished = true
 			return nil
-		case code == codes.NotFound || code == codes.FailedPrecondition:
+		case outcomeBenign[code]:
 			d.result = "not_found"
 			w.tel.Handled("not_found")
 			w.log.Info("job outcome not accepted: job timed out, was cancelled or completed elsewhere",
@@ -127,7 +127,7 @@ func (d *Delivery) send(ctx context.Context, o Outcome) (err error) {
 			return giveUp(fmt.Errorf("send %s outcome for job %d: %w", name, d.Job.GetKey(), ctx.Err()))
 		case d.e.sendCtx.Err() != nil:
 			return giveUp(fmt.Errorf("send %s outcome for job %d: worker closed: %w", name, d.Job.GetKey(), err))
-		case code == codes.Unavailable || code == codes.ResourceExhausted || code == codes.DeadlineExceeded:
+		case outcomeRetryable[code]:
 			wait := b.Next()
 			if time.Now().Add(wait).After(d.Deadline()) {
 				return giveUp(fmt.Errorf("send %s outcome for job %d: gave up at the job deadline after %d attempts: %w", name, d.Job.GetKey(), attempt, err))

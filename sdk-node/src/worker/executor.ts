@@ -1,6 +1,6 @@
 import { context as otelContext } from '@opentelemetry/api'
 import type { ActivatedJob__Output } from '../generated/gateway_protocol/ActivatedJob.js'
-import { BENIGN_OUTCOME_CODES, CancelledError, JobError, JobwireError, RETRYABLE_CODES, toJobwireError } from '../errors.js'
+import { BENIGN_OUTCOME_CODES, CancelledError, JobError, JobwireError, OUTCOME_RETRYABLE_CODES, toJobwireError } from '../errors.js'
 import { variablesToJson } from '../json.js'
 import { JobImpl, MAX_MESSAGE, type Settled } from './jobImpl.js'
 import { Backoff, sleep } from './backoff.js'
@@ -294,8 +294,8 @@ export class Executor {
   }
 
   /**
-   * Sends an outcome; retries UNAVAILABLE / RESOURCE_EXHAUSTED / DEADLINE_EXCEEDED
-   * with backoff until the job's deadline. NOT_FOUND / FAILED_PRECONDITION are benign
+   * Sends an outcome; retries UNAVAILABLE / RESOURCE_EXHAUSTED / DEADLINE_EXCEEDED / ABORTED
+   * (OUTCOME_RETRYABLE_CODES) with backoff until the job's deadline. NOT_FOUND / FAILED_PRECONDITION are benign
    * (`not_found`); anything else, or the deadline passing, gives up (`gave_up`, logged at warn;
    * reported to the application unless `quiet`: the caller of a manual outcome gets the error).
    */
@@ -320,7 +320,7 @@ export class Executor {
           return { result: 'not_found', error: err }
         }
         const delay = backoff.next()
-        if (err.code !== undefined && RETRYABLE_CODES.has(err.code) && Date.now() + delay < deadline) {
+        if (err.code !== undefined && OUTCOME_RETRYABLE_CODES.has(err.code) && Date.now() + delay < deadline) {
           this.ctx.logger.debug(`${method} for job ${key} failed (${err.codeName}); retrying in ${delay} ms`)
           await sleep(delay)
           continue

@@ -202,6 +202,47 @@ describe('worker with polling (fake gateway)', () => {
     expect(errors).toEqual([])
   })
 
+  it('retries Complete / Fail / ThrowError answered ABORTED (broker connection closed); ABORTED then NOT_FOUND is benign', async () => {
+    // Zeebe's gateway answers ABORTED when its connection to the partition leader closes mid-request.
+    const aborted = { code: grpc.status.ABORTED, details: 'Connection RemoteClientConnection{channel=[id: 0x1]} was closed' }
+    const jobs = [
+      fakeJob({ variables: '{"mode":"ok"}' }),
+      fakeJob({ variables: '{"mode":"fail"}', retries: 2 }),
+      fakeJob({ variables: '{"mode":"biz"}' }),
+      fakeJob({ variables: '{"mode":"lost"}' }),
+    ]
+    const lostKey = jobs[3].key
+    const tries = new Map<string, number>()
+    const twiceAborted = (call: any, cb: any) => {
+      const key = String(call.request.jobKey)
+      const n = (tries.get(key) ?? 0) + 1
+      tries.set(key, n)
+      // 'lost': the first attempt was applied but its answer lost; the resend finds no job
+      if (key === lostKey) return cb(n === 1 ? aborted : { code: grpc.status.NOT_FOUND, details: 'job not found' })
+      if (n <= 2) return cb(aborted)
+      ok(cb)
+    }
+    gw = await FakeGateway.start({ ActivateJobs: activateFrom([...jobs]), CompleteJob: twiceAborted, FailJob: twiceAborted, ThrowError: twiceAborted })
+    client = new Client({ address: gw.address, logger: quiet })
+    const errors: Error[] = []
+    const w = client.createWorker({
+      jobType: 'test',
+      streamEnabled: false,
+      handler: async (job) => {
+        if (job.variables.mode === 'fail') throw new Error('kaboom')
+        if (job.variables.mode === 'biz') throw new JobError('E1', 'nope')
+        return {}
+      },
+    })
+    w.on('error', (e) => errors.push(e))
+    await waitFor(() => w.heldJobs === 0 && tries.size === 4 && tries.get(lostKey) === 2, 5_000)
+    expect(gw.requests('CompleteJob').filter((r) => r.jobKey === jobs[0].key)).toHaveLength(3)
+    expect(gw.requests('FailJob').filter((r) => r.jobKey === jobs[1].key)).toHaveLength(3)
+    expect(gw.requests('ThrowError').filter((r) => r.jobKey === jobs[2].key)).toHaveLength(3)
+    expect(gw.requests('CompleteJob').filter((r) => r.jobKey === lostKey)).toHaveLength(2)
+    expect(errors).toEqual([])
+  })
+
   it('survives an unreachable gateway without unhandled errors, and close() returns promptly', async () => {
     gw = await FakeGateway.start()
     const port = gw.port

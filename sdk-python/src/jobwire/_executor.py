@@ -23,7 +23,7 @@ from ._proto import gateway_pb2
 from ._state import StateMachine
 from ._telemetry import Telemetry
 from ._transport import LongLease, Transport
-from .errors import BENIGN_OUTCOME_CODES, RETRYABLE_CODES, InvalidVariablesError, JobError, JobwireError
+from .errors import BENIGN_OUTCOME_CODES, OUTCOME_RETRYABLE_CODES, InvalidVariablesError, JobError, JobwireError
 from .job import MAX_MESSAGE, Job
 
 EXPIRY_MARGIN_S = 0.1
@@ -324,8 +324,9 @@ class Executor:
 
     # --- sending outcomes --------------------------------------------------------------------
     async def send(self, method: str, req: Any, key: int, deadline_ms: int, *, via_lease: bool = False) -> str:
-        """Sends an outcome, retried on UNAVAILABLE / RESOURCE_EXHAUSTED / DEADLINE_EXCEEDED with backoff
-        until the job's deadline. Returns ``ok``, ``not_found`` (benign) or ``undelivered``."""
+        """Sends an outcome, retried on UNAVAILABLE / RESOURCE_EXHAUSTED / DEADLINE_EXCEEDED / ABORTED
+        (``OUTCOME_RETRYABLE_CODES``) with backoff until the job's deadline. Returns ``ok``,
+        ``not_found`` (benign) or ``undelivered``."""
         ctx = self.ctx
         bo = Backoff()
         while True:
@@ -343,7 +344,7 @@ class Executor:
                     ctx.logger.debug("%s of job %s: %s (the job timed out, was cancelled or completed elsewhere)", method, key, e.code_name)
                     return "not_found"
                 delay = bo.next()
-                if e.code in RETRYABLE_CODES and time.time() + delay < deadline_ms / 1000 and not ctx.transport.closed:
+                if e.code in OUTCOME_RETRYABLE_CODES and time.time() + delay < deadline_ms / 1000 and not ctx.transport.closed:
                     ctx.logger.debug("%s of job %s failed (%s); retrying in %.0f ms", method, key, e.code_name, delay * 1000)
                     await asyncio.sleep(delay)
                     continue

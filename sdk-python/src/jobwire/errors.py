@@ -129,6 +129,15 @@ RETRYABLE_CODES = frozenset(
 )
 """Status codes after which a command (or an outcome) may be sent again."""
 
+OUTCOME_RETRYABLE_CODES = RETRYABLE_CODES | {grpc.StatusCode.ABORTED}
+"""Status codes after which an outcome (CompleteJob, FailJob, ThrowError) is sent again with backoff,
+until the job's deadline: the retryable codes plus ABORTED, which Zeebe's gateway answers when its
+connection to the partition leader closed mid-request ("Connection ... was closed": the broker died or
+lost leadership). The outcome may or may not have been applied; resending is safe because an outcome
+names its job by key, and one that was applied is answered NOT_FOUND (benign below). Not for other
+commands: a resent CreateProcessInstance would create a second instance.
+See docs/worker-semantics.md, "Sending outcomes"."""
+
 BENIGN_OUTCOME_CODES = frozenset({grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION})
 """Outcome answers meaning "the job is not (any longer) ours": benign for a worker."""
 

@@ -125,4 +125,20 @@ public class JobwireException extends RuntimeException {
         || code == Status.Code.RESOURCE_EXHAUSTED
         || code == Status.Code.DEADLINE_EXCEEDED;
   }
+
+  /**
+   * Whether an outcome (CompleteJob, FailJob, ThrowError) is sent again with backoff, until the
+   * job's deadline, after this error: the {@linkplain #isRetryable() retryable} codes plus ABORTED,
+   * which Zeebe's gateway answers when its connection to the partition leader closed mid-request
+   * ("Connection ... was closed": the broker died or lost leadership). The outcome may or may not
+   * have been applied; resending is safe because an outcome names its job by key, and one that was
+   * applied is answered NOT_FOUND (benign). Not for other commands: a resent
+   * CreateProcessInstance would create a second instance. See docs/worker-semantics.md,
+   * "Sending outcomes".
+   *
+   * @return true when the worker resends an outcome that failed with this error
+   */
+  public boolean isOutcomeRetryable() {
+    return isRetryable() || code == Status.Code.ABORTED;
+  }
 }

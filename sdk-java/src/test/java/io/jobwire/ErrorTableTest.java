@@ -59,5 +59,11 @@ class ErrorTableTest {
     assertTrue(JobwireException.fromStatus(Status.DEADLINE_EXCEEDED, null, null).isRetryable());
     assertFalse(JobwireException.fromStatus(Status.NOT_FOUND, null, null).isRetryable());
     assertFalse(JobwireException.fromStatus(Status.INVALID_ARGUMENT, null, null).isRetryable());
+    // ABORTED (the gateway's broker connection closed): outcomes only, never other commands
+    assertFalse(JobwireException.fromStatus(Status.ABORTED, null, null).isRetryable());
+    assertTrue(JobwireException.fromStatus(Status.ABORTED, null, null).isOutcomeRetryable());
+    assertTrue(JobwireException.fromStatus(Status.UNAVAILABLE, null, null).isOutcomeRetryable());
+    assertFalse(JobwireException.fromStatus(Status.NOT_FOUND, null, null).isOutcomeRetryable());
+    assertFalse(JobwireException.fromStatus(Status.PERMISSION_DENIED, null, null).isOutcomeRetryable());
   }
 }

@@ -16,6 +16,8 @@ import io.jobwire.internal.gateway.GatewayOuterClass.CompleteJobResponse;
 import io.jobwire.internal.gateway.GatewayOuterClass.FailJobRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.FailJobResponse;
 import io.jobwire.internal.gateway.GatewayOuterClass.StreamActivatedJobsRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.ThrowErrorRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.ThrowErrorResponse;
 import io.jobwire.internal.gateway.GatewayOuterClass.TopologyRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.TopologyResponse;
 import java.net.InetSocketAddress;
@@ -163,6 +165,80 @@ class FakeGatewayTest {
       assertEquals("jobwire: worker at capacity; job returned", f.getErrorMessage());
     }
     assertEquals(Set.of(3L, 4L), Set.of(failed.get(0).getJobKey(), failed.get(1).getJobKey()));
+  }
+
+  /**
+   * Zeebe's gateway answers ABORTED ("Connection ... was closed") when its connection to the
+   * partition leader closes mid-request. Complete, Fail and ThrowError are sent again and land; an
+   * outcome that was applied but whose answer was lost is answered NOT_FOUND on the resend: benign.
+   */
+  @Test
+  void outcomesAnsweredAbortedAreRetriedAndAbortedThenNotFoundIsBenign() throws Exception {
+    List<String> calls = new CopyOnWriteArrayList<>();
+    Map<Long, AtomicInteger> tries = new java.util.concurrent.ConcurrentHashMap<>();
+    Set<Long> applied = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    Gw gw = new Gw(0) {
+      int served;
+
+      @Override
+      public void activateJobs(ActivateJobsRequest req, StreamObserver<ActivateJobsResponse> obs) {
+        synchronized (this) {
+          if (served == 0) {
+            served = 1;
+            obs.onNext(ActivateJobsResponse.newBuilder().addJobs(job(1)).addJobs(job(2)).addJobs(job(3)).addJobs(job(4)).build());
+          }
+        }
+        obs.onCompleted();
+      }
+
+      /** Jobs 1-3: ABORTED twice, then OK. Job 4: applied, answer lost (ABORTED), then NOT_FOUND. */
+      <T> void answer(String method, long key, T ok, StreamObserver<T> obs) {
+        int n = tries.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+        Status err = null;
+        if (applied.contains(key)) err = Status.NOT_FOUND.withDescription("job not found");
+        else if (key == 4) applied.add(key);
+        if (err == null && (key == 4 || n <= 2)) err = Status.ABORTED.withDescription("Connection RemoteClientConnection{channel=[id: 0x1]} was closed");
+        calls.add(method + " " + key + " " + (err == null ? "OK" : err.getCode().name()));
+        if (err != null) {
+          obs.onError(err.asRuntimeException());
+          return;
+        }
+        obs.onNext(ok);
+        obs.onCompleted();
+      }
+
+      @Override
+      public void completeJob(CompleteJobRequest req, StreamObserver<CompleteJobResponse> obs) {
+        answer("CompleteJob", req.getJobKey(), CompleteJobResponse.getDefaultInstance(), obs);
+      }
+
+      @Override
+      public void failJob(FailJobRequest req, StreamObserver<FailJobResponse> obs) {
+        answer("FailJob", req.getJobKey(), FailJobResponse.getDefaultInstance(), obs);
+      }
+
+      @Override
+      public void throwError(ThrowErrorRequest req, StreamObserver<ThrowErrorResponse> obs) {
+        answer("ThrowError", req.getJobKey(), ThrowErrorResponse.getDefaultInstance(), obs);
+      }
+    };
+    List<Throwable> errors = new CopyOnWriteArrayList<>();
+    JobWorker w = start(gw).newWorker().jobType("t").streamEnabled(false).errorListener(errors::add).handler(job -> {
+      if (job.getKey() == 2) throw new IllegalStateException("kaboom");
+      if (job.getKey() == 3) throw new JobError("E1", "nope");
+      return null;
+    }).open();
+    EngineIntegrationTest.waitFor(() -> calls.size() == 11, 10_000);
+    Thread.sleep(300); // nothing more may be sent
+    w.close(Duration.ofSeconds(2));
+    List<String> sorted = new java.util.ArrayList<>(calls);
+    java.util.Collections.sort(sorted);
+    assertEquals(List.of(
+        "CompleteJob 1 ABORTED", "CompleteJob 1 ABORTED", "CompleteJob 1 OK",
+        "CompleteJob 4 ABORTED", "CompleteJob 4 NOT_FOUND",
+        "FailJob 2 ABORTED", "FailJob 2 ABORTED", "FailJob 2 OK",
+        "ThrowError 3 ABORTED", "ThrowError 3 ABORTED", "ThrowError 3 OK"), sorted);
+    assertEquals(List.of(), errors);
   }
 
   @Test

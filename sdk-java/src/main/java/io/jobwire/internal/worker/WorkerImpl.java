@@ -1066,8 +1066,9 @@ public final class WorkerImpl implements JobWorker {
   }
 
   /**
-   * Sends an outcome; retries UNAVAILABLE / RESOURCE_EXHAUSTED / DEADLINE_EXCEEDED with backoff
-   * until the job's deadline. NOT_FOUND / FAILED_PRECONDITION are benign.
+   * Sends an outcome; retries UNAVAILABLE / RESOURCE_EXHAUSTED / DEADLINE_EXCEEDED / ABORTED
+   * ({@link JobwireException#isOutcomeRetryable()}) with backoff until the job's deadline.
+   * NOT_FOUND / FAILED_PRECONDITION are benign.
    */
   private <Q extends GeneratedMessage, R> CompletableFuture<Sent> send(MethodDescriptor<Q, R> method, Q req, long key, long deadline, boolean viaLong) {
     CompletableFuture<Sent> out = new CompletableFuture<>();
@@ -1094,7 +1095,7 @@ public final class WorkerImpl implements JobWorker {
       long delay = backoff.next();
       // a message over the gateway's size limit is refused the same way every time
       boolean tooLarge = je.code() == Status.Code.RESOURCE_EXHAUSTED && je.details().contains("larger than max");
-      if (je.isRetryable() && !tooLarge && System.currentTimeMillis() + delay < deadline && !transport.isClosed()) {
+      if (je.isOutcomeRetryable() && !tooLarge && System.currentTimeMillis() + delay < deadline && !transport.isClosed()) {
         LOG.debug("{} for job {} failed ({}); retrying in {} ms", method.getBareMethodName(), key, je.codeName(), delay);
         try {
           ctl.schedule(() -> attempt(method, req, key, deadline, viaLong, backoff, out), delay, TimeUnit.MILLISECONDS);
