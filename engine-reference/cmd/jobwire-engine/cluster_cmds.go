@@ -141,12 +141,7 @@ func gatewayCmd(args []string) int {
 	brokers := fs.String("brokers", "", "broker addresses host:port,... (required)")
 	id := fs.String("id", "", "gateway id (default gateway-<pid>)")
 	wait := fs.Duration("broker-wait", 30*time.Second, "how long to wait for a first broker")
-	tlsCert := fs.String("tls-cert", "", "TLS certificate (PEM); enables TLS with --tls-key")
-	tlsKey := fs.String("tls-key", "", "TLS private key (PEM)")
-	oauth := fs.Bool("oauth", false, "start a mock OAuth token endpoint and require bearer tokens")
-	oauthID := fs.String("oauth-client-id", "jobwire", "client id accepted by the mock OAuth endpoint")
-	oauthSecret := fs.String("oauth-client-secret", "secret", "client secret accepted by the mock OAuth endpoint")
-	oauthTTL := fs.Duration("oauth-token-ttl", 60*time.Second, "lifetime of issued tokens")
+	security := securityFlags(fs)
 	stdinClose := fs.Bool("exit-on-stdin-close", false, "exit when stdin is closed")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -161,8 +156,9 @@ func gatewayCmd(args []string) int {
 	}
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
-	e, err := engine.StartGateway(engine.Config{Port: *port, TLSCert: *tlsCert, TLSKey: *tlsKey, OAuth: *oauth,
-		OAuthID: *oauthID, OAuthKey: *oauthSecret, OAuthTTL: *oauthTTL},
+	cfg := engine.Config{Port: *port}
+	security(&cfg)
+	e, err := engine.StartGateway(cfg,
 		func(gw *gateway.Gateway) (gateway.Broker, io.Closer, error) {
 			r, err := cluster.NewRemote(gw, *id, addrs, *wait)
 			return r, r, err
@@ -171,7 +167,7 @@ func gatewayCmd(args []string) int {
 		fmt.Fprintf(os.Stderr, "jobwire-engine gateway: %v\n", err)
 		return 1
 	}
-	if e.Auth != nil {
+	if e.Auth != nil && e.Auth.URL != "" {
 		fmt.Printf("oauth token endpoint %s\n", e.Auth.URL)
 	}
 	fmt.Printf("jobwire-engine gateway listening on %s (%d partitions, brokers %s)\n", e.Addr(), e.Partitions(), *brokers)

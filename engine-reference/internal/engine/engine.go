@@ -31,11 +31,25 @@ type Config struct {
 	NoLongPolling bool
 	TLSCert       string
 	TLSKey        string
-	OAuth         bool
-	OAuthID       string
-	OAuthKey      string
-	OAuthTTL      time.Duration
-	Logger        *slog.Logger
+	// TLSClientCA: PEM CA(s); clients must present a certificate signed by
+	// one of them (mutual TLS). Needs TLSCert/TLSKey.
+	TLSClientCA string
+	// OAuth starts the development token endpoint (signed JWTs) and requires
+	// bearer tokens on the Gateway service.
+	OAuth    bool
+	OAuthID  string
+	OAuthKey string
+	OAuthTTL time.Duration
+	// Token validation beyond the defaults (see gateway.AuthConfig). A
+	// public key or JWKS file alone turns validation on without an endpoint.
+	OAuthIssuer, OAuthAudience string
+	OAuthPublicKey, OAuthJWKS  string
+	OAuthSigningKey            string
+	OAuthLeeway                time.Duration
+	// AdminTokenFile: the admin API requires this bearer token. Without it
+	// the admin API is open only while the Gateway needs no token.
+	AdminTokenFile string
+	Logger         *slog.Logger
 }
 
 // Engine is a running engine (dev) or gateway process.
@@ -166,27 +180,36 @@ func OpenPartitions(dir string, ids []int32, count int32, noSync bool, hooks par
 func (e *Engine) serve(lis net.Listener) error {
 	e.lis = lis
 	cfg := e.cfg
-	if cfg.OAuth {
-		id, key, ttl := cfg.OAuthID, cfg.OAuthKey, cfg.OAuthTTL
-		if id == "" {
-			id = "jobwire"
-		}
+	if cfg.OAuth || cfg.OAuthPublicKey != "" || cfg.OAuthJWKS != "" {
+		key := cfg.OAuthKey
 		if key == "" {
 			key = "secret"
 		}
-		if ttl <= 0 {
-			ttl = time.Minute
+		a, err := gateway.NewAuth(gateway.AuthConfig{Issuer: cfg.OAuthIssuer, Audience: cfg.OAuthAudience,
+			Leeway: cfg.OAuthLeeway, PublicKeyFile: cfg.OAuthPublicKey, JWKSFile: cfg.OAuthJWKS,
+			Endpoint: cfg.OAuth, ClientID: cfg.OAuthID, ClientSecret: key, TTL: cfg.OAuthTTL,
+			SigningKeyFile: cfg.OAuthSigningKey}, e.GW.Faults)
+		if err != nil {
+			return err
 		}
-		e.Auth = gateway.NewAuth(id, key, ttl, e.GW.Faults)
+		e.Auth = a
 		if err := e.Auth.Start(); err != nil {
 			return err
 		}
+	}
+	guard := &gateway.AdminGuard{Off: e.Auth != nil}
+	if cfg.AdminTokenFile != "" {
+		t, err := gateway.LoadAdminToken(cfg.AdminTokenFile)
+		if err != nil {
+			return err
+		}
+		guard.Token = t
 	}
 	e.health = health.NewServer()
 	e.healthNow = healthpb.HealthCheckResponse_SERVING
 	e.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	e.health.SetServingStatus("gateway_protocol.Gateway", healthpb.HealthCheckResponse_SERVING)
-	srv, err := newGatewayServer(cfg, e.GW, e.Auth, e.health, lis)
+	srv, err := newGatewayServer(cfg, e.GW, e.Auth, guard, e.health, lis)
 	if err != nil {
 		return err
 	}
