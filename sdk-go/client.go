@@ -173,6 +173,13 @@ func (c *Client) dialOptions() ([]grpc.DialOption, string, error) {
 			}
 			tc.RootCAs = pool
 		}
+		if cfg.clientCertPath != "" {
+			cert, err := tls.LoadX509KeyPair(cfg.clientCertPath, cfg.clientKeyPath)
+			if err != nil {
+				return nil, "", fmt.Errorf("jobwire: client certificate %s / key %s: %w", cfg.clientCertPath, cfg.clientKeyPath, err)
+			}
+			tc.Certificates = []tls.Certificate{cert}
+		}
 		opts = append(opts, grpc.WithTransportCredentials(credentials.NewTLS(tc)))
 	}
 	if cfg.oauth != nil {
