@@ -45,6 +45,7 @@ func newGatewayServer(cfg Config, gw *gateway.Gateway, auth *gateway.Auth, guard
 		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(streams...),
 		grpc.MaxRecvMsgSize(MaxMessageSize),
+		grpc.ForceServerCodec(serverCodec{}),
 		// A small window makes a client that does not read fill it quickly,
 		// so push-stream readiness reflects the client's pace.
 		grpc.InitialWindowSize(64 << 10),
