@@ -101,7 +101,12 @@ func broker(args []string) int {
 	partsOf := fs.String("partitions", "", "partitions this broker leads, e.g. 1,4 (default: from --cluster-size)")
 	stdinClose := fs.Bool("exit-on-stdin-close", false, "exit when stdin is closed")
 	noSync := fs.Bool("no-fsync", false, "skip fsync (not crash-safe)")
+	link := linkTLSFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := link.Check(); err != nil {
+		fmt.Fprintf(os.Stderr, "jobwire-engine broker: %v\n", err)
 		return 2
 	}
 	ids := cluster.PartitionsOf(int32(*node), int32(*size), int32(*count))
@@ -115,7 +120,7 @@ func broker(args []string) int {
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	b, err := cluster.StartBroker(cluster.BrokerConfig{NodeID: int32(*node), Port: *port, DataDir: *dataDir,
-		PartitionIDs: ids, PartitionCount: int32(*count), NoSync: *noSync})
+		PartitionIDs: ids, PartitionCount: int32(*count), NoSync: *noSync, TLS: link})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jobwire-engine broker: %v\n", err)
 		return 1
@@ -143,7 +148,12 @@ func gatewayCmd(args []string) int {
 	wait := fs.Duration("broker-wait", 30*time.Second, "how long to wait for a first broker")
 	security := securityFlags(fs)
 	stdinClose := fs.Bool("exit-on-stdin-close", false, "exit when stdin is closed")
+	link := linkTLSFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := link.Check(); err != nil {
+		fmt.Fprintf(os.Stderr, "jobwire-engine gateway: %v\n", err)
 		return 2
 	}
 	addrs := strings.Split(*brokers, ",")
@@ -160,7 +170,7 @@ func gatewayCmd(args []string) int {
 	security(&cfg)
 	e, err := engine.StartGateway(cfg,
 		func(gw *gateway.Gateway) (gateway.Broker, io.Closer, error) {
-			r, err := cluster.NewRemote(gw, *id, addrs, *wait)
+			r, err := cluster.NewRemote(gw, *id, addrs, *wait, link)
 			return r, r, err
 		})
 	if err != nil {
@@ -173,4 +183,14 @@ func gatewayCmd(args []string) int {
 	fmt.Printf("jobwire-engine gateway listening on %s (%d partitions, brokers %s)\n", e.Addr(), e.Partitions(), *brokers)
 	waitForStop(stop, *stdinClose)
 	return shutdown(stop, "gateway", processShutdownLimit, e.Close)
+}
+
+// linkTLSFlags registers the gateway↔broker mutual-TLS flags (the cluster
+// supervisor generates the files and passes them to every child).
+func linkTLSFlags(fs *flag.FlagSet) *cluster.LinkTLS {
+	l := &cluster.LinkTLS{}
+	fs.StringVar(&l.CAFile, "cluster-ca", "", "gateway<->broker mutual TLS: the cluster CA (PEM)")
+	fs.StringVar(&l.CertFile, "cluster-cert", "", "gateway<->broker mutual TLS: this node's certificate (PEM)")
+	fs.StringVar(&l.KeyFile, "cluster-key", "", "gateway<->broker mutual TLS: this node's private key (PEM)")
+	return l
 }
