@@ -224,3 +224,21 @@ def failure_says_json_object(case):
         msg = j.error_message.lower()
         assert "variables" in msg and "object" in msg, \
             f"error message {j.error_message!r} does not say the variables must be an object"
+
+
+def client_secret_not_logged(case):
+    """transport/oauth-secret-never-logged (and any OAuth case): the case's
+    random client secret appears in none of the driver's stderr, the driver's
+    event log (stdout) and the engine log."""
+    secret = getattr(case.engine, "client_secret", None) if case.engine else None
+    if not secret or secret == "secret":
+        raise Unavailable("the engine has no random client secret (not an own --oauth engine)")
+    looked = []
+    for name in ("driver.log.stderr", "driver.log", "engine.log"):
+        path = case.workdir / name
+        if not path.exists():
+            continue
+        looked.append(name)
+        text = path.read_text(errors="replace")
+        assert secret not in text, f"the client secret appears in {name}"
+    assert "driver.log.stderr" in looked and "engine.log" in looked, f"logs missing: only {looked}"

@@ -455,12 +455,17 @@ class Clients:
         if not self.oauth_url:
             return None
         if self._token is None or time.monotonic() - self._token_at > 1.0:
-            try:
-                self._token = fetch_oauth_token(self.oauth_url, client_secret=self.client_secret)
-                self._token_at = time.monotonic()
-            except Exception:  # noqa: BLE001 - token endpoint down on purpose: keep the last token
-                if self._token is None:
-                    raise
+            # the token endpoint may be down on purpose (a scenario's fault):
+            # retry for a moment, then go on with the last token
+            for attempt in range(6):
+                try:
+                    self._token = fetch_oauth_token(self.oauth_url, client_secret=self.client_secret)
+                    self._token_at = time.monotonic()
+                    break
+                except Exception:  # noqa: BLE001
+                    if attempt == 5 and self._token is None:
+                        raise
+                    time.sleep(0.1 * (attempt + 1))
         return [("authorization", f"Bearer {self._token}")]
 
     def close(self):
