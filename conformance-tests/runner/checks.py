@@ -242,3 +242,30 @@ def client_secret_not_logged(case):
         text = path.read_text(errors="replace")
         assert secret not in text, f"the client secret appears in {name}"
     assert "driver.log.stderr" in looked and "engine.log" in looked, f"logs missing: only {looked}"
+
+
+def token_outage_reported(case):
+    """transport/oauth-token-endpoint-down: while the token endpoint was down
+    (marks `down` .. `up`) the SDK made the outage visible: a `backoff` state
+    or an `error` event, or a log line naming the token endpoint's answer (503 /
+    temporarily_unavailable) or UNAUTHENTICATED."""
+    if "down" not in case.marks or "up" not in case.marks:
+        raise Unavailable("marks down/up missing")
+    t0_ms, t1_ms = case.marks["down"][0], case.marks["up"][0] + 3000  # a failure may surface just after
+    seen = []
+    for e in case.events():
+        if not (t0_ms <= float(e.get("_rt", 0)) <= t1_ms):
+            continue
+        if e.get("event") == "state" and e.get("state") == "backoff":
+            seen.append("backoff state")
+        if e.get("event") == "error":
+            seen.append(f"error event {e.get('code')}")
+    log = case.workdir / "driver.log.stderr"
+    text = log.read_text(errors="replace").lower() if log.exists() else ""
+    # (not "oauth"/"token": the job type names the scenario)
+    for word in ("503", "temporarily_unavailable", "unauthenticated"):
+        if word in text:
+            seen.append(f"stderr mentions {word!r}")
+            break
+    assert seen, "nothing in the driver's events or log shows the token endpoint outage"
+    case.note(f"token outage reported: {seen[:3]}")
