@@ -40,7 +40,13 @@ const losslessValue: fc.Arbitrary<JsonValue> = fc.letrec((tie) => ({
     fc.constant(null),
     fc.boolean(),
     fc.string({ unit: 'grapheme' }),
-    fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => (Object.is(d, -0) ? 0 : d)),
+    // a double that is an integer beyond 2^53 (and written without exponent,
+    // |d| < 1e21) is an integer literal in JSON: it comes back as a bigint
+    fc.double({ noNaN: true, noDefaultInfinity: true }).map((d): number | bigint => {
+      if (Object.is(d, -0)) return 0
+      if (Number.isInteger(d) && Math.abs(d) > Number.MAX_SAFE_INTEGER && Math.abs(d) < 1e21) return BigInt(d)
+      return d
+    }),
     bigInt64.map(norm),
     fc.array(tie('value'), { maxLength: 5 }),
     fc.dictionary(fc.string(), tie('value'), { maxKeys: 5 }),
