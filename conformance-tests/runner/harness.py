@@ -454,7 +454,7 @@ class Clients:
     def md(self):
         if not self.oauth_url:
             return None
-        if self._token is None or time.monotonic() - self._token_at > 1.0:
+        if self._token is None or time.monotonic() - self._token_at > 0.5:
             # the token endpoint may be down on purpose (a scenario's fault):
             # retry for a moment, then go on with the last token
             for attempt in range(6):
