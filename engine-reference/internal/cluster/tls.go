@@ -29,7 +29,9 @@ type LinkTLS struct {
 }
 
 // Enabled reports whether all three files are set.
-func (l *LinkTLS) Enabled() bool { return l != nil && l.CAFile != "" && l.CertFile != "" && l.KeyFile != "" }
+func (l *LinkTLS) Enabled() bool {
+	return l != nil && l.CAFile != "" && l.CertFile != "" && l.KeyFile != ""
+}
 
 // Check refuses a partial configuration.
 func (l *LinkTLS) Check() error {
