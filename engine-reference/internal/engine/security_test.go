@@ -48,7 +48,7 @@ func fetchToken(t *testing.T, u, id, secret string) (string, int) {
 }
 
 func TestOAuthBearerTokens(t *testing.T) {
-	en := start(t, Config{NoSync: true, OAuth: true, OAuthTTL: 2 * time.Second, OAuthLeeway: time.Millisecond})
+	en := start(t, Config{NoSync: true, OAuth: true, OAuthTTL: time.Second, OAuthLeeway: time.Millisecond})
 	_, err := en.gw.Topology(ctx(t), &pb.TopologyRequest{})
 	wantCode(t, "no token", err, codes.Unauthenticated, "found nothing")
 	if _, code := fetchToken(t, en.e.Auth.URL, "jobwire", "wrong"); code != http.StatusUnauthorized {
@@ -68,7 +68,7 @@ func TestOAuthBearerTokens(t *testing.T) {
 	basic := metadata.AppendToOutgoingContext(ctx(t), "authorization", "Basic "+tok)
 	_, err = en.gw.Topology(basic, &pb.TopologyRequest{})
 	wantCode(t, "not a bearer", err, codes.Unauthenticated, "Bearer")
-	time.Sleep(2100 * time.Millisecond)
+	time.Sleep(2100 * time.Millisecond) // exp is the issue time + 1 s, rounded up to the second
 	_, err = en.gw.Topology(authed, &pb.TopologyRequest{})
 	wantCode(t, "expired token", err, codes.Unauthenticated, "expired")
 	// The admin API is off next to an authenticated gateway without an
@@ -97,7 +97,7 @@ func forged(t *testing.T, method jwt.SigningMethod, key any, claims jwt.MapClaim
 func TestOAuthRejectsEveryBadToken(t *testing.T) {
 	adminFile := filepath.Join(t.TempDir(), "admin-token")
 	os.WriteFile(adminFile, []byte("admin-0123456789abcdef\n"), 0o600)
-	en := start(t, Config{NoSync: true, OAuth: true, OAuthTTL: time.Minute, OAuthLeeway: time.Second, AdminTokenFile: adminFile})
+	en := start(t, Config{NoSync: true, OAuth: true, OAuthTTL: time.Minute, OAuthLeeway: 2 * time.Second, AdminTokenFile: adminFile})
 	adminCtx := metadata.AppendToOutgoingContext(ctx(t), "authorization", "Bearer admin-0123456789abcdef")
 	good, _ := fetchToken(t, en.e.Auth.URL, "jobwire", "secret")
 	goodCtx := metadata.AppendToOutgoingContext(ctx(t), "authorization", "Bearer "+good)
@@ -131,7 +131,7 @@ func TestOAuthRejectsEveryBadToken(t *testing.T) {
 		{"wrong issuer", sign(jwt.MapClaims{"iss": "someone-else", "aud": "zeebe-api"}), "issuer"},
 		{"wrong audience", sign(jwt.MapClaims{"aud": "operate-api"}), "audience"},
 		{"no audience", sign(jwt.MapClaims{}), "aud"},
-		{"expired beyond leeway", sign(with("exp", now.Add(-3*time.Second).Unix())), "expired"},
+		{"expired beyond leeway", sign(with("exp", now.Add(-4*time.Second).Unix())), "expired"},
 		{"not valid yet", sign(with("nbf", now.Add(time.Minute).Unix())), "not valid yet"},
 		{"empty bearer", "", ""},
 	}
@@ -149,9 +149,9 @@ func TestOAuthRejectsEveryBadToken(t *testing.T) {
 		wantCode(t, c.name+" (stream)", err, codes.Unauthenticated, c.msg)
 	}
 	// Within the leeway an expired token is still accepted (clock skew).
-	skew := metadata.AppendToOutgoingContext(ctx(t), "authorization", "Bearer "+sign(with("exp", now.Add(-200*time.Millisecond).Unix())))
+	skew := metadata.AppendToOutgoingContext(ctx(t), "authorization", "Bearer "+sign(with("exp", time.Now().Unix())))
 	if _, err := en.gw.Topology(skew, &pb.TopologyRequest{}); err != nil {
-		t.Fatalf("token expired 200 ms ago, leeway 1 s: %v", err)
+		t.Fatalf("token expired less than 1 s ago, leeway 2 s: %v", err)
 	}
 	// Nothing was processed: no instance exists.
 	r, err := en.admin.ListProcessInstances(adminCtx, &apb.ListProcessInstancesRequest{BpmnProcessId: "one-task", IncludeInstances: true})
@@ -389,5 +389,24 @@ func TestTLS(t *testing.T) {
 	}
 	if _, err := Start(Config{DataDir: t.TempDir(), TLSCert: cert, TLSKey: "/nonexistent"}); err == nil || !strings.Contains(err.Error(), "TLS") {
 		t.Fatalf("bad key must fail clearly: %v", err)
+	}
+}
+
+// TestOAuthTokensLiveAtLeastTheirTTL: exp is rounded up to the second, so a
+// token issued at any moment is accepted for its whole expires_in.
+func TestOAuthTokensLiveAtLeastTheirTTL(t *testing.T) {
+	en := start(t, Config{NoSync: true, OAuth: true, OAuthTTL: time.Second, OAuthLeeway: time.Millisecond})
+	for i := 0; i < 5; i++ {
+		issued := time.Now()
+		tok, _ := fetchToken(t, en.e.Auth.URL, "jobwire", "secret")
+		var claims jwt.MapClaims
+		if _, _, err := jwt.NewParser().ParseUnverified(tok, &claims); err != nil {
+			t.Fatal(err)
+		}
+		exp, _ := claims.GetExpirationTime()
+		if exp.Time.Before(issued.Add(time.Second).Truncate(time.Second)) || exp.Time.Before(issued.Add(time.Second-time.Millisecond)) {
+			t.Fatalf("token issued at %v expires at %v: shorter than its 1 s lifetime", issued, exp.Time)
+		}
+		time.Sleep(230 * time.Millisecond)
 	}
 }

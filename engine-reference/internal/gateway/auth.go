@@ -343,7 +343,15 @@ func (a *Auth) Sign(claims jwt.MapClaims, ttl time.Duration) (string, error) {
 		return "", errors.New("no signing key (token endpoint off)")
 	}
 	now := time.Now()
-	c := jwt.MapClaims{"iss": a.cfg.Issuer, "iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(ttl).Unix()}
+	// NumericDates are whole seconds: round exp up, so a token lives at
+	// least ttl (truncating would cut a 1 s token to anything in 0..1 s and
+	// an SDK refreshing at 80 % of expires_in would send expired tokens).
+	exp := now.Add(ttl)
+	expUnix := exp.Unix()
+	if exp.Nanosecond() > 0 {
+		expUnix++
+	}
+	c := jwt.MapClaims{"iss": a.cfg.Issuer, "iat": now.Unix(), "nbf": now.Unix(), "exp": expUnix}
 	jti := make([]byte, 12)
 	_, _ = rand.Read(jti)
 	c["jti"] = hex.EncodeToString(jti)
