@@ -8,7 +8,7 @@ PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint generate check-generated bootstrap \
         test-proto test-zeebe-engine test-engine test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
-        test-conformance test-mutation-smoke test-conformance-zeebe test-examples test-ui conformance conformance-zeebe engine bench bench-storage bench-python bench-ui
+        test-conformance test-mutation-smoke test-conformance-zeebe test-examples test-ui conformance conformance-zeebe engine bench bench-storage bench-python bench-ui fuzz
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-20s %s\n", $$1, $$2}'
@@ -48,6 +48,9 @@ test-zeebe-engine: bootstrap ## real in-memory Zeebe launcher (tools/zeebe-engin
 
 test-engine: bootstrap ## engine-reference: go test (race) + pyzeebe interop
 	@engine-reference/scripts/test.sh
+
+fuzz: bootstrap ## long fuzzing: every Gateway RPC, BPMN, variables (engine) and the SDKs' variable parsing; FUZZ_TIME=10m each
+	@tools/fuzz.sh
 
 bench: engine ## engine benchmark (prints instances/s, latency, fsyncs/s)
 	engine-reference/bin/jobwire-engine bench

@@ -3,6 +3,8 @@ module github.com/jobwire/jobwire/engine-reference
 go 1.24.0
 
 require (
+	github.com/go-jose/go-jose/v4 v4.1.9
+	github.com/golang-jwt/jwt/v5 v5.3.1
 	google.golang.org/grpc v1.76.0
 	google.golang.org/protobuf v1.36.10
 )

@@ -175,6 +175,26 @@ func (c *Client) dialOptions() ([]grpc.DialOption, string, error) {
 			}
 			tc.RootCAs = pool
 		}
+		if cfg.clientCertPath != "" {
+			cert, err := tls.LoadX509KeyPair(cfg.clientCertPath, cfg.clientKeyPath)
+			if err != nil {
+				return nil, "", fmt.Errorf("jobwire: client certificate %s / key %s: %w", cfg.clientCertPath, cfg.clientKeyPath, err)
+			}
+			tc.Certificates = []tls.Certificate{cert}
+		} else if len(tc.Certificates) == 0 && tc.GetClientCertificate == nil {
+			// A gateway that requires mutual TLS asks for a certificate during
+			// the handshake; with TLS 1.3 the refusal then surfaces only as a
+			// broken connection ("broken pipe"). Say what is missing, once.
+			var once sync.Once
+			log := c.log
+			tc.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+				once.Do(func() {
+					log.Warn("the gateway asks for a client certificate (mutual TLS), but none is configured; " +
+						"if it requires one, every call fails: set ZEEBE_CLIENT_CERTIFICATE_PATH and ZEEBE_CLIENT_PRIVATE_KEY_PATH (or WithClientCertificate)")
+				})
+				return &tls.Certificate{}, nil
+			}
+		}
 		opts = append(opts, grpc.WithTransportCredentials(credentials.NewTLS(tc)))
 	}
 	if cfg.oauth != nil {

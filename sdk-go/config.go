@@ -27,6 +27,8 @@ type clientConfig struct {
 	insecure       *bool // nil: plaintext for loopback addresses, TLS otherwise
 	tlsConfig      *tls.Config
 	caCertPath     string
+	clientCertPath string // mutual TLS: PEM certificate chain
+	clientKeyPath  string // mutual TLS: PEM private key
 	oauth          *OAuthConfig
 	keepAlive      time.Duration
 	logger         *slog.Logger
@@ -61,6 +63,18 @@ func WithTLS(cfg *tls.Config) ClientOption {
 // Default: ZEEBE_CA_CERTIFICATE_PATH, else system roots.
 func WithCACertificate(path string) ClientOption {
 	return func(c *clientConfig) { c.caCertPath = path; f := false; c.insecure = &f }
+}
+
+// WithClientCertificate presents this client certificate (PEM chain) and
+// private key (PEM) to the gateway: mutual TLS (implies TLS). Both paths or
+// neither. Default: ZEEBE_CLIENT_CERTIFICATE_PATH and
+// ZEEBE_CLIENT_PRIVATE_KEY_PATH (or the CAMUNDA_* twins), else none.
+func WithClientCertificate(certificatePath, privateKeyPath string) ClientOption {
+	return func(c *clientConfig) {
+		c.clientCertPath, c.clientKeyPath = certificatePath, privateKeyPath
+		f := false
+		c.insecure = &f
+	}
 }
 
 // WithOAuth authenticates every call with an OAuth client-credentials token,
@@ -163,6 +177,23 @@ func (c *clientConfig) fromEnv() error {
 				c.insecure = &f
 			}
 		}
+	}
+	if c.clientCertPath == "" && c.clientKeyPath == "" {
+		cert, hasCert := firstEnv("ZEEBE_CLIENT_CERTIFICATE_PATH", "CAMUNDA_CLIENT_CERTIFICATE_PATH")
+		key, hasKey := firstEnv("ZEEBE_CLIENT_PRIVATE_KEY_PATH", "CAMUNDA_CLIENT_PRIVATE_KEY_PATH")
+		if hasCert || hasKey {
+			c.clientCertPath, c.clientKeyPath = cert, key
+			if c.insecure == nil {
+				f := false
+				c.insecure = &f
+			}
+		}
+	}
+	if (c.clientCertPath == "") != (c.clientKeyPath == "") {
+		return fmt.Errorf("jobwire: mutual TLS needs both a client certificate and its private key (ZEEBE_CLIENT_CERTIFICATE_PATH and ZEEBE_CLIENT_PRIVATE_KEY_PATH)")
+	}
+	if c.clientCertPath != "" && c.insecure != nil && *c.insecure {
+		return fmt.Errorf("jobwire: a client certificate needs TLS, but the connection is set to plaintext (ZEEBE_INSECURE_CONNECTION)")
 	}
 	if c.insecure == nil {
 		b := allLoopback(c.addresses)

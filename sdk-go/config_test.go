@@ -161,3 +161,37 @@ func TestEnvHandlingSharedWithOtherSDKs(t *testing.T) {
 		t.Fatalf("oauth %+v err %v", c.oauth, err)
 	}
 }
+
+// Mutual TLS: client certificate and key from the environment (same names
+// as the other SDKs), both or neither, and never with plaintext.
+func TestConfigClientCertificate(t *testing.T) {
+	withEnv(t, map[string]string{"ZEEBE_ADDRESS": "127.0.0.1:26500",
+		"ZEEBE_CLIENT_CERTIFICATE_PATH": "/c.pem", "CAMUNDA_CLIENT_PRIVATE_KEY_PATH": "/k.pem"})
+	var c clientConfig
+	if err := c.fromEnv(); err != nil {
+		t.Fatal(err)
+	}
+	if c.clientCertPath != "/c.pem" || c.clientKeyPath != "/k.pem" || *c.insecure {
+		t.Fatalf("client cert %q key %q insecure %v (a client certificate implies TLS, even on loopback)", c.clientCertPath, c.clientKeyPath, *c.insecure)
+	}
+	withEnv(t, map[string]string{"ZEEBE_CLIENT_CERTIFICATE_PATH": "/c.pem"})
+	c = clientConfig{}
+	if err := c.fromEnv(); err == nil || !strings.Contains(err.Error(), "ZEEBE_CLIENT_PRIVATE_KEY_PATH") {
+		t.Fatalf("certificate without key: %v", err)
+	}
+	withEnv(t, map[string]string{"ZEEBE_CLIENT_CERTIFICATE_PATH": "/c.pem", "ZEEBE_CLIENT_PRIVATE_KEY_PATH": "/k.pem", "ZEEBE_INSECURE_CONNECTION": "true"})
+	c = clientConfig{}
+	if err := c.fromEnv(); err == nil || !strings.Contains(err.Error(), "plaintext") {
+		t.Fatalf("certificate with plaintext: %v", err)
+	}
+	withEnv(t, map[string]string{"ZEEBE_CLIENT_CERTIFICATE_PATH": "/env.pem", "ZEEBE_CLIENT_PRIVATE_KEY_PATH": "/env.key"})
+	c = clientConfig{}
+	WithClientCertificate("/opt.pem", "/opt.key")(&c)
+	if err := c.fromEnv(); err != nil || c.clientCertPath != "/opt.pem" || c.clientKeyPath != "/opt.key" {
+		t.Fatalf("the option must win over the environment: %q %q %v", c.clientCertPath, c.clientKeyPath, err)
+	}
+	_, err := NewClient(context.Background(), WithAddress("127.0.0.1:1"), WithClientCertificate("/nonexistent.pem", "/nonexistent.key"))
+	if err == nil || !strings.Contains(err.Error(), "client certificate") {
+		t.Fatalf("a missing certificate file must fail clearly: %v", err)
+	}
+}

@@ -124,8 +124,8 @@ def validate(sc: Scenario) -> list[str]:
         errs.append("engine must be shared, own or cluster")
     if isinstance(d.get("proxy"), dict) and not set(d["proxy"]) <= {"max_concurrent_streams"}:
         errs.append("proxy: takes true or {max_concurrent_streams: N}")
-    if d.get("tls") not in (None, False, True, "wrong_ca", "wrong_host"):
-        errs.append("tls must be true, wrong_ca or wrong_host")
+    if d.get("tls") not in (None, False, True, "wrong_ca", "wrong_host", "mtls", "mtls_no_client_cert"):
+        errs.append("tls must be true, wrong_ca, wrong_host, mtls or mtls_no_client_cert")
     if (d.get("tls") or d.get("oauth") or "restart" in (d.get("requires") or [])) and d.get("engine") != "own":
         errs.append("tls/oauth/restart scenarios need `engine: own`")
     if ("cluster" in (d.get("requires") or [])) != (d.get("engine") == "cluster"):

@@ -42,6 +42,8 @@ def make_ca_and_server_cert(out: Path, hosts: list[str] | None = None):
             .sign(ca_key, hashes.SHA256()))
     ca_path, cert_path, key_path = out / "ca.pem", out / "server.pem", out / "server.key"
     ca_path.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    (out / "ca.key").write_bytes(ca_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                      serialization.NoEncryption()))
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                            serialization.NoEncryption()))
@@ -53,3 +55,22 @@ def make_unrelated_ca(out: Path) -> Path:
     other = out / "unrelated"
     ca_path, _, _ = make_ca_and_server_cert(other)
     return ca_path
+
+
+def make_client_cert(out: Path, name: str = "jobwire-worker"):
+    """A client certificate (clientAuth) signed by the CA in *out* (made by
+    make_ca_and_server_cert): mutual TLS. Returns (cert path, key path)."""
+    ca = x509.load_pem_x509_certificate((out / "ca.pem").read_bytes())
+    ca_key = serialization.load_pem_private_key((out / "ca.key").read_bytes(), password=None)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = (x509.CertificateBuilder().subject_name(_name(name)).issuer_name(ca.subject)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    cert_path, key_path = out / f"{name}.pem", out / f"{name}.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path

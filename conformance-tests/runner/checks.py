@@ -224,3 +224,48 @@ def failure_says_json_object(case):
         msg = j.error_message.lower()
         assert "variables" in msg and "object" in msg, \
             f"error message {j.error_message!r} does not say the variables must be an object"
+
+
+def client_secret_not_logged(case):
+    """transport/oauth-secret-never-logged (and any OAuth case): the case's
+    random client secret appears in none of the driver's stderr, the driver's
+    event log (stdout) and the engine log."""
+    secret = getattr(case.engine, "client_secret", None) if case.engine else None
+    if not secret or secret == "secret":
+        raise Unavailable("the engine has no random client secret (not an own --oauth engine)")
+    looked = []
+    for name in ("driver.log.stderr", "driver.log", "engine.log"):
+        path = case.workdir / name
+        if not path.exists():
+            continue
+        looked.append(name)
+        text = path.read_text(errors="replace")
+        assert secret not in text, f"the client secret appears in {name}"
+    assert "driver.log.stderr" in looked and "engine.log" in looked, f"logs missing: only {looked}"
+
+
+def token_outage_reported(case):
+    """transport/oauth-token-endpoint-down: while the token endpoint was down
+    (marks `down` .. `up`) the SDK made the outage visible: a `backoff` state
+    or an `error` event, or a log line naming the token endpoint's answer (503 /
+    temporarily_unavailable) or UNAUTHENTICATED."""
+    if "down" not in case.marks or "up" not in case.marks:
+        raise Unavailable("marks down/up missing")
+    t0_ms, t1_ms = case.marks["down"][0], case.marks["up"][0] + 3000  # a failure may surface just after
+    seen = []
+    for e in case.events():
+        if not (t0_ms <= float(e.get("_rt", 0)) <= t1_ms):
+            continue
+        if e.get("event") == "state" and e.get("state") == "backoff":
+            seen.append("backoff state")
+        if e.get("event") == "error":
+            seen.append(f"error event {e.get('code')}")
+    log = case.workdir / "driver.log.stderr"
+    text = log.read_text(errors="replace").lower() if log.exists() else ""
+    # (not "oauth"/"token": the job type names the scenario)
+    for word in ("503", "temporarily_unavailable", "unauthenticated"):
+        if word in text:
+            seen.append(f"stderr mentions {word!r}")
+            break
+    assert seen, "nothing in the driver's events or log shows the token endpoint outage"
+    case.note(f"token outage reported: {seen[:3]}")

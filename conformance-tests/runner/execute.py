@@ -127,8 +127,9 @@ def _run_case(case, sc, target, workdir, d, own_engine) -> Case:
             tls = None
             mode = d.get("tls")
             server_name = None
+            client_ca = runner_cert = None
             if mode:
-                from certs import make_ca_and_server_cert, make_unrelated_ca
+                from certs import make_ca_and_server_cert, make_client_cert, make_unrelated_ca
                 # wrong_host: the certificate names only jobwire.invalid
                 hosts = ["jobwire.invalid"] if mode == "wrong_host" else None
                 ca_path, cert, key = make_ca_and_server_cert(workdir / "certs", hosts)
@@ -136,10 +137,18 @@ def _run_case(case, sc, target, workdir, d, own_engine) -> Case:
                 server_name = "jobwire.invalid" if mode == "wrong_host" else None
                 # wrong_ca: the driver trusts an unrelated CA (the runner the right one)
                 driver_ca = make_unrelated_ca(workdir / "certs") if mode == "wrong_ca" else ca_path
+                if mode in ("mtls", "mtls_no_client_cert"):
+                    # the engine requires client certificates from the case's CA;
+                    # the runner has one, the driver too (mtls) or not
+                    client_ca = str(ca_path)
+                    runner_cert = make_client_cert(workdir / "certs", "jobwire-runner")
+                    if mode == "mtls":
+                        case.driver_client_cert = make_client_cert(workdir / "certs", "jobwire-worker")
             case.engine = Engine(workdir, extra_args=[str(a) for a in d.get("engine_args") or []], tls=tls,
-                                 oauth=bool(d.get("oauth")), name="engine").start()
+                                 oauth=bool(d.get("oauth")), name="engine", client_ca=client_ca).start()
             case.clients = Clients(case.engine.address, ca_path=ca_path, oauth_url=case.engine.oauth_url,
-                                   tls_server_name=server_name)
+                                   tls_server_name=server_name, client_secret=case.engine.client_secret,
+                                   admin_token=case.engine.admin_token, client_cert=runner_cert)
             case.clients.wait_ready()
             address = case.engine.address
         else:
@@ -166,11 +175,15 @@ def _run_case(case, sc, target, workdir, d, own_engine) -> Case:
         if ca_path:
             env["ZEEBE_INSECURE_CONNECTION"] = "false"
             env["ZEEBE_CA_CERTIFICATE_PATH"] = str(driver_ca)
+            cc = getattr(case, "driver_client_cert", None)
+            if cc:
+                env["ZEEBE_CLIENT_CERTIFICATE_PATH"] = str(cc[0])
+                env["ZEEBE_CLIENT_PRIVATE_KEY_PATH"] = str(cc[1])
         else:
             env["ZEEBE_INSECURE_CONNECTION"] = "true"
         if case.engine and case.engine.oauth_url:
             env["ZEEBE_CLIENT_ID"] = "jobwire"
-            env["ZEEBE_CLIENT_SECRET"] = "secret"
+            env["ZEEBE_CLIENT_SECRET"] = case.engine.client_secret
             env["ZEEBE_AUTHORIZATION_SERVER_URL"] = case.engine.oauth_url
             env["ZEEBE_TOKEN_AUDIENCE"] = "zeebe-api"
         for k, v in (d.get("driver_env") or {}).items():

@@ -12,6 +12,7 @@ import atexit
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -200,8 +201,9 @@ class Engine:
     stops it and starts it again on the same port and data dir."""
 
     def __init__(self, workdir: Path, extra_args=(), tls: tuple[str, str] | None = None,
-                 oauth: bool = False, name="engine"):
+                 oauth: bool = False, name="engine", client_ca: str | None = None):
         self.workdir = Path(workdir)
+        self.client_ca = client_ca  # mutual TLS: clients need a certificate signed by this CA
         self.data_dir = self.workdir / f"{name}-data"
         self.log = self.workdir / f"{name}.log"
         self.extra_args = list(extra_args)
@@ -211,6 +213,17 @@ class Engine:
         self.proc = None
         self.oauth_url = None
         self.starts = 0
+        # With --oauth the admin API needs its own token (the engine turns it
+        # off otherwise), and the OAuth client secret is random per engine so
+        # that scenarios can grep logs for it.
+        self.admin_token = None
+        self.client_secret = "secret"
+        if oauth:
+            self.workdir.mkdir(parents=True, exist_ok=True)
+            self.admin_token = "admin-" + secrets.token_hex(16)
+            self.admin_token_file = self.workdir / f"{name}-admin-token"
+            self.admin_token_file.write_text(self.admin_token)
+            self.client_secret = "jw-secret-" + secrets.token_hex(12)
 
     def _help(self) -> str:
         try:
@@ -231,11 +244,15 @@ class Engine:
             args.append("--exit-on-stdin-close")
         if self.tls:
             args += ["--tls-cert", self.tls[0], "--tls-key", self.tls[1]]
+        if self.client_ca:
+            args += ["--tls-client-ca", self.client_ca]
         if self.oauth:
-            args.append("--oauth")
+            args += ["--oauth", "--oauth-client-secret", self.client_secret,
+                     "--admin-token-file", str(self.admin_token_file)]
         args += self.extra_args
+        shown = [a if a != self.client_secret else "<client secret>" for a in args]
         with open(self.log, "a") as f:
-            f.write(f"[runner] start: {' '.join(args)}\n")
+            f.write(f"[runner] start: {' '.join(shown)}\n")
         self.proc = spawn(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.reader = _LineReader(self.proc.stdout, self.log)
         m = self.reader.wait_for(LISTEN_RE, timeout)
@@ -406,19 +423,26 @@ class Clients:
     """The runner's own gateway + admin stubs (deploy, create instances,
     inspect, inject faults)."""
 
-    def __init__(self, address, ca_path=None, oauth_url=None, admin=True, admin_address=None, tls_server_name=None):
+    def __init__(self, address, ca_path=None, oauth_url=None, admin=True, admin_address=None, tls_server_name=None,
+                 client_secret="secret", admin_token=None, client_cert=None):
         import grpc
         self.grpc = grpc
         self.gw_pb, gw_grpc, self.ad_pb, ad_grpc = ensure_stubs()
         self.address = address
         self.oauth_url = oauth_url
+        self.client_secret = client_secret
+        self.admin_token = admin_token
         self._token = None
         self._token_at = 0.0
         opts = [("grpc.max_receive_message_length", 16 << 20)]
         if tls_server_name:  # the server certificate names another host (the hostname-mismatch case)
             opts.append(("grpc.ssl_target_name_override", tls_server_name))
         if ca_path:
-            creds = grpc.ssl_channel_credentials(root_certificates=Path(ca_path).read_bytes())
+            cc = {}
+            if client_cert:  # mutual TLS: (certificate chain path, private key path)
+                cc = {"certificate_chain": Path(client_cert[0]).read_bytes(),
+                      "private_key": Path(client_cert[1]).read_bytes()}
+            creds = grpc.ssl_channel_credentials(root_certificates=Path(ca_path).read_bytes(), **cc)
             self.channel = grpc.secure_channel(address, creds, options=opts)
         else:
             self.channel = grpc.insecure_channel(address, options=opts)
@@ -430,9 +454,18 @@ class Clients:
     def md(self):
         if not self.oauth_url:
             return None
-        if self._token is None or time.monotonic() - self._token_at > 1.0:
-            self._token = fetch_oauth_token(self.oauth_url)
-            self._token_at = time.monotonic()
+        if self._token is None or time.monotonic() - self._token_at > 0.5:
+            # the token endpoint may be down on purpose (a scenario's fault):
+            # retry for a moment, then go on with the last token
+            for attempt in range(6):
+                try:
+                    self._token = fetch_oauth_token(self.oauth_url, client_secret=self.client_secret)
+                    self._token_at = time.monotonic()
+                    break
+                except Exception:  # noqa: BLE001
+                    if attempt == 5 and self._token is None:
+                        raise
+                    time.sleep(0.1 * (attempt + 1))
         return [("authorization", f"Bearer {self._token}")]
 
     def close(self):
@@ -494,8 +527,14 @@ class Clients:
                 delay = min(delay * 1.6, 1.0)
 
     # admin ----------------------------------------------------------------
+    def admin_md(self):
+        """The admin API's own credential (an engine with --oauth needs it)."""
+        if self.admin_token:
+            return [("authorization", f"Bearer {self.admin_token}")]
+        return self.md()
+
     def a(self, method, req):
-        return self._retry(lambda: getattr(self.admin, method)(req, timeout=10, metadata=self.md()))
+        return self._retry(lambda: getattr(self.admin, method)(req, timeout=10, metadata=self.admin_md()))
 
 
 # --------------------------------------------------------------------------

@@ -3,8 +3,9 @@
 // $RESULTS/ui (or ui-test/out).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path, { join } from 'node:path';
 import { startEngine, startCluster, startWorker, launchBrowser, ENGINE_DIR } from './harness.mjs';
 
 const OUT = process.env.RESULTS ? path.join(process.env.RESULTS, 'ui') : path.join(ENGINE_DIR, 'ui-test', 'out');
@@ -117,24 +118,31 @@ test('resolve API: typed errors for an unknown incident, a bad key, a cross-site
   assert.equal(r3.status, 400);
 });
 
-test('with --oauth the page needs the engine credential', async (t) => {
-  const engine = await startEngine(['--oauth', '--oauth-client-id', 'ui-id', '--oauth-client-secret', 'ui-secret']);
+test('with --oauth the page needs the admin credential', async (t) => {
+  // The page shows jobs with their variables and resolves incidents: it takes
+  // the admin API's token (--admin-token-file), never a worker's credential.
+  const dir = mkdtempSync(join(tmpdir(), 'jw-ui-admin-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const adminToken = 'ui-admin-token-0123456789';
+  writeFileSync(join(dir, 'admin-token'), adminToken + '\n', { mode: 0o600 });
+  const engine = await startEngine(['--oauth', '--oauth-client-id', 'ui-id', '--oauth-client-secret', 'ui-secret',
+    '--admin-token-file', join(dir, 'admin-token')]);
   t.after(() => engine.stop());
   const anon = await fetch(engine.url);
   assert.equal(anon.status, 401);
   assert.match(anon.headers.get('www-authenticate') || '', /Basic/);
-  const wrong = await fetch(engine.url + 'api/snapshot', { headers: { Authorization: 'Basic ' + Buffer.from('ui-id:nope').toString('base64') } });
-  assert.equal(wrong.status, 401);
-  const badToken = await fetch(engine.url + 'api/snapshot', { headers: { Authorization: 'Bearer not-a-token' } });
-  assert.equal(badToken.status, 401);
-  // A token from the engine's own token endpoint works as a bearer credential.
+  const basic = (u, p) => ({ Authorization: 'Basic ' + Buffer.from(`${u}:${p}`).toString('base64') });
+  assert.equal((await fetch(engine.url + 'api/snapshot', { headers: basic('admin', 'nope') })).status, 401);
+  // A worker's client credential and a worker's token are not enough.
+  assert.equal((await fetch(engine.url + 'api/snapshot', { headers: basic('ui-id', 'ui-secret') })).status, 401);
   const [, tokenURL] = await engine.out.waitFor(/oauth token endpoint (\S+)/);
   const tok = await (await fetch(tokenURL, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     body: 'grant_type=client_credentials&client_id=ui-id&client_secret=ui-secret' })).json();
-  const withToken = await fetch(engine.url + 'api/snapshot', { headers: { Authorization: 'Bearer ' + tok.access_token } });
-  assert.equal(withToken.status, 200);
-  // The browser with the client credential gets the live page and its stream.
-  const ctx = await browser.newContext({ httpCredentials: { username: 'ui-id', password: 'ui-secret' } });
+  assert.ok(tok.access_token);
+  assert.equal((await fetch(engine.url + 'api/snapshot', { headers: { Authorization: 'Bearer ' + tok.access_token } })).status, 401);
+  assert.equal((await fetch(engine.url + 'api/snapshot', { headers: { Authorization: 'Bearer ' + adminToken } })).status, 200);
+  // The browser with the admin token as its Basic password gets the live page and its stream.
+  const ctx = await browser.newContext({ httpCredentials: { username: 'admin', password: adminToken } });
   t.after(() => ctx.close());
   const page = await ctx.newPage();
   const resp = await page.goto(engine.url);

@@ -109,7 +109,9 @@ def engine():
 
 @pytest.fixture(scope="module")
 def oauth_engine():
-    e = Engine("--oauth")
+    # the engine checks each JWT's audience: require the one the examples
+    # ask for by default, Camunda SaaS's (zeebe.camunda.io)
+    e = Engine("--oauth", "--oauth-audience", "zeebe.camunda.io")
     yield e
     e.stop()
 

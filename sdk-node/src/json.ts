@@ -25,9 +25,21 @@ export function parseLossless(text: string): JsonValue {
   return new Parser(text).parseDocument()
 }
 
+/**
+ * Deepest nesting the lossless parser reads (it recurses; a deeper document
+ * would overflow the stack with a RangeError). Deeper documents get a
+ * SyntaxError. Found by the fast-check fuzzing in json.property.test.ts.
+ */
+export const MAX_LOSSLESS_DEPTH = 1000
+
 class Parser {
   private i = 0
+  private depth = 0
   constructor(private readonly s: string) {}
+
+  private enter(): void {
+    if (++this.depth > MAX_LOSSLESS_DEPTH) this.fail(`nesting deeper than ${MAX_LOSSLESS_DEPTH} levels`)
+  }
 
   parseDocument(): JsonValue {
     this.ws()
@@ -64,9 +76,10 @@ class Parser {
 
   private object(): { [key: string]: JsonValue } {
     const out: { [key: string]: JsonValue } = {}
+    this.enter()
     this.i++
     this.ws()
-    if (this.s[this.i] === '}') { this.i++; return out }
+    if (this.s[this.i] === '}') { this.i++; this.depth--; return out }
     for (;;) {
       this.ws()
       if (this.s[this.i] !== '"') this.fail('expected string key')
@@ -80,22 +93,23 @@ class Parser {
       Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
       this.ws()
       const c = this.s[this.i++]
-      if (c === '}') return out
+      if (c === '}') { this.depth--; return out }
       if (c !== ',') this.fail("expected ',' or '}'")
     }
   }
 
   private array(): JsonValue[] {
     const out: JsonValue[] = []
+    this.enter()
     this.i++
     this.ws()
-    if (this.s[this.i] === ']') { this.i++; return out }
+    if (this.s[this.i] === ']') { this.i++; this.depth--; return out }
     for (;;) {
       this.ws()
       out.push(this.value())
       this.ws()
       const c = this.s[this.i++]
-      if (c === ']') return out
+      if (c === ']') { this.depth--; return out }
       if (c !== ',') this.fail("expected ',' or ']'")
     }
   }

@@ -294,3 +294,23 @@ def test_variables_over_4_mib_rejected_before_sending() -> None:
         variables_to_json({"pad": "x" * (4 * 1024 * 1024)})
     with pytest.raises(InvalidVariablesError, match="4 MiB"):
         variables_to_json('{"pad": "' + "y" * (4 * 1024 * 1024) + '"}')
+
+
+def test_config_client_certificate_for_mutual_tls(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    cert, key = tmp_path / "c.pem", tmp_path / "k.pem"
+    cert.write_text("cert")
+    key.write_text("key")
+    env = {"ZEEBE_ADDRESS": "127.0.0.1:1", "ZEEBE_CLIENT_CERTIFICATE_PATH": str(cert),
+           "CAMUNDA_CLIENT_PRIVATE_KEY_PATH": str(key)}
+    c = resolve_client_config(env=env)
+    # a client certificate implies TLS, even on loopback
+    assert (c.client_certificate_path, c.client_private_key_path, c.insecure) == (str(cert), str(key), False)
+    # options win over the environment
+    c = resolve_client_config(client_certificate_path=str(key), client_private_key_path=str(cert), env=env)
+    assert (c.client_certificate_path, c.client_private_key_path) == (str(key), str(cert))
+    with pytest.raises(ConfigurationError, match="ZEEBE_CLIENT_PRIVATE_KEY_PATH"):
+        resolve_client_config(env={"ZEEBE_CLIENT_CERTIFICATE_PATH": str(cert)})
+    with pytest.raises(ConfigurationError, match="plaintext"):
+        resolve_client_config(env={**env, "ZEEBE_INSECURE_CONNECTION": "true"})
+    with pytest.raises(ConfigurationError, match="client private key file"):
+        resolve_client_config(client_certificate_path=str(cert), client_private_key_path=str(tmp_path / "no"), env={})

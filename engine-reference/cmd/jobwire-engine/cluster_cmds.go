@@ -104,7 +104,12 @@ func broker(args []string) int {
 	noSync := fs.Bool("no-fsync", false, "skip fsync (not crash-safe)")
 	history := fs.Int("history", 0, "finished instances and jobs each partition keeps for the admin API (default 10000)")
 	snapEvery := fs.Int64("snapshot-every", partition.SnapshotEvery, "log records after which a partition writes a snapshot and compacts its log")
+	link := linkTLSFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := link.Check(); err != nil {
+		fmt.Fprintf(os.Stderr, "jobwire-engine broker: %v\n", err)
 		return 2
 	}
 	if *snapEvery > 0 {
@@ -121,7 +126,7 @@ func broker(args []string) int {
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	b, err := cluster.StartBroker(cluster.BrokerConfig{NodeID: int32(*node), Port: *port, DataDir: *dataDir,
-		PartitionIDs: ids, PartitionCount: int32(*count), NoSync: *noSync, History: *history})
+		PartitionIDs: ids, PartitionCount: int32(*count), NoSync: *noSync, History: *history, TLS: link})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jobwire-engine broker: %v\n", err)
 		return 1
@@ -147,15 +152,15 @@ func gatewayCmd(args []string) int {
 	brokers := fs.String("brokers", "", "broker addresses host:port,... (required)")
 	id := fs.String("id", "", "gateway id (default gateway-<pid>)")
 	wait := fs.Duration("broker-wait", 30*time.Second, "how long to wait for a first broker")
-	tlsCert := fs.String("tls-cert", "", "TLS certificate (PEM); enables TLS with --tls-key")
-	tlsKey := fs.String("tls-key", "", "TLS private key (PEM)")
-	oauth := fs.Bool("oauth", false, "start a mock OAuth token endpoint and require bearer tokens")
-	oauthID := fs.String("oauth-client-id", "jobwire", "client id accepted by the mock OAuth endpoint")
-	oauthSecret := fs.String("oauth-client-secret", "secret", "client secret accepted by the mock OAuth endpoint")
-	oauthTTL := fs.Duration("oauth-token-ttl", 60*time.Second, "lifetime of issued tokens")
+	security := securityFlags(fs)
 	stdinClose := fs.Bool("exit-on-stdin-close", false, "exit when stdin is closed")
 	uiPort := fs.Int("ui-port", -1, "serve the live view web page on this port of 127.0.0.1 (0 = a free port; -1 = off)")
+	link := linkTLSFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := link.Check(); err != nil {
+		fmt.Fprintf(os.Stderr, "jobwire-engine gateway: %v\n", err)
 		return 2
 	}
 	addrs := strings.Split(*brokers, ",")
@@ -168,17 +173,18 @@ func gatewayCmd(args []string) int {
 	}
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
-	e, err := engine.StartGateway(engine.Config{Port: *port, TLSCert: *tlsCert, TLSKey: *tlsKey, OAuth: *oauth,
-		OAuthID: *oauthID, OAuthKey: *oauthSecret, OAuthTTL: *oauthTTL, UI: *uiPort >= 0, UIPort: max(*uiPort, 0)},
+	cfg := engine.Config{Port: *port, UI: *uiPort >= 0, UIPort: max(*uiPort, 0)}
+	security(&cfg)
+	e, err := engine.StartGateway(cfg,
 		func(gw *gateway.Gateway) (gateway.Broker, io.Closer, error) {
-			r, err := cluster.NewRemote(gw, *id, addrs, *wait)
+			r, err := cluster.NewRemote(gw, *id, addrs, *wait, link)
 			return r, r, err
 		})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jobwire-engine gateway: %v\n", err)
 		return 1
 	}
-	if e.Auth != nil {
+	if e.Auth != nil && e.Auth.URL != "" {
 		fmt.Printf("oauth token endpoint %s\n", e.Auth.URL)
 	}
 	fmt.Printf("jobwire-engine gateway listening on %s (%d partitions, brokers %s)\n", e.Addr(), e.Partitions(), *brokers)
@@ -187,4 +193,14 @@ func gatewayCmd(args []string) int {
 	}
 	waitForStop(stop, *stdinClose)
 	return shutdown(stop, "gateway", processShutdownLimit, e.Close)
+}
+
+// linkTLSFlags registers the gateway↔broker mutual-TLS flags (the cluster
+// supervisor generates the files and passes them to every child).
+func linkTLSFlags(fs *flag.FlagSet) *cluster.LinkTLS {
+	l := &cluster.LinkTLS{}
+	fs.StringVar(&l.CAFile, "cluster-ca", "", "gateway<->broker mutual TLS: the cluster CA (PEM)")
+	fs.StringVar(&l.CertFile, "cluster-cert", "", "gateway<->broker mutual TLS: this node's certificate (PEM)")
+	fs.StringVar(&l.KeyFile, "cluster-key", "", "gateway<->broker mutual TLS: this node's private key (PEM)")
+	return l
 }

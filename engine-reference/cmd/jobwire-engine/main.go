@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/engine"
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
@@ -63,12 +62,7 @@ func dev(args []string) int {
 	port := fs.Int("port", 26500, "gateway port on 127.0.0.1 (0 = pick a free port)")
 	dataDir := fs.String("data-dir", "", "data directory (default: a fresh temp dir, removed on exit)")
 	parts := fs.Int("partitions", 3, "number of partitions")
-	tlsCert := fs.String("tls-cert", "", "TLS certificate (PEM); enables TLS with --tls-key")
-	tlsKey := fs.String("tls-key", "", "TLS private key (PEM)")
-	oauth := fs.Bool("oauth", false, "start a mock OAuth token endpoint and require bearer tokens")
-	oauthID := fs.String("oauth-client-id", "jobwire", "client id accepted by the mock OAuth endpoint")
-	oauthSecret := fs.String("oauth-client-secret", "secret", "client secret accepted by the mock OAuth endpoint")
-	oauthTTL := fs.Duration("oauth-token-ttl", 60*time.Second, "lifetime of issued tokens")
+	security := securityFlags(fs)
 	stdinClose := fs.Bool("exit-on-stdin-close", false, "exit when stdin is closed (for test harnesses)")
 	noSync := fs.Bool("no-fsync", false, "skip fsync (faster, not crash-safe; for throwaway runs)")
 	noLongPoll := fs.Bool("no-long-polling", false, "answer every ActivateJobs at once (as Zeebe with long polling disabled)")
@@ -86,14 +80,15 @@ func dev(args []string) int {
 	// that stops the engine right after startup gets a clean exit.
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
-	e, err := engine.Start(engine.Config{Port: *port, DataDir: *dataDir, Partitions: *parts, NoSync: *noSync,
-		TLSCert: *tlsCert, TLSKey: *tlsKey, OAuth: *oauth, OAuthID: *oauthID, OAuthKey: *oauthSecret, OAuthTTL: *oauthTTL,
-		NoLongPolling: *noLongPoll, History: *history, UI: !*noUI, UIPort: *uiPort})
+	cfg := engine.Config{Port: *port, DataDir: *dataDir, Partitions: *parts, NoSync: *noSync, NoLongPolling: *noLongPoll,
+		History: *history, UI: !*noUI, UIPort: *uiPort}
+	security(&cfg)
+	e, err := engine.Start(cfg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jobwire-engine: %v\n", err)
 		return 1
 	}
-	if e.Auth != nil {
+	if e.Auth != nil && e.Auth.URL != "" {
 		fmt.Printf("oauth token endpoint %s\n", e.Auth.URL)
 	}
 	fmt.Printf("jobwire-engine dev listening on %s (%d partitions, data %s)\n", e.Addr(), e.Partitions(), e.DataDir())

@@ -33,6 +33,9 @@ type BrokerConfig struct {
 	NoSync         bool
 	History        int // finished instances/jobs kept per partition for the admin API (0: default)
 	Logger         *slog.Logger
+	// TLS: mutual TLS on the broker port (gateways must present a
+	// certificate signed by the cluster CA). nil: plaintext.
+	TLS *LinkTLS
 }
 
 // Broker is a running broker process: its partitions behind BrokerService
@@ -99,8 +102,18 @@ func StartBroker(cfg BrokerConfig) (*Broker, error) {
 	}
 	b.lis = lis
 	b.local.Port = int32(lis.Addr().(*net.TCPAddr).Port)
-	b.srv = grpc.NewServer(grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize),
-		grpc.ChainUnaryInterceptor(gateway.RecoverUnary), grpc.ChainStreamInterceptor(gateway.RecoverStream))
+	sopts := []grpc.ServerOption{grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize),
+		grpc.ChainUnaryInterceptor(gateway.RecoverUnary), grpc.ChainStreamInterceptor(gateway.RecoverStream)}
+	if cfg.TLS.Enabled() {
+		creds, err := cfg.TLS.ServerCreds()
+		if err != nil {
+			lis.Close()
+			b.local.Close()
+			return nil, err
+		}
+		sopts = append(sopts, grpc.Creds(creds))
+	}
+	b.srv = grpc.NewServer(sopts...)
 	cpb.RegisterBrokerServiceServer(b.srv, b)
 	apb.RegisterAdminServiceServer(b.srv, &brokerAdmin{l: b.local})
 	hs := health.NewServer()

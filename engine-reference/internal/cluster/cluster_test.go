@@ -2,8 +2,15 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
 	"io"
 	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,10 +19,13 @@ import (
 	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
+	cpb "github.com/jobwire/jobwire/engine-reference/internal/pb/clusterpb"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
@@ -53,7 +63,7 @@ func TestRemoteBrokers(t *testing.T) {
 	b0, b1 := startBroker(t, 0, 0, dirs[0]), startBroker(t, 1, 0, dirs[1])
 	defer func() { b0.Close(); b1.Close() }()
 	e, err := engine.StartGateway(engine.Config{Port: 0}, func(gw *gateway.Gateway) (gateway.Broker, io.Closer, error) {
-		r, err := NewRemote(gw, "gw-test", []string{b0.Addr(), b1.Addr()}, 5*time.Second)
+		r, err := NewRemote(gw, "gw-test", []string{b0.Addr(), b1.Addr()}, 5*time.Second, nil)
 		return r, r, err
 	})
 	if err != nil {
@@ -164,5 +174,126 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestLinkMutualTLS: with link TLS a broker talks only to peers holding a
+// certificate of the cluster CA: a gateway with one works, a plaintext
+// client and a client with another CA's certificate are refused.
+func TestLinkMutualTLS(t *testing.T) {
+	link, err := GenerateLinkTLS(filepath.Join(t.TempDir(), "tls"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := GenerateLinkTLS(filepath.Join(t.TempDir(), "other"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := StartBroker(BrokerConfig{NodeID: 0, DataDir: t.TempDir(), PartitionIDs: []int32{1}, PartitionCount: 1, NoSync: true, TLS: link})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	gw := gateway.New()
+	r, err := NewRemote(gw, "gw-tls", []string{b.Addr()}, 5*time.Second, link)
+	if err != nil {
+		t.Fatalf("gateway with the cluster certificate: %v", err)
+	}
+	r.Close()
+	try := func(creds credentials.TransportCredentials) error {
+		conn, err := grpc.NewClient(b.Addr(), grpc.WithTransportCredentials(creds))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		_, err = cpb.NewBrokerServiceClient(conn).GetTopology(ctx, &cpb.GetTopologyRequest{})
+		return err
+	}
+	if err := try(insecure.NewCredentials()); status.Code(err) != codes.Unavailable {
+		t.Fatalf("plaintext client: %v", err)
+	}
+	oc, _ := other.ClientCreds()
+	if err := try(oc); status.Code(err) != codes.Unavailable {
+		t.Fatalf("client with another CA's certificate: %v", err)
+	}
+	lc, _ := link.ClientCreds()
+	if err := try(lc); err != nil {
+		t.Fatalf("client with the cluster certificate: %v", err)
+	}
+	if _, err := NewRemote(gateway.New(), "gw-plain", []string{b.Addr()}, 500*time.Millisecond, nil); err == nil {
+		t.Fatal("a plaintext gateway must not reach a TLS broker")
+	}
+}
+
+// TestClusterGatewayMutualTLSAndTokens: a cluster-mode gateway (over a
+// broker reached by mutual TLS) verifies client certificates and bearer
+// JWTs like `dev`.
+func TestClusterGatewayMutualTLSAndTokens(t *testing.T) {
+	link, err := GenerateLinkTLS(filepath.Join(t.TempDir(), "tls"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := GenerateLinkTLS(filepath.Join(t.TempDir(), "other"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := StartBroker(BrokerConfig{NodeID: 0, DataDir: t.TempDir(), PartitionIDs: []int32{1}, PartitionCount: 1, NoSync: true, TLS: link})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	e, err := engine.StartGateway(engine.Config{Port: 0, TLSCert: link.CertFile, TLSKey: link.KeyFile, TLSClientCA: link.CAFile,
+		OAuth: true, OAuthKey: "cluster-secret-123"},
+		func(gw *gateway.Gateway) (gateway.Broker, io.Closer, error) {
+			r, err := NewRemote(gw, "gw-mtls", []string{b.Addr()}, 5*time.Second, link)
+			return r, r, err
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	topo := func(creds credentials.TransportCredentials, token string) error {
+		conn, err := grpc.NewClient(e.Addr(), grpc.WithTransportCredentials(creds))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		ctx := ctxT(t)
+		if token != "" {
+			ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
+		}
+		_, err = pb.NewGatewayClient(conn).Topology(ctx, &pb.TopologyRequest{})
+		return err
+	}
+	resp, err := http.PostForm(e.Auth.URL, url.Values{"client_id": {"jobwire"}, "client_secret": {"cluster-secret-123"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		AccessToken string `json:"access_token"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&body)
+	resp.Body.Close()
+	good, _ := link.ClientCreds()
+	if err := topo(good, body.AccessToken); err != nil {
+		t.Fatalf("client certificate and token: %v", err)
+	}
+	if err := topo(good, ""); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("client certificate, no token: %v", err)
+	}
+	pool := x509.NewCertPool()
+	caPEM, _ := os.ReadFile(link.CAFile)
+	pool.AppendCertsFromPEM(caPEM)
+	otherCert, err := tls.LoadX509KeyPair(other.CertFile, other.KeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]*tls.Config{"no client certificate": {RootCAs: pool},
+		"another CA's certificate": {RootCAs: pool, Certificates: []tls.Certificate{otherCert}}} {
+		if err := topo(credentials.NewTLS(tc), body.AccessToken); status.Code(err) != codes.Unavailable {
+			t.Fatalf("%s: %v", name, err)
+		}
 	}
 }

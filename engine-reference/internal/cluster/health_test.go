@@ -21,7 +21,7 @@ func TestGatewayHealthFollowsTopology(t *testing.T) {
 	b0, b1 := startBroker(t, 0, 0, dirs[0]), startBroker(t, 1, 0, dirs[1])
 	defer func() { b0.Close(); b1.Close() }()
 	e, err := engine.StartGateway(engine.Config{Port: 0}, func(gw *gateway.Gateway) (gateway.Broker, io.Closer, error) {
-		r, err := NewRemote(gw, "gw-health", []string{b0.Addr(), b1.Addr()}, 5*time.Second)
+		r, err := NewRemote(gw, "gw-health", []string{b0.Addr(), b1.Addr()}, 5*time.Second, nil)
 		return r, r, err
 	})
 	if err != nil {

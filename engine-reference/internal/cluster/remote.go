@@ -108,14 +108,24 @@ type link struct {
 
 // NewRemote connects to the brokers and waits (up to wait) until one of
 // them reported the cluster's partition count.
-func NewRemote(gw *gateway.Gateway, id string, addrs []string, wait time.Duration) (*Remote, error) {
+//
+// With link TLS the gateway speaks mutual TLS to every broker; nil means
+// plaintext.
+func NewRemote(gw *gateway.Gateway, id string, addrs []string, wait time.Duration, linkTLS *LinkTLS) (*Remote, error) {
 	if len(addrs) == 0 {
 		return nil, fmt.Errorf("no brokers given")
+	}
+	creds := insecure.NewCredentials()
+	if linkTLS.Enabled() {
+		var err error
+		if creds, err = linkTLS.ClientCreds(); err != nil {
+			return nil, err
+		}
 	}
 	r := &Remote{gw: gw, id: id, aggs: map[string]*cpb.AddStream{}}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	for _, a := range addrs {
-		conn, err := grpc.NewClient(a, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		conn, err := grpc.NewClient(a, grpc.WithTransportCredentials(creds),
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize), grpc.MaxCallSendMsgSize(MaxMessageSize)))
 		if err != nil {
 			r.Close()

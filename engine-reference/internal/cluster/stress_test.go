@@ -29,7 +29,7 @@ func TestStressNoHangRemote(t *testing.T) {
 	var addrs []string
 	for i := 0; i < 2; i++ {
 		e, err := engine.StartGateway(engine.Config{Port: 0}, func(gw *gateway.Gateway) (gateway.Broker, io.Closer, error) {
-			r, err := NewRemote(gw, "gw-stress-"+string(rune('a'+i)), []string{b0.Addr(), b1.Addr()}, 5*time.Second)
+			r, err := NewRemote(gw, "gw-stress-"+string(rune('a'+i)), []string{b0.Addr(), b1.Addr()}, 5*time.Second, nil)
 			return r, r, err
 		})
 		if err != nil {

@@ -37,11 +37,25 @@ type Config struct {
 	NoLongPolling bool
 	TLSCert       string
 	TLSKey        string
-	OAuth         bool
-	OAuthID       string
-	OAuthKey      string
-	OAuthTTL      time.Duration
-	Logger        *slog.Logger
+	// TLSClientCA: PEM CA(s); clients must present a certificate signed by
+	// one of them (mutual TLS). Needs TLSCert/TLSKey.
+	TLSClientCA string
+	// OAuth starts the development token endpoint (signed JWTs) and requires
+	// bearer tokens on the Gateway service.
+	OAuth    bool
+	OAuthID  string
+	OAuthKey string
+	OAuthTTL time.Duration
+	// Token validation beyond the defaults (see gateway.AuthConfig). A
+	// public key or JWKS file alone turns validation on without an endpoint.
+	OAuthIssuer, OAuthAudience string
+	OAuthPublicKey, OAuthJWKS  string
+	OAuthSigningKey            string
+	OAuthLeeway                time.Duration
+	// AdminTokenFile: the admin API requires this bearer token. Without it
+	// the admin API is open only while the Gateway needs no token.
+	AdminTokenFile string
+	Logger         *slog.Logger
 	// UI serves the live view (internal/ui) on 127.0.0.1:UIPort (0 = free port).
 	UI     bool
 	UIPort int
@@ -49,19 +63,22 @@ type Config struct {
 
 // Engine is a running engine (dev) or gateway process.
 type Engine struct {
-	cfg     Config
-	local   *gateway.Local // dev only
-	remote  io.Closer      // gateway process only
-	GW      *gateway.Gateway
-	Auth    *gateway.Auth
-	srv     *gwServer
-	lis     net.Listener
-	health  *health.Server
-	tempDir bool
-	once    sync.Once
-	stopped chan struct{} // ends the health tracker (gateway process)
-	UI      *ui.Server    // the live view, when Config.UI
-	hub     *ui.Hub
+	cfg    Config
+	local  *gateway.Local // dev only
+	remote io.Closer      // gateway process only
+	GW     *gateway.Gateway
+	Auth   *gateway.Auth
+	// adminGuard is the admin API's credential check; the live view takes
+	// the same credential.
+	adminGuard *gateway.AdminGuard
+	srv        *gwServer
+	lis        net.Listener
+	health     *health.Server
+	tempDir    bool
+	once       sync.Once
+	stopped    chan struct{} // ends the health tracker (gateway process)
+	UI         *ui.Server    // the live view, when Config.UI
+	hub        *ui.Hub
 
 	healthMu  sync.Mutex
 	healthNow healthpb.HealthCheckResponse_ServingStatus
@@ -141,14 +158,12 @@ func Start(cfg Config) (*Engine, error) {
 	return e, nil
 }
 
-// serveUI starts the live view's hub and HTTP server. With --oauth the page
-// needs the same credential as the engine's protected API.
+// serveUI starts the live view's hub and HTTP server. It takes the admin
+// API's credential (ui.AdminCheck).
 func (e *Engine) serveUI() error {
 	e.hub.Start()
 	cfg := ui.Config{Host: e.cfg.Host, Port: e.cfg.UIPort, Hub: e.hub, Resolve: ui.ResolverOf(e.GW, e.hub)}
-	if e.Auth != nil {
-		cfg.Authorize = ui.OAuthCheck(e.Auth)
-	}
+	cfg.Authorize = ui.AdminCheck(e.adminGuard)
 	s, err := ui.Serve(cfg)
 	if err != nil {
 		return fmt.Errorf("live view: %w", err)
@@ -214,27 +229,37 @@ func OpenPartitionsObserved(dir string, ids []int32, count int32, noSync bool, h
 func (e *Engine) serve(lis net.Listener) error {
 	e.lis = lis
 	cfg := e.cfg
-	if cfg.OAuth {
-		id, key, ttl := cfg.OAuthID, cfg.OAuthKey, cfg.OAuthTTL
-		if id == "" {
-			id = "jobwire"
-		}
+	if cfg.OAuth || cfg.OAuthPublicKey != "" || cfg.OAuthJWKS != "" {
+		key := cfg.OAuthKey
 		if key == "" {
 			key = "secret"
 		}
-		if ttl <= 0 {
-			ttl = time.Minute
+		a, err := gateway.NewAuth(gateway.AuthConfig{Issuer: cfg.OAuthIssuer, Audience: cfg.OAuthAudience,
+			Leeway: cfg.OAuthLeeway, PublicKeyFile: cfg.OAuthPublicKey, JWKSFile: cfg.OAuthJWKS,
+			Endpoint: cfg.OAuth, ClientID: cfg.OAuthID, ClientSecret: key, TTL: cfg.OAuthTTL,
+			SigningKeyFile: cfg.OAuthSigningKey}, e.GW.Faults)
+		if err != nil {
+			return err
 		}
-		e.Auth = gateway.NewAuth(id, key, ttl, e.GW.Faults)
+		e.Auth = a
 		if err := e.Auth.Start(); err != nil {
 			return err
 		}
+	}
+	guard := &gateway.AdminGuard{Off: e.Auth != nil}
+	e.adminGuard = guard
+	if cfg.AdminTokenFile != "" {
+		t, err := gateway.LoadAdminToken(cfg.AdminTokenFile)
+		if err != nil {
+			return err
+		}
+		guard.Token = t
 	}
 	e.health = health.NewServer()
 	e.healthNow = healthpb.HealthCheckResponse_SERVING
 	e.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	e.health.SetServingStatus("gateway_protocol.Gateway", healthpb.HealthCheckResponse_SERVING)
-	srv, err := newGatewayServer(cfg, e.GW, e.Auth, e.health, lis)
+	srv, err := newGatewayServer(cfg, e.GW, e.Auth, guard, e.health, lis)
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -32,9 +34,9 @@ type gwServer struct {
 	lis   *muxListener
 }
 
-func newGatewayServer(cfg Config, gw *gateway.Gateway, auth *gateway.Auth, hs *health.Server, lis net.Listener) (*gwServer, error) {
-	unary := []grpc.UnaryServerInterceptor{gateway.RecoverUnary, gw.Faults.Unary}
-	streams := []grpc.StreamServerInterceptor{gateway.RecoverStream, gw.Faults.Stream}
+func newGatewayServer(cfg Config, gw *gateway.Gateway, auth *gateway.Auth, guard *gateway.AdminGuard, hs *health.Server, lis net.Listener) (*gwServer, error) {
+	unary := []grpc.UnaryServerInterceptor{gateway.RecoverUnary, guard.Unary, gw.Faults.Unary}
+	streams := []grpc.StreamServerInterceptor{gateway.RecoverStream, guard.Stream, gw.Faults.Stream}
 	if auth != nil {
 		unary = append(unary, auth.Unary)
 		streams = append(streams, auth.Stream)
@@ -43,6 +45,7 @@ func newGatewayServer(cfg Config, gw *gateway.Gateway, auth *gateway.Auth, hs *h
 		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(streams...),
 		grpc.MaxRecvMsgSize(MaxMessageSize),
+		grpc.ForceServerCodec(serverCodec{}),
 		// A small window makes a client that does not read fill it quickly,
 		// so push-stream readiness reflects the client's pace.
 		grpc.InitialWindowSize(64 << 10),
@@ -50,12 +53,12 @@ func newGatewayServer(cfg Config, gw *gateway.Gateway, auth *gateway.Auth, hs *h
 		// Zeebe: permitKeepAliveTime(30s), permitKeepAliveWithoutCalls(false).
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 30 * time.Second, PermitWithoutStream: false}),
 	}
-	if cfg.TLSCert != "" || cfg.TLSKey != "" {
-		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
+	if cfg.TLSCert != "" || cfg.TLSKey != "" || cfg.TLSClientCA != "" {
+		tc, err := ServerTLS(cfg.TLSCert, cfg.TLSKey, cfg.TLSClientCA)
 		if err != nil {
-			return nil, fmt.Errorf("loading TLS key pair: %w", err)
+			return nil, err
 		}
-		opts = append(opts, grpc.Creds(credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})))
+		opts = append(opts, grpc.Creds(credentials.NewTLS(tc)))
 	}
 	admin := gateway.NewAdmin(gw)
 	s := &gwServer{lis: newMuxListener(lis)}
@@ -71,6 +74,32 @@ func newGatewayServer(cfg Config, gw *gateway.Gateway, auth *gateway.Auth, hs *h
 	go s.cur.Serve(s.lis.view())
 	gw.GoAway = s.goAway
 	return s, nil
+}
+
+// ServerTLS is the gateway's TLS configuration; with clientCA, clients must
+// present a certificate signed by it (mutual TLS).
+func ServerTLS(certFile, keyFile, clientCA string) (*tls.Config, error) {
+	if certFile == "" || keyFile == "" {
+		return nil, fmt.Errorf("TLS needs both --tls-cert and --tls-key (--tls-client-ca needs them too)")
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("loading TLS key pair: %w", err)
+	}
+	tc := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if clientCA != "" {
+		b, err := os.ReadFile(clientCA)
+		if err != nil {
+			return nil, fmt.Errorf("--tls-client-ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(b) {
+			return nil, fmt.Errorf("--tls-client-ca %s: no PEM certificates", clientCA)
+		}
+		tc.ClientCAs = pool
+		tc.ClientAuth = tls.RequireAndVerifyClientCert
+	}
+	return tc, nil
 }
 
 // goAway swaps in a new server; the old one sends GOAWAY and is closed

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -123,13 +125,21 @@ func TestLiveViewStreamsCommittedBatches(t *testing.T) {
 	}
 }
 
-// With --oauth the page needs a credential; without, it is open.
+// The page takes the admin API's credential: with an admin token it needs
+// that token (Basic password or bearer), never a worker's JWT; with tokens
+// required and no admin token it is off, like the admin API; without auth
+// it is open.
 func TestLiveViewAuth(t *testing.T) {
-	en := start(t, Config{UI: true, OAuth: true, OAuthID: "id1", OAuthKey: "s1"})
-	get := func(user, pass string) int {
-		req, _ := http.NewRequest("GET", en.e.UI.URL()+"api/snapshot", nil)
-		if user != "" {
-			req.SetBasicAuth(user, pass)
+	tokFile := filepath.Join(t.TempDir(), "admin-token")
+	const adminTok = "admin-token-0123456789"
+	if err := os.WriteFile(tokFile, []byte(adminTok+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	en := start(t, Config{UI: true, OAuth: true, OAuthID: "id1", OAuthKey: "s1", AdminTokenFile: tokFile})
+	get := func(url string, set func(*http.Request)) int {
+		req, _ := http.NewRequest("GET", url+"api/snapshot", nil)
+		if set != nil {
+			set(req)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -138,22 +148,35 @@ func TestLiveViewAuth(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	if c := get("", ""); c != 401 {
+	u := en.e.UI.URL()
+	if c := get(u, nil); c != 401 {
 		t.Fatalf("anonymous: %d, want 401", c)
 	}
-	if c := get("id1", "wrong"); c != 401 {
-		t.Fatalf("wrong secret: %d, want 401", c)
+	if c := get(u, func(r *http.Request) { r.SetBasicAuth("id1", "s1") }); c != 401 {
+		t.Fatalf("worker client credential: %d, want 401 (the page needs the admin token)", c)
 	}
-	if c := get("id1", "s1"); c != 200 {
-		t.Fatalf("client credential: %d, want 200", c)
-	}
-	open := start(t, Config{UI: true})
-	resp, err := http.Get(open.e.UI.URL() + "api/snapshot")
+	jwt, err := en.e.Auth.Sign(map[string]any{"aud": "zeebe-api"}, time.Minute) // a valid worker token
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("auth off: %d, want 200", resp.StatusCode)
+	if c := get(u, func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+jwt) }); c != 401 {
+		t.Fatalf("worker JWT: %d, want 401", c)
+	}
+	if c := get(u, func(r *http.Request) { r.SetBasicAuth("admin", adminTok+"x") }); c != 401 {
+		t.Fatalf("wrong admin token: %d, want 401", c)
+	}
+	if c := get(u, func(r *http.Request) { r.SetBasicAuth("anyone", adminTok) }); c != 200 {
+		t.Fatalf("admin token as Basic password: %d, want 200", c)
+	}
+	if c := get(u, func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+adminTok) }); c != 200 {
+		t.Fatalf("admin token as bearer: %d, want 200", c)
+	}
+	off := start(t, Config{UI: true, OAuth: true, OAuthID: "id1", OAuthKey: "s1"})
+	if c := get(off.e.UI.URL(), func(r *http.Request) { r.SetBasicAuth("id1", "s1") }); c != 401 {
+		t.Fatalf("tokens required, no admin token: %d, want 401 (page off like the admin API)", c)
+	}
+	open := start(t, Config{UI: true})
+	if c := get(open.e.UI.URL(), nil); c != 200 {
+		t.Fatalf("auth off: %d, want 200", c)
 	}
 }

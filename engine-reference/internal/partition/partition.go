@@ -468,7 +468,7 @@ type pendingBatch struct {
 	wrote   bool // the batch appended records (needs an fsync)
 	answers []answer
 	fx      *effects
-	barrier chan struct{} // waitCommitted: closed once everything before is committed
+	barrier chan struct{}   // waitCommitted: closed once everything before is committed
 	obs     *CommittedBatch // the live view's record of the batch, or nil
 }
 

@@ -7,8 +7,11 @@ import (
 
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
+	cpb "github.com/jobwire/jobwire/engine-reference/internal/pb/clusterpb"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 )
 
@@ -248,4 +251,33 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("timed out after %v waiting for %s", d, what)
+}
+
+// TestClusterBrokerPortsNeedTheClusterCertificate: the supervisor's
+// gateway<->broker links are mutual TLS, so a plaintext client (or one
+// without the cluster's certificate) cannot talk to a broker port.
+func TestClusterBrokerPortsNeedTheClusterCertificate(t *testing.T) {
+	tc := startCluster(t, 1, 1, 1)
+	addr := tc.s.brokers[0].addr()
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_, err = cpb.NewBrokerServiceClient(conn).GetTopology(ctxT(t, 3*time.Second), &cpb.GetTopologyRequest{})
+	if status.Code(err) != codes.Unavailable {
+		t.Fatalf("plaintext client on broker port %s: %v (want the TLS handshake to fail)", addr, err)
+	}
+	creds, err := tc.s.link.ClientCreds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ok.Close()
+	if _, err := cpb.NewBrokerServiceClient(ok).GetTopology(ctxT(t, 3*time.Second), &cpb.GetTopologyRequest{}); err != nil {
+		t.Fatalf("with the cluster certificate: %v", err)
+	}
 }

@@ -48,6 +48,7 @@ type Supervisor struct {
 	gwConns  []*grpc.ClientConn
 	admin    *grpc.Server
 	lis      net.Listener
+	link     *cluster.LinkTLS
 	once     sync.Once
 	opMu     sync.Mutex // one process-level fault at a time
 }
@@ -78,6 +79,15 @@ func Start(cfg Config) (*Supervisor, error) {
 		}
 		s.cfg.DataDir, s.tempDir = d, true
 	}
+	// Gateway<->broker links: mutual TLS with a fresh cluster CA (its key is
+	// never stored) and one node certificate.
+	link, err := cluster.GenerateLinkTLS(filepath.Join(s.cfg.DataDir, "cluster-tls"))
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("cluster TLS: %w", err)
+	}
+	s.link = link
+	linkArgs := []string{"--cluster-ca", link.CAFile, "--cluster-cert", link.CertFile, "--cluster-key", link.KeyFile}
 	port := func(i int) int {
 		if cfg.BasePort > 0 {
 			return cfg.BasePort + i
@@ -92,6 +102,7 @@ func Start(cfg Config) (*Supervisor, error) {
 				"--data-dir", filepath.Join(s.cfg.DataDir, fmt.Sprintf("broker-%d", i)),
 				"--partition-count", strconv.Itoa(cfg.Partitions), "--cluster-size", strconv.Itoa(cfg.Brokers),
 				"--exit-on-stdin-close"}
+			a = append(a, linkArgs...)
 			if cfg.NoSync {
 				a = append(a, "--no-fsync")
 			}
@@ -113,6 +124,7 @@ func Start(cfg Config) (*Supervisor, error) {
 		p.args = func(port int) []string {
 			a := []string{"gateway", "--id", fmt.Sprintf("gateway-%d", i), "--port", strconv.Itoa(port),
 				"--brokers", strings.Join(addrs, ","), "--exit-on-stdin-close"}
+			a = append(a, linkArgs...)
 			if cfg.UI && i == 0 {
 				a = append(a, "--ui-port", strconv.Itoa(cfg.UIPort))
 			}

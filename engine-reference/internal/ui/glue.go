@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -10,8 +11,6 @@ import (
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/metadata"
 )
 
 // LocalSeeder reads the starting point from in-process partitions (one
@@ -150,29 +149,29 @@ func ResolverOf(g *gateway.Gateway, h *Hub) Resolver {
 	}
 }
 
-// OAuthCheck is the live view's credential check when the engine runs with
-// --oauth: the client id and secret of the token endpoint as HTTP Basic
-// credentials (what a browser can send), or "Authorization: Bearer <token>"
-// with a token issued by the engine's token endpoint (checked by the same
-// code that guards gateway RPCs). This is the one function to swap when the
-// admin API's credential changes (issue 17).
-func OAuthCheck(a *gateway.Auth) Authorizer {
+// AdminCheck is the live view's credential check: the page lists jobs with
+// their variables and resolves incidents, so it takes the admin API's
+// credential, never a worker's token. With an admin token configured
+// (--admin-token-file) a request must carry it, as "Authorization: Bearer
+// <admin token>" or as the password of HTTP Basic credentials (what a
+// browser can send; the user name is ignored). While the gateway requires
+// tokens and no admin token is set, the admin API is off, and so is the
+// page. With auth off it is open (nil Authorizer).
+func AdminCheck(g *gateway.AdminGuard) Authorizer {
+	if g == nil || (g.Token == "" && !g.Off) {
+		return nil
+	}
 	return func(r *http.Request) error {
-		if id, secret, ok := r.BasicAuth(); ok {
-			if subtle.ConstantTimeCompare([]byte(id), []byte(a.ClientID)) == 1 &&
-				subtle.ConstantTimeCompare([]byte(secret), []byte(a.ClientSecret)) == 1 {
-				return nil
-			}
-			return ErrUnauthenticated
+		if g.Token == "" {
+			return errors.New("the live view is off: the gateway requires authentication and no admin token was configured (--admin-token-file)")
 		}
-		v := r.Header.Get("Authorization")
-		if len(v) < 7 || !strings.EqualFold(v[:7], "bearer ") {
-			return ErrUnauthenticated
+		var given string
+		if _, pass, ok := r.BasicAuth(); ok {
+			given = pass
+		} else if v := r.Header.Get("Authorization"); len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
+			given = strings.TrimSpace(v[7:])
 		}
-		ctx := metadata.NewIncomingContext(r.Context(), metadata.Pairs("authorization", v))
-		_, err := a.Unary(ctx, nil, &grpc.UnaryServerInfo{FullMethod: "/gateway_protocol.Gateway/Topology"},
-			func(context.Context, any) (any, error) { return nil, nil })
-		if err != nil {
+		if given == "" || subtle.ConstantTimeCompare([]byte(given), []byte(g.Token)) != 1 {
 			return ErrUnauthenticated
 		}
 		return nil

@@ -29,16 +29,27 @@ def _reject_constant(name: str) -> Any:
 
 def parse_variables(raw: Union[str, bytes]) -> Dict[str, Any]:
     """Parses a JSON object text losslessly (integers stay ``int``); raises InvalidVariablesError."""
-    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    text = _decode(raw)
     if not text.strip():
         return {}
     try:
         value = json.loads(text, parse_constant=_reject_constant)
     except ValueError as e:
         raise InvalidVariablesError(f"jobwire: variables are not valid JSON: {e}") from e
+    except RecursionError as e:  # found by the Hypothesis fuzzing (test_json_properties.py)
+        raise InvalidVariablesError("jobwire: variables are nested too deeply to parse") from e
     if not isinstance(value, dict):
         raise InvalidVariablesError(f"jobwire: variables must be a JSON object, got {type(value).__name__}")
     return value
+
+
+def _decode(raw: Union[str, bytes]) -> str:
+    if not isinstance(raw, bytes):
+        return raw
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:  # found by the Hypothesis fuzzing
+        raise InvalidVariablesError(f"jobwire: variables are not valid UTF-8: {e}") from e
 
 
 def _check(value: Any, path: str) -> None:
@@ -73,7 +84,7 @@ def variables_to_json(value: VariablesInput, what: str = "variables") -> str:
     if value is None:
         return ""
     if isinstance(value, (str, bytes)):
-        text = value.decode("utf-8") if isinstance(value, bytes) else value
+        text = _decode(value)
         if not text.strip():
             return ""
         try:
@@ -90,7 +101,14 @@ def variables_to_json(value: VariablesInput, what: str = "variables") -> str:
 
 
 def _sized(text: str, what: str) -> str:
-    n = len(text.encode("utf-8"))
+    try:
+        n = len(text.encode("utf-8"))
+    except UnicodeEncodeError as e:
+        # a lone surrogate (e.g. parsed from the escape "\\ud800"): not Unicode, cannot be sent.
+        # Found by the Hypothesis fuzzing.
+        raise InvalidVariablesError(
+            f"jobwire: {what} contains a lone surrogate (position {e.start}), which is not valid UTF-8"
+        ) from e
     if n > MAX_VARIABLES_BYTES:
         raise InvalidVariablesError(
             f"jobwire: {what} is {n} bytes of JSON; the gateway accepts at most 4 MiB per message"

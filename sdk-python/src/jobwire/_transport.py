@@ -102,7 +102,11 @@ class Transport:
         self._creds: Optional[grpc.ChannelCredentials] = None
         if not config.insecure:
             root = Path(config.ca_certificate_path).read_bytes() if config.ca_certificate_path else None
-            self._creds = grpc.ssl_channel_credentials(root_certificates=root)
+            chain = key = None
+            if config.client_certificate_path and config.client_private_key_path:  # mutual TLS
+                chain = Path(config.client_certificate_path).read_bytes()
+                key = Path(config.client_private_key_path).read_bytes()
+            self._creds = grpc.ssl_channel_credentials(root_certificates=root, private_key=key, certificate_chain=chain)
 
     @property
     def has_auth(self) -> bool:

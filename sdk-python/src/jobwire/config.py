@@ -68,6 +68,8 @@ class ClientConfig:
     command_timeout: float
     channel_options: Sequence[tuple[str, Union[int, str]]]
     logger: logging.Logger
+    client_certificate_path: Optional[str] = None
+    client_private_key_path: Optional[str] = None
 
 
 def _env(env: Mapping[str, str], *names: str) -> Optional[str]:
@@ -130,6 +132,8 @@ def resolve_client_config(
     address: Union[str, Sequence[str], None] = None,
     insecure: Optional[bool] = None,
     ca_certificate_path: Optional[str] = None,
+    client_certificate_path: Optional[str] = None,
+    client_private_key_path: Optional[str] = None,
     oauth: Optional[OAuthOptions] = None,
     keep_alive: Optional[Duration] = None,
     command_timeout: Optional[Duration] = None,
@@ -145,6 +149,17 @@ def resolve_client_config(
     ca = ca_certificate_path if ca_certificate_path is not None else _env(
         e, "ZEEBE_CA_CERTIFICATE_PATH", "CAMUNDA_CA_CERTIFICATE_PATH"
     )
+    # mutual TLS: options win over the environment; both or neither
+    if client_certificate_path is None and client_private_key_path is None:
+        cert = _env(e, "ZEEBE_CLIENT_CERTIFICATE_PATH", "CAMUNDA_CLIENT_CERTIFICATE_PATH")
+        key = _env(e, "ZEEBE_CLIENT_PRIVATE_KEY_PATH", "CAMUNDA_CLIENT_PRIVATE_KEY_PATH")
+    else:
+        cert, key = client_certificate_path, client_private_key_path
+    if (cert is None) != (key is None):
+        raise ConfigurationError(
+            "jobwire: mutual TLS needs both a client certificate and its private key "
+            "(ZEEBE_CLIENT_CERTIFICATE_PATH and ZEEBE_CLIENT_PRIVATE_KEY_PATH)"
+        )
     first = ""
     if raw is not None:
         first = (raw.split(",")[0] if isinstance(raw, str) else (raw[0] if len(raw) else "")).strip()
@@ -156,7 +171,7 @@ def resolve_client_config(
     resolved_insecure: bool
     if insecure is not None:
         resolved_insecure = bool(insecure)
-    elif ca_certificate_path is not None:
+    elif ca_certificate_path is not None or client_certificate_path is not None:
         resolved_insecure = False
     elif scheme_insecure is not None:
         resolved_insecure = scheme_insecure
@@ -166,12 +181,21 @@ def resolve_client_config(
         )
         if env_insecure is not None:
             resolved_insecure = env_insecure
-        elif ca is not None:
+        elif ca is not None or cert is not None:
             resolved_insecure = False
         else:
             resolved_insecure = all(_is_loopback(a) for a in addresses)
     if ca is not None and not resolved_insecure and not os.path.isfile(ca):
         raise ConfigurationError(f"jobwire: CA certificate file {ca!r} does not exist")
+    if cert is not None:
+        if resolved_insecure:
+            raise ConfigurationError(
+                "jobwire: a client certificate needs TLS, but the connection is set to plaintext "
+                "(ZEEBE_INSECURE_CONNECTION)"
+            )
+        for what, path in (("client certificate", cert), ("client private key", key)):
+            if not os.path.isfile(str(path)):
+                raise ConfigurationError(f"jobwire: {what} file {path!r} does not exist")
 
     if oauth is None:
         client_id = _env(e, "ZEEBE_CLIENT_ID", "CAMUNDA_CLIENT_ID")
@@ -210,6 +234,8 @@ def resolve_client_config(
         addresses=addresses,
         insecure=resolved_insecure,
         ca_certificate_path=ca,
+        client_certificate_path=cert,
+        client_private_key_path=key,
         oauth=oauth,
         keep_alive=keep,
         command_timeout=cmd_timeout,

@@ -432,6 +432,30 @@ public final class JobwireClient implements AutoCloseable {
     }
 
     /**
+     * Mutual TLS: the client's certificate chain (PEM); give {@link #clientPrivateKeyPath} too.
+     * Default: env {@code ZEEBE_CLIENT_CERTIFICATE_PATH}, else none.
+     *
+     * @param certificateChain PEM file with the client certificate (and intermediates)
+     * @return this
+     */
+    public Builder clientCertificatePath(Path certificateChain) {
+      in.clientCertificatePath = certificateChain;
+      return this;
+    }
+
+    /**
+     * Mutual TLS: the private key (PEM, PKCS#8) of {@link #clientCertificatePath}. Default: env
+     * {@code ZEEBE_CLIENT_PRIVATE_KEY_PATH}, else none.
+     *
+     * @param privateKey PEM file with the private key
+     * @return this
+     */
+    public Builder clientPrivateKeyPath(Path privateKey) {
+      in.clientKeyPath = privateKey;
+      return this;
+    }
+
+    /**
      * Raw grpc-java channel options, applied after the client's own to every connection (the
      * command channel and the long-call connections), e.g. {@code b -> b.maxInboundMessageSize(8 << 20)}.
      *

@@ -69,6 +69,27 @@ class ConfigTest {
   }
 
   @Test
+  void clientCertificateFromEnvironmentImpliesTls(@TempDir Path dir) throws Exception {
+    Path cert = Files.writeString(dir.resolve("c.pem"), "cert");
+    Path key = Files.writeString(dir.resolve("k.pem"), "key");
+    ClientConfig c = env(Map.of("ZEEBE_ADDRESS", "127.0.0.1:1", "ZEEBE_CLIENT_CERTIFICATE_PATH", cert.toString(),
+        "CAMUNDA_CLIENT_PRIVATE_KEY_PATH", key.toString()));
+    assertFalse(c.insecure(), "a client certificate implies TLS, even on loopback");
+    assertEquals(cert, c.clientCertificatePath());
+    assertEquals(key, c.clientKeyPath());
+    ClientConfig.Input in = new ClientConfig.Input();
+    in.clientCertificatePath = key;
+    in.clientKeyPath = cert;
+    c = resolve(in, Map.of("ZEEBE_CLIENT_CERTIFICATE_PATH", cert.toString(), "ZEEBE_CLIENT_PRIVATE_KEY_PATH", key.toString()));
+    assertEquals(key, c.clientCertificatePath(), "the builder wins over the environment");
+    ConfigurationException e = assertThrows(ConfigurationException.class, () -> env(Map.of("ZEEBE_CLIENT_CERTIFICATE_PATH", cert.toString())));
+    assertTrue(e.getMessage().contains("ZEEBE_CLIENT_PRIVATE_KEY_PATH"), e.getMessage());
+    e = assertThrows(ConfigurationException.class, () -> env(Map.of("ZEEBE_CLIENT_CERTIFICATE_PATH", cert.toString(),
+        "ZEEBE_CLIENT_PRIVATE_KEY_PATH", key.toString(), "ZEEBE_INSECURE_CONNECTION", "true")));
+    assertTrue(e.getMessage().contains("plaintext"), e.getMessage());
+  }
+
+  @Test
   void oauthFromEnvironment() throws Exception {
     ClientConfig c = env(Map.of("ZEEBE_CLIENT_ID", "id", "ZEEBE_CLIENT_SECRET", "s", "CAMUNDA_OAUTH_URL", "http://127.0.0.1:1/token",
         "ZEEBE_TOKEN_AUDIENCE", "aud", "CAMUNDA_TOKEN_SCOPE", "sc"));

@@ -113,11 +113,20 @@ public record ClientConfig(
     if (ca != null && !Files.isReadable(ca)) {
       throw new ConfigurationException("jobwire: CA certificate " + ca + " is not a readable file");
     }
+    // mutual TLS: builder values win over the environment; both or neither
+    Path clientCert = in.clientCertificatePath;
+    Path clientKey = in.clientKeyPath;
+    if (clientCert == null && clientKey == null) {
+      String c = env(e, "ZEEBE_CLIENT_CERTIFICATE_PATH", "CAMUNDA_CLIENT_CERTIFICATE_PATH");
+      String k = env(e, "ZEEBE_CLIENT_PRIVATE_KEY_PATH", "CAMUNDA_CLIENT_PRIVATE_KEY_PATH");
+      if (c != null) clientCert = Path.of(c);
+      if (k != null) clientKey = Path.of(k);
+    }
     Boolean insecure = in.insecure;
-    if (insecure == null && in.caCertificatePath != null) insecure = false;
+    if (insecure == null && (in.caCertificatePath != null || in.clientCertificatePath != null)) insecure = false;
     if (insecure == null) insecure = schemeInsecure;
     if (insecure == null) insecure = parseBool("ZEEBE_INSECURE_CONNECTION", env(e, "ZEEBE_INSECURE_CONNECTION", "CAMUNDA_INSECURE_CONNECTION"));
-    if (insecure == null && ca != null) insecure = false;
+    if (insecure == null && (ca != null || clientCert != null)) insecure = false;
     if (insecure == null) insecure = addresses.stream().allMatch(ClientConfig::isLoopback);
 
     OAuth oauth = in.oauth;
@@ -155,16 +164,17 @@ public record ClientConfig(
     if (window < 1024) throw new ConfigurationException("jobwire: streamWindowBytes must be >= 1024, got " + window);
     Duration cmd = in.commandTimeout != null ? in.commandTimeout : Duration.ofSeconds(30);
     if (cmd.isNegative() || cmd.isZero()) throw new ConfigurationException("jobwire: commandTimeout must be positive, got " + cmd);
-    if ((in.clientCertificatePath == null) != (in.clientKeyPath == null)) {
-      throw new ConfigurationException("jobwire: mutual TLS needs both a client certificate chain and its private key");
+    if ((clientCert == null) != (clientKey == null)) {
+      throw new ConfigurationException("jobwire: mutual TLS needs both a client certificate chain and its private key"
+          + " (ZEEBE_CLIENT_CERTIFICATE_PATH and ZEEBE_CLIENT_PRIVATE_KEY_PATH)");
     }
-    for (Path p : new Path[] {in.clientCertificatePath, in.clientKeyPath}) {
+    for (Path p : new Path[] {clientCert, clientKey}) {
       if (p != null && !Files.isReadable(p)) throw new ConfigurationException("jobwire: " + p + " is not a readable file");
     }
-    if (in.clientCertificatePath != null && insecure) {
+    if (clientCert != null && insecure) {
       throw new ConfigurationException("jobwire: a client certificate needs TLS, but the connection is plaintext");
     }
-    return new ClientConfig(addresses, insecure, ca, oauth, keepAlive, window, cmd, in.clientCertificatePath, in.clientKeyPath, in.channelCustomizer);
+    return new ClientConfig(addresses, insecure, ca, oauth, keepAlive, window, cmd, clientCert, clientKey, in.channelCustomizer);
   }
 
   private static boolean isBlank(String s) {
