@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -93,7 +94,14 @@ func Emit(m map[string]any) {
 
 // Run announces ready, reports progress every 500 ms, waits for "stop" or
 // the end of stdin, calls closeAll, and reports the totals.
+//
+// BENCH_CPUPROFILE=<file> writes a pprof CPU profile of the whole run (for `go tool pprof`).
 func Run(client, version string, r *Recorder, closeAll func()) {
+	if f := os.Getenv("BENCH_CPUPROFILE"); f != "" {
+		if out, err := os.Create(f); err == nil && pprof.StartCPUProfile(out) == nil {
+			defer func() { pprof.StopCPUProfile(); out.Close() }()
+		}
+	}
 	Emit(map[string]any{"event": "ready", "client": client, "version": version})
 	stop := make(chan struct{})
 	go func() {
