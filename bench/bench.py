@@ -551,9 +551,10 @@ def targets(rows: List[Dict[str, Any]]) -> List[Tuple[str, str, str]]:
                 out.append((f"idle engine CPU, {m} ({eng}) ≤ 1/20 of 100 ms polling", f"{fmt(x, 3)}×", "yes" if x is not None and x <= 0.05 else "no"))
     for r in rows:
         if r["workload"] == 5 and r["client"].endswith("jobwire"):
-            ok = r["rssPeakMb"] <= r["rssStartMb"] + 50 and r["fastShare"] >= 0.9 and r["lost"] == 0
+            ok = r["rssPeakMb"] <= r["rssStartMb"] + 50 and r["fastShare"] >= 0.9 and r["lost"] == 0 and r["drained"]
+            lost = f"lost {r['lost']}" if r["drained"] else f"not drained in time ({r['lost']} open)"
             out.append((f"{r['client']} slow worker ({r['engine']}): peak RSS ≤ start + 50 MB, fast ≥ 90 %, none lost",
-                        f"+{r['rssPeakMb'] - r['rssStartMb']:.0f} MB, fast {r['fastShare'] * 100:.0f} %, lost {r['lost']}", "yes" if ok else "no"))
+                        f"+{r['rssPeakMb'] - r['rssStartMb']:.0f} MB, fast {r['fastShare'] * 100:.0f} %, {lost}", "yes" if ok else "no"))
     return out
 
 
@@ -721,11 +722,14 @@ def markdown(res: Dict[str, Any], made: List[str]) -> str:
     w5 = [r for r in rows if r["workload"] == 5]
     if w5:
         L += ["## 5. Backpressure memory: slow worker beside a fast one", "", f"{res['params'].get('w5', '')}", "",
+              "'lost' counts only when the backlog drained; otherwise the jobs still open when the time limit "
+              "(max(60 s, backlog/100 s)) ended are shown as 'open at limit' (slow engine, nothing known lost).", "",
               "| engine | slow worker | RSS start MB | peak MB | end MB | slow jobs | fast jobs | fast share | lost | drained |",
               "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
         for r in w5:
+            lost = str(r['lost']) if r['drained'] else f"{r['lost']} open at limit"
             L.append(f"| {r['engine']} | {r['client']} | {r['rssStartMb']:.0f} | {r['rssPeakMb']:.0f} | {r['rssEndMb']:.0f} | {r['slowJobs']} | "
-                     f"{r['fastJobs']} | {r['fastShare'] * 100:.1f} % | {r['lost']} | {'yes' if r['drained'] else 'NO'} |")
+                     f"{r['fastJobs']} | {r['fastShare'] * 100:.1f} % | {lost} | {'yes' if r['drained'] else 'NO'} |")
         L.append("")
     w6 = [r for r in rows if r["workload"] == 6]
     if w6:
@@ -787,7 +791,16 @@ def main() -> int:
     ap.add_argument("--engines", default="jobwire,zeebe")
     ap.add_argument("--workloads", default="1,2,3,4,5,6,7")
     ap.add_argument("--scale", type=float, default=1.0, help="multiplies the instance counts and durations")
+    ap.add_argument("--render", metavar="BENCH_JSON", help="only re-render the page and plots from a bench.json into --out")
     a = ap.parse_args()
+    if a.render:
+        res = json.loads(Path(a.render).read_text())
+        out = Path(a.out)
+        out.mkdir(parents=True, exist_ok=True)
+        made = plots(res["rows"], out)
+        (out / "latest.md").write_text(markdown(res, made))
+        log(f"rendered {out / 'latest.md'} and {len(made)} plots from {a.render}")
+        return 0
     clients = [c for c in a.clients.split(",") if c]
     for c in clients:
         if c not in CLIENTS:

@@ -17,8 +17,13 @@ import (
 func main() {
 	cfg := drv.Parse()
 	ctx := context.Background()
+	// the SDK's log is off (it would cost CPU in the measurement) unless BENCH_LOG=1: then on stderr, debug level
+	var logOut io.Writer = io.Discard
+	if os.Getenv("BENCH_LOG") == "1" {
+		logOut = os.Stderr
+	}
 	c, err := jobwire.NewClient(ctx, jobwire.WithAddress(cfg.Address), jobwire.WithInsecure(true),
-		jobwire.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		jobwire.WithLogger(slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
