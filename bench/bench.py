@@ -108,6 +108,12 @@ class Engine:
                    "--partitions", str(partitions)]
             pat = re.compile(r"listening on (127\.0\.0\.1:\d+)")
             self.label = f"jobwire-engine dev (fsync on, {partitions} partitions)"
+        elif kind == "cluster":
+            # address = every gateway, comma-separated
+            cmd = [str(ENGINE_BIN), "cluster", "--base-port", "0", "--data-dir", str(self.data / "c"), "--exit-on-stdin-close",
+                   "--gateways", "2", "--brokers", "3", "--partitions", str(partitions)]
+            pat = re.compile(r"cluster ready: gateways (\S+)")
+            self.label = f"jobwire-engine cluster (fsync on, 3 brokers, 2 gateways, {partitions} partitions)"
         else:
             cmd = [str(ZEEBE_START), "--port", "0", "--warmup", str(warmup)]
             pat = re.compile(r"zeebe-engine listening on (127\.0\.0\.1:\d+)")
@@ -479,9 +485,25 @@ def w6_scaling(work: Path, client: str, n: int, inflight: int) -> List[Dict[str,
                 finally:
                     d.stop()
                 row = {"workload": 6, "engine": "jobwire", "client": client, "partitions": parts, "workers": k,
-                       "jobsPerS": round(r["jobsPerS"], 1), "p99Ms": round(r["p99Ms"], 2), "completed": r["completed"]}
+                       "topology": "dev", "jobsPerS": round(r["jobsPerS"], 1), "p99Ms": round(r["p99Ms"], 2), "completed": r["completed"]}
                 rows.append(row)
                 log(f"  w6 {parts} partitions, {k} workers: {row['jobsPerS']:.0f} jobs/s, p99 {row['p99Ms']} ms")
+    # the multi-process cluster: 2 gateways, clients on one gateway vs balancing over both
+    with Engine("cluster", work, partitions=6) as eng:
+        gws = eng.address.split(",")
+        for topo, addr in (("cluster, 1 gateway", gws[0]), ("cluster, 2 gateways, client-side balancing", ",".join(gws))):
+            jt = new_type("w6c")
+            pid = deploy(addr, work, [jt])
+            d = Driver(client, addr, [{"jobType": jt, "mode": "push", "capacity": 32, "count": 2}], work)
+            try:
+                time.sleep(1)
+                r = loadgen("closed", addr, "-process", pid, "-n", str(n), "-inflight", str(inflight))
+            finally:
+                d.stop()
+            row = {"workload": 6, "engine": "cluster", "client": client, "partitions": 6, "workers": 2, "topology": topo,
+                   "jobsPerS": round(r["jobsPerS"], 1), "p99Ms": round(r["p99Ms"], 2), "completed": r["completed"]}
+            rows.append(row)
+            log(f"  w6 {topo}: {row['jobsPerS']:.0f} jobs/s, p99 {row['p99Ms']} ms")
     return rows
 
 
@@ -647,7 +669,7 @@ def plots(rows: List[Dict[str, Any]], out: Path) -> List[str]:
     if w6:
         fig, ax = plt.subplots(figsize=(7, 3.4))
         for p in sorted({r["partitions"] for r in w6}):
-            rs = [r for r in w6 if r["partitions"] == p]
+            rs = [r for r in w6 if r["partitions"] == p and r.get("topology", "dev") == "dev"]
             ax.plot([r["workers"] for r in rs], [r["jobsPerS"] for r in rs], marker="o", label=f"{p} partitions")
         ax.set_xlabel("workers")
         ax.set_ylabel("jobs/s")
@@ -734,9 +756,9 @@ def markdown(res: Dict[str, Any], made: List[str]) -> str:
     w6 = [r for r in rows if r["workload"] == 6]
     if w6:
         L += ["## 6. Scaling (jobwire engine)", "", f"{res['params'].get('w6', '')}", "",
-              "| partitions | workers | jobs/s | p99 ms |", "|---:|---:|---:|---:|"]
+              "| topology | partitions | workers | jobs/s | p99 ms |", "|---|---:|---:|---:|---:|"]
         for r in w6:
-            L.append(f"| {r['partitions']} | {r['workers']} | {r['jobsPerS']:.0f} | {r['p99Ms']:.1f} |")
+            L.append(f"| {r.get('topology', 'dev')} | {r['partitions']} | {r['workers']} | {r['jobsPerS']:.0f} | {r['p99Ms']:.1f} |")
         L.append("")
     w7 = [r for r in rows if r["workload"] == 7]
     if w7:
@@ -841,7 +863,9 @@ def main() -> int:
                                "(go-jobwire driver); published (1,000 instances): 1 s polling 21 % slower than 100 ms, long polling ≈ 100 ms.")
         res["params"]["w5"] = (f"backlog of {P['backlog']} jobs with a {P['pad_kb']} KiB variable, created first; the slow worker "
                                "(client under test, capacity 8, 100 ms per job, push) and a fast go-jobwire worker (capacity 32) then start.")
-        res["params"]["w6"] = f"go-jobwire workers in one process, {P['scale_n']} instances closed loop, {P['inflight']} in flight."
+        res["params"]["w6"] = (f"go-jobwire workers in one process, {P['scale_n']} instances closed loop, {P['inflight']} in flight; "
+                               "then `jobwire-engine cluster` (3 brokers, 2 gateways, 6 partitions): driver and load generator on one "
+                               "gateway vs both gateways with the SDK's client-side balancing (2 workers).")
         for kind in engines:
             res["engines"][kind] = ENGINE_LABEL[kind]
             zw = P["zb_warm"] if kind == "zeebe" else 0
@@ -866,7 +890,7 @@ def main() -> int:
                 log(f"workload 4 ({kind}): mixed workload")
                 rows += guarded(4, kind, lambda: w4_mixed(kind, work, "go-jobwire", P["mix_n"], 40, 2000))
         if 6 in wl and "jobwire" in engines:
-            log("workload 6: scaling (jobwire engine)")
+            log("workload 6: scaling (jobwire engine, then the 2-gateway cluster)")
             rows += guarded(6, "jobwire", lambda: w6_scaling(work, "go-jobwire", P["scale_n"], P["inflight"]))
         if 7 in wl and "jobwire" in engines:
             log("workload 7: engine ceiling")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,7 +23,7 @@ func main() {
 	if os.Getenv("BENCH_LOG") == "1" {
 		logOut = os.Stderr
 	}
-	c, err := jobwire.NewClient(ctx, jobwire.WithAddress(cfg.Address), jobwire.WithInsecure(true),
+	c, err := jobwire.NewClient(ctx, jobwire.WithAddress(strings.Split(cfg.Address, ",")...), jobwire.WithInsecure(true),
 		jobwire.WithLogger(slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

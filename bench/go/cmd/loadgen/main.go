@@ -48,7 +48,7 @@ func main() {
 	interval := fs.Duration("interval", 40*time.Millisecond, "start interval (mixed)")
 	_ = fs.Parse(os.Args[2:])
 	ctx := context.Background()
-	c, err := jobwire.NewClient(ctx, jobwire.WithAddress(*addr), jobwire.WithInsecure(true),
+	c, err := jobwire.NewClient(ctx, jobwire.WithAddress(strings.Split(*addr, ",")...), jobwire.WithInsecure(true),
 		jobwire.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		fail(err)
