@@ -8,7 +8,7 @@ PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint generate check-generated bootstrap \
         test-proto test-zeebe-engine test-engine test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
-        test-conformance test-mutation-smoke test-conformance-zeebe test-examples test-ui conformance conformance-zeebe engine bench bench-storage bench-python bench-ui fuzz
+        test-conformance test-mutation-smoke test-conformance-zeebe test-examples test-ui test-bench conformance conformance-zeebe engine bench bench-engine bench-storage bench-python bench-ui fuzz
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-20s %s\n", $$1, $$2}'
@@ -52,7 +52,13 @@ test-engine: bootstrap ## engine-reference: go test (race) + pyzeebe interop
 fuzz: bootstrap ## long fuzzing: every Gateway RPC, BPMN, variables (engine) and the SDKs' variable parsing; FUZZ_TIME=10m each
 	@tools/fuzz.sh
 
-bench: engine ## engine benchmark (prints instances/s, latency, fsyncs/s)
+bench: engine ## every SDK beside the official client of its language, both engines, 7 workloads: bench/results/ (page, JSON, plots; ~30 min; BENCH_ARGS="--scale 0.5")
+	@bench/bootstrap.sh && bench/.venv/bin/python bench/bench.py $(BENCH_ARGS)
+
+test-bench: bootstrap engine ## make bench, smoke: every client once on the jobwire engine, checks the JSON, plots and page (~1 min)
+	@$(PY) -m pytest -q bench/test_smoke.py --junitxml=$(RESULTS)/bench.xml
+
+bench-engine: engine ## engine benchmark alone (prints instances/s, latency, fsyncs/s)
 	engine-reference/bin/jobwire-engine bench
 
 bench-storage: engine ## engine storage: restart time and RSS after 10k/100k/1M finished instances (several minutes)

@@ -1,0 +1,129 @@
+package io.jobwire.benchdriver;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.camunda.client.CamundaClient;
+import io.jobwire.JobWorker;
+import io.jobwire.JobwireClient;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Benchmark worker driver (bench/DRIVERS.md): {@code Driver jobwire|official '<config json>'}.
+ * jobwire = io.jobwire:jobwire-sdk; official = io.camunda:camunda-client-java. The handler records
+ * the activation latency (now − the job's t0 variable), sleeps delayMs, and completes the job.
+ */
+public final class Driver {
+  private static final PrintStream OUT = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+  private static final AtomicLong JOBS = new AtomicLong();
+  private static final List<Double> LAT = new ArrayList<>();
+
+  private static synchronized void emit(String line) {
+    OUT.println(line);
+    OUT.flush();
+  }
+
+  private static void started(Object t0) {
+    if (t0 instanceof Number n && n.doubleValue() > 0) {
+      double l = System.currentTimeMillis() + (System.nanoTime() % 1_000_000) / 1e6 - n.doubleValue();
+      synchronized (LAT) {
+        LAT.add(l);
+      }
+    }
+  }
+
+  private static void pause(int ms) throws InterruptedException {
+    if (ms > 0) Thread.sleep(ms);
+  }
+
+  public static void main(String[] args) throws Exception {
+    String which = args[0];
+    JsonNode cfg = new ObjectMapper().readTree(args[1]);
+    String addr = cfg.get("address").asText();
+    List<Runnable> closers = new ArrayList<>();
+    String version;
+    int maxCap = 1;
+    for (JsonNode s : cfg.get("workers")) maxCap = Math.max(maxCap, s.path("capacity").asInt(32));
+    if (which.equals("official")) {
+      version = CamundaClient.class.getPackage().getImplementationVersion();
+      // handler threads = the largest capacity: a worker with capacity N runs N handlers at once,
+      // as the jobwire SDKs do by default (the client's own default is 1 thread)
+      CamundaClient cc = CamundaClient.newClientBuilder().grpcAddress(URI.create("http://" + addr))
+          .restAddress(URI.create("http://127.0.0.1:1")).preferRestOverGrpc(false)
+          .numJobWorkerExecutionThreads(maxCap).build();
+      for (JsonNode s : cfg.get("workers")) {
+        int delay = s.path("delayMs").asInt(0);
+        String mode = s.path("mode").asText("push");
+        for (int i = 0; i < s.path("count").asInt(1); i++) {
+          var b = cc.newWorker().jobType(s.get("jobType").asText()).handler((client, job) -> {
+            started(job.getVariablesAsMap().get("t0"));
+            pause(delay);
+            client.newCompleteCommand(job.getKey()).send().join();
+            JOBS.incrementAndGet();
+          }).maxJobsActive(s.path("capacity").asInt(32)).timeout(Duration.ofMinutes(5)).streamEnabled(mode.equals("push"));
+          if (s.path("pollIntervalMs").asInt(0) > 0) b = b.pollInterval(Duration.ofMillis(s.get("pollIntervalMs").asInt()));
+          if (mode.equals("shortpoll")) b = b.requestTimeout(Duration.ofMillis(-1));
+          io.camunda.client.api.worker.JobWorker w = b.open();
+          closers.add(w::close);
+        }
+      }
+      closers.add(cc::close);
+    } else {
+      version = JobwireClient.class.getPackage().getImplementationVersion();
+      JobwireClient jw = JobwireClient.builder().gatewayAddress(addr).build();
+      List<JobWorker> ws = new ArrayList<>();
+      for (JsonNode s : cfg.get("workers")) {
+        int delay = s.path("delayMs").asInt(0);
+        String mode = s.path("mode").asText("push");
+        for (int i = 0; i < s.path("count").asInt(1); i++) {
+          var b = jw.newWorker().jobType(s.get("jobType").asText()).maxJobsActive(s.path("capacity").asInt(32))
+              .streamEnabled(mode.equals("push")).handler(job -> {
+                started(job.getVariablesAsMap().get("t0"));
+                pause(delay);
+                JOBS.incrementAndGet();
+                return null;
+              });
+          if (s.path("pollIntervalMs").asInt(0) > 0) b = b.pollInterval(Duration.ofMillis(s.get("pollIntervalMs").asInt()));
+          if (mode.equals("shortpoll")) b = b.requestTimeout(Duration.ofMillis(-1));
+          ws.add(b.open());
+        }
+      }
+      closers.add(() -> ws.parallelStream().forEach(w -> w.close(Duration.ofSeconds(5))));
+      closers.add(jw::close);
+    }
+    emit("{\"event\":\"ready\",\"client\":\"java-" + which + "\",\"version\":\"" + version + "\"}");
+    ScheduledExecutorService tick = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "progress");
+      t.setDaemon(true);
+      return t;
+    });
+    tick.scheduleAtFixedRate(() -> emit("{\"event\":\"progress\",\"jobs\":" + JOBS.get() + "}"), 500, 500, TimeUnit.MILLISECONDS);
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    for (String line; (line = in.readLine()) != null; ) {
+      if (line.trim().equals("stop")) break;
+    }
+    tick.shutdownNow();
+    for (Runnable c : closers) c.run();
+    StringBuilder sb = new StringBuilder("{\"event\":\"done\",\"jobs\":").append(JOBS.get()).append(",\"latMs\":[");
+    synchronized (LAT) {
+      for (int i = 0; i < LAT.size(); i++) {
+        if (i > 0) sb.append(',');
+        sb.append(String.format(java.util.Locale.ROOT, "%.3f", LAT.get(i)));
+      }
+    }
+    emit(sb.append("]}").toString());
+    System.exit(0);
+  }
+
+  private Driver() {}
+}

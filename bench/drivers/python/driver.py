@@ -1,0 +1,132 @@
+"""Benchmark worker driver (../../DRIVERS.md) for Python:
+``driver.py jobwire|official '<config json>'``. jobwire = the jobwire SDK (../../../sdk-python),
+official = pyzeebe (pinned in ../../requirements.txt). Both define the gateway_protocol messages in
+protobuf's default pool, so each runs in its own interpreter (one driver process per client)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from typing import Any, Awaitable, Callable, Dict, List, Tuple
+
+WHICH, CFG = sys.argv[1], json.loads(sys.argv[2])
+jobs = 0
+lat: List[float] = []
+
+
+def emit(o: Dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(o) + "\n")
+    sys.stdout.flush()
+
+
+def started(t0: Any) -> None:
+    if isinstance(t0, (int, float)) and t0 > 0:
+        lat.append(time.time() * 1000 - t0)
+
+
+async def start_jobwire() -> Tuple[str, Callable[[], Awaitable[None]]]:
+    from importlib.metadata import version
+
+    from jobwire import Client, Job
+
+    client = Client(address=CFG["address"])
+    for s in CFG["workers"]:
+        delay = s.get("delayMs", 0) / 1000
+
+        async def handler(job: Job, delay: float = delay) -> None:
+            global jobs
+            started(job.variables.get("t0"))
+            if delay > 0:
+                await asyncio.sleep(delay)
+            jobs += 1
+
+        kw: Dict[str, Any] = {"max_jobs_active": s.get("capacity", 32), "stream_enabled": s["mode"] == "push"}
+        if s.get("pollIntervalMs"):
+            kw["poll_interval"] = s["pollIntervalMs"] / 1000
+        if s["mode"] == "shortpoll":
+            kw["request_timeout"] = -1
+        for _ in range(s.get("count", 1)):
+            client.worker(s["jobType"], handler, **kw)
+
+    async def close() -> None:
+        await client.close(5)
+
+    return version("jobwire"), close
+
+
+async def start_official() -> Tuple[str, Callable[[], Awaitable[None]]]:
+    from importlib.metadata import version
+
+    from pyzeebe import ZeebeWorker, create_insecure_channel
+
+    channel = create_insecure_channel(grpc_address=CFG["address"])
+    ws: List[ZeebeWorker] = []
+    for s in CFG["workers"]:
+        delay = s.get("delayMs", 0) / 1000
+        cap = s.get("capacity", 32)
+        for _ in range(s.get("count", 1)):
+            w = ZeebeWorker(channel, name="bench", stream_enabled=s["mode"] == "push", poll_retry_delay=1)
+
+            # **variables: pyzeebe then fetches every variable, as the other clients do
+            async def task(delay: float, **variables: Any) -> Dict[str, Any]:
+                global jobs
+                started(variables.get("t0"))
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                jobs += 1
+                return {}
+
+            w.task(task_type=s["jobType"], max_jobs_to_activate=cap, max_running_jobs=cap, timeout_ms=300000)(_bind(task, delay))
+            ws.append(w)
+    tasks = [asyncio.ensure_future(w.work()) for w in ws]
+
+    async def close() -> None:
+        await asyncio.wait_for(asyncio.gather(*(w.stop() for w in ws), return_exceptions=True), 5)
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await channel.close()
+
+    return version("pyzeebe"), close
+
+
+def _bind(task: Callable[..., Awaitable[Dict[str, Any]]], delay: float) -> Callable[..., Awaitable[Dict[str, Any]]]:
+    async def bound(**variables: Any) -> Dict[str, Any]:
+        return await task(delay, **variables)
+
+    return bound
+
+
+async def main() -> None:
+    ver, close = await (start_official() if WHICH == "official" else start_jobwire())
+    emit({"event": "ready", "client": f"python-{WHICH}", "version": ver})
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+
+    def on_line() -> None:
+        line = sys.stdin.readline()
+        if line == "" or line.strip() == "stop":
+            loop.remove_reader(sys.stdin)
+            stop.set()
+
+    loop.add_reader(sys.stdin, on_line)
+
+    async def tick() -> None:
+        while True:
+            await asyncio.sleep(0.5)
+            emit({"event": "progress", "jobs": jobs})
+
+    t = asyncio.ensure_future(tick())
+    await stop.wait()
+    t.cancel()
+    try:
+        await close()
+    except Exception as e:  # noqa: BLE001 - a slow close is reported, the totals still are
+        print(f"close: {e!r}", file=sys.stderr)
+    emit({"event": "done", "jobs": jobs, "latMs": lat})
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

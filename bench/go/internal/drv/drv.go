@@ -1,0 +1,138 @@
+// Package drv is the shared part of the Go benchmark drivers (../../DRIVERS.md):
+// the JSON config, the event lines on stdout, the job counter and the latency
+// record. The SDK-specific part (creating and closing workers) is in each cmd.
+package drv
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime/pprof"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// WorkerSpec is one entry of Config.Workers.
+type WorkerSpec struct {
+	JobType        string `json:"jobType"`
+	Mode           string `json:"mode"` // push | poll (long poll) | shortpoll
+	Capacity       int    `json:"capacity"`
+	DelayMs        int    `json:"delayMs"`
+	PollIntervalMs int    `json:"pollIntervalMs"`
+	Count          int    `json:"count"`
+}
+
+// Config is the driver's only argument.
+type Config struct {
+	Address string       `json:"address"`
+	Workers []WorkerSpec `json:"workers"`
+}
+
+// Parse reads the config from the first argument.
+func Parse() Config {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: driver '<config json>'")
+		os.Exit(2)
+	}
+	var c Config
+	if err := json.Unmarshal([]byte(os.Args[len(os.Args)-1]), &c); err != nil {
+		fmt.Fprintln(os.Stderr, "bad config:", err)
+		os.Exit(2)
+	}
+	for i := range c.Workers {
+		if c.Workers[i].Count <= 0 {
+			c.Workers[i].Count = 1
+		}
+		if c.Workers[i].Capacity <= 0 {
+			c.Workers[i].Capacity = 32
+		}
+	}
+	return c
+}
+
+// Recorder counts handled jobs and keeps each job's activation latency
+// (handler start minus the t0 variable, epoch ms, set by the load generator).
+type Recorder struct {
+	jobs atomic.Int64
+	mu   sync.Mutex
+	lat  []float64
+}
+
+// Start records a handler start; t0 is 0 when the job carries none.
+func (r *Recorder) Start(t0 float64) {
+	if t0 > 0 {
+		l := float64(time.Now().UnixNano())/1e6 - t0
+		r.mu.Lock()
+		r.lat = append(r.lat, l)
+		r.mu.Unlock()
+	}
+}
+
+// Done counts a completed job.
+func (r *Recorder) Done() { r.jobs.Add(1) }
+
+// T0 extracts the t0 variable from a job's variables document.
+func T0(vars []byte) float64 {
+	var v struct {
+		T0 float64 `json:"t0"`
+	}
+	_ = json.Unmarshal(vars, &v)
+	return v.T0
+}
+
+var outMu sync.Mutex
+
+// Emit writes one event line on stdout.
+func Emit(m map[string]any) {
+	b, _ := json.Marshal(m)
+	outMu.Lock()
+	os.Stdout.Write(append(b, '\n'))
+	outMu.Unlock()
+}
+
+// Run announces ready, reports progress every 500 ms, waits for "stop" or
+// the end of stdin, calls closeAll, and reports the totals.
+//
+// BENCH_CPUPROFILE=<file> writes a pprof CPU profile of the whole run (for `go tool pprof`).
+func Run(client, version string, r *Recorder, closeAll func()) {
+	if f := os.Getenv("BENCH_CPUPROFILE"); f != "" {
+		if out, err := os.Create(f); err == nil && pprof.StartCPUProfile(out) == nil {
+			defer func() { pprof.StopCPUProfile(); out.Close() }()
+		}
+	}
+	Emit(map[string]any{"event": "ready", "client": client, "version": version})
+	stop := make(chan struct{})
+	go func() {
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				Emit(map[string]any{"event": "progress", "jobs": r.jobs.Load()})
+			}
+		}
+	}()
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		if sc.Text() == "stop" {
+			break
+		}
+	}
+	close(stop)
+	// A client whose close waits for a parked long poll would hold the totals back: cap it.
+	closed := make(chan struct{})
+	go func() { closeAll(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		fmt.Fprintln(os.Stderr, "close did not return within 5 s")
+	}
+	r.mu.Lock()
+	lat := r.lat
+	r.mu.Unlock()
+	Emit(map[string]any{"event": "done", "jobs": r.jobs.Load(), "latMs": lat})
+}

@@ -1,0 +1,94 @@
+"""Smoke test of `make bench` (the `bench` suite of `make test`): runs `bench.py --smoke` once on the
+jobwire engine (every client, closed loop, push; the open-loop, backpressure and ceiling workloads for
+the first client) and checks what it wrote: every client completed its instances through its own
+worker process, the measured numbers are sane, the JSON, the plots and the page exist."""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+CLIENTS = ["go-jobwire", "go-official", "node-jobwire", "node-official",
+           "python-jobwire", "python-official", "java-jobwire", "java-official"]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
+    out = tmp_path_factory.mktemp("bench")
+    subprocess.run([str(HERE / "bootstrap.sh")], check=True)
+    p = subprocess.run([str(HERE / ".venv" / "bin" / "python"), str(HERE / "bench.py"), "--smoke", "--engines", "jobwire",
+                        "--workloads", "1,2,5,7", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=600)
+    sys.stdout.write(p.stdout[-6000:])
+    assert p.returncode == 0, p.stdout[-3000:]
+    res = json.loads((out / "bench.json").read_text())
+    return {"out": out, "res": res, "rows": res["rows"], "log": p.stdout}
+
+
+def rows(run: Dict[str, Any], w: int) -> List[Dict[str, Any]]:
+    return [r for r in run["rows"] if r["workload"] == w]
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_closed_loop_every_client_completes_its_instances(run: Dict[str, Any], client: str) -> None:
+    r = next((r for r in rows(run, 1) if r["client"] == client), None)
+    assert r is not None, f"no workload-1 result for {client}"
+    assert r["errors"] == 0 and r["completed"] == r["n"] == 200
+    # the driver's own count: its handler ran for every instance (the load generator is another process)
+    assert r["driverJobs"] == r["n"] and r["allHandled"]
+    assert 1 < r["jobsPerS"] < 100000
+    assert 0 < r["p50Ms"] <= r["p99Ms"] < 60000
+    assert 0 < r["clientCpuMsPerJob"] < 100, "worker CPU comes from /proc/<driver pid>"
+    assert 5 < r["peakRssMb"] < 4096
+    assert r["version"] and r["version"] != "None"
+
+
+def test_open_loop_measures_activation_latency(run: Dict[str, Any]) -> None:
+    rs = rows(run, 2)
+    assert {r["mode"] for r in rs} == {"push", "poll"}
+    for r in rs:
+        assert r["handled"] == r["n"] == r["created"], r
+        assert 0 < r["p50Ms"] <= r["p99Ms"] <= r["p999Ms"] < 60000
+
+
+def test_backpressure_loses_nothing_and_tracks_memory(run: Dict[str, Any]) -> None:
+    (r,) = rows(run, 5)
+    assert r["backlog"] == 300 and r["drained"]
+    assert r["lost"] == 0 and r["slowJobs"] + r["fastJobs"] == 300
+    assert r["slowJobs"] > 0 and r["fastJobs"] > r["slowJobs"]
+    assert 0 < r["rssStartMb"] <= r["rssPeakMb"] and r["rssEndMb"] > 0
+    assert len(r["rssSamples"]) >= 1
+
+
+def test_engine_ceiling(run: Dict[str, Any]) -> None:
+    rs = rows(run, 7)
+    assert {r["mode"] for r in rs} == {"push", "poll"}
+    assert all(r["jobsPerS"] and r["jobsPerS"] > 1 for r in rs)
+
+
+def png_size(p: Path) -> tuple:
+    b = p.read_bytes()
+    assert b[:8] == b"\x89PNG\r\n\x1a\n", f"{p.name} is not a PNG"
+    return struct.unpack(">II", b[16:24])
+
+
+def test_plots_and_page_written(run: Dict[str, Any]) -> None:
+    out: Path = run["out"]
+    for name in ("w1-throughput-jobwire.png", "w1-cpu-per-job-jobwire.png", "w1-peak-rss-jobwire.png",
+                 "w2-latency-jobwire.png", "w5-rss-jobwire.png"):
+        w, h = png_size(out / name)
+        assert w > 300 and h > 150
+    md = (out / "latest.md").read_text()
+    assert run["res"]["machine"] in md and run["res"]["date"] in md
+    for client in CLIENTS:
+        assert f"| jobwire | {client} | push |" in md
+    assert "## Targets of issue 16" in md and "![w1-throughput-jobwire.png]" in md
+    # progress is printed while it runs
+    assert run["log"].count(" w1 jobwire ") == len(CLIENTS)
