@@ -26,9 +26,12 @@ type Ledger struct {
 	max        int
 	held       int  // every reserved slot
 	pollRes    int  // part of held reserved for the poll in flight
-	pollParked bool // the poll in flight parks (the streamer may take from its pool)
+	pollParked bool // the poll in flight is parked (the streamer may take from its pool)
+	pollParks  bool // the poll in flight may park (a long poll)
 	streamRes  bool // the streamer holds its reservation
 	pollDue    bool // a poll waits for a free slot: the streamer does not reserve
+	readerTurn bool // a poll ended since the streamer last reserved: the next slot is the streamer's
+	readerWait bool // the streamer waits in Reserve for a slot
 	changed    chan struct{}
 	onJobs     func(jobs int)
 }
@@ -96,7 +99,11 @@ func (l *Ledger) PollWanted() (free int, belowThreshold bool) {
 	if l.pollRes > 0 {
 		return 0, false
 	}
-	return l.max - l.held, l.jobsLocked()*10 <= l.max*3
+	free = l.max - l.held
+	if l.readerTurn && l.readerWait {
+		free-- // the streamer's turn (push and poll, rule 8): it gets the next slot
+	}
+	return free, l.jobsLocked()*10 <= l.max*3
 }
 
 // SetPollDue marks (or clears) a poll waiting for a free slot; while it is set
@@ -130,11 +137,24 @@ func (l *Ledger) ReservePoll(n int, parks bool) int {
 		got++
 	}
 	l.pollRes += got
-	l.pollParked = parks
+	l.pollParks, l.pollParked = parks, false
 	l.pollDue = false
 	l.signalLocked()
 	l.mu.Unlock()
 	return got
+}
+
+// PollParked marks the long poll in flight as parked: the gateway has not
+// answered it for pollParkedAfter, so no backlog waits and the streamer may
+// take slots from its pool. A poll answered at once (a backlog) keeps its
+// whole pool, so its jobs never overflow because the streamer took its slots.
+func (l *Ledger) PollParked() {
+	l.mu.Lock()
+	if l.pollParks && !l.pollParked && l.pollRes > 0 {
+		l.pollParked = true
+		l.signalLocked()
+	}
+	l.mu.Unlock()
 }
 
 // TakePoll turns one slot of the poll pool (or else a free slot) into the slot
@@ -170,8 +190,11 @@ func (l *Ledger) claimedLocked(s *Slot) *Slot {
 func (l *Ledger) ReturnPoll() {
 	l.mu.Lock()
 	l.held -= l.pollRes
+	if !l.pollParks {
+		l.readerTurn = true // a backfill or fairness poll held the streamer back: its turn
+	}
 	l.pollRes = 0
-	l.pollParked = false
+	l.pollParked, l.pollParks = false, false
 	l.signalLocked()
 	l.mu.Unlock()
 }
@@ -186,25 +209,33 @@ func (l *Ledger) Reserve(ctx context.Context) error {
 		case l.streamRes:
 			l.mu.Unlock()
 			return nil
-		case l.pollDue && l.pollRes == 0:
-			// A poll waits for the next free slot (with a poll in flight the
-			// due one cannot be sent before it ends anyway).
+		case !l.readerTurn && (l.pollDue && l.pollRes == 0 || l.pollRes > 0 && !l.pollParks):
+			// A backfill or fairness poll is due or in flight: the slots that
+			// free go to it, except one per poll, which is the streamer's turn.
 		case l.held < l.max:
 			l.held++
-			l.streamRes = true
+			l.streamRes, l.readerTurn, l.readerWait = true, false, false
 			l.mu.Unlock()
 			return nil
 		case l.pollRes > 0 && l.pollParked:
 			l.pollRes--
-			l.streamRes = true
+			l.streamRes, l.readerTurn, l.readerWait = true, false, false
 			l.mu.Unlock()
 			return nil
+		}
+		if !l.readerWait {
+			l.readerWait = true
+			l.signalLocked() // a poll waiting for slots recounts (the streamer's turn)
 		}
 		ch := l.changed
 		l.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
+			l.mu.Lock()
+			l.readerWait = false
+			l.signalLocked()
+			l.mu.Unlock()
 			return ctx.Err()
 		}
 	}

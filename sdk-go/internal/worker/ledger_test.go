@@ -123,6 +123,14 @@ func TestStreamTakesFromParkedPoll(t *testing.T) {
 	if got := l.ReservePoll(2, true); got != 2 {
 		t.Fatalf("ReservePoll = %d", got)
 	}
+	// Not parked yet (the gateway may be answering with a backlog): the
+	// poll keeps its pool.
+	early, cancelEarly := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancelEarly()
+	if err := l.Reserve(early); err == nil {
+		t.Fatal("stream took a slot of a poll that is not parked yet")
+	}
+	l.PollParked()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	if err := l.Reserve(ctx); err != nil { // must not wait for the poll

@@ -16,7 +16,7 @@ import (
 // fairnessInterval: while the stream keeps held above the poll threshold, a
 // fairness poll is due this long after the last poll ended (push and poll,
 // rule 8), so jobs the engine yielded (never pushed again) are collected.
-const fairnessInterval = time.Second
+const fairnessInterval = 100 * time.Millisecond
 
 // pollLoop: reserve → receive → run → release. It asks for max − held −
 // reserved jobs when held ≤ 30 % of capacity, or when a backfill or fairness
@@ -175,6 +175,14 @@ func (w *Worker) activate(ctx context.Context, n int, requestTimeout time.Durati
 	stopWatch := make(chan struct{})
 	watched := make(chan struct{})
 	defer func() { close(stopWatch); <-watched }()
+	if requestTimeout >= 0 {
+		parked := time.AfterFunc(pollParkedAfter, func() {
+			if !received.Load() {
+				w.ledger.PollParked()
+			}
+		})
+		defer parked.Stop()
+	}
 	go func() {
 		defer close(watched)
 		w.watchParkedPoll(stopWatch, &received, requestTimeout >= 0, func() { cancelledByStream.Store(true); cancel() })
@@ -227,6 +235,11 @@ func (w *Worker) activate(ctx context.Context, n int, requestTimeout time.Durati
 		}
 	}
 }
+
+// pollParkedAfter: a long poll the gateway has not answered this long is
+// parked (a backlog is answered at once); only then may the stream reader take
+// slots of its pool (same in every SDK).
+const pollParkedAfter = 50 * time.Millisecond
 
 // parkedPollCancelDelay is how long held must stay above the poll threshold
 // before a parked poll is cancelled (same in every SDK). A poll response that
