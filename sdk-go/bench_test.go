@@ -132,7 +132,7 @@ func BenchmarkFairness(b *testing.B) {
 		if !seen[job.Key] {
 			seen[job.Key] = true
 			waits = append(waits, wt)
-			if wt > 250 {
+			if wt > float64(envInt("BENCH_SLOW_MS", 250)) {
 				slow[job.Activation]++
 				if os.Getenv("BENCH_DEBUG") != "" {
 					act := float64(job.Deadline.UnixMicro()-time.Minute.Microseconds()-v.CreatedAt) / 1000

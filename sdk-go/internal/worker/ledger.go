@@ -30,7 +30,8 @@ type Ledger struct {
 	pollParks  bool // the poll in flight may park (a long poll)
 	streamRes  bool // the streamer holds its reservation
 	pollDue    bool // a poll waits for a free slot: the streamer does not reserve
-	readerTurn bool // a poll ended since the streamer last reserved: the next slot is the streamer's
+	pollGot    int  // slots the poll in flight reserved
+	turns      int  // slots owed to the streamer: due polls and the streamer take turns
 	readerWait bool // the streamer waits in Reserve for a slot
 	changed    chan struct{}
 	onJobs     func(jobs int)
@@ -100,8 +101,8 @@ func (l *Ledger) PollWanted() (free int, belowThreshold bool) {
 		return 0, false
 	}
 	free = l.max - l.held
-	if l.readerTurn && l.readerWait {
-		free-- // the streamer's turn (push and poll, rule 8): it gets the next slot
+	if l.turns > 0 && l.readerWait {
+		free = 0 // the streamer's turn (push and poll, rule 8): it reads first
 	}
 	return free, l.jobsLocked()*10 <= l.max*3
 }
@@ -137,6 +138,7 @@ func (l *Ledger) ReservePoll(n int, parks bool) int {
 		got++
 	}
 	l.pollRes += got
+	l.pollGot = got
 	l.pollParks, l.pollParked = parks, false
 	l.pollDue = false
 	l.signalLocked()
@@ -191,8 +193,12 @@ func (l *Ledger) ReturnPoll() {
 	l.mu.Lock()
 	l.held -= l.pollRes
 	if !l.pollParks {
-		l.readerTurn = true // a backfill or fairness poll held the streamer back: its turn
+		// A backfill or fairness poll held the streamer back: it may now read
+		// as many jobs as the poll received (at least one) before the next
+		// due poll takes a slot.
+		l.turns += max(1, l.pollGot-l.pollRes)
 	}
+	l.pollGot = 0
 	l.pollRes = 0
 	l.pollParked, l.pollParks = false, false
 	l.signalLocked()
@@ -209,17 +215,17 @@ func (l *Ledger) Reserve(ctx context.Context) error {
 		case l.streamRes:
 			l.mu.Unlock()
 			return nil
-		case !l.readerTurn && (l.pollDue && l.pollRes == 0 || l.pollRes > 0 && !l.pollParks):
-			// A backfill or fairness poll is due or in flight: the slots that
-			// free go to it, except one per poll, which is the streamer's turn.
+		case l.turns == 0 && l.pollHoldsStreamer():
+			// A backfill or fairness poll is due or in flight and the
+			// streamer has had its turns: the slots that free go to the poll.
 		case l.held < l.max:
 			l.held++
-			l.streamRes, l.readerTurn, l.readerWait = true, false, false
+			l.reservedStream()
 			l.mu.Unlock()
 			return nil
 		case l.pollRes > 0 && l.pollParked:
 			l.pollRes--
-			l.streamRes, l.readerTurn, l.readerWait = true, false, false
+			l.reservedStream()
 			l.mu.Unlock()
 			return nil
 		}
@@ -238,6 +244,27 @@ func (l *Ledger) Reserve(ctx context.Context) error {
 			l.mu.Unlock()
 			return ctx.Err()
 		}
+	}
+}
+
+// pollHoldsStreamer: a poll that does not park (backfill, fairness) is due
+// with none in flight, or in flight (under l.mu).
+func (l *Ledger) pollHoldsStreamer() bool {
+	return l.pollDue && l.pollRes == 0 || l.pollRes > 0 && !l.pollParks
+}
+
+// reservedStream records the streamer's reservation and uses up one of its
+// turns (under l.mu). Turns only count while polls hold the streamer back.
+func (l *Ledger) reservedStream() {
+	l.streamRes = true
+	if !l.pollHoldsStreamer() {
+		l.turns = 0
+	} else if l.turns > 0 {
+		l.turns--
+	}
+	if l.readerWait {
+		l.readerWait = false
+		l.signalLocked() // a poll that left this slot to the streamer recounts
 	}
 }
 
