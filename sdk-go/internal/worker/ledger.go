@@ -15,10 +15,14 @@ import (
 // always has a slot"): the streamer's reservation counts as held when a poll
 // computes how many jobs to ask for, so a poll never takes the slot a pushed
 // job will land in. The streamer may still take a slot from the pool of a
-// parked long poll (a long poll never stops the stream); a polled job that then
-// finds no slot is handed back (overflow). While a poll is due (backfill or
-// fairness) and none is in flight, the streamer does not reserve: the poll
-// gets the next free slot.
+// parked long poll (a long poll never stops the stream) — parked meaning the
+// gateway has not answered it for pollParkedAfter, since a backlog is answered
+// at once and must find its slots; a polled job that then finds no slot is
+// handed back (overflow). While a backfill or fairness poll is due or in
+// flight, the streamer does not reserve: the slots that free go to the poll —
+// except the streamer's turns: after such a poll got every job it asked for,
+// the streamer may read as many jobs as it received before the next poll
+// takes a slot (push and poll, rule 8).
 //
 // A Slot is released exactly once (Release is idempotent).
 type Ledger struct {
@@ -192,11 +196,12 @@ func (l *Ledger) claimedLocked(s *Slot) *Slot {
 func (l *Ledger) ReturnPoll() {
 	l.mu.Lock()
 	l.held -= l.pollRes
-	if !l.pollParks {
-		// A backfill or fairness poll held the streamer back: it may now read
-		// as many jobs as the poll received (at least one) before the next
-		// due poll takes a slot.
-		l.turns += max(1, l.pollGot-l.pollRes)
+	if !l.pollParks && l.pollGot > 0 && l.pollRes == 0 {
+		// A backfill or fairness poll got every job it asked for (more is
+		// waiting, the next poll is due at once) while it held the streamer
+		// back: the streamer now takes turns with it, reading as many jobs as
+		// the poll received before the next poll takes a slot.
+		l.turns = l.pollGot
 	}
 	l.pollGot = 0
 	l.pollRes = 0

@@ -239,7 +239,7 @@ func (w *Worker) activate(ctx context.Context, n int, requestTimeout time.Durati
 // pollParkedAfter: a long poll the gateway has not answered this long is
 // parked (a backlog is answered at once); only then may the stream reader take
 // slots of its pool (same in every SDK).
-const pollParkedAfter = 50 * time.Millisecond
+const pollParkedAfter = 100 * time.Millisecond
 
 // parkedPollCancelDelay is how long held must stay above the poll threshold
 // before a parked poll is cancelled (same in every SDK). A poll response that
