@@ -150,13 +150,15 @@ func (l *Ledger) ReservePoll(n int, parks bool) int {
 	return got
 }
 
-// PollParked marks the long poll in flight as parked: the gateway has not
-// answered it for pollParkedAfter, so no backlog waits and the streamer may
-// take slots from its pool. A poll answered at once (a backlog) keeps its
-// whole pool, so its jobs never overflow because the streamer took its slots.
+// PollParked marks the poll in flight as parked: the gateway has not answered
+// it for pollParkedAfter, so no backlog waits and the streamer may take slots
+// from its pool (and a backfill or fairness poll no longer holds it back: a
+// gateway that parks even those must not stop the stream). A poll answered at
+// once (a backlog) keeps its whole pool, so its jobs never overflow because
+// the streamer took its slots.
 func (l *Ledger) PollParked() {
 	l.mu.Lock()
-	if l.pollParks && !l.pollParked && l.pollRes > 0 {
+	if !l.pollParked && l.pollRes > 0 {
 		l.pollParked = true
 		l.signalLocked()
 	}
@@ -255,7 +257,7 @@ func (l *Ledger) Reserve(ctx context.Context) error {
 // pollHoldsStreamer: a poll that does not park (backfill, fairness) is due
 // with none in flight, or in flight (under l.mu).
 func (l *Ledger) pollHoldsStreamer() bool {
-	return l.pollDue && l.pollRes == 0 || l.pollRes > 0 && !l.pollParks
+	return l.pollDue && l.pollRes == 0 || l.pollRes > 0 && !l.pollParks && !l.pollParked
 }
 
 // reservedStream records the streamer's reservation and uses up one of its

@@ -175,14 +175,12 @@ func (w *Worker) activate(ctx context.Context, n int, requestTimeout time.Durati
 	stopWatch := make(chan struct{})
 	watched := make(chan struct{})
 	defer func() { close(stopWatch); <-watched }()
-	if requestTimeout >= 0 {
-		parked := time.AfterFunc(pollParkedAfter, func() {
-			if !received.Load() {
-				w.ledger.PollParked()
-			}
-		})
-		defer parked.Stop()
-	}
+	parked := time.AfterFunc(pollParkedAfter, func() {
+		if !received.Load() {
+			w.ledger.PollParked()
+		}
+	})
+	defer parked.Stop()
 	go func() {
 		defer close(watched)
 		w.watchParkedPoll(stopWatch, &received, requestTimeout >= 0, func() { cancelledByStream.Store(true); cancel() })
@@ -236,9 +234,10 @@ func (w *Worker) activate(ctx context.Context, n int, requestTimeout time.Durati
 	}
 }
 
-// pollParkedAfter: a long poll the gateway has not answered this long is
-// parked (a backlog is answered at once); only then may the stream reader take
-// slots of its pool (same in every SDK).
+// pollParkedAfter: a poll the gateway has not answered this long is parked (a
+// backlog is answered at once); only then may the stream reader take slots of
+// its pool, and a backfill or fairness poll stops holding the reader back
+// (same in every SDK).
 const pollParkedAfter = 100 * time.Millisecond
 
 // parkedPollCancelDelay is how long held must stay above the poll threshold
