@@ -71,15 +71,13 @@ def test_ledger_reservation_counts_against_free_slots() -> None:
 
 def test_ledger_poll_pool_hard_unless_parked() -> None:
     led = Ledger(3)
-    assert led.reserve_poll(5) == 3 and led.free == 0
-    assert not led.try_reserve()  # a poll's pool is its own until it is parked (a backlog answer finds it)
+    assert led.reserve_poll(5, parks=False) == 3 and led.free == 0
+    assert not led.try_reserve()  # a backfill/fairness pool is not shared with the stream
     s1 = led.take_poll()
     assert s1 is not None and led.held == 1 and led.poll_reserved == 2
     led.return_poll()
     assert led.free == 2 and led.poll_reserved == 0
-    assert led.reserve_poll(2) == 2
-    assert not led.try_reserve()
-    led.poll_parked()  # unanswered for 100 ms
+    assert led.reserve_poll(2, parks=True) == 2
     assert led.try_reserve() and led.poll_reserved == 1  # the stream takes from a parked poll
     assert led.take_poll() is not None
     assert led.take_poll() is None  # overflow: the caller hands the job back

@@ -15,14 +15,10 @@ import (
 // always has a slot"): the streamer's reservation counts as held when a poll
 // computes how many jobs to ask for, so a poll never takes the slot a pushed
 // job will land in. The streamer may still take a slot from the pool of a
-// parked long poll (a long poll never stops the stream) — parked meaning the
-// gateway has not answered it for pollParkedAfter, since a backlog is answered
-// at once and must find its slots; a polled job that then finds no slot is
-// handed back (overflow). While a backfill or fairness poll is due or in
-// flight, the streamer does not reserve: the slots that free go to the poll —
-// except the streamer's turns: after such a poll got every job it asked for,
-// the streamer may read as many jobs as it received before the next poll
-// takes a slot (push and poll, rule 8).
+// parked long poll (a long poll never stops the stream); a polled job that then
+// finds no slot is handed back (overflow). While a poll is due (backfill or
+// fairness) and none is in flight, the streamer does not reserve: the poll
+// gets the next free slot.
 //
 // A Slot is released exactly once (Release is idempotent).
 type Ledger struct {
@@ -30,13 +26,9 @@ type Ledger struct {
 	max        int
 	held       int  // every reserved slot
 	pollRes    int  // part of held reserved for the poll in flight
-	pollParked bool // the poll in flight is parked (the streamer may take from its pool)
-	pollParks  bool // the poll in flight may park (a long poll)
+	pollParked bool // the poll in flight parks (the streamer may take from its pool)
 	streamRes  bool // the streamer holds its reservation
 	pollDue    bool // a poll waits for a free slot: the streamer does not reserve
-	pollGot    int  // slots the poll in flight reserved
-	turns      int  // slots owed to the streamer: due polls and the streamer take turns
-	readerWait bool // the streamer waits in Reserve for a slot
 	changed    chan struct{}
 	onJobs     func(jobs int)
 }
@@ -104,11 +96,7 @@ func (l *Ledger) PollWanted() (free int, belowThreshold bool) {
 	if l.pollRes > 0 {
 		return 0, false
 	}
-	free = l.max - l.held
-	if l.turns > 0 && l.readerWait {
-		free = 0 // the streamer's turn (push and poll, rule 8): it reads first
-	}
-	return free, l.jobsLocked()*10 <= l.max*3
+	return l.max - l.held, l.jobsLocked()*10 <= l.max*3
 }
 
 // SetPollDue marks (or clears) a poll waiting for a free slot; while it is set
@@ -142,27 +130,11 @@ func (l *Ledger) ReservePoll(n int, parks bool) int {
 		got++
 	}
 	l.pollRes += got
-	l.pollGot = got
-	l.pollParks, l.pollParked = parks, false
+	l.pollParked = parks
 	l.pollDue = false
 	l.signalLocked()
 	l.mu.Unlock()
 	return got
-}
-
-// PollParked marks the poll in flight as parked: the gateway has not answered
-// it for pollParkedAfter, so no backlog waits and the streamer may take slots
-// from its pool (and a backfill or fairness poll no longer holds it back: a
-// gateway that parks even those must not stop the stream). A poll answered at
-// once (a backlog) keeps its whole pool, so its jobs never overflow because
-// the streamer took its slots.
-func (l *Ledger) PollParked() {
-	l.mu.Lock()
-	if !l.pollParked && l.pollRes > 0 {
-		l.pollParked = true
-		l.signalLocked()
-	}
-	l.mu.Unlock()
 }
 
 // TakePoll turns one slot of the poll pool (or else a free slot) into the slot
@@ -198,16 +170,8 @@ func (l *Ledger) claimedLocked(s *Slot) *Slot {
 func (l *Ledger) ReturnPoll() {
 	l.mu.Lock()
 	l.held -= l.pollRes
-	if !l.pollParks && l.pollGot > 0 && l.pollRes == 0 {
-		// A backfill or fairness poll got every job it asked for (more is
-		// waiting, the next poll is due at once) while it held the streamer
-		// back: the streamer now takes turns with it, reading as many jobs as
-		// the poll received before the next poll takes a slot.
-		l.turns = l.pollGot
-	}
-	l.pollGot = 0
 	l.pollRes = 0
-	l.pollParked, l.pollParks = false, false
+	l.pollParked = false
 	l.signalLocked()
 	l.mu.Unlock()
 }
@@ -222,56 +186,27 @@ func (l *Ledger) Reserve(ctx context.Context) error {
 		case l.streamRes:
 			l.mu.Unlock()
 			return nil
-		case l.turns == 0 && l.pollHoldsStreamer():
-			// A backfill or fairness poll is due or in flight and the
-			// streamer has had its turns: the slots that free go to the poll.
+		case l.pollDue && l.pollRes == 0:
+			// A poll waits for the next free slot (with a poll in flight the
+			// due one cannot be sent before it ends anyway).
 		case l.held < l.max:
 			l.held++
-			l.reservedStream()
+			l.streamRes = true
 			l.mu.Unlock()
 			return nil
 		case l.pollRes > 0 && l.pollParked:
 			l.pollRes--
-			l.reservedStream()
+			l.streamRes = true
 			l.mu.Unlock()
 			return nil
-		}
-		if !l.readerWait {
-			l.readerWait = true
-			l.signalLocked() // a poll waiting for slots recounts (the streamer's turn)
 		}
 		ch := l.changed
 		l.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			l.mu.Lock()
-			l.readerWait = false
-			l.signalLocked()
-			l.mu.Unlock()
 			return ctx.Err()
 		}
-	}
-}
-
-// pollHoldsStreamer: a poll that does not park (backfill, fairness) is due
-// with none in flight, or in flight (under l.mu).
-func (l *Ledger) pollHoldsStreamer() bool {
-	return l.pollDue && l.pollRes == 0 || l.pollRes > 0 && !l.pollParks && !l.pollParked
-}
-
-// reservedStream records the streamer's reservation and uses up one of its
-// turns (under l.mu). Turns only count while polls hold the streamer back.
-func (l *Ledger) reservedStream() {
-	l.streamRes = true
-	if !l.pollHoldsStreamer() {
-		l.turns = 0
-	} else if l.turns > 0 {
-		l.turns--
-	}
-	if l.readerWait {
-		l.readerWait = false
-		l.signalLocked() // a poll that left this slot to the streamer recounts
 	}
 }
 

@@ -123,14 +123,6 @@ func TestStreamTakesFromParkedPoll(t *testing.T) {
 	if got := l.ReservePoll(2, true); got != 2 {
 		t.Fatalf("ReservePoll = %d", got)
 	}
-	// Not parked yet (the gateway may be answering with a backlog): the
-	// poll keeps its pool.
-	early, cancelEarly := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancelEarly()
-	if err := l.Reserve(early); err == nil {
-		t.Fatal("stream took a slot of a poll that is not parked yet")
-	}
-	l.PollParked()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	if err := l.Reserve(ctx); err != nil { // must not wait for the poll
@@ -220,65 +212,4 @@ func TestReserveWaitsForRelease(t *testing.T) {
 	case <-time.After(time.Second):
 		t.Fatal("Reserve did not wake on release")
 	}
-}
-
-// Push and poll, rule 8: a backfill or fairness poll in flight holds the
-// streamer back (the slots that free go to the next poll), and after it got
-// every job it asked for the streamer reads as many jobs as it received before
-// the next due poll takes a slot.
-func TestDuePollsAndStreamerTakeTurns(t *testing.T) {
-	l := NewLedger(4, nil)
-	blocked := func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
-		defer cancel()
-		if err := l.Reserve(ctx); err != nil {
-			return true
-		}
-		return false
-	}
-	if got := l.ReservePoll(2, false); got != 2 { // a fairness poll
-		t.Fatalf("ReservePoll = %d", got)
-	}
-	if !blocked() {
-		t.Fatal("the streamer reserved while a fairness poll was in flight")
-	}
-	a, b := l.TakePoll(), l.TakePoll()
-	l.ReturnPoll() // full: two turns for the streamer
-	l.SetPollDue(true)
-	var stream []*Slot
-	for i := 0; i < 2; i++ {
-		if blocked() {
-			t.Fatalf("turn %d: the streamer was held back", i+1)
-		}
-		stream = append(stream, l.ClaimStream())
-	}
-	if free, _ := l.PollWanted(); free != 0 {
-		t.Fatalf("PollWanted = %d with the worker full", free)
-	}
-	a.Release()
-	if !blocked() {
-		t.Fatal("the streamer reserved a third time: its turns were used, the due poll comes first")
-	}
-	if free, _ := l.PollWanted(); free != 1 {
-		t.Fatalf("PollWanted = %d, want the freed slot", free)
-	}
-	b.Release()
-	for _, s := range stream {
-		s.Release()
-	}
-}
-
-// A poll the gateway has not answered for pollParkedAfter is parked, whatever
-// it asked for: a fairness poll no longer holds the streamer back.
-func TestUnansweredFairnessPollStopsHoldingStreamer(t *testing.T) {
-	l := NewLedger(2, nil)
-	l.ReservePoll(1, false)
-	l.PollParked()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	if err := l.Reserve(ctx); err != nil {
-		t.Fatalf("a parked fairness poll still holds the streamer back: %v", err)
-	}
-	l.DropStream()
-	l.ReturnPoll()
 }

@@ -16,7 +16,7 @@ import (
 // fairnessInterval: while the stream keeps held above the poll threshold, a
 // fairness poll is due this long after the last poll ended (push and poll,
 // rule 8), so jobs the engine yielded (never pushed again) are collected.
-const fairnessInterval = 100 * time.Millisecond
+const fairnessInterval = time.Second
 
 // pollLoop: reserve → receive → run → release. It asks for max − held −
 // reserved jobs when held ≤ 30 % of capacity, or when a backfill or fairness
@@ -175,12 +175,6 @@ func (w *Worker) activate(ctx context.Context, n int, requestTimeout time.Durati
 	stopWatch := make(chan struct{})
 	watched := make(chan struct{})
 	defer func() { close(stopWatch); <-watched }()
-	parked := time.AfterFunc(pollParkedAfter, func() {
-		if !received.Load() {
-			w.ledger.PollParked()
-		}
-	})
-	defer parked.Stop()
 	go func() {
 		defer close(watched)
 		w.watchParkedPoll(stopWatch, &received, requestTimeout >= 0, func() { cancelledByStream.Store(true); cancel() })
@@ -233,12 +227,6 @@ func (w *Worker) activate(ctx context.Context, n int, requestTimeout time.Durati
 		}
 	}
 }
-
-// pollParkedAfter: a poll the gateway has not answered this long is parked (a
-// backlog is answered at once); only then may the stream reader take slots of
-// its pool, and a backfill or fairness poll stops holding the reader back
-// (same in every SDK).
-const pollParkedAfter = 100 * time.Millisecond
 
 // parkedPollCancelDelay is how long held must stay above the poll threshold
 // before a parked poll is cancelled (same in every SDK). A poll response that

@@ -509,7 +509,7 @@ func TestFairnessPollWhileStreamKeepsWorkerFull(t *testing.T) {
 	for !w.ledger.PollDue() && time.Since(t0) < fairnessInterval+time.Second {
 		time.Sleep(5 * time.Millisecond)
 	}
-	// Due fairnessInterval after the last poll (the parked poll, cancelled ~100 ms after the
+	// Due 1 s after the last poll (the parked poll, cancelled ~100 ms after the
 	// stream filled the worker) ended.
 	if !w.ledger.PollDue() || time.Since(t0) < fairnessInterval-200*time.Millisecond {
 		t.Fatalf("fairness poll due after %v, want ~%v after the last poll", time.Since(t0), fairnessInterval)

@@ -15,7 +15,7 @@ export const THRESHOLD = 0.3
  */
 const CANCEL_DELAY_MS = 100
 /** While the stream keeps held above the threshold, a fairness poll is due this long after the last poll ended. */
-export const FAIRNESS_INTERVAL_MS = 100
+export const FAIRNESS_INTERVAL_MS = 1_000
 /**
  * The slots a poll asked for are its own this long (or until it answers): a backlog answer arrives
  * within it and finds its slots; after it the poll is parked and the stream may use them.
@@ -23,7 +23,7 @@ export const FAIRNESS_INTERVAL_MS = 100
 const FIRM_MS = 100
 /** Jobs a parked poll got at least this long after it was sent are stall evidence (rule 6). */
 const STALL_EVIDENCE_MS = 500
-/** How long the stream reader's turns (after a full backfill or fairness poll) are kept for it at most. */
+/** How long the stream reader's turn (after a full fairness poll) is kept for it. */
 const READER_TURN_MS = 200
 /** Activation errors that need a human: reported loudly, retried at the maximum backoff. */
 const LOUD = new Set<number>([Status.INVALID_ARGUMENT, Status.PERMISSION_DENIED, Status.UNAUTHENTICATED])
@@ -59,16 +59,12 @@ export class Poller {
   private lastPollEnded = Date.now()
   private inFlight: PollKind | undefined
   /**
-   * After a poll that filled its ask, the stream reader takes turns with the next poll: it may read
-   * as many jobs as that poll received before the next poll takes a slot (until readerOwedUntil at
-   * the latest), so jobs already in the stream's transport buffers do not wait for the whole
-   * overload either, and the jobs the engine yielded get an equal share of the slots.
+   * After a fairness poll that filled its ask, the stream reader gets the next slot before the next
+   * poll (until this time): jobs already in the stream's transport buffers must not wait for the
+   * whole overload either.
    */
-  private readerTurns = 0
   private readerOwedUntil = 0
   private owedTimer: NodeJS.Timeout | undefined
-  /** The poll in flight got no answer for FIRM_MS: it no longer holds the stream reader back. */
-  private inFlightParked = false
   /** The poll in flight serves as the backfill of a stream that opened meanwhile. */
   private inFlightBackfill = false
   private readonly backoff = new Backoff()
@@ -76,8 +72,6 @@ export class Poller {
   private authRetried = false
   private call: ClientReadableStream<ActivateJobsResponse__Output> | undefined
   private fairnessTimer: NodeJS.Timeout | undefined
-  /** Whether the stream reader waits for a slot (open, not draining, holding no reservation): set by the streamer. */
-  readerWaiting: () => boolean = () => false
   /** Called when a poll (not the backfill after a stream opened) returned jobs: the stall watchdog listens. */
   onJobsFound: (() => void) | undefined
 
@@ -133,36 +127,25 @@ export class Poller {
 
   /**
    * The stream reader must not reserve a slot now: a poll is due (it goes out as soon as a slot is
-   * free) or a fairness or backfill poll is in flight (it answers at once; the slots that free
-   * meanwhile go to the next poll) — unless the reader is owed turns after a backfill or fairness
-   * poll that filled its ask.
+   * free) or a fairness poll is in flight (it answers at once) — unless the reader is owed its turn
+   * after a poll that filled its ask.
    */
   blocksReader(): boolean {
     if (this.readerOwed()) return false
-    return this.due() || ((this.inFlight === 'fairness' || this.inFlight === 'backfill') && !this.inFlightParked)
+    return this.due() || this.inFlight === 'fairness'
   }
 
   private readerOwed(): boolean {
-    return this.readerTurns > 0 && this.readerOwedUntil > Date.now()
+    return this.readerOwedUntil > Date.now()
   }
 
-  /** The stream reader is owed a turn: true when it was (it takes one now). */
+  /** The stream reader is owed a turn: true when it was (it takes it now). */
   readerTookTurn(): boolean {
     if (!this.readerOwed()) return false
-    if (--this.readerTurns === 0) {
-      // No poke: the reservation that follows notifies the ledger's listeners.
-      this.readerOwedUntil = 0
-      clearTimeout(this.owedTimer)
-    }
-    return true
-  }
-
-  /** The reader's turns end (all taken, or the stream had nothing buffered for an owed turn). */
-  forfeitTurns(): void {
-    this.readerTurns = 0
     this.readerOwedUntil = 0
     clearTimeout(this.owedTimer)
     this.ctx.ledger.poke()
+    return true
   }
 
   /** Runs until the worker stops; never throws. */
@@ -178,7 +161,6 @@ export class Poller {
       // In flight before the slots are taken: the stream reader must not mistake it for a due poll.
       this.inFlight = kind
       this.inFlightBackfill = kind === 'backfill'
-      this.inFlightParked = false
       const want = ledger.firmPoll(ledger.free)
       // Fairness and backfill polls do not park: they hold the stream reader back while in flight.
       const rt = kind === 'normal' ? ctx.opts.requestTimeoutMs : -1
@@ -195,10 +177,8 @@ export class Poller {
         // stream reader. Set before the poll counts as ended, so the reader sees it.
         if (ctx.state.streamOpen && got > 0 && got >= want) {
           this.moreDue = true
-          // The reader gets as many slots as this poll received before the next poll (for
-          // READER_TURN_MS at most): jobs already in the stream's transport buffers must not wait
-          // for the whole overload either.
-          this.readerTurns = kind === 'normal' ? 0 : got
+          // The reader gets the next slot first (for READER_TURN_MS): jobs already in the stream's
+          // transport buffers must not wait for the whole overload either.
           this.readerOwedUntil = Date.now() + READER_TURN_MS
           clearTimeout(this.owedTimer)
           this.owedTimer = setTimeout(() => {
@@ -255,9 +235,7 @@ export class Poller {
 
   private waitForTurn(): Promise<void> {
     const { ledger, stopSignal } = this.ctx
-    // The reader's owed turns hold the poll back only while it waits for a slot: a reader idle on an
-    // empty stream (holding its reservation) does not.
-    const ready = () => ledger.free > 0 && this.due() && !(this.readerOwed() && this.readerWaiting())
+    const ready = () => ledger.free > 0 && this.due() && !this.readerOwed()
     if (ready() || stopSignal.aborted) return Promise.resolve()
     return new Promise((resolve) => {
       const check = () => {
@@ -292,13 +270,7 @@ export class Poller {
       tenantIds: o.tenantIds,
     }
     const deadline = Date.now() + pollDeadlineMs(requestTimeoutMs)
-    const firmTimer = setTimeout(() => {
-      // Unanswered for FIRM_MS: parked, whatever it asked for (a gateway that parks even a
-      // non-parking poll must not stop the stream reader).
-      this.inFlightParked = true
-      ctx.ledger.softenPoll()
-      ctx.ledger.poke()
-    }, FIRM_MS)
+    const firmTimer = setTimeout(() => ctx.ledger.softenPoll(), FIRM_MS)
     let call: ClientReadableStream<ActivateJobsResponse__Output>
     let token: string | undefined
     try {

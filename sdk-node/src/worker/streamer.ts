@@ -57,11 +57,6 @@ class OpenStream {
     this.arm()
   }
 
-  /** The reader would read now if it got a slot. */
-  waiting(): boolean {
-    return !this.draining && !this.reserved
-  }
-
   /** Reserve a slot and read, or pause; yields an idle reservation to a due poll that finds no free slot. */
   arm(): void {
     if (this.draining || this.arming) return
@@ -79,8 +74,6 @@ class OpenStream {
         // slot — at once, or after YIELD_AFTER_MS when the reservation is the reader's owed turn.
         const idle = Date.now() - this.armedSince
         if (!this.ownTurn || idle >= YIELD_AFTER_MS) {
-          // An owed turn idle this long: the stream has nothing buffered, its turns end.
-          if (this.ownTurn) this.poller.forfeitTurns()
           this.reserved = false
           this.gate.revoke()
           ledger.unreserve()
@@ -201,7 +194,6 @@ export class Streamer {
 
   constructor(private readonly ctx: WorkerContext, private readonly exec: Executor, private readonly poller: Poller) {
     poller.onJobsFound = () => this.checkStall()
-    poller.readerWaiting = () => this.current !== undefined && this.current.waiting()
   }
 
   /** Runs until the worker stops or the gateway lacks streaming; never throws. */

@@ -220,8 +220,8 @@ describe('rule 2: a parked poll is cancelled when the stream fills the worker', 
     stream!.emit('data', fakeJob()) // held 2 > 1.2: cancelled after 100 ms above the threshold
     expect(poll!.cancelled).toBe(false)
     await waitFor(() => poll!.cancelled, 1_000, 'poll cancelled')
-    await delay(50)
-    expect(t.of('ActivateJobs')).toHaveLength(1) // no poll while above the threshold (a fairness poll only 100 ms after the last)
+    await delay(150)
+    expect(t.of('ActivateJobs')).toHaveLength(1) // no poll while above the threshold
     expect(w.state).toBe('streaming') // not backoff
     expect(count('jobwire.worker.poll.requests{result=cancelled}')).toBe(1)
     expect(count('jobwire.worker.poll.requests{result=error}')).toBe(0)
@@ -527,7 +527,7 @@ describe('issue 12 edges', () => {
     release.open()
   })
 
-  it('fairness poll: while the stream keeps held above the threshold, a non-parking poll goes out 100 ms after the last poll, as soon as a slot frees', async () => {
+  it('fairness poll: while the stream keeps held above the threshold, a non-parking poll goes out 1 s after the last poll, as soon as a slot frees', async () => {
     const t = new ScriptedTransport()
     const release: Array<() => void> = []
     startWorker(t, { maxJobsActive: 4, handler: () => new Promise<void>((r) => release.push(r)) })
@@ -540,45 +540,11 @@ describe('issue 12 edges', () => {
     await waitFor(() => release.length === 4)
     await waitFor(() => t.of('ActivateJobs')[1]!.cancelled, 1_000, 'parked poll cancelled above the threshold')
     stream!.emit('data', fakeJob()) // the engine has more for the stream; the reader must leave the next slot to the poll
-    await delay(300)
-    expect(t.of('ActivateJobs')).toHaveLength(2) // due, but no slot free yet
+    await delay(1_200)
+    expect(t.of('ActivateJobs')).toHaveLength(2) // no slot free yet
     release.shift()!()
     await waitFor(() => t.of('ActivateJobs').length === 3, 1_000, 'fairness poll')
     expect(t.of('ActivateJobs')[2]!.request).toMatchObject({ requestTimeout: '-1', maxJobsToActivate: 1 })
-    for (const r of release) r()
-  })
-
-  it('after a full fairness poll the stream reader reads as many jobs as it received before the next poll (turns)', async () => {
-    const t = new ScriptedTransport()
-    const release: Array<() => void> = []
-    startWorker(t, { maxJobsActive: 4, handler: () => new Promise<void>((r) => release.push(r)) })
-    await waitFor(() => t.of('StreamActivatedJobs').length === 1 && t.of('ActivateJobs').length === 1)
-    const [stream] = t.of('StreamActivatedJobs')
-    t.of('ActivateJobs')[0]!.emit('end') // backfill: empty
-    await waitFor(() => t.of('ActivateJobs').length === 2)
-    for (let i = 0; i < 4; i++) stream!.emit('data', fakeJob())
-    await waitFor(() => release.length === 4)
-    await waitFor(() => t.of('ActivateJobs')[1]!.cancelled, 1_000, 'parked poll cancelled above the threshold')
-    await delay(150) // a fairness poll is due
-    release.shift()!()
-    release.shift()!()
-    await waitFor(() => t.of('ActivateJobs').length === 3, 1_000, 'fairness poll')
-    const fair = t.of('ActivateJobs')[2]!
-    expect(fair.request).toMatchObject({ requestTimeout: '-1' })
-    const asked = fair.request.maxJobsToActivate as number
-    for (let i = 0; i < 6; i++) stream!.emit('data', fakeJob()) // the stream's transport buffers hold more
-    await delay(50)
-    expect(release.length).toBe(2) // the reader is held back while the fairness poll is in flight
-    fair.emit('data', { jobs: Array.from({ length: asked }, () => fakeJob()) }) // full: more is waiting
-    fair.emit('end')
-    await waitFor(() => release.length === 2 + asked)
-    // The next poll is due at once, but the reader has `asked` turns first: free those slots.
-    for (let i = 0; i < asked; i++) release.shift()!()
-    await waitFor(() => release.length === 2 + asked, 1_000, 'the reader read its turns')
-    await delay(50)
-    expect(t.of('ActivateJobs')).toHaveLength(3) // no poll took a slot during the reader's turns
-    release.shift()!()
-    await waitFor(() => t.of('ActivateJobs').length === 4, 1_000, 'the next poll after the turns')
     for (const r of release) r()
   })
 

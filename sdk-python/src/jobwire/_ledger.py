@@ -30,9 +30,9 @@ class Ledger:
 
     A slot is taken when a job is received and released exactly once (outcome
     acknowledged, given up, or job dropped). The stream reader may take a slot from the
-    pool of a *parked* poll (unanswered for 100 ms: a backlog is answered at once and must
-    find its slots; a parked poll never stops the stream); a polled job that then finds no
-    slot is handed back (overflow). Single-threaded: used on the event loop only.
+    pool of a *parked* long poll (a long poll never stops the stream); a polled job that
+    then finds no slot is handed back (overflow). Backfill and fairness polls do not park
+    and their pools are not shared. Single-threaded: used on the event loop only.
     """
 
     def __init__(self, max_jobs: int) -> None:
@@ -46,7 +46,6 @@ class Ledger:
         self.poll_reserved = 0
         """Slots reserved for the poll in flight."""
         self.poll_parks = False
-        """The poll in flight is parked: the stream reader may take slots of its pool."""
         self._waiters: List["asyncio.Future[None]"] = []
         self._listeners: List[Callable[[], None]] = []
 
@@ -63,20 +62,13 @@ class Ledger:
         self._notify()
         return Slot(self)
 
-    def reserve_poll(self, n: int) -> int:
-        """Reserves up to ``n`` free slots for a poll; returns how many it got. They are the
-        poll's own until it is parked (:meth:`poll_parked`)."""
+    def reserve_poll(self, n: int, parks: bool) -> int:
+        """Reserves up to ``n`` free slots for a poll; returns how many it got."""
         got = max(0, min(n, self.free))
         self.poll_reserved = got
-        self.poll_parks = False
+        self.poll_parks = parks
         self._notify()
         return got
-
-    def poll_parked(self) -> None:
-        """The poll in flight got no answer for 100 ms: the stream reader may take slots of its pool."""
-        if self.poll_reserved > 0 and not self.poll_parks:
-            self.poll_parks = True
-            self._notify()
 
     def take_poll(self) -> Optional[Slot]:
         """Turns one slot of the poll pool (else a free slot) into the slot of a received job."""

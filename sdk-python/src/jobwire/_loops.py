@@ -20,12 +20,8 @@ CANCEL_DELAY_S = 0.1
 """Held must stay above the threshold this long before a parked poll is cancelled."""
 DEADLINE_OFFSET_S = 10.0
 """The ActivateJobs deadline is the long-poll duration plus this."""
-FAIRNESS_AFTER_S = 0.1
+FAIRNESS_AFTER_S = 1.0
 """While the stream keeps held above the threshold, a fairness poll is due this long after the last poll."""
-PARKED_AFTER_S = 0.1
-"""A poll unanswered this long is parked: it no longer holds the stream reader back, which may take its slots."""
-READER_TURNS_S = 0.2
-"""The stream reader's turns after a full backfill or fairness poll lapse after this."""
 STALL_AFTER_S = 2.0
 STALL_MIN_INTERVAL_S = 10.0
 DRAIN_QUIET_S = 0.05
@@ -59,9 +55,6 @@ class Poller:
         self.backfill_due = True  # the first poll collects the backlog
         self.more_due = False
         self.in_flight = False
-        self.in_flight_holds = False  # a backfill or fairness poll in flight, not parked: holds the reader back
-        self.reader_turns = 0
-        self.turns_until = 0.0
         self.last_end = time.monotonic()
         self.streamer: Optional["Streamer"] = None
         self.backoff = Backoff()
@@ -95,22 +88,9 @@ class Poller:
     def _fairness_due(self) -> bool:
         return self._streaming() and not self._below() and time.monotonic() - self.last_end >= FAIRNESS_AFTER_S
 
-    def _turns_owed(self) -> bool:
-        return self.reader_turns > 0 and time.monotonic() < self.turns_until
-
     def wants_slot(self) -> bool:
-        """The stream reader leaves the next free slot to a poll: a backfill, "more waiting" or
-        fairness poll is due, or one is in flight (not parked) — unless the reader is owed turns."""
-        if self._turns_owed():
-            return False
-        if self.in_flight:
-            return self.in_flight_holds
-        return self.backfill_due or (self.more_due and self._streaming()) or self._fairness_due()
-
-    def reader_reserved(self) -> None:
-        """The stream reader reserved a slot: one of its turns, if it is owed any."""
-        if self._turns_owed():
-            self.reader_turns -= 1
+        """A backfill, "more waiting" or fairness poll is due: the stream reader leaves the next free slot to it."""
+        return not self.in_flight and (self.backfill_due or (self.more_due and self._streaming()) or self._fairness_due())
 
     def _kind(self) -> Optional[str]:
         if self.backfill_due:
@@ -134,10 +114,9 @@ class Poller:
             # reader back only for the moment it takes to collect what waits.
             special = kind == "fairness" or (kind == "backfill" and self._streaming())
             rt = -1.0 if special else ctx.opts.request_timeout
-            want = ctx.ledger.reserve_poll(ctx.ledger.free)
+            want = ctx.ledger.reserve_poll(ctx.ledger.free, parks=rt >= 0)
             started = time.monotonic()
             self.in_flight = True
-            self.in_flight_holds = special
             if self.streamer is not None:
                 self.streamer.wake()  # the poll took its slots: the stream reader may reserve again
             try:
@@ -152,7 +131,6 @@ class Poller:
             finally:
                 ctx.ledger.return_poll()
                 self.in_flight = False
-                self.in_flight_holds = False
                 self.last_end = time.monotonic()
                 if self.streamer is not None:
                     self.streamer.wake()
@@ -170,13 +148,6 @@ class Poller:
             ctx.telemetry.poll_request("jobs" if got > 0 else "empty")
             if got > 0 and got >= want and self._streaming():
                 self.more_due = True  # there is more waiting: poll again at once
-                if special:
-                    # ...taking turns with the stream reader: it reads as many jobs as this poll
-                    # received before the next poll takes a slot (rule 8).
-                    self.reader_turns = got
-                    self.turns_until = time.monotonic() + READER_TURNS_S
-                    if self.streamer is not None:
-                        self.streamer.wake()
             if got > 0 and kind != "backfill" and self.streamer is not None:
                 self.streamer.poll_found_jobs()
             if got == 0:
@@ -190,14 +161,11 @@ class Poller:
         while not ctx.stop.is_set():
             self._wake.clear()
             kind = self._kind()
-            reader_first = self._turns_owed() and self.streamer is not None and self.streamer.reader_waiting()
-            if kind is not None and ctx.ledger.free > 0 and not reader_first:
+            if kind is not None and ctx.ledger.free > 0:
                 return kind
             timeout: Optional[float] = None
             if self._streaming() and not self._below():
                 timeout = max(0.01, self.last_end + FAIRNESS_AFTER_S - time.monotonic())
-            if self._turns_owed():
-                timeout = max(0.01, min(timeout or READER_TURNS_S, self.turns_until - time.monotonic()))
             await _wait_event(self._wake, timeout)
         return None
 
@@ -247,16 +215,6 @@ class Poller:
             elif state["below"] and got == 0 and not state["cancelled"] and timer[0] is None:
                 timer[0] = loop.call_later(CANCEL_DELAY_S, fire)
 
-        def parked() -> None:
-            # Unanswered for PARKED_AFTER_S: parked, whatever it asked for — the stream reader
-            # may reserve again and take slots of its pool.
-            if got == 0:
-                self.in_flight_holds = False
-                led.poll_parked()
-                if self.streamer is not None:
-                    self.streamer.wake()
-
-        park_timer = loop.call_later(PARKED_AFTER_S, parked)
         off = led.on_change(on_change)
         try:
             while True:
@@ -286,7 +244,6 @@ class Poller:
                         self.exec.give_back(job, "poll")
         finally:
             off()
-            park_timer.cancel()
             if timer[0] is not None:
                 timer[0].cancel()
             self._call = None
@@ -320,7 +277,6 @@ class _Session:
         self.opened_at = time.monotonic()
         self.last_delivery = self.opened_at
         self.reserved_since: Optional[float] = None
-        self.waiting_slot = False  # the reader waits for a slot to read
         self.recycle: Optional[str] = None
         self.wake = asyncio.Event()
         # Set at close or recycle: ends the wait for the next message (a read never waits on
@@ -375,13 +331,8 @@ class _Session:
                         self.request_recycle("recycled")
                         break
                     if not self.s.poller.wants_slot() and led.try_reserve():
-                        self.s.poller.reader_reserved()
                         break
-                    if not self.waiting_slot:
-                        self.waiting_slot = True
-                        self.s.poller.wake()  # a poll leaving this slot to the reader's turns recounts
                     await _wait_event(self.wake, max(0.01, recycle_at - time.monotonic()))
-                self.waiting_slot = False
                 if ctx.stop.is_set() or self.recycle is not None:
                     return await self._end(None)
                 self.reserved_since = time.monotonic()
@@ -495,10 +446,6 @@ class Streamer:
         """Re-evaluates whether the reader may reserve a slot."""
         if self.current is not None:
             self.current.wake.set()
-
-    def reader_waiting(self) -> bool:
-        """The stream reader waits for a slot (turns owed to it hold a due poll back only then)."""
-        return self.current is not None and self.current.waiting_slot
 
     def stop(self) -> None:
         """Close began: the current session drains."""

@@ -82,9 +82,7 @@ public final class WorkerImpl implements JobWorker {
   static final long STALL_MS = 2_000;
   static final long STALL_PARKED_MIN_MS = 500;
   static final long STALL_RECYCLE_GAP_MS = 10_000;
-  static final long FAIRNESS_MS = 100;
-  /** The stream reader's turns after a full backfill or fairness poll lapse after this. */
-  static final long READER_TURNS_MS = 200;
+  static final long FAIRNESS_MS = 1_000;
   static final long DRAIN_QUIET_MS = 50;
   static final long DRAIN_MAX_MS = 500;
   static final long SHORT_LIVED_MS = 1_000;
@@ -137,12 +135,6 @@ public final class WorkerImpl implements JobWorker {
   private long pollFirstJobAt;
   private ScheduledFuture<?> cancelTimer;
   private ScheduledFuture<?> fairnessTimer;
-  /**
-   * Turns owed to the stream reader after a backfill or fairness poll that got every job it asked
-   * for: it reads as many jobs as that poll received before the next poll takes a slot (rule 8).
-   */
-  private int readerTurns;
-  private long turnsUntil;
   private boolean pollAuthRetried;
   private final Backoff pollBackoff = new Backoff();
 
@@ -379,26 +371,7 @@ public final class WorkerImpl implements JobWorker {
 
   private void maybePoll() {
     if (!pollDue() || free() <= 0) return;
-    if (turnsOwed() && readerWaiting()) return; // the stream reader's turn first
     startPoll();
-  }
-
-  private boolean turnsOwed() {
-    return readerTurns > 0 && System.currentTimeMillis() < turnsUntil;
-  }
-
-  /** The stream reader would read now if it had a slot. */
-  private boolean readerWaiting() {
-    StreamCtx s = current;
-    return s != null && !s.draining && !s.ended && !s.hasReservation && !stopping && s.obs != null;
-  }
-
-  /**
-   * A poll holds the stream reader back: one is due (it takes the next free slot), or a backfill or
-   * fairness poll is in flight and not parked (the slots that free meanwhile go to the next poll).
-   */
-  private boolean pollHoldsReader() {
-    return pollDue() || (pollInFlight && pollRtMs < 0 && !pollParked);
   }
 
   private void startPoll() {
@@ -433,9 +406,7 @@ public final class WorkerImpl implements JobWorker {
     pollWasBelow = below;
     pollParked = false;
     pollFirstJobAt = 0;
-    // unanswered for PARKED_AFTER_MS: parked, whatever it asked for (a non-parking poll then no
-    // longer holds the stream reader back either)
-    ctl.schedule(() -> {
+    if (rt >= 0) ctl.schedule(() -> {
       if (pollCall == call && pollGot == 0) {
         pollParked = true;
         onLedgerChange();
@@ -510,15 +481,7 @@ public final class WorkerImpl implements JobWorker {
     // the stall watchdog: jobs became activatable while this long poll was parked (not a backlog
     // answered at once): did the stream deliver?
     if (pollGot > 0 && !pollIsBackfill && pollRtMs >= 0 && pollFirstJobAt - pollStarted >= STALL_PARKED_MIN_MS) checkStall();
-    if (pollWant > 0 && pollGot >= pollWant) {
-      moreDue = true;
-      if (pollRtMs < 0 && current != null) {
-        // a backfill or fairness poll held the stream reader back: they now take turns
-        readerTurns = pollGot;
-        turnsUntil = lastPollEnd + READER_TURNS_MS;
-        ctl.schedule(this::onLedgerChange, READER_TURNS_MS + 5, TimeUnit.MILLISECONDS);
-      }
-    }
+    if (pollWant > 0 && pollGot >= pollWant) moreDue = true;
     long elapsed = lastPollEnd - pollStarted;
     boolean longPolled = pollRtMs >= 0 && elapsed >= (pollRtMs == 0 ? DEFAULT_LONG_POLL_MS : pollRtMs) / 2;
     scheduleFairness();
@@ -647,12 +610,9 @@ public final class WorkerImpl implements JobWorker {
   private void maybeReserve() {
     StreamCtx s = current;
     if (s == null || s.draining || s.ended || s.hasReservation || stopping || s.obs == null) return;
-    if (free() <= 0) return;
-    boolean turn = turnsOwed();
-    if (pollHoldsReader() && !turn) return;
+    if (pollDue() || free() <= 0) return;
     // the slots an unparked poll asked for are its own until it answers
     if (pollInFlight && !pollParked && free() - Math.max(0, pollWant - pollGot) <= 0) return;
-    if (turn) readerTurns--;
     reserved++;
     s.hasReservation = true;
     s.reservedSince = System.currentTimeMillis();
