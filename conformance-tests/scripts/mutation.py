@@ -105,7 +105,9 @@ def build_driver(clone: Path, sdk: str) -> tuple[bool, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ZEEBE_", "CAMUNDA_"))}
     env["ZEEBE_ADDRESS"] = "127.0.0.1:1"
     env["ZEEBE_INSECURE_CONNECTION"] = "true"
-    p = subprocess.run([str(clone / "conformance-tests" / "drivers" / sdk / "run")], stdin=subprocess.DEVNULL,
+    # input="": stdin is a pipe closed at once. /dev/null is not one: the Python
+    # driver's asyncio pipe reader never sees EOF on it and the build hangs.
+    p = subprocess.run([str(clone / "conformance-tests" / "drivers" / sdk / "run")], input="",
                        capture_output=True, text=True, timeout=600, env=env)
     return p.returncode == 0, (p.stderr or "")[-1500:]
 

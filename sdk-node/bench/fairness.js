@@ -23,7 +23,7 @@ const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.leng
 
 ;(async () => {
   const engine = await startEngine()
-  const client = new Client({ address: engine.address, logger: { debug() {}, info() {}, warn() {}, error: console.error } })
+  const client = new Client({ address: engine.address, logger: process.env.BENCH_LOG ? { debug: (m) => console.error(Date.now(), 'D', m), info: (m) => console.error(Date.now(), 'I', m), warn: (m) => console.error(Date.now(), 'W', m), error: console.error } : { debug() {}, info() {}, warn() {}, error: console.error } })
   try {
     const id = 'fair'
     const type = 'fair'
