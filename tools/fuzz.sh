@@ -9,7 +9,8 @@
 # Fuzzers: engine-rpcs (every Gateway RPC, go test -fuzz FuzzGatewayRPCs),
 # engine-bpmn (FuzzParseBPMN), engine-vars (FuzzMergeVariables),
 # node (fast-check, lossless JSON), python (Hypothesis, variables),
-# java (Jazzer, variables: 4 fuzz tests x FUZZ_TIME/4, each in its own JVM;
+# java (Jazzer, variables: 4 fuzz tests x FUZZ_TIME/4, each in its own JVM, or
+# FUZZ_JAVA_TARGETS="method ..." for some;
 # JDK 17 works, JAVA_HOME may point at another JDK; a failing input is written
 # to sdk-java/src/test/resources/io/jobwire/internal/JsonPropertiesTestInputs/).
 # Go's new interesting inputs stay in its cache ($(go env GOCACHE)/fuzz); a
@@ -68,9 +69,11 @@ if want java; then
   # -max_total_time goes to libFuzzer (it overrides the tests' @FuzzTest(maxDuration = "30s"));
   # jazzer.instrument adds Jackson to the coverage-instrumented classes (by default only the
   # classes in target/ are). New inputs collect in sdk-java/.cifuzz-corpus (not committed).
-  targets="everyInt64AndUint64StaysExact roundTripKeepsEveryValueExact anyTextIsAMapOrATypedError deepNestingIsATypedError"
-  per=$(( SECONDS_EACH / 4 )); [ $per -lt 1 ] && per=1
-  echo "fuzz: java (Jazzer, 4 fuzz tests x ${per}s)"
+  # FUZZ_JAVA_TARGETS (space-separated method names) fuzzes only those, sharing FUZZ_TIME.
+  targets="${FUZZ_JAVA_TARGETS:-everyInt64AndUint64StaysExact roundTripKeepsEveryValueExact anyTextIsAMapOrATypedError deepNestingIsATypedError}"
+  ntargets=$(echo $targets | wc -w)
+  per=$(( SECONDS_EACH / ntargets )); [ $per -lt 1 ] && per=1
+  echo "fuzz: java (Jazzer, $ntargets fuzz tests x ${per}s)"
   jrc=0; jsum=""
   for t in $targets; do
     log="$OUT/java-$t.log"
