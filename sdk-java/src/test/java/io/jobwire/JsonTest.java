@@ -54,6 +54,21 @@ class JsonTest {
   }
 
   @Test
+  void aNumberTooLargeForBigDecimalIsATypedError() {
+    // valid JSON, but its exponent does not fit a BigDecimal's int scale: Jackson throws
+    // NumberFormatException, which must reach the caller as InvalidVariablesException (found by
+    // Jazzer, JsonPropertiesTest#anyTextIsAMapOrATypedError)
+    for (String n : List.of("-1844674E2073709551616", "1e2147483648", "1.5E-99999999999")) {
+      String text = "{\"n\":" + n + "}";
+      InvalidVariablesException e = assertThrows(InvalidVariablesException.class, () -> Json.parseObject(text), text);
+      assertEquals(true, e.getMessage().startsWith("variables "), e.getMessage());
+      e = assertThrows(InvalidVariablesException.class, () -> Json.variablesToJson(text, "complete of job 3"), text);
+      assertEquals(true, e.getMessage().startsWith("complete of job 3: variables "), e.getMessage());
+      assertThrows(InvalidVariablesException.class, () -> Json.parseAs(text, Map.class), text);
+    }
+  }
+
+  @Test
   void variablesOverTheGatewayMessageLimitAreRejectedBeforeSending() {
     String near = "x".repeat(Json.MAX_VARIABLES_BYTES - 20);
     assertEquals(Json.MAX_VARIABLES_BYTES - 20 + 8, Json.variablesToJson(Map.of("v", near), "t").length());

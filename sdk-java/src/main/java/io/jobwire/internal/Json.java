@@ -15,7 +15,10 @@ import java.util.Map;
 /**
  * Lossless JSON for job variables (Jackson). Integers stay exact: int, long or BigInteger by
  * size; decimals become BigDecimal when parsed into a Map, so a round trip never changes a
- * value. Non-finite numbers are rejected when writing.
+ * value. Non-finite numbers are rejected when writing. A number that is valid JSON but too large
+ * for Java (an exponent beyond a BigDecimal's int scale, such as {@code 1e2147483648}) is an
+ * {@link InvalidVariablesException} like any other bad input: Jackson throws a bare
+ * NumberFormatException for it, which the methods here wrap.
  */
 public final class Json {
   private Json() {}
@@ -47,6 +50,8 @@ public final class Json {
         n = MAPPER.readTree(s);
       } catch (JsonProcessingException e) {
         throw new InvalidVariablesException(what + ": variables are not valid JSON: " + e.getOriginalMessage(), e);
+      } catch (NumberFormatException e) {
+        throw new InvalidVariablesException(what + ": " + numberTooLarge(e), e);
       }
       if (n == null || !n.isObject()) {
         throw new InvalidVariablesException(what + ": variables must be a JSON object, got " + kind(n), null);
@@ -119,6 +124,8 @@ public final class Json {
       return (Map<String, Object>) v;
     } catch (JsonProcessingException e) {
       throw new InvalidVariablesException("variables are not valid JSON: " + e.getOriginalMessage(), e);
+    } catch (NumberFormatException e) {
+      throw new InvalidVariablesException(numberTooLarge(e), e);
     }
   }
 
@@ -135,7 +142,13 @@ public final class Json {
       return MAPPER.readValue(json == null || json.isEmpty() ? "{}" : json, type);
     } catch (JsonProcessingException e) {
       throw new InvalidVariablesException("variables cannot be read as " + type.getName() + ": " + e.getOriginalMessage(), e);
+    } catch (NumberFormatException e) {
+      throw new InvalidVariablesException(numberTooLarge(e), e);
     }
+  }
+
+  private static String numberTooLarge(NumberFormatException e) {
+    return "variables contain a number too large to read exactly: " + e.getMessage();
   }
 
   /** @return a fresh empty object node */

@@ -5,24 +5,27 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.code_intelligence.jazzer.api.FuzzedDataProvider;
+import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.jobwire.InvalidVariablesException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
 
 /**
- * Property-based fuzzing (jqwik) of job-variable parsing and serialization: {@link Json}. Tries per
- * property: 200 in {@code mvn test} (src/test/resources/junit-platform.properties); {@code make fuzz}
- * runs many more with {@code -Djqwik.tries.default=N}.
+ * Coverage-guided fuzzing (Jazzer) of job-variable parsing and serialization: {@link Json}. Each
+ * {@link FuzzTest} builds its values from a {@link FuzzedDataProvider}.
+ *
+ * <p>In {@code mvn test} (regression mode) every fuzz test runs once on an empty input and once on
+ * each committed seed in src/test/resources/io/jobwire/internal/JsonPropertiesTestInputs/METHOD/.
+ * With {@code JAZZER_FUZZ=1} one fuzz test (pick it with {@code -Dtest=JsonPropertiesTest#METHOD})
+ * is fuzzed for {@code maxDuration}; tools/fuzz.sh ({@code make fuzz}) sets the time from
+ * FUZZ_TIME. A failing input is written into that inputs directory: commit it with the fix, and it
+ * stays a regression test.
  */
 class JsonPropertiesTest {
   private static final BigInteger U64 = BigInteger.ONE.shiftLeft(64);
@@ -34,39 +37,71 @@ class JsonPropertiesTest {
     return n;
   }
 
-  @Provide
-  Arbitrary<BigInteger> int64s() {
-    return Arbitraries.bigIntegers().between(U64.negate(), U64);
+  /** An integer in [-2^64, 2^64]: every int64 and every uint64, and one past each end. */
+  static BigInteger int64(FuzzedDataProvider d) {
+    switch (d.consumeInt(0, 3)) {
+      case 0:
+        return BigInteger.valueOf(d.consumeLong()); // int64
+      case 1:
+        return new BigInteger(Long.toUnsignedString(d.consumeLong())); // uint64
+      case 2: {
+        BigInteger n = new BigInteger(1, d.consumeBytes(8)); // any magnitude below 2^64, either sign
+        return d.consumeBoolean() ? n.negate() : n;
+      }
+      default:
+        return d.consumeBoolean() ? U64 : U64.negate();
+    }
   }
 
-  @Property
-  void everyInt64AndUint64StaysExact(@ForAll("int64s") BigInteger n) {
+  static Object leaf(FuzzedDataProvider d) {
+    switch (d.consumeInt(0, 4)) {
+      case 0:
+        return null;
+      case 1:
+        return d.consumeBoolean();
+      case 2:
+        return d.consumeString(20);
+      case 3:
+        return canonical(int64(d));
+      default: // a decimal in [-1e12, 1e12] with three places
+        return BigDecimal.valueOf(d.consumeLong(-1_000_000_000_000_000L, 1_000_000_000_000_000L), 3);
+    }
+  }
+
+  /** A JSON value: a leaf, or a list or object (at most 4 entries) nested at most 3 deep. */
+  static Object value(FuzzedDataProvider d, int depth) {
+    int kind = depth >= 3 ? 0 : d.consumeInt(0, 2);
+    if (kind == 0) return leaf(d);
+    int size = d.consumeInt(0, 4);
+    if (kind == 1) {
+      List<Object> l = new ArrayList<>();
+      for (int i = 0; i < size; i++) l.add(value(d, depth + 1));
+      return l;
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    for (int i = 0; i < size; i++) m.put(d.consumeString(8), value(d, depth + 1));
+    return m;
+  }
+
+  /** A variables object: at most 5 entries. */
+  static Map<String, Object> object(FuzzedDataProvider d) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    int size = d.consumeInt(0, 5);
+    for (int i = 0; i < size; i++) m.put(d.consumeString(8), value(d, 0));
+    return m;
+  }
+
+  @FuzzTest(maxDuration = "30s")
+  void everyInt64AndUint64StaysExact(FuzzedDataProvider d) {
+    BigInteger n = int64(d);
     Map<String, Object> v = Json.parseObject("{\"x\":" + n + ",\"y\":[" + n + "]}");
     assertEquals(canonical(n), v.get("x"));
     assertEquals(canonical(n), ((List<?>) v.get("y")).get(0));
   }
 
-  @Provide
-  Arbitrary<Object> values() {
-    Arbitrary<Object> leaf = Arbitraries.oneOf(
-        Arbitraries.just(null),
-        Arbitraries.of(true, false),
-        Arbitraries.strings().ofMaxLength(20),
-        int64s().map(JsonPropertiesTest::canonical),
-        Arbitraries.bigDecimals().between(new BigDecimal("-1e12"), new BigDecimal("1e12")).ofScale(3).map(d -> (Object) d));
-    return Arbitraries.recursive(() -> leaf,
-        inner -> Arbitraries.oneOf(inner.list().ofMaxSize(4).map(l -> (Object) l),
-            Arbitraries.maps(Arbitraries.strings().ofMaxLength(8), inner).ofMaxSize(4).map(m -> (Object) new LinkedHashMap<>(m))),
-        0, 3);
-  }
-
-  @Provide
-  Arbitrary<Map<String, Object>> objects() {
-    return Arbitraries.maps(Arbitraries.strings().ofMaxLength(8), values()).ofMaxSize(5).map(LinkedHashMap::new);
-  }
-
-  @Property
-  void roundTripKeepsEveryValueExact(@ForAll("objects") Map<String, Object> obj) {
+  @FuzzTest(maxDuration = "30s")
+  void roundTripKeepsEveryValueExact(FuzzedDataProvider d) {
+    Map<String, Object> obj = object(d);
     String text = Json.variablesToJson(obj, "v");
     Map<String, Object> back = Json.parseObject(text);
     // numbers keep their exact value; a decimal's trailing zeros may go (5.000 is written 5)
@@ -92,18 +127,22 @@ class JsonPropertiesTest {
     return java.util.Objects.equals(a, b);
   }
 
-  @Provide
-  Arbitrary<String> texts() {
-    // any text, and valid documents with a character inserted or removed
-    Arbitrary<String> broken = Arbitraries.oneOf(objects().map(o -> Json.variablesToJson(o, "v")), Arbitraries.just("{\"a\":[1,2,{\"b\":\"c\"}]}"))
-        .flatMap(doc -> Arbitraries.integers().between(0, doc.length()).flatMap(at ->
-            Arbitraries.strings().ofMaxLength(2).map(ins -> doc.substring(0, at) + ins + doc.substring(Math.min(doc.length(), at + 1)))));
-    return Arbitraries.oneOf(Arbitraries.strings(), broken);
+  /** Any text, or a valid document with one character replaced by up to two others. */
+  static String text(FuzzedDataProvider d) {
+    if (d.consumeBoolean()) return d.consumeRemainingAsString();
+    String doc = d.consumeBoolean() ? Json.variablesToJson(object(d), "v") : "{\"a\":[1,2,{\"b\":\"c\"}]}";
+    int at = d.consumeInt(0, doc.length());
+    String ins = d.consumeString(2);
+    return doc.substring(0, at) + ins + doc.substring(Math.min(doc.length(), at + 1));
   }
 
-  @Property
-  @SuppressWarnings("unused")
-  void anyTextIsAMapOrATypedError(@ForAll("texts") String text) {
+  /**
+   * Any text parses to a Map or raises InvalidVariablesException; any other exception escapes
+   * the test and Jazzer reports it as a finding.
+   */
+  @FuzzTest(maxDuration = "30s")
+  void anyTextIsAMapOrATypedError(FuzzedDataProvider d) {
+    String text = text(d);
     try {
       Map<String, Object> v = Json.parseObject(text);
       assertInstanceOf(Map.class, v);
@@ -118,8 +157,9 @@ class JsonPropertiesTest {
     }
   }
 
-  @Property(tries = 20)
-  void deepNestingIsATypedError(@ForAll @IntRange(min = 1, max = 50_000) int depth) {
+  @FuzzTest(maxDuration = "30s")
+  void deepNestingIsATypedError(FuzzedDataProvider d) {
+    int depth = d.consumeInt(1, 50_000);
     String text = "{\"a\":" + "[".repeat(depth) + "12345678901234567890" + "]".repeat(depth) + "}";
     try {
       Object v = Json.parseObject(text).get("a");
@@ -130,7 +170,7 @@ class JsonPropertiesTest {
     }
   }
 
-  @Example
+  @Test
   void nonObjectsAreRefused() {
     for (String t : List.of("[]", "1", "\"s\"", "null", "true")) {
       assertThrows(InvalidVariablesException.class, () -> Json.parseObject(t), t);
