@@ -12,7 +12,9 @@ export type JsonValue = null | boolean | number | bigint | string | JsonValue[] 
 
 // Only documents with a run of 16+ digits can hold an unsafe integer; the rest
 // take the native (fast) path.
-const LONG_DIGITS = /\d{16,}/
+// A three-digit exponent may overflow a double (beyond ±1.8e308): the
+// lossless parser refuses that instead of turning it into ±Infinity.
+const LONG_DIGITS = /\d{16,}|[eE]\+?\d{3}/
 
 /**
  * Parses JSON text, keeping integers beyond 2^53 exact as `bigint`.
@@ -137,20 +139,24 @@ class Parser {
     const text = r[0]
     const n = Number(text)
     if (r[1] === undefined && r[2] === undefined && !Number.isSafeInteger(n)) return BigInt(text)
+    // A decimal or exponent form beyond a double's range would silently
+    // become ±Infinity here and null when written back: refuse it instead.
+    if (!Number.isFinite(n)) return this.fail(`number ${text.length > 40 ? text.slice(0, 40) + '…' : text} is outside the range of a double`)
     return n
   }
 }
 
 /**
  * Serializes a value to JSON, writing `bigint` as a bare integer literal.
- * Throws a TypeError for values JSON cannot hold (cycles, functions at top level).
+ * Throws a TypeError for values JSON cannot hold (cycles, functions at top level,
+ * NaN and ±Infinity, which native stringify would silently write as null).
  *
  * @example
  * stringifyLossless({ id: 9007199254740993n }) // '{"id":9007199254740993}'
  */
 export function stringifyLossless(value: unknown): string {
   try {
-    const out = JSON.stringify(value)
+    const out = JSON.stringify(value, refuseNonFinite)
     if (out === undefined) throw new TypeError(`value of type ${typeof value} is not JSON`)
     return out
   } catch (err) {
@@ -162,6 +168,12 @@ export function stringifyLossless(value: unknown): string {
   }
 }
 
+/** JSON has no NaN or Infinity: native stringify would write null and lose the value. */
+function refuseNonFinite(key: string, v: unknown): unknown {
+  if (typeof v === 'number' && !Number.isFinite(v)) throw new TypeError(`${key ? `"${key}" is ` : ''}${v}, which JSON cannot represent`)
+  return v
+}
+
 function write(v: unknown, seen: Set<object>, key = ''): string | undefined {
   if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
     v = (v as { toJSON: (k: string) => unknown }).toJSON(key)
@@ -169,7 +181,7 @@ function write(v: unknown, seen: Set<object>, key = ''): string | undefined {
   switch (typeof v) {
     case 'bigint': return v.toString()
     case 'string': case 'boolean': return JSON.stringify(v)
-    case 'number': return Number.isFinite(v) ? String(v) : 'null'
+    case 'number': return String(refuseNonFinite(key, v))
     case 'undefined': case 'function': case 'symbol': return undefined
   }
   if (v === null) return 'null'

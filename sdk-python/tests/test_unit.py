@@ -280,6 +280,16 @@ def test_invalid_variables_rejected_before_sending(bad: object) -> None:
         variables_to_json(bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("text", ['{"e": 1e400}', '{"e": -1844674E2073709551616}', '{"a": [1.5E+309]}'])
+def test_numbers_beyond_a_double_are_a_typed_error_not_inf(text: str) -> None:
+    # found by the Jazzer run on the Java SDK: 1e400 used to parse as inf, which then could not be sent back
+    with pytest.raises(InvalidVariablesError, match="outside the range of a double"):
+        parse_variables(text)
+    with pytest.raises(InvalidVariablesError):
+        variables_to_json(text)
+    assert parse_variables('{"e": 1e-400}') == {"e": 0.0}
+
+
 def test_variables_none_and_empty() -> None:
     assert variables_to_json(None) == "" and variables_to_json("  ") == ""
     assert parse_variables("") == {}

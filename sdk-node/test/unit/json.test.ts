@@ -2,7 +2,7 @@ import { parseLossless, stringifyLossless, variablesToJson } from '../../src/jso
 
 describe('lossless JSON', () => {
   it('keeps integers beyond 2^53 exact and ordinary numbers ordinary', () => {
-    const text = '{"big":9007199254740993,"neg":-92233720368547758,"max":9223372036854775807,"n":42,"f":1.5,"e":1e400,"s":"12345678901234567890","a":[1,18446744073709551615]}'
+    const text = '{"big":9007199254740993,"neg":-92233720368547758,"max":9223372036854775807,"n":42,"f":1.5,"e":1e-400,"s":"12345678901234567890","a":[1,18446744073709551615]}'
     const v = parseLossless(text) as any
     expect(v.big).toBe(9007199254740993n)
     expect(v.neg).toBe(-92233720368547758n)
@@ -12,7 +12,21 @@ describe('lossless JSON', () => {
     expect(v.f).toBe(1.5)
     expect(v.s).toBe('12345678901234567890')
     expect(v.a[1]).toBe(18446744073709551615n)
-    expect(stringifyLossless(v)).toBe(text.replace('1e400', 'null'))
+    expect(v.e).toBe(0)
+    expect(stringifyLossless(v)).toBe(text.replace('1e-400', '0'))
+  })
+
+  it('refuses numbers beyond a double and non-finite values instead of losing them', () => {
+    // found by the Jazzer run on the Java SDK: 1e400 used to become Infinity, then null when written back
+    for (const t of ['{"e":1e400}', '{"e":-1844674E2073709551616}', '{"e":1.5E+309,"big":12345678901234567890}']) {
+      expect(() => parseLossless(t)).toThrow(/outside the range of a double/)
+      expect(() => variablesToJson(t, 'complete')).toThrow(TypeError)
+    }
+    for (const bad of [Infinity, -Infinity, NaN]) {
+      expect(() => stringifyLossless({ x: bad })).toThrow(/JSON cannot represent/)
+      expect(() => stringifyLossless({ x: bad, big: 2n ** 64n })).toThrow(/JSON cannot represent/)
+      expect(() => variablesToJson({ a: [1, { x: bad }] }, 'complete')).toThrow(TypeError)
+    }
   })
 
   it('takes the native path for documents without long digit runs', () => {

@@ -27,13 +27,22 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        # 1e400 would silently become inf here, and then could not be sent back
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise ValueError(f"number {shown} is outside the range of a double")
+    return value
+
+
 def parse_variables(raw: Union[str, bytes]) -> Dict[str, Any]:
     """Parses a JSON object text losslessly (integers stay ``int``); raises InvalidVariablesError."""
     text = _decode(raw)
     if not text.strip():
         return {}
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
     except ValueError as e:
         raise InvalidVariablesError(f"jobwire: variables are not valid JSON: {e}") from e
     except RecursionError as e:  # found by the Hypothesis fuzzing (test_json_properties.py)
