@@ -75,7 +75,7 @@ describe('lossless JSON (property-based)', () => {
     })
   })
 
-  it('answers any text with a value or a SyntaxError, exactly when JSON.parse does', () => {
+  it('answers any text with a value or a SyntaxError, exactly when JSON.parse does (or when it would yield ±Infinity)', () => {
     // Broken documents that still hold a long digit run, so the lossless
     // parser (not the native one) reads them.
     const broken = fc.tuple(fc.json(), bigInt64, fc.nat(), fc.string({ unit: 'binary', maxLength: 3 }), fc.nat({ max: 3 }))
@@ -97,7 +97,10 @@ describe('lossless JSON (property-based)', () => {
         mine = parseLossless(text)
       } catch (e) {
         expect(e).toBeInstanceOf(SyntaxError)
-        expect(nativeErr).toBe(true)
+        // where JSON.parse reads a number beyond a double as ±Infinity, the
+        // lossless parser refuses it on purpose (worker-semantics, Variables)
+        if (!nativeErr) expect(JSON.stringify(native, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? 'INF' : v))).toContain('"INF"')
+        else expect(nativeErr).toBe(true)
         return
       }
       expect(nativeErr).toBe(false)
