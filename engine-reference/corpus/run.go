@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	dpb "github.com/jobwire/jobwire/engine-reference/internal/pb/decisionpb"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -48,14 +49,14 @@ type result struct {
 }
 
 type driver struct {
-	c        *Case
-	gw       pb.GatewayClient
-	conn     grpc.ClientConnInterface
-	run      *Run
-	keys     map[string]int64        // instance name → key
-	results  map[string]chan result  // withResult calls in flight
-	decKeys  map[string]int64        // decision id → key from this case's deployment
-	cancel   []context.CancelFunc    // withResult contexts
+	c       *Case
+	gw      pb.GatewayClient
+	conn    grpc.ClientConnInterface
+	run     *Run
+	keys    map[string]int64       // instance name → key
+	results map[string]chan result // withResult calls in flight
+	decKeys map[string]int64       // decision id → key from this case's deployment
+	cancel  []context.CancelFunc   // withResult contexts
 }
 
 // RunCase runs c against one engine and returns what it observed. It never
@@ -82,11 +83,20 @@ func call() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), callWait)
 }
 
+// codeOf names a call's gRPC code as case.json does: OK, NOT_FOUND, ...
 func codeOf(err error) string {
-	if err == nil {
+	c := status.Code(err)
+	if c == codes.OK {
 		return "OK"
 	}
-	return status.Code(err).String()
+	var b strings.Builder
+	for i, r := range c.String() {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+		}
+		b.WriteRune(r)
+	}
+	return strings.ToUpper(b.String())
 }
 
 // expectCode compares an outcome with the expected code ("" = OK).
@@ -431,7 +441,82 @@ func (d *driver) cleanup() {
 	}
 }
 
+// EvaluateDecisionMethod is Zeebe's path of the RPC (served by both engines).
+const EvaluateDecisionMethod = "/gateway_protocol.Gateway/EvaluateDecision"
+
 func (d *driver) evaluate(n int, s *DecisionStep) bool {
-	d.run.fail("step %d: evaluateDecision is not supported by the runner yet", n)
-	return false
+	req := &dpb.EvaluateDecisionRequest{Variables: vars(s.Variables)}
+	if s.ByKey {
+		key, ok := d.decKeys[s.DecisionID]
+		if !ok {
+			d.run.fail("step %d: the deployment returned no decision %s", n, s.DecisionID)
+			return false
+		}
+		req.DecisionKey = key
+	} else {
+		req.DecisionId = s.DecisionID
+	}
+	ctx, cancel := call()
+	defer cancel()
+	resp := &dpb.EvaluateDecisionResponse{}
+	err := d.conn.Invoke(ctx, EvaluateDecisionMethod, req, resp)
+	if !d.expectCode(n, "evaluateDecision "+s.DecisionID, s.ExpectCode, err) || err != nil {
+		d.run.obs("step %d evaluateDecision %s: %s", n, s.DecisionID, codeOf(err))
+		return true
+	}
+	out, perr := canon([]byte(resp.DecisionOutput))
+	if perr != nil {
+		out = "unparsable: " + resp.DecisionOutput
+	}
+	d.run.obs("step %d evaluateDecision %s: decision %s %q (drg %s) output %s failed %q failure %v",
+		n, s.DecisionID, resp.DecisionId, resp.DecisionName, resp.DecisionRequirementsId, show(out),
+		resp.FailedDecisionId, resp.FailureMessage != "")
+	var matched []int32
+	for _, ed := range resp.EvaluatedDecisions {
+		o, perr := canon([]byte(ed.DecisionOutput))
+		if perr != nil {
+			o = "unparsable: " + ed.DecisionOutput
+		}
+		var ins, rules []string
+		for _, in := range ed.EvaluatedInputs {
+			v, perr := canon([]byte(in.InputValue))
+			if perr != nil {
+				v = "unparsable: " + in.InputValue
+			}
+			ins = append(ins, fmt.Sprintf("%s(%s)=%s", in.InputId, in.InputName, show(v)))
+		}
+		for _, r := range ed.MatchedRules {
+			var outs []string
+			for _, eo := range r.EvaluatedOutputs {
+				v, perr := canon([]byte(eo.OutputValue))
+				if perr != nil {
+					v = "unparsable: " + eo.OutputValue
+				}
+				outs = append(outs, fmt.Sprintf("%s(%s)=%s", eo.OutputId, eo.OutputName, show(v)))
+			}
+			rules = append(rules, fmt.Sprintf("#%d %s [%s]", r.RuleIndex, r.RuleId, strings.Join(outs, ", ")))
+			if ed.DecisionId == resp.DecisionId {
+				matched = append(matched, r.RuleIndex)
+			}
+		}
+		d.run.obs("step %d   evaluated %s %q %s: output %s inputs [%s] rules [%s]", n, ed.DecisionId, ed.DecisionName,
+			ed.DecisionType, show(o), strings.Join(ins, ", "), strings.Join(rules, "; "))
+	}
+	if s.ExpectFailedDecision != "" || resp.FailedDecisionId != "" {
+		if resp.FailedDecisionId != s.ExpectFailedDecision {
+			d.run.fail("step %d: failed decision %q (%s), expected %q", n, resp.FailedDecisionId, resp.FailureMessage, s.ExpectFailedDecision)
+		}
+	}
+	if len(s.ExpectOutput) > 0 {
+		w, err := canon(s.ExpectOutput)
+		if err != nil {
+			d.run.fail("step %d: expectOutput: %v", n, err)
+		} else if show(w) != show(out) {
+			d.run.fail("step %d: decision output %s, expected %s", n, show(out), show(w))
+		}
+	}
+	if s.ExpectMatchedRules != nil && fmt.Sprint(matched) != fmt.Sprint(s.ExpectMatchedRules) {
+		d.run.fail("step %d: matched rules %v, expected %v", n, matched, s.ExpectMatchedRules)
+	}
+	return true
 }
