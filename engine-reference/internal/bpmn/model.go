@@ -56,6 +56,9 @@ type Element struct {
 
 	// Exclusive gateway.
 	DefaultFlow string
+
+	// Business rule task calling a decision (parse_decision.go).
+	Decision *CalledDecision
 }
 
 // Flow is a sequence flow.

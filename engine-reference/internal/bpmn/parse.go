@@ -184,6 +184,13 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 		if len(eventDefs) > 0 {
 			return nil, unsupported(res, eventDefs[0])
 		}
+	case "businessRuleTask":
+		if err := parseBusinessRuleTask(res, el, ext); err != nil {
+			return nil, err
+		}
+		if len(eventDefs) > 0 {
+			return nil, unsupported(res, eventDefs[0])
+		}
 	case "exclusiveGateway":
 		el.Kind = ExclusiveGateway
 		el.DefaultFlow = c.attr("default")
@@ -214,7 +221,7 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 	default:
 		return nil, unsupported(res, c)
 	}
-	if el.Kind != ServiceTask && ext != nil {
+	if el.Kind != ServiceTask && el.Kind != BusinessRuleTask && ext != nil {
 		for _, e := range ext.children {
 			if e.name.Space == nsZeebe && e.name.Local != "properties" {
 				return nil, errf("'%s': %s at line %d on %s '%s' is not supported", res, e.prefixed(), e.line, c.prefixed(), el.ID)

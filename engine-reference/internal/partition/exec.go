@@ -92,6 +92,8 @@ func (p *Partition) enter(c *Command, fx *effects, in *Instance, s step, steps [
 	case bpmn.ServiceTask:
 		p.startTask(c, fx, in, el)
 		return steps
+	case bpmn.BusinessRuleTask:
+		return p.businessRuleTask(c, in, el, steps)
 	case bpmn.ExclusiveGateway:
 		return p.exclusive(c, in, el, steps)
 	case bpmn.ParallelGateway:
