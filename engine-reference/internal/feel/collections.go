@@ -423,6 +423,18 @@ func addCollectionBuiltins() {
 	for k, v := range add {
 		builtins[k] = v
 	}
+	// Camunda's FEEL has round up/down/half up/half down only with a scale
+	// (n, scale): with one argument no function matches and the result is
+	// null (checked against Zeebe 8.8). floor and ceiling have both forms.
+	for _, name := range []string{"round up", "round down", "round half up", "round half down"} {
+		f := builtins[name].fn
+		builtins[name] = builtin{1, 2, func(e *env, a []node) (any, error) {
+			if len(a) == 1 {
+				return nil, nil
+			}
+			return f(e, a)
+		}}
+	}
 }
 
 func optString(vs []any, i int) (string, bool) {

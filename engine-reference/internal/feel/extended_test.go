@@ -36,7 +36,7 @@ func TestExpressionsForDecisionsAndMappings(t *testing.T) {
 		`sum(orders.total)`:                  `35.5`,
 		`min(xs)`:                            `1`,
 		`max([2, 9, 4])`:                     `9`,
-		`mean([1, 2, 4])`:                    `2.3333333333333333333333333333333333`,
+		`mean([1, 2, 4])`:                    `2.3333333333333335`,
 		`product([2, 3])`:                    `6`,
 		`distinct values(xs)`:                `[3,1,4,5]`,
 		`list contains(customer.tags, "eu")`: `true`,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"sort"
 	"strconv"
@@ -76,14 +77,20 @@ func writeJSON(b *bytes.Buffer, v any, depth int) error {
 	return nil
 }
 
-// numberJSON writes a number as a JSON number.
+// numberJSON writes a number as a JSON number the way Zeebe stores FEEL
+// results (MessagePack): an integer exactly, any other number as the
+// nearest double (10 / 3 is 3.3333333333333335, 1.23456789012345678901 is
+// 1.2345678901234567). Integers beyond 64 bits stay exact here (Zeebe wraps
+// them around, a bug not reproduced).
 func numberJSON(r *big.Rat) string {
-	s := ratString(r)
-	if !r.IsInt() && len(s) > 40 {
-		// Non-terminating: 34 significant digits, as a DECIMAL128.
-		s = new(big.Float).SetPrec(200).SetRat(r).Text('g', 34)
+	if r.IsInt() {
+		return r.Num().String()
 	}
-	return s
+	f, _ := r.Float64()
+	if math.IsInf(f, 0) {
+		return ratString(r)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // EvalWith evaluates with extra named values (FEEL values, not JSON) that
