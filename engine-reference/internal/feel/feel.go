@@ -701,7 +701,12 @@ func (c *compare) eval(e *env) (any, error) {
 		return nil, err
 	}
 	if c.op == "=" || c.op == "!=" {
-		eq := equal(a, b)
+		// Values of different types do not compare: null (Zeebe 8.8:
+		// 5 = "a" is null, so such a condition raises an incident).
+		eq, ok := typedEqual(a, b).(bool)
+		if !ok {
+			return nil, nil
+		}
 		if c.op == "!=" {
 			return !eq, nil
 		}

@@ -26,6 +26,9 @@ type unaryTest struct {
 	rng  *rangeNode
 	expr node
 	q    bool // expr uses '?': its boolean value is the test
+	// simple: expr is a literal, a name or a list literal (a value the
+	// input is compared with, never a test by its boolean value).
+	simple bool
 }
 
 // String returns the source text.
@@ -66,17 +69,26 @@ func CompileUnaryTests(src string) (*UnaryTests, error) {
 	return u, nil
 }
 
+// result: a positive list holds when a test is true; not(...) holds when
+// every test is false (a test that cannot compare makes both fail).
+func (u *UnaryTests) result(e *env, input any) (bool, error) {
+	r, err := anyTest(e, u.tests, input)
+	if err != nil {
+		return false, err
+	}
+	if u.neg {
+		return r == false, nil
+	}
+	return r == true, nil
+}
+
 // Test applies the tests to an input value (a value as Eval returns it).
 func (u *UnaryTests) Test(input any, vars Lookup) (bool, error) {
 	if u.any {
 		return true, nil
 	}
 	e := &env{vars: vars, budget: evalBudget}
-	ok, err := anyTest(e, u.tests, input)
-	if err != nil {
-		return false, err
-	}
-	return ok != u.neg, nil
+	return u.result(e, input)
 }
 
 func (p *parser) positiveTests() ([]unaryTest, error) {
@@ -101,7 +113,11 @@ func (p *parser) positiveTest() (unaryTest, error) {
 	defer p.leave()
 	if t := p.peek(); t != nil && t.kind == 'o' {
 		switch t.text {
-		case "<", "<=", ">", ">=", "=", "!=":
+		case "=", "!=":
+			// Not FEEL unary tests (Zeebe refuses them at deploy): a value
+			// alone tests equality, not(...) inequality.
+			return unaryTest{}, fmt.Errorf("'%s' at offset %d cannot start an input entry; write the value alone for equality or not(value)", t.text, t.off)
+		case "<", "<=", ">", ">=":
 			p.pos++
 			v, err := p.add()
 			if err != nil {
@@ -118,21 +134,35 @@ func (p *parser) positiveTest() (unaryTest, error) {
 	if r, ok := n.(*rangeNode); ok {
 		return unaryTest{rng: r}, nil
 	}
-	return unaryTest{expr: n, q: p.q > q0}, nil
+	simple := false
+	switch n.(type) {
+	case lit, *varRef, *listNode:
+		simple = true
+	}
+	return unaryTest{expr: n, q: p.q > q0, simple: simple}, nil
 }
 
-// anyTest reports whether one of the tests holds for v.
-func anyTest(e *env, tests []unaryTest, v any) (bool, error) {
+// anyTest applies a disjunction of tests to v, in FEEL's three-valued
+// logic: true when one holds, null (nil) when none holds but one could not
+// compare (a value of another type), false otherwise.
+func anyTest(e *env, tests []unaryTest, v any) (any, error) {
+	var out any = false
 	for _, t := range tests {
-		ok, err := t.holds(e, v)
-		if err != nil || ok {
-			return ok, err
+		r, err := t.holds(e, v)
+		if err != nil {
+			return nil, err
+		}
+		if r == true {
+			return true, nil
+		}
+		if r == nil {
+			out = nil
 		}
 	}
-	return false, nil
+	return out, nil
 }
 
-func (t unaryTest) holds(e *env, v any) (bool, error) {
+func (t unaryTest) holds(e *env, v any) (any, error) {
 	saved := e.locals
 	e.locals = withLocal(saved, "?", v)
 	defer func() { e.locals = saved }()
@@ -140,53 +170,85 @@ func (t unaryTest) holds(e *env, v any) (bool, error) {
 	case t.op != "":
 		x, err := t.val.eval(e)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
-		r, err := (&compare{op: t.op, l: lit{v}, r: lit{x}}).eval(e)
-		b, _ := r.(bool)
-		return b, err
+		return (&compare{op: t.op, l: lit{v}, r: lit{x}}).eval(e)
 	case t.rng != nil:
 		r, err := t.rng.eval(e)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
-		b, _ := r.(*Range).Contains(v).(bool)
-		return b, nil
+		return r.(*Range).Contains(v), nil
 	}
 	x, err := t.expr.eval(e)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	if b, ok := x.(bool); ok && t.q {
+	if t.q { // a test written with '?': only true holds
+		b, _ := x.(bool)
 		return b, nil
+	}
+	if b, ok := x.(bool); ok && !t.simple {
+		// An expression such as odd(n) is the test itself. A literal
+		// (true) or a name is a value compared with the input instead.
+		if _, boolInput := v.(bool); !boolInput {
+			return b, nil
+		}
 	}
 	return matches(x, v), nil
 }
 
-// matches: the value of an expression test against the input. A boolean
-// that is not the input's value is the test's outcome (odd(n)), except for
-// a boolean input, which is compared (input false, entry true: no match).
-func matches(x, v any) bool {
-	if equal(x, v) {
-		return true
-	}
+// matches: the input against a value: in a range or a list (of values or
+// ranges), or equal to it. Values of different types do not compare (nil).
+func matches(x, v any) any {
 	switch y := x.(type) {
-	case bool:
-		_, boolInput := v.(bool)
-		return y && !boolInput
 	case *Range:
-		b, _ := y.Contains(v).(bool)
-		return b
+		return y.Contains(v)
 	case []any:
-		for _, el := range y {
-			if r, ok := el.(*Range); ok {
-				if b, _ := r.Contains(v).(bool); b {
+		if _, isList := v.([]any); !isList {
+			var out any = false
+			for _, el := range y {
+				r := matches(el, v)
+				if r == true {
 					return true
 				}
-			} else if equal(el, v) {
-				return true
+				if r == nil {
+					out = nil
+				}
 			}
+			return out
 		}
 	}
-	return false
+	return typedEqual(x, v)
+}
+
+// typedEqual is FEEL's =: null equals only null, values of different types
+// give null.
+func typedEqual(a, b any) any {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if kind(a) != kind(b) {
+		return nil
+	}
+	return equal(a, b)
+}
+
+func kind(v any) string {
+	switch v.(type) {
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "context"
+	case *Range:
+		return "range"
+	}
+	if _, ok := v.(interface{ RatString() string }); ok {
+		return "number"
+	}
+	return fmt.Sprintf("%T", v)
 }

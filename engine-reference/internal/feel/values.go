@@ -104,12 +104,7 @@ func (u *UnaryTests) TestWith(input any, vars Lookup, locals map[string]any) (bo
 	if u.any {
 		return true, nil
 	}
-	e := &env{vars: vars, budget: evalBudget, locals: locals}
-	ok, err := anyTest(e, u.tests, input)
-	if err != nil {
-		return false, err
-	}
-	return ok != u.neg, nil
+	return u.result(&env{vars: vars, budget: evalBudget, locals: locals}, input)
 }
 
 // Describe names a value's type and value for error messages.
