@@ -34,7 +34,7 @@ func TestParseErrorsNameElementAndLine(t *testing.T) {
 <bpmn:startEvent id="s"><bpmn:timerEventDefinition/></bpmn:startEvent></bpmn:process></bpmn:definitions>`: "line 2",
 		`<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"><bpmn:process id="p">
 <bpmn:startEvent id="s"/>
-<bpmn:subProcess id="sub"/></bpmn:process></bpmn:definitions>`: "bpmn:subProcess (id 'sub') at line 3",
+<bpmn:userTask id="u"/></bpmn:process></bpmn:definitions>`: "bpmn:userTask (id 'u') at line 3",
 		`<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"><bpmn:process id="p"></bpmn:process></bpmn:definitions>`: "exactly one none start event",
 		`<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"><bpmn:process id="p"><bpmn:startEvent id="s"/>
 <bpmn:sequenceFlow id="f" sourceRef="s" targetRef="nowhere"/></bpmn:process></bpmn:definitions>`: "targetRef 'nowhere'",

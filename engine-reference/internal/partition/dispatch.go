@@ -182,28 +182,14 @@ func (p *Partition) cancel(c *Command, fx *effects) (any, error) {
 	if in == nil || in.State != InstActive {
 		return nil, reject(c.Op, RejNotFound, "Expected to cancel a process instance with key '%d', but no such process was found", c.Key)
 	}
-	for _, e := range in.elems {
-		if j := p.st.Jobs[e.JobKey]; j != nil && j.State != JobCompleted {
-			p.st.setJobState(j, JobCanceled)
+	if in.ParentKey != 0 {
+		root := in
+		for root.ParentKey != 0 && p.st.Instances[root.ParentKey] != nil {
+			root = p.st.Instances[root.ParentKey]
 		}
-		if e.IncidentKey != 0 {
-			delete(p.st.Incidents, e.IncidentKey)
-		}
-		delete(p.st.Elems, e.Key)
+		return nil, reject(c.Op, RejInvalidState, "Expected to cancel a process instance with key '%d', but it is created by a parent process instance. Cancel the root process instance '%d' instead.", c.Key, root.Key)
 	}
-	for k, inc := range p.st.Incidents {
-		if inc.InstanceKey == in.Key {
-			delete(p.st.Incidents, k)
-		}
-	}
-	in.elems = map[int64]*ElemInst{}
-	in.joins = nil
-	in.tokens = 0
-	in.Incidents = 0
-	in.State = InstCanceled
-	p.st.activeInstances--
-	p.answerWaiters(fx, in, status.Errorf(codes.FailedPrecondition, "process instance '%d' was canceled before it completed", in.Key))
-	p.st.finishInstance(in)
+	p.cancelInstance(fx, in)
 	return &gatewaypb.CancelProcessInstanceResponse{}, nil
 }
 
@@ -223,16 +209,13 @@ func (p *Partition) setVariables(c *Command) (any, error) {
 	if err != nil {
 		return nil, reject(c.Op, RejInvalidArgument, "Property 'variables' is invalid: %v", err)
 	}
-	for k, v := range doc {
-		switch {
-		case el != nil && (c.Local || hasVar(el.Vars, k)):
-			if el.Vars == nil {
-				el.Vars = vars.Doc{}
-			}
-			el.Vars[k] = v
-		default:
-			in.Vars[k] = v
-		}
+	switch {
+	case el != nil && c.Local:
+		setLocal(el, doc)
+	case el != nil:
+		p.mergePropagate(in, el.Key, doc)
+	default:
+		p.mergePropagate(in, 0, doc)
 	}
 	return &gatewaypb.SetVariablesResponse{Key: p.st.nextKey()}, nil
 }
