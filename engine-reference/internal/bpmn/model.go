@@ -76,10 +76,10 @@ type Element struct {
 	MI *MultiInstance
 
 	// Call activity (zeebe:calledElement).
-	CalledProcessID     string
-	CalledProcessExpr   *feel.Expr
-	PropagateAllChild   bool
-	PropagateAllParent  bool
+	CalledProcessID    string
+	CalledProcessExpr  *feel.Expr
+	PropagateAllChild  bool
+	PropagateAllParent bool
 
 	// Inclusive gateway joins: the elements of the same scope from which a
 	// token can still reach the gateway (computed at deploy).
