@@ -102,6 +102,9 @@ type MultiInstance struct {
 	InputElement     string
 	OutputCollection string
 	OutputElement    *feel.Expr
+	// OutputVariable is the outputElement's variable when it is a plain
+	// variable name (Zeebe then creates it on each inner instance).
+	OutputVariable string
 }
 
 // IsActivity reports whether the element is an activity (it can carry

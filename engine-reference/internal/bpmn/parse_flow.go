@@ -60,6 +60,8 @@ func parseActivityExtensions(res string, el *Element, ext *xnode) error {
 	return nil
 }
 
+var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 var targetPath = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
 
 // parseIOMapping reads zeebe:ioMapping (zeebe:input, zeebe:output). A source
@@ -144,6 +146,9 @@ func parseLoop(res string, el *Element, loop *xnode) error {
 						return errf("'%s': zeebe:loopCharacteristics of '%s' at line %d: invalid outputElement '%s': %v", res, el.ID, z.line, oe, err)
 					}
 					mi.OutputElement = x
+					if name := strings.TrimSpace(strings.TrimPrefix(oe, "=")); plainName.MatchString(name) && name != "null" && name != "true" && name != "false" {
+						mi.OutputVariable = name
+					}
 				}
 			}
 		case c.name.Space == nsBPMN && c.name.Local == "documentation":

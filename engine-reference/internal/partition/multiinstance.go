@@ -108,6 +108,15 @@ func (p *Partition) activateInner(c *Command, fx *effects, in *Instance, body *E
 	if name := body.Element.MI.InputElement; name != "" {
 		local[name] = b.Items[i]
 	}
+	if name := body.Element.MI.OutputVariable; name != "" {
+		// As in Zeebe: an outputElement that is a plain variable is
+		// created (null) on the inner instance, so what the inner instance
+		// writes to it stays there and parallel instances do not overwrite
+		// each other.
+		if _, set := local[name]; !set {
+			local[name] = json.RawMessage("null")
+		}
+	}
 	return p.activateActivity(c, fx, in, body.Element, body.Key, local, i+1, steps)
 }
 
@@ -127,22 +136,27 @@ func (p *Partition) innerDone(c *Command, fx *effects, in *Instance, body *ElemI
 func (p *Partition) completeBody(c *Command, fx *effects, in *Instance, body *ElemInst, steps []step) []step {
 	mi := body.Element.MI
 	if mi.OutputCollection != "" {
-		n := 2
-		for _, o := range body.Body.Outputs {
-			n += len(o) + 1
-		}
-		buf := make([]byte, 0, n)
-		buf = append(buf, '[')
-		for i, o := range body.Body.Outputs {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = append(buf, o...)
-		}
-		buf = append(buf, ']')
-		p.mergePropagate(in, body.ScopeKey, vars.Doc{mi.OutputCollection: json.RawMessage(buf)})
+		p.mergePropagate(in, body.ScopeKey, vars.Doc{mi.OutputCollection: body.Body.outputJSON()})
 	}
 	p.removeElem(in, body)
 	*p.tokens(in, body.ScopeKey)--
 	return p.follow(in, body.ScopeKey, steps, body.Element.Outgoing)
+}
+
+// outputJSON is the output collection as a variable value (a local
+// variable of the body, as in Zeebe).
+func (b *MIBody) outputJSON() json.RawMessage {
+	n := 2
+	for _, o := range b.Outputs {
+		n += len(o) + 1
+	}
+	buf := make([]byte, 0, n)
+	buf = append(buf, '[')
+	for i, o := range b.Outputs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, o...)
+	}
+	return append(buf, ']')
 }

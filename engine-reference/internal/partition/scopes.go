@@ -78,6 +78,9 @@ func (p *Partition) lookupAt(in *Instance, e *ElemInst) feel.Lookup {
 			if v, ok := x.Vars[name]; ok {
 				return v, true
 			}
+			if x.Body != nil && x.Body.Started && x.Element.MI.OutputCollection == name {
+				return x.Body.outputJSON(), true
+			}
 			if x.ScopeKey == 0 {
 				break
 			}
@@ -110,7 +113,11 @@ func (p *Partition) visibleVars(in *Instance, e *ElemInst) vars.Doc {
 		vars.Merge(doc, in.Vars)
 	}
 	for i := len(chain) - 1; i >= 0; i-- {
-		vars.Merge(doc, chain[i].Vars)
+		x := chain[i]
+		if x.Body != nil && x.Body.Started && x.Element.MI.OutputCollection != "" {
+			doc[x.Element.MI.OutputCollection] = x.Body.outputJSON()
+		}
+		vars.Merge(doc, x.Vars)
 	}
 	return doc
 }
@@ -153,27 +160,39 @@ func setLocal(e *ElemInst, doc vars.Doc) {
 }
 
 // evalMappings evaluates zeebe:input/zeebe:output mappings in order, as
-// seen from look, into a document (a target a.b builds a context).
+// seen from look, into a document (a target a.b builds a context). As in
+// Zeebe, where the mappings form one FEEL context, a mapping sees the
+// entries of the mappings before it (the innermost context first).
 func evalMappings(ms []bpmn.Mapping, look feel.Lookup) (vars.Doc, error) {
 	out := map[string]any{}
 	for _, m := range ms {
-		v, err := m.Source.Eval(look)
-		if err != nil {
-			return nil, fmt.Errorf("failed to evaluate expression '%s': %v", m.Source, err)
-		}
+		var path []map[string]any // contexts enclosing the target, outermost first
 		cur := out
-		for i, seg := range m.Target {
-			if i == len(m.Target)-1 {
-				cur[seg] = v
-				break
-			}
+		path = append(path, cur)
+		for _, seg := range m.Target[:len(m.Target)-1] {
 			next, ok := cur[seg].(map[string]any)
 			if !ok {
 				next = map[string]any{}
 				cur[seg] = next
 			}
 			cur = next
+			path = append(path, cur)
 		}
+		v, err := m.Source.Eval(func(name string) (json.RawMessage, bool) {
+			for i := len(path) - 1; i >= 0; i-- {
+				if x, ok := path[i][name]; ok {
+					raw, err := toJSON(x)
+					if err == nil {
+						return raw, true
+					}
+				}
+			}
+			return look(name)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("failed to evaluate expression '%s': %v", m.Source, err)
+		}
+		cur[m.Target[len(m.Target)-1]] = v
 	}
 	doc := vars.Doc{}
 	for k, v := range out {
