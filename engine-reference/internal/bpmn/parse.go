@@ -172,6 +172,9 @@ func parseScope(res string, p *Process, sn *xnode, parent *Element, errorsByID m
 
 func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element, error) {
 	el := &Element{ID: c.attr("id"), Name: c.attr("name"), Line: c.line}
+	if c.name.Local == "subProcess" && c.attr("triggeredByEvent") == "true" {
+		return nil, errf("'%s': event subprocess '%s' at line %d is not supported by jobwire-engine (embedded subprocesses are)", res, el.ID, c.line)
+	}
 	var eventDefs []*xnode
 	var ext, loop *xnode
 	for _, cc := range c.children {
@@ -184,7 +187,7 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 		case cc.name.Space == nsBPMN && cc.name.Local == "multiInstanceLoopCharacteristics" &&
 			(c.name.Local == "serviceTask" || c.name.Local == "subProcess" || c.name.Local == "callActivity"):
 			loop = cc
-		case c.name.Space == nsBPMN && c.name.Local == "subProcess" && c.attr("triggeredByEvent") != "true":
+		case c.name.Space == nsBPMN && c.name.Local == "subProcess":
 			// the subprocess's flow nodes and flows: parsed as its scope
 		default:
 			return nil, unsupported(res, cc)
@@ -231,9 +234,6 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 		el.Kind = InclusiveGateway
 		el.DefaultFlow = c.attr("default")
 	case "subProcess":
-		if c.attr("triggeredByEvent") == "true" {
-			return nil, errf("'%s': event subprocess '%s' at line %d is not supported by jobwire-engine (embedded subprocesses are)", res, el.ID, c.line)
-		}
 		el.Kind = SubProcess
 		if len(eventDefs) > 0 {
 			return nil, unsupported(res, eventDefs[0])
