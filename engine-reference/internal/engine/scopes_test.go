@@ -431,9 +431,9 @@ func TestDeployRejectsUnsupportedFlowElements(t *testing.T) {
 		`<bpmn:subProcess id="t" triggeredByEvent="true"><bpmn:startEvent id="x"/></bpmn:subProcess>`: "event subprocess 't' at line 3",
 		`<bpmn:serviceTask id="t"><bpmn:extensionElements><zeebe:taskDefinition type="a"/></bpmn:extensionElements>
 <bpmn:multiInstanceLoopCharacteristics><bpmn:completionCondition>= true</bpmn:completionCondition></bpmn:multiInstanceLoopCharacteristics></bpmn:serviceTask>`: "bpmn:completionCondition at line 4",
-		`<bpmn:callActivity id="t"/>`: "must have a zeebe:calledElement",
+		`<bpmn:callActivity id="t"/>`:                                       "must have a zeebe:calledElement",
 		`<bpmn:subProcess id="t"><bpmn:userTask id="u"/></bpmn:subProcess>`: "bpmn:userTask (id 'u') at line 3",
-		`<bpmn:subProcess id="t"></bpmn:subProcess>`: "subprocess 't' at line 3 must have exactly one none start event",
+		`<bpmn:subProcess id="t"></bpmn:subProcess>`:                        "subprocess 't' at line 3 must have exactly one none start event",
 	}
 	for body, want := range cases {
 		src := head + body + `</bpmn:process></bpmn:definitions>`
