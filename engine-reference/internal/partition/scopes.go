@@ -312,6 +312,10 @@ func (p *Partition) completeActivity(c *Command, fx *effects, in *Instance, e *E
 			return steps
 		}
 		p.mergePropagate(in, e.ScopeKey, out)
+	} else if len(doc) > 0 && el.Kind == bpmn.CallActivity {
+		// The called instance's variables go to the call activity's flow
+		// scope, past its local (input-mapped) variables (as Zeebe does).
+		p.mergePropagate(in, e.ScopeKey, doc)
 	} else if len(doc) > 0 {
 		p.mergePropagate(in, e.Key, doc)
 	}
