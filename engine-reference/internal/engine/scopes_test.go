@@ -443,3 +443,44 @@ func TestDeployRejectsUnsupportedFlowElements(t *testing.T) {
 		}
 	}
 }
+
+// testdata/format2 is a data dir written by the engine before element
+// instance scopes (commit eee58fb, snapshot format 2, clean shutdown): flow
+// deployed, 4 instances at the parallel fork, one job 'a' completed, one
+// activated with a task-local variable 'loc'. This engine reads it and runs
+// every instance to its end.
+func TestOpensSnapshotFormat2(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, "testdata/format2", dir)
+	en := start(t, Config{DataDir: dir, NoSync: true})
+	if c := en.instances("flow").CountsByState["ACTIVE"]; c != 4 {
+		t.Fatalf("active instances %d", c)
+	}
+	done := 0
+	for _, j := range en.jobs("a").Jobs {
+		if j.State == apb.JobState_JOB_STATE_COMPLETED {
+			done++
+			continue
+		}
+		complete(t, en, j.Key, "")
+	}
+	if done != 1 {
+		t.Fatalf("completed 'a' jobs before: %d", done)
+	}
+	bs := en.activate("b", 10, -1)
+	if len(bs) != 4 {
+		t.Fatalf("b jobs %d", len(bs))
+	}
+	for _, j := range bs {
+		complete(t, en, j.Key, "")
+	}
+	in := en.instances("flow")
+	if in.CountsByState["COMPLETED"] != 4 {
+		t.Fatalf("instances %v", in.CountsByState)
+	}
+	for _, i := range in.Instances {
+		if strings.Contains(i.Variables, "loc") {
+			t.Fatalf("a task-local variable reached the instance: %s", i.Variables)
+		}
+	}
+}
