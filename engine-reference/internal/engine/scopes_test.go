@@ -484,3 +484,57 @@ func TestOpensSnapshotFormat2(t *testing.T) {
 		}
 	}
 }
+
+// A parallel multi-instance subprocess over 3,000 items creates 3,000 jobs
+// in one command without running into the step budget (every job created
+// adds to it), and restarts with all of them.
+func TestLargeParallelMultiInstance(t *testing.T) {
+	r := newRig(t, "snapshot")
+	r.deploy("multi-instance-error/mierr.bpmn")
+	ids := make([]string, 3000)
+	for i := range ids {
+		ids[i] = "big"
+	}
+	b, _ := json.Marshal(map[string]any{"ids": ids})
+	k := r.create("corpus-mi-error", string(b))
+	if incs := r.incidents(k); len(incs) != 0 {
+		t.Fatalf("incidents %v", incs)
+	}
+	r.restart()
+	jobs := r.env().jobs("corpus-mie-big")
+	if n := jobs.CountsByState["ACTIVATABLE"]; n != 3000 {
+		t.Fatalf("activatable jobs %v", jobs.CountsByState)
+	}
+}
+
+// A loop without a wait state through a parallel multi-instance subprocess
+// still exhausts the step budget (the budget its inner instances bring is
+// less than they spend) and becomes an incident.
+func TestMultiInstanceLoopBecomesIncident(t *testing.T) {
+	en := start(t, Config{NoSync: true})
+	src := `<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0"><bpmn:process id="miloop" isExecutable="true">
+<bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="x"/>
+<bpmn:exclusiveGateway id="x"/><bpmn:sequenceFlow id="f2" sourceRef="x" targetRef="sub"/>
+<bpmn:subProcess id="sub"><bpmn:multiInstanceLoopCharacteristics><bpmn:extensionElements><zeebe:loopCharacteristics inputCollection="= xs"/></bpmn:extensionElements></bpmn:multiInstanceLoopCharacteristics>
+<bpmn:startEvent id="ss"/><bpmn:sequenceFlow id="g1" sourceRef="ss" targetRef="se"/><bpmn:endEvent id="se"/></bpmn:subProcess>
+<bpmn:sequenceFlow id="f3" sourceRef="sub" targetRef="x"/>
+</bpmn:process></bpmn:definitions>`
+	en.deploy("miloop.bpmn", []byte(src))
+	k := en.create("miloop", `{"xs":[1,2,3,4,5,6,7,8,9,10]}`)
+	res, err := en.admin.ListIncidents(ctx(t), &apb.ListIncidentsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, i := range res.Incidents {
+		if i.ProcessInstanceKey == k && i.Type == "STEP_LIMIT_EXCEEDED" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no STEP_LIMIT_EXCEEDED incident: %d incidents", len(res.Incidents))
+	}
+	if _, err := en.gw.CancelProcessInstance(ctx(t), &pb.CancelProcessInstanceRequest{ProcessInstanceKey: k}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -220,10 +220,6 @@ func (p *Partition) setVariables(c *Command) (any, error) {
 	return &gatewaypb.SetVariablesResponse{Key: p.st.nextKey()}, nil
 }
 
-func hasVar(d vars.Doc, k string) bool {
-	_, ok := d[k]
-	return ok
-}
 
 func (p *Partition) publish(c *Command) (any, error) {
 	id := c.Name + "\x00" + c.CorrelationKey + "\x00" + c.MessageID

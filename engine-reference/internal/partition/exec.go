@@ -30,6 +30,19 @@ type step struct {
 // resolving the incident lets the token continue (with a fresh budget).
 var MaxStepsPerCommand = 1000
 
+// maxQueuedSteps bounds the tokens queued at once in one command (a
+// parallel fork in a loop would otherwise grow the queue faster than the
+// step budget is spent); a parallel multi-instance subprocess queues one
+// per item.
+const maxQueuedSteps = 4 * MaxMultiInstanceItems
+
+// StepsPerWait is the step budget a command gains for every job it
+// creates: a wait state is progress, not a loop, so a parallel
+// multi-instance activity over thousands of items (each inner instance a
+// few steps up to its job) is not mistaken for a loop, while a loop
+// without a wait state still exhausts the budget.
+const StepsPerWait = 8
+
 // IncidentStepLimit is the incident type of an exhausted step budget.
 const IncidentStepLimit = "STEP_LIMIT_EXCEEDED"
 
@@ -37,7 +50,7 @@ const IncidentStepLimit = "STEP_LIMIT_EXCEEDED"
 // instance to its next wait state.
 func (p *Partition) run(c *Command, fx *effects, in *Instance, steps []step) {
 	for i := 0; i < len(steps); i++ {
-		if c.steps+len(steps) > MaxStepsPerCommand {
+		if c.steps+i > MaxStepsPerCommand || len(steps)-i > maxQueuedSteps {
 			c.steps += len(steps)
 			p.stepLimit(c, in, steps[i:])
 			return
@@ -216,6 +229,7 @@ func (p *Partition) startTask(c *Command, fx *effects, in *Instance, e *ElemInst
 		Headers: vars.StringMapJSON(el.Headers), Retries: int32(retries), TenantID: DefaultTenant}
 	e.JobKey = j.Key
 	p.st.Jobs[j.Key] = j
+	c.steps -= StepsPerWait
 	if retries <= 0 {
 		p.st.setJobState(j, JobIncident)
 		p.jobIncident(in, j, "JOB_NO_RETRIES", "No more retries left.")

@@ -53,6 +53,12 @@ func (p *Partition) startBody(c *Command, fx *effects, in *Instance, e *ElemInst
 	if mi.Sequential {
 		return p.activateInner(c, fx, in, e, 0, steps)
 	}
+	if e.Element.Kind == bpmn.SubProcess {
+		// Every inner subprocess queues its start event at once: one step
+		// each of budget (an inner instance takes at least two steps, so a
+		// loop through the body still exhausts the budget).
+		c.steps -= len(items)
+	}
 	for i := range items {
 		steps = p.activateInner(c, fx, in, e, i, steps)
 		if in.State != InstActive || p.st.Elems[e.Key] == nil {
