@@ -220,7 +220,6 @@ func (p *Partition) setVariables(c *Command) (any, error) {
 	return &gatewaypb.SetVariablesResponse{Key: p.st.nextKey()}, nil
 }
 
-
 func (p *Partition) publish(c *Command) (any, error) {
 	id := c.Name + "\x00" + c.CorrelationKey + "\x00" + c.MessageID
 	if c.MessageID != "" {
