@@ -27,8 +27,6 @@ const (
 	stageCollection = 4 // the multi-instance input collection is not a list
 )
 
-var noTokens int
-
 // tokens is the token counter of a flow scope.
 func (p *Partition) tokens(in *Instance, scope int64) *int {
 	if scope == 0 {
@@ -37,8 +35,7 @@ func (p *Partition) tokens(in *Instance, scope int64) *int {
 	if e := p.st.Elems[scope]; e != nil {
 		return &e.Tokens
 	}
-	noTokens = 0
-	return &noTokens
+	return new(int) // a scope that ended: nothing to count
 }
 
 // joinArrivals is the arrivals of a join gateway in a flow scope.
