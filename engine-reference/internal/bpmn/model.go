@@ -1,7 +1,11 @@
 // Package bpmn parses and validates the BPMN subset jobwire-engine executes:
 // none start event, end event, service task (zeebe:taskDefinition,
 // zeebe:taskHeaders), sequence flows, exclusive gateway with conditions and
-// default flow, parallel gateway, and error boundary events on service tasks.
+// default flow, parallel gateway, and error boundary events on service tasks;
+// message start events, timer start events (date, cycle), intermediate
+// message and timer catch events, receive tasks, and message and timer
+// boundary events (interrupting or not) on service and receive tasks
+// (parse_events.go; ISO-8601 durations, dates and R[n]/ cycles).
 // Everything else is rejected at deploy time with the element and its line,
 // because silently ignoring an element would run a different process than
 // the one the user drew.
@@ -20,6 +24,8 @@ const (
 	ExclusiveGateway
 	ParallelGateway
 	BoundaryEvent
+	IntermediateCatchEvent
+	ReceiveTask
 )
 
 // Process is one executable process of a deployed resource.
@@ -28,7 +34,9 @@ type Process struct {
 	Name     string
 	Elements map[string]*Element
 	Flows    map[string]*Flow
-	Start    *Element
+	Start    *Element // the none start event; nil when the process has only event starts
+	// Message and timer start events.
+	MessageStarts, TimerStarts []*Element
 }
 
 // Element is a flow node.
@@ -53,6 +61,12 @@ type Element struct {
 	ErrorCode   string // empty with CatchAll
 	CatchAll    bool
 	ThrowsError bool
+
+	// Message or timer definition (start, intermediate catch, boundary
+	// events; receive tasks); nil otherwise.
+	Event *EventDef
+	// Boundary event: cancelActivity (false = non-interrupting).
+	Interrupting bool
 
 	// Exclusive gateway.
 	DefaultFlow string

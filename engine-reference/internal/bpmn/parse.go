@@ -35,6 +35,7 @@ func Parse(resourceName string, data []byte) ([]*Process, error) {
 	if root.name.Space != nsBPMN || root.name.Local != "definitions" {
 		return nil, errf("'%s': expected root element bpmn:definitions (namespace %s), but found %s at line %d", resourceName, nsBPMN, root.prefixed(), root.line)
 	}
+	resolveMessageRefs(root)
 	errorsByID := map[string]string{}
 	var procNodes []*xnode
 	for _, c := range root.children {
@@ -46,7 +47,7 @@ func Parse(resourceName string, data []byte) ([]*Process, error) {
 			procNodes = append(procNodes, c)
 		case "error":
 			errorsByID[c.attr("id")] = c.attr("errorCode")
-		case "documentation", "extensionElements":
+		case "documentation", "extensionElements", "message":
 		default:
 			return nil, unsupported(resourceName, c)
 		}
@@ -74,7 +75,7 @@ func unsupported(res string, n *xnode) error {
 	if id != "" {
 		idPart = fmt.Sprintf(" (id '%s')", id)
 	}
-	return errf("'%s': element %s%s at line %d is not supported by jobwire-engine; supported: bpmn:startEvent (none), bpmn:endEvent (none, error), bpmn:serviceTask, bpmn:sequenceFlow, bpmn:exclusiveGateway, bpmn:parallelGateway, bpmn:boundaryEvent (error)", res, n.prefixed(), idPart, n.line)
+	return errf("'%s': element %s%s at line %d is not supported by jobwire-engine; supported: bpmn:startEvent (none), bpmn:endEvent (none, error), bpmn:serviceTask, bpmn:sequenceFlow, bpmn:exclusiveGateway, bpmn:parallelGateway, bpmn:boundaryEvent (error; message, timer: interrupting or not), bpmn:startEvent (message, timer), bpmn:intermediateCatchEvent (message, timer), bpmn:receiveTask", res, n.prefixed(), idPart, n.line)
 }
 
 func parseProcess(res string, pn *xnode, errorsByID map[string]string) (*Process, error) {
@@ -149,6 +150,12 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 		default:
 			return nil, unsupported(res, cc)
 		}
+	}
+	if handled, err := parseEventElement(res, c, el, eventDefs); handled {
+		if err != nil {
+			return nil, err
+		}
+		return el, checkEventExtensions(res, c, el, ext)
 	}
 	switch c.name.Local {
 	case "endEvent":
@@ -301,7 +308,14 @@ func link(res string, p *Process, nodes []*xnode) error {
 		el := p.Elements[n.attr("id")]
 		switch el.Kind {
 		case StartEvent:
-			starts = append(starts, el)
+			switch {
+			case el.Event == nil:
+				starts = append(starts, el)
+			case el.Event.Type == EventMessage:
+				p.MessageStarts = append(p.MessageStarts, el)
+			default:
+				p.TimerStarts = append(p.TimerStarts, el)
+			}
 			if len(el.Incoming) > 0 {
 				return errf("'%s': start event '%s' at line %d must not have incoming sequence flows", res, el.ID, el.Line)
 			}
@@ -311,8 +325,8 @@ func link(res string, p *Process, nodes []*xnode) error {
 			}
 		case BoundaryEvent:
 			host, ok := p.Elements[el.AttachedTo]
-			if !ok || host.Kind != ServiceTask {
-				return errf("'%s': boundary event '%s' at line %d must be attached to a service task (attachedToRef '%s')", res, el.ID, el.Line, el.AttachedTo)
+			if !ok || (host.Kind != ServiceTask && host.Kind != ReceiveTask) {
+				return errf("'%s': boundary event '%s' at line %d must be attached to a service or receive task (attachedToRef '%s')", res, el.ID, el.Line, el.AttachedTo)
 			}
 			if len(el.Incoming) > 0 {
 				return errf("'%s': boundary event '%s' at line %d must not have incoming sequence flows", res, el.ID, el.Line)
@@ -350,11 +364,13 @@ func link(res string, p *Process, nodes []*xnode) error {
 			return errf("'%s': %s '%s' at line %d has no outgoing sequence flow (end the path with a bpmn:endEvent)", res, kindName(el.Kind), el.ID, el.Line)
 		}
 	}
-	if len(starts) != 1 {
-		return errf("'%s': process '%s' must have exactly one none start event, found %d", res, p.ID, len(starts))
+	if len(starts) > 1 || len(starts)+len(p.MessageStarts)+len(p.TimerStarts) == 0 {
+		return errf("'%s': process '%s' must have exactly one none start event (or message/timer start events), found %d", res, p.ID, len(starts))
 	}
-	p.Start = starts[0]
-	return nil
+	if len(starts) == 1 {
+		p.Start = starts[0]
+	}
+	return checkMessageStarts(res, p)
 }
 
 func sortFlows(fs []*Flow) {
@@ -383,6 +399,10 @@ func kindName(k Kind) string {
 		return "parallel gateway"
 	case BoundaryEvent:
 		return "boundary event"
+	case IntermediateCatchEvent:
+		return "intermediate catch event"
+	case ReceiveTask:
+		return "receive task"
 	}
 	return "element"
 }

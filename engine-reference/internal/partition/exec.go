@@ -92,6 +92,9 @@ func (p *Partition) enter(c *Command, fx *effects, in *Instance, s step, steps [
 	case bpmn.ServiceTask:
 		p.startTask(c, fx, in, el)
 		return steps
+	case bpmn.IntermediateCatchEvent, bpmn.ReceiveTask:
+		p.enterEventElement(c, fx, in, el)
+		return steps
 	case bpmn.ExclusiveGateway:
 		return p.exclusive(c, in, el, steps)
 	case bpmn.ParallelGateway:
@@ -194,6 +197,10 @@ func (p *Partition) startTask(c *Command, fx *effects, in *Instance, el *bpmn.El
 		}
 		retries = r
 	}
+	plans, ok := p.planBoundaries(c, in, el) // message/timer boundary events
+	if !ok {
+		return
+	}
 	e := &ElemInst{Key: p.st.nextKey(), InstanceKey: in.Key, Element: el}
 	j := &Job{Key: p.st.nextKey(), InstanceKey: in.Key, ElemKey: e.Key, DefKey: in.DefKey,
 		BpmnProcessID: in.BpmnProcessID, ElementID: el.ID, Version: in.Version, Type: typ,
@@ -203,6 +210,7 @@ func (p *Partition) startTask(c *Command, fx *effects, in *Instance, el *bpmn.El
 	p.st.Elems[e.Key] = e
 	p.st.Jobs[j.Key] = j
 	in.tokens++
+	p.openBoundaries(c, fx, in, e, plans)
 	if retries <= 0 {
 		p.st.setJobState(j, JobIncident)
 		p.jobIncident(in, j, "JOB_NO_RETRIES", "No more retries left.")
@@ -213,6 +221,7 @@ func (p *Partition) startTask(c *Command, fx *effects, in *Instance, el *bpmn.El
 
 // leaveTask ends a waiting service task and moves its token on.
 func (p *Partition) leaveTask(c *Command, fx *effects, in *Instance, e *ElemInst, flows []*bpmn.Flow) {
+	p.closeElemEvents(fx, e.Key)
 	delete(in.elems, e.Key)
 	delete(p.st.Elems, e.Key)
 	in.tokens--

@@ -162,6 +162,7 @@ func (p *Partition) throwError(c *Command, fx *effects) (any, error) {
 			// are not propagated to the process instance. The boundary
 			// event completes at once, so they live on only in the job
 			// (admin ListJobs: error_variables).
+			p.closeElemEvents(fx, e.Key)
 			delete(in.elems, e.Key)
 			delete(p.st.Elems, e.Key)
 			// The boundary event takes over the task's token.
