@@ -7,7 +7,7 @@ export PATH := $(ROOT)/.tools/bin:$(PATH)
 PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint generate check-generated bootstrap \
-        test-proto test-zeebe-engine test-engine test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
+        test-proto test-zeebe-engine test-engine test-corpus test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
         test-conformance test-mutation-smoke test-conformance-zeebe test-examples test-ui test-bench conformance conformance-zeebe engine bench bench-engine bench-storage bench-python bench-ui fuzz
 
 help: ## list the targets
@@ -48,6 +48,9 @@ test-zeebe-engine: bootstrap ## real in-memory Zeebe launcher (tools/zeebe-engin
 
 test-engine: bootstrap ## engine-reference: go test (race) + pyzeebe interop
 	@engine-reference/scripts/test.sh
+
+test-corpus: ## engine-reference/corpus: every BPMN/DMN case on jobwire-engine dev and the real in-memory Zeebe, same end state
+	@engine-reference/scripts/test-corpus.sh
 
 fuzz: bootstrap ## long fuzzing: every Gateway RPC, BPMN, variables (engine) and the SDKs' variable parsing; FUZZ_TIME=10m each
 	@tools/fuzz.sh

@@ -87,3 +87,29 @@ def test_generated_code_is_fresh():
     diff = subprocess.run(["git", "diff", "--stat", "--", *gen_paths], cwd=ROOT,
                           capture_output=True, text=True).stdout
     assert before == after, f"generated code is stale; run `make generate`:\n{diff}\n{after}"
+
+
+DECISION = ROOT / "proto" / "jobwire" / "decision" / "v1" / "decision.proto"
+
+
+def _camel(snake: str) -> str:
+    head, *rest = snake.split("_")
+    return head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+def test_decision_messages_match_zeebe(zeebe_proto):
+    """decision.proto carries Zeebe's EvaluateDecision messages field for field
+    (numbers, types, labels; snake_case names = Zeebe's lowerCamel ones), and
+    Zeebe's Gateway serves the RPC with these request/response types."""
+    ours = compat.compile_descriptor(DECISION)
+    theirs = compat.compile_descriptor(zeebe_proto)
+    their_msgs = {m.name: m for m in theirs.message_type}
+    assert len(ours.message_type) == 6
+    for m in ours.message_type:
+        t = their_msgs[m.name]
+        mine = {f.number: (_camel(f.name), f.type, f.label, f.type_name.rsplit(".", 1)[-1]) for f in m.field}
+        zeebe = {f.number: (f.name, f.type, f.label, f.type_name.rsplit(".", 1)[-1]) for f in t.field}
+        assert mine == zeebe, m.name
+    rpc = {r.name: r for r in theirs.service[0].method}["EvaluateDecision"]
+    assert rpc.input_type.endswith(".EvaluateDecisionRequest") and rpc.output_type.endswith(".EvaluateDecisionResponse")
+    assert not rpc.client_streaming and not rpc.server_streaming
