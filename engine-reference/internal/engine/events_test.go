@@ -221,19 +221,32 @@ func TestMessageStartEvent(t *testing.T) {
 	if jsonVars(t, j.Variables)["item"] != "book" {
 		t.Fatalf("message variables not on the instance: %s", j.Variables)
 	}
-	en.mustPublish("order", "o-1", `{"item": "again"}`, 0)
+	en.mustPublish("order", "o-1", `{"item": "no ttl"}`, 0)
+	en.mustPublish("order", "o-1", `{"item": "buffered"}`, 60_000)
 	noJob(t, en, "handle", 500*time.Millisecond)
 	en.mustPublish("order", "o-2", `{"item": "pen"}`, 0)
 	j2 := waitJob(t, en, "handle", 5*time.Second)
 	if jsonVars(t, j2.Variables)["item"] != "pen" {
 		t.Fatalf("second instance: %s", j2.Variables)
 	}
+	// When the instance of o-1 ends, the buffered message for o-1 (the one
+	// with a TTL) starts the next instance.
 	complete(t, en, j.Key, "")
 	waitState(t, en, j.ProcessInstanceKey, completed)
-	en.mustPublish("order", "o-1", `{"item": "third"}`, 0)
-	if j3 := waitJob(t, en, "handle", 5*time.Second); jsonVars(t, j3.Variables)["item"] != "third" {
-		t.Fatalf("after the first completed, a new instance starts: %s", j3.Variables)
+	j3 := waitJob(t, en, "handle", 5*time.Second)
+	if jsonVars(t, j3.Variables)["item"] != "buffered" {
+		t.Fatalf("after the first completed, the buffered message starts the next instance: %s", j3.Variables)
 	}
+	// Canceling that instance does the same for the next buffered message.
+	en.mustPublish("order", "o-1", `{"item": "fourth"}`, 60_000)
+	noJob(t, en, "handle", 300*time.Millisecond)
+	if _, err := en.gw.CancelProcessInstance(ctx(t), &pb.CancelProcessInstanceRequest{ProcessInstanceKey: j3.ProcessInstanceKey}); err != nil {
+		t.Fatal(err)
+	}
+	if j4 := waitJob(t, en, "handle", 5*time.Second); jsonVars(t, j4.Variables)["item"] != "fourth" {
+		t.Fatalf("after a cancel: %s", j4.Variables)
+	}
+	noJob(t, en, "handle", 300*time.Millisecond)
 }
 
 func boundaryProc(id, attached, boundary string, interrupting bool) []byte {
@@ -506,6 +519,17 @@ func TestEventsSurviveRestart(t *testing.T) {
 				msgKeys = append(msgKeys, en1.create("catch", fmt.Sprintf(`{"orderId": "r%d"}`, i)))
 			}
 			tk := en1.create("it", "")
+			// A message published before a process with a matching message
+			// start event was deployed starts nothing, also on replay (the
+			// partition replays with every definition already registered).
+			lsKey := "ls-0" // on another partition than the deployment (partition 1 replays first)
+			for i := 1; partition.MessagePartition(lsKey, 3) == 1; i++ {
+				lsKey = fmt.Sprintf("ls-%d", i)
+			}
+			en1.mustPublish("late-start", lsKey, "", 0)
+			en1.deploy("ls.bpmn", proc("ls", map[string]string{"late-start": ""}, strings.Join([]string{
+				`<bpmn:startEvent id="s"><bpmn:messageEventDefinition messageRef="m-late-start"/></bpmn:startEvent>`,
+				flow("f1", "s", "t"), task("t", "late-started"), flow("f2", "t", "e"), `<bpmn:endEvent id="e"/>`}, "\n")))
 			time.Sleep(200 * time.Millisecond) // subscriptions reach their message partitions
 			dir2 := dir
 			if mode == "replay" {
@@ -521,6 +545,7 @@ func TestEventsSurviveRestart(t *testing.T) {
 			_ = conn
 			en := &env{t: t, e: e2, gw: gw2, admin: admin2}
 			t.Cleanup(func() { e2.Close() })
+			noJob(t, en, "late-started", 200*time.Millisecond)
 			j := waitJob(t, en, "after", 5*time.Second)
 			if j.ProcessInstanceKey != tk {
 				t.Fatal("timer of another instance")

@@ -51,6 +51,10 @@ type Command struct {
 	Elem            int64 `json:"elem,omitempty"`
 	Msg             int64 `json:"msg,omitempty"`
 	NonInterrupting bool  `json:"nonint,omitempty"`
+	// Latest pins the latest definition of each process a message start
+	// decision looked at (bpmnProcessId → key, 0 = none): replay must not
+	// see versions deployed after the command was first processed.
+	Latest map[string]int64 `json:"latest,omitempty"`
 	// push decisions made while processing (pinned for replay)
 	Pushes []Push  `json:"push,omitempty"`
 	Yields []int64 `json:"yield,omitempty"`

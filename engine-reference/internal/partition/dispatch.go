@@ -212,6 +212,7 @@ func (p *Partition) cancel(c *Command, fx *effects) (any, error) {
 	p.st.activeInstances--
 	p.answerWaiters(fx, in, status.Errorf(codes.FailedPrecondition, "process instance '%d' was canceled before it completed", in.Key))
 	p.st.finishInstance(in)
+	p.instanceEnded(c, fx, in)
 	return &gatewaypb.CancelProcessInstanceResponse{}, nil
 }
 

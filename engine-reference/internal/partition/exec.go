@@ -49,6 +49,9 @@ func (p *Partition) run(c *Command, fx *effects, in *Instance, steps []step) {
 	}
 	c.steps += len(steps)
 	p.checkDone(fx, in)
+	if in.State != InstActive {
+		p.instanceEnded(c, fx, in) // buffered message start events (messages.go)
+	}
 }
 
 // stepLimit holds every pending token with an incident (one per element).

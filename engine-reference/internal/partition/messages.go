@@ -122,6 +122,9 @@ type eventState struct {
 	// StartedBy: bpmnProcessId + "\x00" + correlation key → the instance a
 	// message start event created (only while it may still be active).
 	StartedBy map[string]int64 `json:"startedBy,omitempty"`
+	// StartCorr: instance → the correlation key of the message that
+	// started it (while active).
+	StartCorr map[int64]string `json:"startCorr,omitempty"`
 	Seq       int64            `json:"seq,omitempty"`
 	// ByElem indexes timers and subscriptions by element instance.
 	ByElem map[int64][]int64 `json:"-"`
@@ -129,7 +132,8 @@ type eventState struct {
 
 func newEventState() *eventState {
 	return &eventState{Timers: map[int64]*TimerInst{}, Subs: map[int64]*ProcSub{}, MsgSubs: map[int64]*MsgSub{},
-		Messages: map[int64]*BufferedMessage{}, StartedBy: map[string]int64{}, ByElem: map[int64][]int64{}}
+		Messages: map[int64]*BufferedMessage{}, StartedBy: map[string]int64{}, StartCorr: map[int64]string{},
+		ByElem: map[int64][]int64{}}
 }
 
 // fill makes every map non-nil and rebuilds the index (after decoding).
@@ -149,6 +153,9 @@ func (ev *eventState) fill() *eventState {
 	}
 	if ev.StartedBy != nil {
 		d.StartedBy = ev.StartedBy
+	}
+	if ev.StartCorr != nil {
+		d.StartCorr = ev.StartCorr
 	}
 	d.Seq = ev.Seq
 	for _, t := range d.Timers {
@@ -540,47 +547,135 @@ func (p *Partition) publishAndCorrelate(c *Command, fx *effects) (any, error) {
 // startByMessage creates an instance for every process whose latest
 // version has a message start event for the message.
 func (p *Partition) startByMessage(c *Command, fx *effects, m *BufferedMessage) {
-	ev := p.st.evs()
-	latest := map[string]*Def{}
-	for _, d := range p.st.defs.All() {
-		if l := latest[d.BpmnProcessID]; l == nil || d.Version > l.Version {
-			latest[d.BpmnProcessID] = d
+	var ids []string
+	if c.replaying {
+		for id := range c.Latest {
+			ids = append(ids, id)
 		}
-	}
-	ids := make([]string, 0, len(latest))
-	for id := range latest {
-		ids = append(ids, id)
+	} else {
+		seen := map[string]bool{}
+		for _, d := range p.st.defs.All() {
+			if !seen[d.BpmnProcessID] {
+				seen[d.BpmnProcessID] = true
+				if l := p.st.defs.Version(d.BpmnProcessID, -1); l != nil && messageStart(l, m.Name) != nil {
+					ids = append(ids, d.BpmnProcessID)
+				}
+			}
+		}
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		d := latest[id]
-		var start *bpmn.Element
-		for _, el := range d.Process.MessageStarts {
-			if el.Event.MessageName == m.Name {
-				start = el
+		if d := p.latestDef(c, id); d != nil {
+			p.startByMessageOf(c, fx, d, m)
+		}
+	}
+}
+
+// latestDef is the latest version of a process for a message start
+// decision, pinned in the command (Latest) so that replay decides with the
+// versions that existed when the command was first processed.
+func (p *Partition) latestDef(c *Command, id string) *Def {
+	if c.replaying {
+		k := c.Latest[id]
+		if k == 0 {
+			return nil
+		}
+		return p.st.defs.ByKey(k)
+	}
+	if k, ok := c.Latest[id]; ok {
+		return p.st.defs.ByKey(k)
+	}
+	d := p.st.defs.Version(id, -1)
+	if c.Latest == nil {
+		c.Latest = map[string]int64{}
+	}
+	if d == nil {
+		c.Latest[id] = 0
+		return nil
+	}
+	c.Latest[id] = d.Key
+	return d
+}
+
+// messageStart returns the process's message start event for a name.
+func messageStart(d *Def, name string) *bpmn.Element {
+	for _, el := range d.Process.MessageStarts {
+		if el.Event.MessageName == name {
+			return el
+		}
+	}
+	return nil
+}
+
+// startByMessageOf starts an instance of d for message m if d has a
+// message start event for it, m has not started or continued d's process
+// yet, and no instance of it started by a message with m's correlation key
+// is active. It reports whether it started one.
+func (p *Partition) startByMessageOf(c *Command, fx *effects, d *Def, m *BufferedMessage) bool {
+	ev := p.st.evs()
+	id := d.BpmnProcessID
+	start := messageStart(d, m.Name)
+	if start == nil || m.Processes[id] {
+		return false
+	}
+	active := id + "\x00" + m.CorrKey
+	if m.CorrKey != "" {
+		if k, ok := ev.StartedBy[active]; ok {
+			if in := p.st.Instances[k]; in != nil && in.State == InstActive {
+				return false // Zeebe: one instance per correlation key at a time
 			}
+			delete(ev.StartedBy, active)
+			delete(ev.StartCorr, k)
 		}
-		if start == nil || m.Processes[id] {
-			continue
+	}
+	if m.Processes == nil {
+		m.Processes = map[string]bool{}
+	}
+	m.Processes[id] = true
+	in := p.newInstance(c, d, m.Vars)
+	if m.CorrKey != "" {
+		ev.StartedBy[active] = in.Key
+		ev.StartCorr[in.Key] = m.CorrKey
+	}
+	p.run(c, fx, in, []step{{el: start}})
+	return true
+}
+
+// instanceEnded runs when an instance completes or is canceled. If a
+// message with a correlation key started it, the oldest buffered message
+// with that key that could not start an instance meanwhile (one per key at
+// a time) starts the next one now, as Zeebe's buffered message start
+// events do.
+func (p *Partition) instanceEnded(c *Command, fx *effects, in *Instance) {
+	ev := p.st.events
+	if ev == nil {
+		return
+	}
+	corr, ok := ev.StartCorr[in.Key]
+	if !ok {
+		return
+	}
+	delete(ev.StartCorr, in.Key)
+	active := in.BpmnProcessID + "\x00" + corr
+	if ev.StartedBy[active] == in.Key {
+		delete(ev.StartedBy, active)
+	}
+	d := p.latestDef(c, in.BpmnProcessID)
+	if d == nil || len(d.Process.MessageStarts) == 0 {
+		return
+	}
+	keys := make([]int64, 0, len(ev.Messages))
+	for k, m := range ev.Messages {
+		if m.CorrKey == corr {
+			keys = append(keys, k)
 		}
-		active := id + "\x00" + m.CorrKey
-		if m.CorrKey != "" {
-			if k, ok := ev.StartedBy[active]; ok {
-				if in := p.st.Instances[k]; in != nil && in.State == InstActive {
-					continue // Zeebe: one instance per correlation key at a time
-				}
-				delete(ev.StartedBy, active)
-			}
+	}
+	sort.Slice(keys, func(i, k int) bool { return keys[i] < keys[k] })
+	for _, k := range keys {
+		m := ev.Messages[k]
+		if m.Deadline > c.Now && p.startByMessageOf(c, fx, d, m) {
+			return
 		}
-		if m.Processes == nil {
-			m.Processes = map[string]bool{}
-		}
-		m.Processes[id] = true
-		in := p.newInstance(c, d, m.Vars)
-		if m.CorrKey != "" {
-			ev.StartedBy[active] = in.Key
-		}
-		p.run(c, fx, in, []step{{el: start}})
 	}
 }
 
