@@ -5,7 +5,11 @@
 // on activities, multi-instance activities (bpmn:multiInstanceLoopCharacteristics
 // with zeebe:loopCharacteristics, parallel and sequential), sequence flows,
 // exclusive and inclusive gateways with conditions and default flow, parallel
-// gateway, and error boundary events on activities.
+// gateway, and error boundary events on activities; message start events,
+// timer start events (date, cycle), intermediate message and timer catch
+// events, receive tasks, and message and timer boundary events (interrupting
+// or not) on activities (parse_events.go; ISO-8601 durations, dates and
+// R[n]/ cycles).
 // Everything else is rejected at deploy time with the element and its line,
 // because silently ignoring an element would run a different process than
 // the one the user drew.
@@ -27,6 +31,8 @@ const (
 	SubProcess
 	CallActivity
 	InclusiveGateway
+	IntermediateCatchEvent
+	ReceiveTask
 )
 
 // Process is one executable process of a deployed resource.
@@ -35,7 +41,9 @@ type Process struct {
 	Name     string
 	Elements map[string]*Element
 	Flows    map[string]*Flow
-	Start    *Element
+	Start    *Element // the none start event; nil when the process has only event starts
+	// Message and timer start events.
+	MessageStarts, TimerStarts []*Element
 }
 
 // Element is a flow node.
@@ -60,6 +68,12 @@ type Element struct {
 	ErrorCode   string // empty with CatchAll
 	CatchAll    bool
 	ThrowsError bool
+
+	// Message or timer definition (start, intermediate catch, boundary
+	// events; receive tasks); nil otherwise.
+	Event *EventDef
+	// Boundary event: cancelActivity (false = non-interrupting).
+	Interrupting bool
 
 	// Exclusive and inclusive gateway.
 	DefaultFlow string

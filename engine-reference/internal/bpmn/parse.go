@@ -35,6 +35,7 @@ func Parse(resourceName string, data []byte) ([]*Process, error) {
 	if root.name.Space != nsBPMN || root.name.Local != "definitions" {
 		return nil, errf("'%s': expected root element bpmn:definitions (namespace %s), but found %s at line %d", resourceName, nsBPMN, root.prefixed(), root.line)
 	}
+	resolveMessageRefs(root)
 	errorsByID := map[string]string{}
 	var procNodes []*xnode
 	for _, c := range root.children {
@@ -46,7 +47,7 @@ func Parse(resourceName string, data []byte) ([]*Process, error) {
 			procNodes = append(procNodes, c)
 		case "error":
 			errorsByID[c.attr("id")] = c.attr("errorCode")
-		case "documentation", "extensionElements":
+		case "documentation", "extensionElements", "message":
 		default:
 			return nil, unsupported(resourceName, c)
 		}
@@ -74,7 +75,7 @@ func unsupported(res string, n *xnode) error {
 	if id != "" {
 		idPart = fmt.Sprintf(" (id '%s')", id)
 	}
-	return errf("'%s': element %s%s at line %d is not supported by jobwire-engine; supported: bpmn:startEvent (none), bpmn:endEvent (none, error), bpmn:serviceTask, bpmn:subProcess (embedded), bpmn:callActivity, bpmn:multiInstanceLoopCharacteristics (on those three), bpmn:sequenceFlow, bpmn:exclusiveGateway, bpmn:inclusiveGateway, bpmn:parallelGateway, bpmn:boundaryEvent (error)", res, n.prefixed(), idPart, n.line)
+	return errf("'%s': element %s%s at line %d is not supported by jobwire-engine; supported: bpmn:startEvent (none; message, timer), bpmn:endEvent (none, error), bpmn:serviceTask, bpmn:receiveTask, bpmn:subProcess (embedded), bpmn:callActivity, bpmn:multiInstanceLoopCharacteristics (on service tasks, subprocesses, call activities), bpmn:sequenceFlow, bpmn:exclusiveGateway, bpmn:inclusiveGateway, bpmn:parallelGateway, bpmn:intermediateCatchEvent (message, timer), bpmn:boundaryEvent (error; message, timer: interrupting or not)", res, n.prefixed(), idPart, n.line)
 }
 
 func parseProcess(res string, pn *xnode, errorsByID map[string]string) (*Process, error) {
@@ -192,6 +193,12 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 		default:
 			return nil, unsupported(res, cc)
 		}
+	}
+	if handled, err := parseEventElement(res, c, el, eventDefs); handled {
+		if err != nil {
+			return nil, err
+		}
+		return el, checkEventExtensions(res, c, el, ext)
 	}
 	switch c.name.Local {
 	case "endEvent":
@@ -380,7 +387,16 @@ func link(res string, p *Process, parent *Element, flows []*Flow, nodes []*xnode
 	for _, el := range scopeEls {
 		switch el.Kind {
 		case StartEvent:
-			starts = append(starts, el)
+			switch {
+			case el.Event != nil && parent != nil:
+				return nil, errf("'%s': start event '%s' at line %d in subprocess '%s' must be a none start event (event subprocesses are not supported)", res, el.ID, el.Line, parent.ID)
+			case el.Event == nil:
+				starts = append(starts, el)
+			case el.Event.Type == EventMessage:
+				p.MessageStarts = append(p.MessageStarts, el)
+			default:
+				p.TimerStarts = append(p.TimerStarts, el)
+			}
 			if len(el.Incoming) > 0 {
 				return nil, errf("'%s': start event '%s' at line %d must not have incoming sequence flows", res, el.ID, el.Line)
 			}
@@ -390,8 +406,8 @@ func link(res string, p *Process, parent *Element, flows []*Flow, nodes []*xnode
 			}
 		case BoundaryEvent:
 			host, ok := p.Elements[el.AttachedTo]
-			if !ok || !host.IsActivity() || host.Parent != parent {
-				return nil, errf("'%s': boundary event '%s' at line %d must be attached to a service task, subprocess or call activity of the same scope (attachedToRef '%s')", res, el.ID, el.Line, el.AttachedTo)
+			if !ok || !(host.IsActivity() || host.Kind == ReceiveTask) || host.Parent != parent {
+				return nil, errf("'%s': boundary event '%s' at line %d must be attached to a service task, receive task, subprocess or call activity of the same scope (attachedToRef '%s')", res, el.ID, el.Line, el.AttachedTo)
 			}
 			if len(el.Incoming) > 0 {
 				return nil, errf("'%s': boundary event '%s' at line %d must not have incoming sequence flows", res, el.ID, el.Line)
@@ -434,13 +450,20 @@ func link(res string, p *Process, parent *Element, flows []*Flow, nodes []*xnode
 			el.Reach = reachers(p, el)
 		}
 	}
-	if len(starts) != 1 {
-		if parent != nil {
+	if parent != nil {
+		if len(starts) != 1 {
 			return nil, errf("'%s': subprocess '%s' at line %d must have exactly one none start event, found %d", res, parent.ID, parent.Line, len(starts))
 		}
-		return nil, errf("'%s': process '%s' must have exactly one none start event, found %d", res, p.ID, len(starts))
+		return starts[0], nil
 	}
-	return starts[0], nil
+	if len(starts) > 1 || len(starts)+len(p.MessageStarts)+len(p.TimerStarts) == 0 {
+		return nil, errf("'%s': process '%s' must have exactly one none start event (or message/timer start events), found %d", res, p.ID, len(starts))
+	}
+	var start *Element
+	if len(starts) == 1 {
+		start = starts[0]
+	}
+	return start, checkMessageStarts(res, p)
 }
 
 // reachers returns the elements of the gateway's scope from which a token
@@ -503,6 +526,10 @@ func kindName(k Kind) string {
 		return "call activity"
 	case InclusiveGateway:
 		return "inclusive gateway"
+	case IntermediateCatchEvent:
+		return "intermediate catch event"
+	case ReceiveTask:
+		return "receive task"
 	}
 	return "element"
 }

@@ -95,6 +95,7 @@ func StartBroker(cfg BrokerConfig) (*Broker, error) {
 	debug.FreeOSMemory() // recovery garbage back to the OS: RSS reflects live state
 	b.local = gateway.NewLocal(parts)
 	b.local.Count, b.local.NodeID, b.local.Host = cfg.PartitionCount, cfg.NodeID, cfg.Host
+	b.sess.local.Store(b.local)
 	lis, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
 	if err != nil {
 		b.local.Close()

@@ -1,8 +1,13 @@
 package cluster
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"sync"
+	"sync/atomic"
+
+	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	cpb "github.com/jobwire/jobwire/engine-reference/internal/pb/clusterpb"
@@ -16,6 +21,27 @@ type sessions struct {
 	mu    sync.Mutex
 	conns map[*session]bool
 	post  func(pid int32, c *partition.Command)
+	// local: the broker's partitions, once open (Forward).
+	local atomic.Pointer[gateway.Local]
+}
+
+// Forward delivers a partition's command (message subscriptions) to a
+// partition of this broker. Partitions of other brokers are not reachable
+// from a broker (brokers only talk to gateways): such a command is dropped
+// with a warning, so in cluster mode a message correlates only with
+// subscriptions whose instance runs on the same broker as the message
+// partition of its correlation key (see README).
+func (ss *sessions) Forward(pid int32, c *partition.Command) bool {
+	l := ss.local.Load()
+	if l == nil {
+		return false
+	}
+	if l.Parts[pid] == nil {
+		fmt.Fprintf(os.Stderr, "jobwire-engine broker: partition %d is on another broker; %s command not delivered (cross-broker message correlation is not supported)\n", pid, c.Op)
+		return true
+	}
+	l.Post(pid, c)
+	return true
 }
 
 // sessionQueue bounds jobs queued for one gateway; when it is full the

@@ -86,7 +86,7 @@ func (p *Partition) childCompleted(c *Command, fx *effects, child *Instance) {
 
 // cancelInstance terminates a process instance with everything in it
 // (called instances too) and answers its waiting with-result callers.
-func (p *Partition) cancelInstance(fx *effects, in *Instance) {
+func (p *Partition) cancelInstance(c *Command, fx *effects, in *Instance) {
 	if p.st.touched != nil {
 		p.st.touched.instance(in.Key)
 	}
@@ -99,11 +99,11 @@ func (p *Partition) cancelInstance(fx *effects, in *Instance) {
 	sortElems(top)
 	for _, e := range top {
 		if in.elems[e.Key] != nil {
-			p.terminate(fx, in, e)
+			p.terminate(c, fx, in, e)
 		}
 	}
 	for _, e := range in.elems { // anything left over (defensive)
-		p.removeElem(in, e)
+		p.removeElem(fx, in, e)
 	}
 	for k, inc := range p.st.Incidents {
 		if inc.InstanceKey == in.Key {
@@ -118,6 +118,7 @@ func (p *Partition) cancelInstance(fx *effects, in *Instance) {
 	p.st.activeInstances--
 	p.answerWaiters(fx, in, status.Errorf(codes.FailedPrecondition, "process instance '%d' was canceled before it completed", in.Key))
 	p.st.finishInstance(in)
+	p.instanceEnded(c, fx, in) // buffered message start events (messages.go)
 }
 
 func sortElems(es []*ElemInst) {

@@ -45,6 +45,16 @@ type Command struct {
 	CorrelationKey string `json:"corr,omitempty"`
 	MessageID      string `json:"mid,omitempty"`
 	TTL            int64  `json:"ttl,omitempty"`
+	// message subscriptions between partitions (messages.go)
+	From            int32 `json:"from,omitempty"`
+	Inst            int64 `json:"inst,omitempty"`
+	Elem            int64 `json:"elem,omitempty"`
+	Msg             int64 `json:"msg,omitempty"`
+	NonInterrupting bool  `json:"nonint,omitempty"`
+	// Latest pins the latest definition of each process a message start
+	// decision looked at (bpmnProcessId → key, 0 = none): replay must not
+	// see versions deployed after the command was first processed.
+	Latest map[string]int64 `json:"latest,omitempty"`
 	// push decisions made while processing (pinned for replay)
 	Pushes []Push  `json:"push,omitempty"`
 	Yields []int64 `json:"yield,omitempty"`

@@ -40,7 +40,7 @@ func (p *Partition) dispatch(c *Command, fx *effects) (any, error) {
 	case OpResolve:
 		return p.resolve(c, fx)
 	case OpPublish:
-		return p.publish(c)
+		return p.publishAndCorrelate(c, fx)
 	case OpActivate:
 		return p.activate(c)
 	case OpTimeOut, OpRecur, OpYield, OpReturn:
@@ -50,6 +50,9 @@ func (p *Partition) dispatch(c *Command, fx *effects) (any, error) {
 			p.st.counter = c.Key
 		}
 		return nil, nil
+	}
+	if resp, err, ok := p.dispatchEvents(c, fx); ok {
+		return resp, err
 	}
 	return nil, status.Errorf(codes.Internal, "unknown command %q", c.Op)
 }
@@ -105,6 +108,7 @@ func (p *Partition) deploy(c *Command) (any, error) {
 				d = &Def{Key: p.st.nextKey(), BpmnProcessID: proc.ID, Version: v, ResourceName: pr.res.Name,
 					Checksum: checksum, Process: proc, DeploymentKey: depKey, Resource: pr.res.Content}
 				p.st.defs.add(d)
+				p.scheduleStartTimers(c, d)
 			}
 			resp.Deployments = append(resp.Deployments, &gatewaypb.Deployment{Metadata: &gatewaypb.Deployment_Process{
 				Process: &gatewaypb.ProcessMetadata{BpmnProcessId: d.BpmnProcessID, Version: d.Version,
@@ -159,6 +163,9 @@ func (p *Partition) create(c *Command, fx *effects) (any, error) {
 	default:
 		return nil, reject(c.Op, RejInvalidArgument, "Expected either a bpmnProcessId or a processDefinitionKey, but none given")
 	}
+	if d.Process.Start == nil {
+		return nil, reject(c.Op, RejInvalidArgument, "Expected to create instance of process with none start event, but there is no such event")
+	}
 	doc, err := vars.Parse(c.Variables)
 	if err != nil {
 		return nil, reject(c.Op, RejInvalidArgument, "Property 'variables' is invalid: %v", err)
@@ -189,7 +196,7 @@ func (p *Partition) cancel(c *Command, fx *effects) (any, error) {
 		}
 		return nil, reject(c.Op, RejInvalidState, "Expected to cancel a process instance with key '%d', but it is created by a parent process instance. Cancel the root process instance '%d' instead.", c.Key, root.Key)
 	}
-	p.cancelInstance(fx, in)
+	p.cancelInstance(c, fx, in)
 	return &gatewaypb.CancelProcessInstanceResponse{}, nil
 }
 

@@ -125,6 +125,9 @@ func (p *Partition) enter(c *Command, fx *effects, in *Instance, s step, steps, 
 			return p.activateBody(c, fx, in, el, s.scope, steps)
 		}
 		return p.activateActivity(c, fx, in, el, s.scope, nil, 0, steps)
+	case bpmn.IntermediateCatchEvent, bpmn.ReceiveTask:
+		p.enterEventElement(c, fx, in, el, s.scope)
+		return steps
 	case bpmn.ExclusiveGateway:
 		return p.exclusive(c, in, el, s.scope, steps)
 	case bpmn.InclusiveGateway:
@@ -248,5 +251,6 @@ func (p *Partition) checkDone(c *Command, fx *effects, in *Instance) {
 	p.st.activeInstances--
 	p.answerWaiters(fx, in, nil)
 	p.st.finishInstance(in)
+	p.instanceEnded(c, fx, in) // buffered message start events (messages.go)
 	p.childCompleted(c, fx, in)
 }

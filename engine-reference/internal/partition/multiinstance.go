@@ -3,6 +3,7 @@ package partition
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
 	"github.com/jobwire/jobwire/engine-reference/internal/feel"
@@ -28,6 +29,9 @@ func (p *Partition) activateBody(c *Command, fx *effects, in *Instance, el *bpmn
 	e := &ElemInst{Key: p.st.nextKey(), InstanceKey: in.Key, Element: el, ScopeKey: scope, Body: &MIBody{}}
 	p.addElem(in, e)
 	*p.tokens(in, scope)++
+	if !p.openActivityBoundaries(c, fx, in, e, stageBoundaries) {
+		return steps
+	}
 	return p.startBody(c, fx, in, e, steps)
 }
 
@@ -76,7 +80,7 @@ func collection(x *feel.Expr, look feel.Lookup) ([]json.RawMessage, error) {
 	}
 	list, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Errorf("it is %s", describeValue(v))
+		return nil, fmt.Errorf("it is %s", strings.ToLower(describeValue(v)))
 	}
 	if len(list) > MaxMultiInstanceItems {
 		return nil, fmt.Errorf("it has %d items; the limit is %d", len(list), MaxMultiInstanceItems)
@@ -90,20 +94,6 @@ func collection(x *feel.Expr, look feel.Lookup) ([]json.RawMessage, error) {
 		out[i] = raw
 	}
 	return out, nil
-}
-
-func describeValue(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "a context"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	}
-	return fmt.Sprintf("a %T", v)
 }
 
 func (p *Partition) activateInner(c *Command, fx *effects, in *Instance, body *ElemInst, i int, steps []step) []step {
@@ -144,7 +134,7 @@ func (p *Partition) completeBody(c *Command, fx *effects, in *Instance, body *El
 	if mi.OutputCollection != "" {
 		p.mergePropagate(in, body.ScopeKey, vars.Doc{mi.OutputCollection: body.Body.outputJSON()})
 	}
-	p.removeElem(in, body)
+	p.removeElem(fx, in, body)
 	*p.tokens(in, body.ScopeKey)--
 	return p.follow(in, body.ScopeKey, steps, body.Element.Outgoing)
 }

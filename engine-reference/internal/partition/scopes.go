@@ -25,6 +25,7 @@ const (
 	stageStart      = 2 // the activity could not start (job type, called process)
 	stageComplete   = 3 // output mappings failed (the job is completed)
 	stageCollection = 4 // the multi-instance input collection is not a list
+	stageBoundaries = 5 // a multi-instance body's boundary events could not be opened
 )
 
 // tokens is the token counter of a flow scope.
@@ -62,7 +63,8 @@ func (p *Partition) addElem(in *Instance, e *ElemInst) {
 	p.st.Elems[e.Key] = e
 }
 
-func (p *Partition) removeElem(in *Instance, e *ElemInst) {
+func (p *Partition) removeElem(fx *effects, in *Instance, e *ElemInst) {
+	p.closeElemEvents(fx, e.Key) // its boundary timers and message subscriptions
 	delete(in.elems, e.Key)
 	delete(p.st.Elems, e.Key)
 }
@@ -275,7 +277,25 @@ func (p *Partition) applyInputs(c *Command, fx *effects, in *Instance, e *ElemIn
 		}
 		setLocal(e, doc)
 	}
+	if e.LoopCounter == 0 && !p.openActivityBoundaries(c, fx, in, e, stageInput) {
+		return steps
+	}
 	return p.startActivity(c, fx, in, e, steps)
+}
+
+// openActivityBoundaries opens the message and timer boundary events of an
+// activity instance (a plain activity, or a multi-instance body); an
+// expression that fails holds it with an incident whose resolution retries
+// from stage.
+func (p *Partition) openActivityBoundaries(c *Command, fx *effects, in *Instance, e *ElemInst, stage int) bool {
+	plans, err := p.planBoundaries(c, p.lookupAt(in, e), e.Element)
+	if err != nil {
+		e.Stage = stage
+		p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", err.Error())
+		return false
+	}
+	p.openBoundaries(c, fx, in, e, plans)
+	return true
 }
 
 func (p *Partition) startActivity(c *Command, fx *effects, in *Instance, e *ElemInst, steps []step) []step {
@@ -334,13 +354,13 @@ func (p *Partition) completeActivity(c *Command, fx *effects, in *Instance, e *E
 				body.Body.Outputs[i] = raw
 			}
 		}
-		p.removeElem(in, e)
+		p.removeElem(fx, in, e)
 		if body == nil {
 			return steps
 		}
 		return p.innerDone(c, fx, in, body, steps)
 	}
-	p.removeElem(in, e)
+	p.removeElem(fx, in, e)
 	*p.tokens(in, e.ScopeKey)--
 	return p.follow(in, e.ScopeKey, steps, el.Outgoing)
 }
@@ -415,7 +435,7 @@ func (p *Partition) throwFrom(c *Command, fx *effects, in *Instance, from *ElemI
 		before()
 	}
 	sc := ct.activity.ScopeKey
-	p.terminate(fx, ct.in, ct.activity)
+	p.terminate(c, fx, ct.in, ct.activity)
 	more := []step{{el: ct.boundary, scope: sc}}
 	if ct.in == in {
 		return append(steps, more...), true
@@ -443,7 +463,7 @@ func catchingBoundary(el *bpmn.Element, code string) *bpmn.Element {
 // terminate ends an element instance and everything inside it: inner
 // element instances, jobs (canceled), incidents, called instances. It does
 // not touch the token the instance held in its own scope.
-func (p *Partition) terminate(fx *effects, in *Instance, e *ElemInst) {
+func (p *Partition) terminate(c *Command, fx *effects, in *Instance, e *ElemInst) {
 	var kids []*ElemInst
 	for _, x := range in.elems {
 		if x.ScopeKey == e.Key {
@@ -452,13 +472,15 @@ func (p *Partition) terminate(fx *effects, in *Instance, e *ElemInst) {
 	}
 	sort.Slice(kids, func(i, k int) bool { return kids[i].Key < kids[k].Key })
 	for _, x := range kids {
-		p.terminate(fx, in, x)
+		p.terminate(c, fx, in, x)
 	}
 	if j := p.st.Jobs[e.JobKey]; j != nil && !jobFinished(j.State) {
 		if inc := p.st.Incidents[j.IncidentKey]; inc != nil {
 			delete(p.st.Incidents, inc.Key)
 			in.Incidents--
 		}
+		j.IncidentKey = 0
+		j.Worker, j.Deadline = "", 0
 		p.st.setJobState(j, JobCanceled)
 	}
 	if inc := p.st.Incidents[e.IncidentKey]; inc != nil {
@@ -466,9 +488,9 @@ func (p *Partition) terminate(fx *effects, in *Instance, e *ElemInst) {
 		in.Incidents--
 	}
 	if child := p.st.Instances[e.ChildKey]; child != nil && child.State == InstActive {
-		p.cancelInstance(fx, child)
+		p.cancelInstance(c, fx, child)
 	}
-	p.removeElem(in, e)
+	p.removeElem(fx, in, e)
 }
 
 // resolveElem retries what an incident on an element instance stopped.
@@ -486,8 +508,13 @@ func (p *Partition) resolveElem(c *Command, fx *effects, in *Instance, e *ElemIn
 	case stageCollection:
 		e.Stage = 0
 		p.run(c, fx, in, p.startBody(c, fx, in, e, nil))
+	case stageBoundaries:
+		e.Stage = 0
+		if p.openActivityBoundaries(c, fx, in, e, stageBoundaries) {
+			p.run(c, fx, in, p.startBody(c, fx, in, e, nil))
+		}
 	default:
-		p.removeElem(in, e)
+		p.removeElem(fx, in, e)
 		// The held token re-enters the element, which evaluates again.
 		p.run(c, fx, in, []step{{el: e.Element, scope: e.ScopeKey}})
 	}

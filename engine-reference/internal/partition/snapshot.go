@@ -107,6 +107,7 @@ type snapshotData struct {
 	JobsByState     [8]int64                `json:"jobsByState"`
 	ActiveInstances int64                   `json:"activeInstances"`
 	History         *History                `json:"history"`
+	Events          json.RawMessage         `json:"events,omitempty"` // timers, message subscriptions (messages.go)
 }
 
 func (p *Partition) encodeSnapshot(segment, position int64) ([]byte, error) {
@@ -151,6 +152,7 @@ func (p *Partition) encodeSnapshot(segment, position int64) ([]byte, error) {
 		d.Messages = append(d.Messages, snapMessage{ID: id, Key: m.key, Deadline: m.deadline})
 	}
 	sort.Slice(d.Messages, func(i, k int) bool { return d.Messages[i].ID < d.Messages[k].ID })
+	d.Events = p.encodeEvents()
 	// No HTML escaping: variable values must come back byte for byte.
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -237,6 +239,9 @@ func (p *Partition) loadSnapshot(b []byte) (*snapshotData, error) {
 	}
 	for _, m := range d.Messages {
 		s.messages[m.ID] = message{key: m.Key, deadline: m.Deadline}
+	}
+	if err := p.loadEvents(d.Events); err != nil {
+		return nil, err
 	}
 	if d.History != nil {
 		h := d.History

@@ -147,6 +147,9 @@ type State struct {
 	activeInstances int64
 	jobsByState     [8]int64
 
+	// events: timers and message subscriptions (timers.go, messages.go).
+	events *eventState
+
 	// touched collects what a batch changed, for the Observer (nil without one).
 	touched *touchSet
 }
