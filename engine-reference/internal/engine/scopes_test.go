@@ -538,3 +538,34 @@ func TestMultiInstanceLoopBecomesIncident(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A message boundary event on an embedded subprocess survives a restart;
+// the message terminates the subprocess (its job is gone) and a catch
+// event inside it (with a correlation key from the subprocess's local
+// variable) no longer correlates.
+func TestSubprocessMessageBoundaryAcrossRestart(t *testing.T) {
+	bothRestarts(t, func(t *testing.T, r *rig) {
+		r.deploy("subprocess-message-boundary/smb.bpmn")
+		k := r.create("corpus-subprocess-message", `{"orderId":"r-2"}`)
+		w := r.job("corpus-smb-work")
+		r.restart()
+		if _, err := r.gw.PublishMessage(ctx(t), &pb.PublishMessageRequest{Name: "corpus-smb-abort", CorrelationKey: "r-2", Variables: `{"why":"x"}`}); err != nil {
+			t.Fatal(err)
+		}
+		a := r.job("corpus-smb-aborted")
+		wantVars(t, "aborted", a.Variables, map[string]any{"why": "x", "subOrder": absent})
+		_, err := r.gw.CompleteJob(ctx(t), &pb.CompleteJobRequest{JobKey: w.Key})
+		if status.Code(err) != codes.NotFound {
+			t.Fatalf("job of the terminated subprocess: %v", err)
+		}
+		r.restart()
+		// The catch event inside was terminated: this message finds no
+		// subscription and stays buffered (TTL 0: dropped).
+		if _, err := r.gw.PublishMessage(ctx(t), &pb.PublishMessageRequest{Name: "corpus-smb-step", CorrelationKey: "r-2"}); err != nil {
+			t.Fatal(err)
+		}
+		r.complete(a, "")
+		r.completed(k, map[string]any{"why": "x", "orderId": "r-2"})
+		r.noJob("corpus-smb-after")
+	})
+}
