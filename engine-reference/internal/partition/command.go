@@ -133,6 +133,9 @@ var WireOps = map[string]bool{
 	OpDeploy: true, OpDistribute: true, OpCreate: true, OpCancel: true, OpSetVariables: true, OpComplete: true,
 	OpFail: true, OpThrowError: true, OpUpdateRetries: true, OpUpdateTimeout: true, OpResolve: true,
 	OpPublish: true, OpActivate: true, OpYield: true, OpReturn: true,
+	// message subscriptions between partitions of different brokers, which
+	// a gateway relays (cluster.proto ForwardCommand)
+	OpSubOpen: true, OpSubClose: true, OpSubCorrelate: true,
 }
 
 // intents gives Zeebe's intent names for rejection messages.
