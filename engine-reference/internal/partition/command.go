@@ -51,6 +51,9 @@ type Command struct {
 	Elem            int64 `json:"elem,omitempty"`
 	Msg             int64 `json:"msg,omitempty"`
 	NonInterrupting bool  `json:"nonint,omitempty"`
+	// subclose: the messages the instance consumed through the subscription
+	// (the message partition re-routes any other it had sent)
+	Consumed []int64 `json:"consumed,omitempty"`
 	// Latest pins the latest definition of each process a message start
 	// decision looked at (bpmnProcessId → key, 0 = none): replay must not
 	// see versions deployed after the command was first processed.
