@@ -249,6 +249,13 @@ func (b *Broker) Connect(stream grpc.BidiStreamingServer[cpb.ConnectRequest, cpb
 				b.sess.yield(j.Job)
 				return err
 			}
+		case f := <-s.fwd:
+			// A forward lost with a dying session is sent again when its
+			// partition restarts (partition.resendAfterRestart); both
+			// sides ignore duplicates.
+			if err := stream.Send(&cpb.ConnectResponse{Kind: &cpb.ConnectResponse_ForwardCommand{ForwardCommand: f}}); err != nil {
+				return err
+			}
 		}
 	}
 }

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -558,4 +560,61 @@ func TestEventsSurviveRestart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkMessageCorrelation: N instances on 3 partitions wait for a
+// message each; N messages are published (8 publishers); it reports
+// messages correlated per second, until every waiting instance has its
+// job (go test ./internal/engine -run '^$' -bench MessageCorrelation).
+func BenchmarkMessageCorrelation(b *testing.B) {
+	t := &testing.T{}
+	e, err := Start(Config{NoSync: true, Partitions: 3, DataDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	_, gw, admin := dial(t, e.Addr())
+	en := &env{t: t, e: e, gw: gw, admin: admin}
+	if _, err := gw.DeployResource(context.Background(), &pb.DeployResourceRequest{Resources: []*pb.Resource{{Name: "c.bpmn", Content: catchMsg}}}); err != nil {
+		b.Fatal(err)
+	}
+	n := 2000
+	for i := 0; i < n; i++ {
+		if _, err := gw.CreateProcessInstance(context.Background(), &pb.CreateProcessInstanceRequest{BpmnProcessId: "catch", Version: -1,
+			Variables: fmt.Sprintf(`{"orderId": "b-%d"}`, i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	b.ResetTimer()
+	began := time.Now()
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < n; i += 8 {
+				gw.PublishMessage(context.Background(), &pb.PublishMessageRequest{Name: "paid", CorrelationKey: fmt.Sprintf("b-%d", i)})
+			}
+		}(w)
+	}
+	wg.Wait()
+	published := time.Since(began)
+	for {
+		r, err := en.admin.ListJobs(context.Background(), &apb.ListJobsRequest{Type: "ship"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var total int64
+		for _, c := range r.CountsByState {
+			total += c
+		}
+		if total >= int64(n) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	all := time.Since(began)
+	b.ReportMetric(float64(n)/all.Seconds(), "correlations/s")
+	b.Logf("%d messages published in %v, all %d instances continued after %v", n, published, n, all)
 }

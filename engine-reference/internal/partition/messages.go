@@ -322,7 +322,7 @@ func (p *Partition) closeElemEvents(fx *effects, elemKey int64) {
 		}
 		if s := ev.Subs[k]; s != nil {
 			delete(ev.Subs, k)
-			fx.forward(s.MsgPartition, &Command{Op: OpSubClose, Key: s.Key, From: p.cfg.ID})
+			fx.forward(s.MsgPartition, &Command{Op: OpSubClose, Key: s.Key, From: p.cfg.ID, Consumed: s.consumed()})
 		}
 	}
 }
@@ -413,7 +413,7 @@ func (p *Partition) subCorrelate(c *Command, fx *effects) (any, error) {
 	if s.Interrupting {
 		delete(ev.Subs, s.Key)
 		ev.unindex(s.ElemKey, s.Key)
-		fx.forward(s.MsgPartition, &Command{Op: OpSubClose, Key: s.Key, From: p.cfg.ID})
+		fx.forward(s.MsgPartition, &Command{Op: OpSubClose, Key: s.Key, From: p.cfg.ID, Consumed: []int64{c.Msg}})
 	} else {
 		if s.Seen == nil {
 			s.Seen = map[int64]bool{}
@@ -481,13 +481,45 @@ func (p *Partition) correlateTo(fx *effects, m *BufferedMessage, s *MsgSub) {
 // busy: an interrupting subscription takes one message only.
 func (s *MsgSub) busy() bool { return s.Interrupting && len(s.Sent) > 0 }
 
-// subClose processes OpSubClose on the message partition.
-func (p *Partition) subClose(c *Command) (any, error) {
+// consumed lists the messages a subscription correlated (sorted).
+func (s *ProcSub) consumed() []int64 {
+	out := make([]int64, 0, len(s.Seen))
+	for k := range s.Seen {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, k int) bool { return out[i] < out[k] })
+	return out
+}
+
+// subClose processes OpSubClose on the message partition. A message it
+// sent to the subscription that the instance did not consume (the element
+// was left before the correlation arrived) is handed to the next open
+// subscription of the same process, or stays buffered for a later one, as
+// Zeebe does when a correlation is rejected; a TTL-0 message is gone.
+func (p *Partition) subClose(c *Command, fx *effects) (any, error) {
 	ev := p.st.evs()
-	if ev.MsgSubs[c.Key] == nil {
+	s := ev.MsgSubs[c.Key]
+	if s == nil {
 		return nil, reject(c.Op, RejNotFound, "subscription '%d' is not open", c.Key)
 	}
 	delete(ev.MsgSubs, c.Key)
+	done := map[int64]bool{}
+	for _, k := range c.Consumed {
+		done[k] = true
+	}
+	for _, sc := range s.Sent {
+		m := ev.Messages[sc.MsgKey]
+		if done[sc.MsgKey] || m == nil || m.Deadline <= c.Now {
+			continue
+		}
+		delete(m.Processes, s.BpmnProcessID)
+		for _, o := range ev.sortedMsgSubs() {
+			if o.BpmnProcessID == s.BpmnProcessID && o.Name == m.Name && o.CorrKey == m.CorrKey && !o.busy() {
+				p.correlateTo(fx, m, o)
+				break
+			}
+		}
+	}
 	return nil, nil
 }
 
@@ -839,7 +871,7 @@ func (p *Partition) dispatchEvents(c *Command, fx *effects) (resp any, err error
 	case OpSubOpen:
 		resp, err = p.subOpen(c, fx)
 	case OpSubClose:
-		resp, err = p.subClose(c)
+		resp, err = p.subClose(c, fx)
 	case OpSubCorrelate:
 		resp, err = p.subCorrelate(c, fx)
 	default:
