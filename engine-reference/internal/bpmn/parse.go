@@ -35,6 +35,7 @@ func Parse(resourceName string, data []byte) ([]*Process, error) {
 	if root.name.Space != nsBPMN || root.name.Local != "definitions" {
 		return nil, errf("'%s': expected root element bpmn:definitions (namespace %s), but found %s at line %d", resourceName, nsBPMN, root.prefixed(), root.line)
 	}
+	resolveMessageRefs(root)
 	errorsByID := map[string]string{}
 	var procNodes []*xnode
 	for _, c := range root.children {
@@ -46,7 +47,7 @@ func Parse(resourceName string, data []byte) ([]*Process, error) {
 			procNodes = append(procNodes, c)
 		case "error":
 			errorsByID[c.attr("id")] = c.attr("errorCode")
-		case "documentation", "extensionElements":
+		case "documentation", "extensionElements", "message":
 		default:
 			return nil, unsupported(resourceName, c)
 		}
@@ -74,7 +75,7 @@ func unsupported(res string, n *xnode) error {
 	if id != "" {
 		idPart = fmt.Sprintf(" (id '%s')", id)
 	}
-	return errf("'%s': element %s%s at line %d is not supported by jobwire-engine; supported: bpmn:startEvent (none), bpmn:endEvent (none, error), bpmn:serviceTask, bpmn:sequenceFlow, bpmn:exclusiveGateway, bpmn:parallelGateway, bpmn:boundaryEvent (error)", res, n.prefixed(), idPart, n.line)
+	return errf("'%s': element %s%s at line %d is not supported by jobwire-engine; supported: bpmn:startEvent (none; message, timer), bpmn:endEvent (none, error), bpmn:serviceTask, bpmn:receiveTask, bpmn:subProcess (embedded), bpmn:callActivity, bpmn:multiInstanceLoopCharacteristics (on service tasks, subprocesses, call activities), bpmn:sequenceFlow, bpmn:exclusiveGateway, bpmn:inclusiveGateway, bpmn:parallelGateway, bpmn:intermediateCatchEvent (message, timer), bpmn:boundaryEvent (error; message, timer: interrupting or not)", res, n.prefixed(), idPart, n.line)
 }
 
 func parseProcess(res string, pn *xnode, errorsByID map[string]string) (*Process, error) {
@@ -82,18 +83,41 @@ func parseProcess(res string, pn *xnode, errorsByID map[string]string) (*Process
 	if p.ID == "" {
 		return nil, errf("'%s': bpmn:process at line %d has no id", res, pn.line)
 	}
-	var flowNodes []*xnode
 	count := 0
-	for _, c := range pn.children {
+	start, err := parseScope(res, p, pn, nil, errorsByID, &count, 0)
+	if err != nil {
+		return nil, err
+	}
+	p.Start = start
+	return p, nil
+}
+
+// maxScopeDepth bounds the nesting of embedded subprocesses.
+const maxScopeDepth = 32
+
+// parseScope parses the flow nodes and sequence flows of a process or of an
+// embedded subprocess (parent) and returns the scope's none start event.
+func parseScope(res string, p *Process, sn *xnode, parent *Element, errorsByID map[string]string, count *int, depth int) (*Element, error) {
+	if depth > maxScopeDepth {
+		return nil, errf("'%s': subprocesses nested deeper than %d levels at line %d", res, maxScopeDepth, sn.line)
+	}
+	var flowNodes []*xnode
+	var flows []*Flow
+	for _, c := range sn.children {
 		if c.name.Space != nsBPMN {
 			return nil, unsupported(res, c)
 		}
-		if count++; count > MaxElements {
+		if *count++; *count > MaxElements {
 			return nil, errf("'%s': process '%s' has more than %d elements (flow nodes and sequence flows); the limit is %d", res, p.ID, MaxElements, MaxElements)
 		}
 		switch c.name.Local {
 		case "documentation", "extensionElements", "laneSet":
 			continue
+		case "incoming", "outgoing", "multiInstanceLoopCharacteristics":
+			if parent != nil {
+				continue // the subprocess's own children, read by parseElement
+			}
+			return nil, unsupported(res, c)
 		case "sequenceFlow":
 			f := &Flow{ID: c.attr("id"), Source: c.attr("sourceRef"), Target: c.attr("targetRef"), Line: c.line}
 			for _, cc := range c.children {
@@ -111,7 +135,11 @@ func parseProcess(res string, pn *xnode, errorsByID map[string]string) (*Process
 			if _, dup := p.Flows[f.ID]; dup {
 				return nil, errf("'%s': duplicate id '%s' at line %d", res, f.ID, c.line)
 			}
+			if _, dup := p.Elements[f.ID]; dup {
+				return nil, errf("'%s': duplicate id '%s' at line %d", res, f.ID, c.line)
+			}
 			p.Flows[f.ID] = f
+			flows = append(flows, f)
 		default:
 			flowNodes = append(flowNodes, c)
 		}
@@ -130,15 +158,26 @@ func parseProcess(res string, pn *xnode, errorsByID map[string]string) (*Process
 		if _, dup := p.Flows[el.ID]; dup {
 			return nil, errf("'%s': duplicate id '%s' at line %d", res, el.ID, c.line)
 		}
+		el.Parent = parent
 		p.Elements[el.ID] = el
+		if el.Kind == SubProcess {
+			start, err := parseScope(res, p, c, el, errorsByID, count, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			el.Start = start
+		}
 	}
-	return p, link(res, p, flowNodes)
+	return link(res, p, parent, flows, flowNodes)
 }
 
 func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element, error) {
 	el := &Element{ID: c.attr("id"), Name: c.attr("name"), Line: c.line}
+	if c.name.Local == "subProcess" && c.attr("triggeredByEvent") == "true" {
+		return nil, errf("'%s': event subprocess '%s' at line %d is not supported by jobwire-engine (embedded subprocesses are)", res, el.ID, c.line)
+	}
 	var eventDefs []*xnode
-	var ext *xnode
+	var ext, loop *xnode
 	for _, cc := range c.children {
 		switch {
 		case cc.name.Space == nsBPMN && (cc.name.Local == "incoming" || cc.name.Local == "outgoing" || cc.name.Local == "documentation"):
@@ -146,9 +185,20 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 			ext = cc
 		case cc.name.Space == nsBPMN && strings.HasSuffix(cc.name.Local, "EventDefinition"):
 			eventDefs = append(eventDefs, cc)
+		case cc.name.Space == nsBPMN && cc.name.Local == "multiInstanceLoopCharacteristics" &&
+			(c.name.Local == "serviceTask" || c.name.Local == "subProcess" || c.name.Local == "callActivity"):
+			loop = cc
+		case c.name.Space == nsBPMN && c.name.Local == "subProcess":
+			// the subprocess's flow nodes and flows: parsed as its scope
 		default:
 			return nil, unsupported(res, cc)
 		}
+	}
+	if handled, err := parseEventElement(res, c, el, eventDefs); handled {
+		if err != nil {
+			return nil, err
+		}
+		return el, checkEventExtensions(res, c, el, ext)
 	}
 	switch c.name.Local {
 	case "endEvent":
@@ -194,6 +244,25 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 	case "exclusiveGateway":
 		el.Kind = ExclusiveGateway
 		el.DefaultFlow = c.attr("default")
+	case "inclusiveGateway":
+		el.Kind = InclusiveGateway
+		el.DefaultFlow = c.attr("default")
+	case "subProcess":
+		el.Kind = SubProcess
+		if len(eventDefs) > 0 {
+			return nil, unsupported(res, eventDefs[0])
+		}
+		if err := parseActivityExtensions(res, el, ext); err != nil {
+			return nil, err
+		}
+	case "callActivity":
+		el.Kind = CallActivity
+		if len(eventDefs) > 0 {
+			return nil, unsupported(res, eventDefs[0])
+		}
+		if err := parseActivityExtensions(res, el, ext); err != nil {
+			return nil, err
+		}
 	case "parallelGateway":
 		el.Kind = ParallelGateway
 	case "boundaryEvent":
@@ -221,7 +290,12 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 	default:
 		return nil, unsupported(res, c)
 	}
-	if el.Kind != ServiceTask && el.Kind != BusinessRuleTask && ext != nil {
+	if loop != nil {
+		if err := parseLoop(res, el, loop); err != nil {
+			return nil, err
+		}
+	}
+	if !el.IsActivity() && el.Kind != BusinessRuleTask && ext != nil {
 		for _, e := range ext.children {
 			if e.name.Space == nsZeebe && e.name.Local != "properties" {
 				return nil, errf("'%s': %s at line %d on %s '%s' is not supported", res, e.prefixed(), e.line, c.prefixed(), el.ID)
@@ -271,9 +345,13 @@ func parseTaskExtensions(res string, el *Element, ext *xnode) error {
 						el.Headers[h.attr("key")] = h.attr("value")
 					}
 				}
+			case "ioMapping":
+				if err := parseIOMapping(res, el, e); err != nil {
+					return err
+				}
 			case "properties":
 			default:
-				return errf("'%s': %s at line %d on service task '%s' is not supported (supported: zeebe:taskDefinition, zeebe:taskHeaders)", res, e.prefixed(), e.line, el.ID)
+				return errf("'%s': %s at line %d on service task '%s' is not supported (supported: zeebe:taskDefinition, zeebe:taskHeaders, zeebe:ioMapping)", res, e.prefixed(), e.line, el.ID)
 			}
 		}
 	}
@@ -283,85 +361,144 @@ func parseTaskExtensions(res string, el *Element, ext *xnode) error {
 	return nil
 }
 
-// link wires flows to nodes and checks the graph.
-func link(res string, p *Process, nodes []*xnode) error {
-	for _, f := range p.Flows {
+// link wires the flows of one scope (the process, or the embedded
+// subprocess parent) to its nodes, checks the scope's graph and returns its
+// start event.
+func link(res string, p *Process, parent *Element, flows []*Flow, nodes []*xnode) (*Element, error) {
+	for _, f := range flows {
 		src, ok := p.Elements[f.Source]
 		if !ok {
-			return errf("'%s': sequence flow '%s' at line %d: sourceRef '%s' is not a flow node of process '%s'", res, f.ID, f.Line, f.Source, p.ID)
+			return nil, errf("'%s': sequence flow '%s' at line %d: sourceRef '%s' is not a flow node of process '%s'", res, f.ID, f.Line, f.Source, p.ID)
 		}
 		dst, ok := p.Elements[f.Target]
 		if !ok {
-			return errf("'%s': sequence flow '%s' at line %d: targetRef '%s' is not a flow node of process '%s'", res, f.ID, f.Line, f.Target, p.ID)
+			return nil, errf("'%s': sequence flow '%s' at line %d: targetRef '%s' is not a flow node of process '%s'", res, f.ID, f.Line, f.Target, p.ID)
+		}
+		if src.Parent != parent || dst.Parent != parent {
+			return nil, errf("'%s': sequence flow '%s' at line %d connects '%s' and '%s', which are not in the same (sub)process", res, f.ID, f.Line, f.Source, f.Target)
 		}
 		src.Outgoing = append(src.Outgoing, f)
 		dst.Incoming = append(dst.Incoming, f)
 	}
+	var scopeEls []*Element
+	for _, n := range nodes {
+		scopeEls = append(scopeEls, p.Elements[n.attr("id")])
+	}
 	// Keep document order of outgoing flows: exclusive gateways evaluate
 	// conditions in that order, and execution must be deterministic.
-	for _, el := range p.Elements {
+	for _, el := range scopeEls {
 		sortFlows(el.Outgoing)
 		sortFlows(el.Incoming)
 	}
 	var starts []*Element
-	for _, n := range nodes {
-		el := p.Elements[n.attr("id")]
+	for _, el := range scopeEls {
 		switch el.Kind {
 		case StartEvent:
-			starts = append(starts, el)
+			switch {
+			case el.Event != nil && parent != nil:
+				return nil, errf("'%s': start event '%s' at line %d in subprocess '%s' must be a none start event (event subprocesses are not supported)", res, el.ID, el.Line, parent.ID)
+			case el.Event == nil:
+				starts = append(starts, el)
+			case el.Event.Type == EventMessage:
+				p.MessageStarts = append(p.MessageStarts, el)
+			default:
+				p.TimerStarts = append(p.TimerStarts, el)
+			}
 			if len(el.Incoming) > 0 {
-				return errf("'%s': start event '%s' at line %d must not have incoming sequence flows", res, el.ID, el.Line)
+				return nil, errf("'%s': start event '%s' at line %d must not have incoming sequence flows", res, el.ID, el.Line)
 			}
 		case EndEvent:
 			if len(el.Outgoing) > 0 {
-				return errf("'%s': end event '%s' at line %d must not have outgoing sequence flows", res, el.ID, el.Line)
+				return nil, errf("'%s': end event '%s' at line %d must not have outgoing sequence flows", res, el.ID, el.Line)
 			}
 		case BoundaryEvent:
 			host, ok := p.Elements[el.AttachedTo]
-			if !ok || host.Kind != ServiceTask {
-				return errf("'%s': boundary event '%s' at line %d must be attached to a service task (attachedToRef '%s')", res, el.ID, el.Line, el.AttachedTo)
+			if !ok || !(host.IsActivity() || host.Kind == ReceiveTask) || host.Parent != parent {
+				return nil, errf("'%s': boundary event '%s' at line %d must be attached to a service task, receive task, subprocess or call activity of the same scope (attachedToRef '%s')", res, el.ID, el.Line, el.AttachedTo)
 			}
 			if len(el.Incoming) > 0 {
-				return errf("'%s': boundary event '%s' at line %d must not have incoming sequence flows", res, el.ID, el.Line)
+				return nil, errf("'%s': boundary event '%s' at line %d must not have incoming sequence flows", res, el.ID, el.Line)
 			}
 			if len(el.Outgoing) == 0 {
-				return errf("'%s': boundary event '%s' at line %d needs an outgoing sequence flow", res, el.ID, el.Line)
+				return nil, errf("'%s': boundary event '%s' at line %d needs an outgoing sequence flow", res, el.ID, el.Line)
 			}
 			host.Boundaries = append(host.Boundaries, el)
-		case ExclusiveGateway:
+		case ExclusiveGateway, InclusiveGateway:
 			if el.DefaultFlow != "" {
 				f, ok := p.Flows[el.DefaultFlow]
 				if !ok || f.Source != el.ID {
-					return errf("'%s': exclusive gateway '%s' at line %d: default flow '%s' is not one of its outgoing sequence flows", res, el.ID, el.Line, el.DefaultFlow)
+					return nil, errf("'%s': %s '%s' at line %d: default flow '%s' is not one of its outgoing sequence flows", res, kindName(el.Kind), el.ID, el.Line, el.DefaultFlow)
 				}
 			}
-			if len(el.Outgoing) > 1 {
+			if len(el.Outgoing) > 1 || el.Kind == InclusiveGateway {
 				for _, f := range el.Outgoing {
-					if f.Condition == nil && f.ID != el.DefaultFlow {
-						return errf("'%s': sequence flow '%s' at line %d leaves exclusive gateway '%s' without a condition and is not its default flow", res, f.ID, f.Line, el.ID)
+					if f.Condition == nil && f.ID != el.DefaultFlow && (len(el.Outgoing) > 1) {
+						return nil, errf("'%s': sequence flow '%s' at line %d leaves %s '%s' without a condition and is not its default flow", res, f.ID, f.Line, kindName(el.Kind), el.ID)
 					}
 				}
 			}
 		}
-		if el.Kind != ExclusiveGateway {
+		if el.Kind != ExclusiveGateway && el.Kind != InclusiveGateway {
 			for _, f := range el.Outgoing {
 				if f.Condition != nil {
-					return errf("'%s': sequence flow '%s' at line %d has a condition but does not leave an exclusive gateway (conditional flows are not supported)", res, f.ID, f.Line)
+					return nil, errf("'%s': sequence flow '%s' at line %d has a condition but does not leave an exclusive or inclusive gateway (conditional flows are not supported)", res, f.ID, f.Line)
 				}
 			}
 		}
 		if el.Kind != StartEvent && el.Kind != BoundaryEvent && len(el.Incoming) == 0 {
-			return errf("'%s': %s '%s' at line %d has no incoming sequence flow", res, kindName(el.Kind), el.ID, el.Line)
+			return nil, errf("'%s': %s '%s' at line %d has no incoming sequence flow", res, kindName(el.Kind), el.ID, el.Line)
 		}
 		if el.Kind != EndEvent && len(el.Outgoing) == 0 {
-			return errf("'%s': %s '%s' at line %d has no outgoing sequence flow (end the path with a bpmn:endEvent)", res, kindName(el.Kind), el.ID, el.Line)
+			return nil, errf("'%s': %s '%s' at line %d has no outgoing sequence flow (end the path with a bpmn:endEvent)", res, kindName(el.Kind), el.ID, el.Line)
 		}
 	}
-	if len(starts) != 1 {
-		return errf("'%s': process '%s' must have exactly one none start event, found %d", res, p.ID, len(starts))
+	for _, el := range scopeEls {
+		if el.Kind == InclusiveGateway && len(el.Incoming) > 1 {
+			el.Reach = reachers(p, el)
+		}
 	}
-	p.Start = starts[0]
-	return nil
+	if parent != nil {
+		if len(starts) != 1 {
+			return nil, errf("'%s': subprocess '%s' at line %d must have exactly one none start event, found %d", res, parent.ID, parent.Line, len(starts))
+		}
+		return starts[0], nil
+	}
+	if len(starts) > 1 || len(starts)+len(p.MessageStarts)+len(p.TimerStarts) == 0 {
+		return nil, errf("'%s': process '%s' must have exactly one none start event (or message/timer start events), found %d", res, p.ID, len(starts))
+	}
+	var start *Element
+	if len(starts) == 1 {
+		start = starts[0]
+	}
+	return start, checkMessageStarts(res, p)
+}
+
+// reachers returns the elements of the gateway's scope from which a token
+// can still arrive at it (following sequence flows backwards; a boundary
+// event's host reaches whatever the boundary event reaches).
+func reachers(p *Process, gw *Element) map[string]bool {
+	seen := map[string]bool{}
+	queue := []*Element{}
+	for _, f := range gw.Incoming {
+		queue = append(queue, p.Elements[f.Source])
+	}
+	for len(queue) > 0 {
+		el := queue[0]
+		queue = queue[1:]
+		if seen[el.ID] {
+			continue
+		}
+		seen[el.ID] = true
+		for _, f := range el.Incoming {
+			queue = append(queue, p.Elements[f.Source])
+		}
+		if el.Kind == BoundaryEvent {
+			if host := p.Elements[el.AttachedTo]; host != nil {
+				queue = append(queue, host)
+			}
+		}
+	}
+	return seen
 }
 
 func sortFlows(fs []*Flow) {
@@ -390,6 +527,16 @@ func kindName(k Kind) string {
 		return "parallel gateway"
 	case BoundaryEvent:
 		return "boundary event"
+	case SubProcess:
+		return "subprocess"
+	case CallActivity:
+		return "call activity"
+	case InclusiveGateway:
+		return "inclusive gateway"
+	case IntermediateCatchEvent:
+		return "intermediate catch event"
+	case ReceiveTask:
+		return "receive task"
 	}
 	return "element"
 }

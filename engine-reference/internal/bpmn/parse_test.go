@@ -2,6 +2,7 @@ package bpmn
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -34,7 +35,7 @@ func TestParseErrorsNameElementAndLine(t *testing.T) {
 <bpmn:startEvent id="s"><bpmn:timerEventDefinition/></bpmn:startEvent></bpmn:process></bpmn:definitions>`: "line 2",
 		`<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"><bpmn:process id="p">
 <bpmn:startEvent id="s"/>
-<bpmn:subProcess id="sub"/></bpmn:process></bpmn:definitions>`: "bpmn:subProcess (id 'sub') at line 3",
+<bpmn:userTask id="u"/></bpmn:process></bpmn:definitions>`: "bpmn:userTask (id 'u') at line 3",
 		`<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"><bpmn:process id="p"></bpmn:process></bpmn:definitions>`: "exactly one none start event",
 		`<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL"><bpmn:process id="p"><bpmn:startEvent id="s"/>
 <bpmn:sequenceFlow id="f" sourceRef="s" targetRef="nowhere"/></bpmn:process></bpmn:definitions>`: "targetRef 'nowhere'",
@@ -62,13 +63,22 @@ func FuzzParseBPMN(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// The corpus's files exercise subprocesses, call activities, mappings,
+	// multi-instance, inclusive gateways and events.
+	if seeds, err := filepath.Glob("../../corpus/*/*.bpmn"); err == nil {
+		for _, name := range seeds {
+			if b, err := os.ReadFile(name); err == nil {
+				f.Add(b)
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		procs, err := Parse("fuzz.bpmn", data)
 		if err != nil {
 			return
 		}
 		for _, p := range procs {
-			if p.Start == nil || p.Start.Kind != StartEvent {
+			if (p.Start == nil && len(p.MessageStarts)+len(p.TimerStarts) == 0) || (p.Start != nil && p.Start.Kind != StartEvent) {
 				t.Fatalf("process %s without start", p.ID)
 			}
 			for _, fl := range p.Flows {
@@ -79,6 +89,20 @@ func FuzzParseBPMN(f *testing.F) {
 			for _, el := range p.Elements {
 				if el.Kind == ServiceTask && el.JobType == "" {
 					t.Fatalf("task %s without type", el.ID)
+				}
+				if el.Kind == SubProcess && (el.Start == nil || el.Start.Parent != el) {
+					t.Fatalf("subprocess %s without its start event", el.ID)
+				}
+				if el.Kind == CallActivity && el.CalledProcessID == "" {
+					t.Fatalf("call activity %s without process id", el.ID)
+				}
+				if el.MI != nil && (el.MI.InputCollection == nil || !el.IsActivity()) {
+					t.Fatalf("multi-instance %s without input collection", el.ID)
+				}
+				for _, fl := range el.Outgoing {
+					if p.Elements[fl.Target].Parent != el.Parent {
+						t.Fatalf("flow %s leaves the scope of %s", fl.ID, el.ID)
+					}
 				}
 			}
 		}

@@ -95,6 +95,7 @@ func StartBroker(cfg BrokerConfig) (*Broker, error) {
 	debug.FreeOSMemory() // recovery garbage back to the OS: RSS reflects live state
 	b.local = gateway.NewLocal(parts)
 	b.local.Count, b.local.NodeID, b.local.Host = cfg.PartitionCount, cfg.NodeID, cfg.Host
+	b.sess.local.Store(b.local)
 	lis, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
 	if err != nil {
 		b.local.Close()
@@ -246,6 +247,13 @@ func (b *Broker) Connect(stream grpc.BidiStreamingServer[cpb.ConnectRequest, cpb
 		case j := <-s.jobs:
 			if err := stream.Send(&cpb.ConnectResponse{Kind: &cpb.ConnectResponse_PushedJob{PushedJob: j}}); err != nil {
 				b.sess.yield(j.Job)
+				return err
+			}
+		case f := <-s.fwd:
+			// A forward lost with a dying session is sent again when its
+			// partition restarts (partition.resendAfterRestart); both
+			// sides ignore duplicates.
+			if err := stream.Send(&cpb.ConnectResponse{Kind: &cpb.ConnectResponse_ForwardCommand{ForwardCommand: f}}); err != nil {
 				return err
 			}
 		}

@@ -210,6 +210,9 @@ func (r *Remote) session(l *link) bool {
 	}
 	ob := newOutbox()
 	go ob.send(ctx, s, stop)
+	fwd := make(chan *cpb.ForwardCommand, 4096)
+	defer close(fwd)
+	go r.forwardLoop(fwd)
 	r.mu.Lock()
 	for _, a := range r.aggs {
 		ob.push(&cpb.ConnectRequest{Kind: &cpb.ConnectRequest_AddStream{AddStream: a}})
@@ -237,6 +240,12 @@ func (r *Remote) session(l *link) bool {
 			}
 		case *cpb.ConnectResponse_PushedJob:
 			r.gw.PushedJob(k.PushedJob.AggregateId, k.PushedJob.Job)
+		case *cpb.ConnectResponse_ForwardCommand:
+			select {
+			case fwd <- k.ForwardCommand:
+			default:
+				fmt.Fprintf(os.Stderr, "jobwire-engine gateway: forward queue of broker %s is full; command for partition %d dropped (sent again when its partition restarts)\n", l.addr, k.ForwardCommand.PartitionId)
+			}
 		}
 	}
 	r.mu.Lock()
@@ -376,4 +385,34 @@ func (r *Remote) Topology() []*pb.BrokerInfo {
 		out = append(out, b)
 	}
 	return out
+}
+
+// forwardLoop executes the commands one broker's partitions send to
+// partitions of other brokers (message subscriptions), in arrival order.
+// A target that is down is retried for up to 30 s; a rejection (the
+// subscription was closed meanwhile, a duplicate) ends the command.
+func (r *Remote) forwardLoop(in <-chan *cpb.ForwardCommand) {
+	for f := range in {
+		c, err := decodeCommand(f.Command)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "jobwire-engine gateway: bad forwarded command: %v\n", err)
+			continue
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
+			_, err := r.Submit(ctx, f.PartitionId, c)
+			cancel()
+			if err == nil || r.ctx.Err() != nil || time.Now().After(deadline) {
+				break
+			}
+			if code := status.Code(err); code != codes.Unavailable && code != codes.DeadlineExceeded {
+				break
+			}
+			select {
+			case <-r.ctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}
 }

@@ -1,8 +1,14 @@
 package cluster
 
 import (
+	"encoding/json"
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"sync"
+	"sync/atomic"
+
+	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	cpb "github.com/jobwire/jobwire/engine-reference/internal/pb/clusterpb"
@@ -16,6 +22,49 @@ type sessions struct {
 	mu    sync.Mutex
 	conns map[*session]bool
 	post  func(pid int32, c *partition.Command)
+	seq   int64
+	// local: the broker's partitions, once open (Forward).
+	local atomic.Pointer[gateway.Local]
+}
+
+// Forward delivers a partition's command (message subscriptions) to a
+// partition: one of this broker's directly, another broker's through a
+// connected gateway (ForwardCommand on the session; the gateway executes
+// it in order). false (retried by the partition) while the broker is still
+// opening or no gateway session can take it.
+func (ss *sessions) Forward(pid int32, c *partition.Command) bool {
+	l := ss.local.Load()
+	if l == nil {
+		return false
+	}
+	if l.Parts[pid] != nil {
+		l.Post(pid, c)
+		return true
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "jobwire-engine broker: cannot encode %s command: %v\n", c.Op, err)
+		return true
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	// One session carries every forward while it lives (the oldest), so
+	// they reach the gateway in order.
+	var best *session
+	for s := range ss.conns {
+		if !s.closed && (best == nil || s.opened < best.opened) {
+			best = s
+		}
+	}
+	if best == nil {
+		return false
+	}
+	select {
+	case best.fwd <- &cpb.ForwardCommand{PartitionId: pid, Command: b}:
+		return true
+	default:
+		return false
+	}
 }
 
 // sessionQueue bounds jobs queued for one gateway; when it is full the
@@ -30,6 +79,8 @@ type session struct {
 	nmu     sync.Mutex
 	notify  map[string]bool
 	sig     chan struct{}
+	fwd     chan *cpb.ForwardCommand // commands for partitions of other brokers
+	opened  int64                    // session order (sessions.seq)
 }
 
 func newSessions(post func(int32, *partition.Command)) *sessions {
@@ -38,8 +89,10 @@ func newSessions(post func(int32, *partition.Command)) *sessions {
 
 func (ss *sessions) open(gateway string) *session {
 	s := &session{gateway: gateway, regs: map[string]*cpb.AddStream{}, jobs: make(chan *cpb.PushedJob, sessionQueue),
-		notify: map[string]bool{}, sig: make(chan struct{}, 1)}
+		notify: map[string]bool{}, sig: make(chan struct{}, 1), fwd: make(chan *cpb.ForwardCommand, 1024)}
 	ss.mu.Lock()
+	ss.seq++
+	s.opened = ss.seq
 	ss.conns[s] = true
 	ss.mu.Unlock()
 	return s

@@ -30,7 +30,7 @@ func decodeCommand(b []byte) (*partition.Command, error) {
 	}
 	// Decisions the partition pins while processing (time, chosen jobs,
 	// push/yield outcomes) are its own; a peer cannot pre-set them.
-	c.Now, c.JobKeys, c.Pushes, c.Yields, c.KeyMark = 0, nil, nil, nil, 0
+	c.Now, c.JobKeys, c.Pushes, c.Yields, c.KeyMark, c.Latest = 0, nil, nil, nil, 0, nil
 	return &c, nil
 }
 

@@ -105,7 +105,7 @@ func TestRefusesUnknownSnapshotFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	payload := strings.Replace(string(b[8:]), `"format":2`, `"format":9`, 1)
+	payload := strings.Replace(string(b[8:]), `"format":3`, `"format":9`, 1)
 	frame := make([]byte, 8)
 	binary.LittleEndian.PutUint32(frame[0:4], uint32(len(payload)))
 	binary.LittleEndian.PutUint32(frame[4:8], crc32.Checksum([]byte(payload), crc32.MakeTable(crc32.Castagnoli)))

@@ -5,7 +5,6 @@ package gateway
 
 import (
 	"context"
-	"hash/fnv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,8 +58,10 @@ type Gateway struct {
 	Polls   *LongPolls
 	Faults  *Faults
 	rr      atomic.Uint32
-	host    string
-	port    int32
+	// brokerSet: SetBroker ran (partitions may forward commands from then on).
+	brokerSet atomic.Bool
+	host      string
+	port      int32
 	// DefaultLongPoll is used when requestTimeout is 0 (Zeebe: 10 s).
 	DefaultLongPoll time.Duration
 	// NoLongPolling answers every ActivateJobs at once, whatever its
@@ -105,6 +106,7 @@ func New() *Gateway {
 // SetBroker connects the gateway to its partitions.
 func (g *Gateway) SetBroker(b Broker, host string, port int) {
 	g.broker = b
+	g.brokerSet.Store(true)
 	g.host, g.port = host, int32(port)
 	if o, ok := b.(StreamObserver); ok {
 		g.Streams.setObserver(o)
@@ -130,6 +132,17 @@ func (h hooks) ReservePush(jobType, tenant string) (partition.PushTarget, bool) 
 	return h.g.Streams.reserve(jobType, tenant)
 }
 func (h hooks) JobsAvailable(jobType string) { h.g.Polls.notify(jobType) }
+
+// Forward delivers a partition's command to another partition of this
+// process (message subscriptions, messages.go); false until the gateway
+// has its broker (partitions start before it).
+func (h hooks) Forward(pid int32, c *partition.Command) bool {
+	if !h.g.brokerSet.Load() {
+		return false
+	}
+	h.g.broker.Post(pid, c)
+	return true
+}
 
 func (g *Gateway) partitionFor(op string, key int64, what string) (int32, error) {
 	pid := partition.PartitionOf(key)
@@ -389,9 +402,7 @@ func (g *Gateway) PublishMessage(ctx context.Context, r *pb.PublishMessageReques
 	if r.TimeToLive < 0 {
 		return nil, status.Errorf(codes.InvalidArgument, "Expected timeToLive to be zero or positive, but was '%d'", r.TimeToLive)
 	}
-	h := fnv.New32a()
-	h.Write([]byte(r.CorrelationKey))
-	pid := int32(h.Sum32()%uint32(g.broker.PartitionCount())) + 1
+	pid := partition.MessagePartition(r.CorrelationKey, g.broker.PartitionCount())
 	res, err := g.broker.Submit(ctx, pid, &partition.Command{Op: partition.OpPublish, Name: r.Name,
 		CorrelationKey: r.CorrelationKey, MessageID: r.MessageId, TTL: r.TimeToLive, Variables: r.Variables})
 	if err != nil {

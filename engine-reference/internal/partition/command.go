@@ -48,6 +48,19 @@ type Command struct {
 	CorrelationKey string `json:"corr,omitempty"`
 	MessageID      string `json:"mid,omitempty"`
 	TTL            int64  `json:"ttl,omitempty"`
+	// message subscriptions between partitions (messages.go)
+	From            int32 `json:"from,omitempty"`
+	Inst            int64 `json:"inst,omitempty"`
+	Elem            int64 `json:"elem,omitempty"`
+	Msg             int64 `json:"msg,omitempty"`
+	NonInterrupting bool  `json:"nonint,omitempty"`
+	// subclose: the messages the instance consumed through the subscription
+	// (the message partition re-routes any other it had sent)
+	Consumed []int64 `json:"consumed,omitempty"`
+	// Latest pins the latest definition of each process a message start
+	// decision looked at (bpmnProcessId → key, 0 = none): replay must not
+	// see versions deployed after the command was first processed.
+	Latest map[string]int64 `json:"latest,omitempty"`
 	// push decisions made while processing (pinned for replay)
 	Pushes []Push  `json:"push,omitempty"`
 	Yields []int64 `json:"yield,omitempty"`
@@ -126,6 +139,9 @@ var WireOps = map[string]bool{
 	OpDeploy: true, OpDistribute: true, OpCreate: true, OpCancel: true, OpSetVariables: true, OpComplete: true,
 	OpFail: true, OpThrowError: true, OpUpdateRetries: true, OpUpdateTimeout: true, OpResolve: true,
 	OpPublish: true, OpActivate: true, OpYield: true, OpReturn: true,
+	// message subscriptions between partitions of different brokers, which
+	// a gateway relays (cluster.proto ForwardCommand)
+	OpSubOpen: true, OpSubClose: true, OpSubCorrelate: true,
 }
 
 // intents gives Zeebe's intent names for rejection messages.

@@ -320,32 +320,32 @@ func (p *Partition) evaluate(c *Command) (any, error) {
 // that is not deployed or fails holds the token with an incident
 // (CALLED_DECISION_ERROR / DECISION_EVALUATION_ERROR); resolving it
 // evaluates again.
-func (p *Partition) businessRuleTask(c *Command, in *Instance, el *bpmn.Element, steps []step) []step {
+func (p *Partition) businessRuleTask(c *Command, in *Instance, el *bpmn.Element, scope int64, steps []step) []step {
 	cd := el.Decision
-	look := lookup(in, nil)
+	look := p.lookupScope(in, scope)
 	id := cd.DecisionID
 	if cd.DecisionIDExpr != nil {
 		s, err := cd.DecisionIDExpr.EvalString(look)
 		if err != nil {
-			p.elementIncident(c, in, el, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Expected the decision id of '%s' to be a string: %v", el.ID, err))
+			p.elementIncident(c, in, el, scope, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Expected the decision id of '%s' to be a string: %v", el.ID, err))
 			return steps
 		}
 		id = s
 	}
 	def := p.st.decisions().latest(id)
 	if def == nil {
-		p.elementIncident(c, in, el, IncidentCalledDecision, fmt.Sprintf("Expected to evaluate decision '%s', but no decision found for id '%s'", id, id))
+		p.elementIncident(c, in, el, scope, IncidentCalledDecision, fmt.Sprintf("Expected to evaluate decision '%s', but no decision found for id '%s'", id, id))
 		return steps
 	}
 	r := def.DRG.Defs.Evaluate(def.ID, look)
 	if r.Failed() {
-		p.elementIncident(c, in, el, IncidentDecisionEvaluation, r.Failure)
+		p.elementIncident(c, in, el, scope, IncidentDecisionEvaluation, r.Failure)
 		return steps
 	}
-	// The result variable is set on the process instance (no local scopes
-	// or output mappings on business rule tasks in this subset).
-	in.Vars[cd.ResultVariable] = r.Output
-	return p.follow(in, steps, el.Outgoing)
+	// The result variable goes where a job's completion variables go: the
+	// nearest scope defining it, else the process instance.
+	p.mergePropagate(in, scope, vars.Doc{cd.ResultVariable: r.Output})
+	return p.follow(in, scope, steps, el.Outgoing)
 }
 
 // ---- snapshot ----

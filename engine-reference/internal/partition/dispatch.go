@@ -40,7 +40,7 @@ func (p *Partition) dispatch(c *Command, fx *effects) (any, error) {
 	case OpResolve:
 		return p.resolve(c, fx)
 	case OpPublish:
-		return p.publish(c)
+		return p.publishAndCorrelate(c, fx)
 	case OpEvaluate:
 		return p.evaluate(c)
 	case OpActivate:
@@ -52,6 +52,9 @@ func (p *Partition) dispatch(c *Command, fx *effects) (any, error) {
 			p.st.counter = c.Key
 		}
 		return nil, nil
+	}
+	if resp, err, ok := p.dispatchEvents(c, fx); ok {
+		return resp, err
 	}
 	return nil, status.Errorf(codes.Internal, "unknown command %q", c.Op)
 }
@@ -112,6 +115,7 @@ func (p *Partition) deploy(c *Command) (any, error) {
 				d = &Def{Key: p.st.nextKey(), BpmnProcessID: proc.ID, Version: v, ResourceName: pr.res.Name,
 					Checksum: checksum, Process: proc, DeploymentKey: depKey, Resource: pr.res.Content}
 				p.st.defs.add(d)
+				p.scheduleStartTimers(c, d)
 			}
 			resp.Deployments = append(resp.Deployments, &gatewaypb.Deployment{Metadata: &gatewaypb.Deployment_Process{
 				Process: &gatewaypb.ProcessMetadata{BpmnProcessId: d.BpmnProcessID, Version: d.Version,
@@ -173,6 +177,9 @@ func (p *Partition) create(c *Command, fx *effects) (any, error) {
 	default:
 		return nil, reject(c.Op, RejInvalidArgument, "Expected either a bpmnProcessId or a processDefinitionKey, but none given")
 	}
+	if d.Process.Start == nil {
+		return nil, reject(c.Op, RejInvalidArgument, "Expected to create instance of process with none start event, but there is no such event")
+	}
 	doc, err := vars.Parse(c.Variables)
 	if err != nil {
 		return nil, reject(c.Op, RejInvalidArgument, "Property 'variables' is invalid: %v", err)
@@ -196,28 +203,14 @@ func (p *Partition) cancel(c *Command, fx *effects) (any, error) {
 	if in == nil || in.State != InstActive {
 		return nil, reject(c.Op, RejNotFound, "Expected to cancel a process instance with key '%d', but no such process was found", c.Key)
 	}
-	for _, e := range in.elems {
-		if j := p.st.Jobs[e.JobKey]; j != nil && j.State != JobCompleted {
-			p.st.setJobState(j, JobCanceled)
+	if in.ParentKey != 0 {
+		root := in
+		for root.ParentKey != 0 && p.st.Instances[root.ParentKey] != nil {
+			root = p.st.Instances[root.ParentKey]
 		}
-		if e.IncidentKey != 0 {
-			delete(p.st.Incidents, e.IncidentKey)
-		}
-		delete(p.st.Elems, e.Key)
+		return nil, reject(c.Op, RejInvalidState, "Expected to cancel a process instance with key '%d', but it is created by a parent process instance. Cancel the root process instance '%d' instead.", c.Key, root.Key)
 	}
-	for k, inc := range p.st.Incidents {
-		if inc.InstanceKey == in.Key {
-			delete(p.st.Incidents, k)
-		}
-	}
-	in.elems = map[int64]*ElemInst{}
-	in.joins = nil
-	in.tokens = 0
-	in.Incidents = 0
-	in.State = InstCanceled
-	p.st.activeInstances--
-	p.answerWaiters(fx, in, status.Errorf(codes.FailedPrecondition, "process instance '%d' was canceled before it completed", in.Key))
-	p.st.finishInstance(in)
+	p.cancelInstance(c, fx, in)
 	return &gatewaypb.CancelProcessInstanceResponse{}, nil
 }
 
@@ -237,23 +230,15 @@ func (p *Partition) setVariables(c *Command) (any, error) {
 	if err != nil {
 		return nil, reject(c.Op, RejInvalidArgument, "Property 'variables' is invalid: %v", err)
 	}
-	for k, v := range doc {
-		switch {
-		case el != nil && (c.Local || hasVar(el.Vars, k)):
-			if el.Vars == nil {
-				el.Vars = vars.Doc{}
-			}
-			el.Vars[k] = v
-		default:
-			in.Vars[k] = v
-		}
+	switch {
+	case el != nil && c.Local:
+		setLocal(el, doc)
+	case el != nil:
+		p.mergePropagate(in, el.Key, doc)
+	default:
+		p.mergePropagate(in, 0, doc)
 	}
 	return &gatewaypb.SetVariablesResponse{Key: p.st.nextKey()}, nil
-}
-
-func hasVar(d vars.Doc, k string) bool {
-	_, ok := d[k]
-	return ok
 }
 
 func (p *Partition) publish(c *Command) (any, error) {

@@ -1,17 +1,19 @@
 package partition
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
 	"github.com/jobwire/jobwire/engine-reference/internal/vars"
 )
 
-// step is a token about to enter an element (via a sequence flow).
+// step is a token about to enter an element (via a sequence flow) in a
+// flow scope: 0 is the process instance, otherwise the key of the embedded
+// subprocess instance the element is in.
 type step struct {
-	el  *bpmn.Element
-	via *bpmn.Flow
+	el    *bpmn.Element
+	via   *bpmn.Flow
+	scope int64
 }
 
 // Token accounting: in.tokens counts tokens that are in flight (queued
@@ -28,6 +30,19 @@ type step struct {
 // resolving the incident lets the token continue (with a fresh budget).
 var MaxStepsPerCommand = 1000
 
+// maxQueuedSteps bounds the tokens queued at once in one command (a
+// parallel fork in a loop would otherwise grow the queue faster than the
+// step budget is spent); a parallel multi-instance subprocess queues one
+// per item.
+const maxQueuedSteps = 4 * MaxMultiInstanceItems
+
+// StepsPerWait is the step budget a command gains for every job it
+// creates: a wait state is progress, not a loop, so a parallel
+// multi-instance activity over thousands of items (each inner instance a
+// few steps up to its job) is not mistaken for a loop, while a loop
+// without a wait state still exhausts the budget.
+const StepsPerWait = 8
+
 // IncidentStepLimit is the incident type of an exhausted step budget.
 const IncidentStepLimit = "STEP_LIMIT_EXCEEDED"
 
@@ -35,81 +50,97 @@ const IncidentStepLimit = "STEP_LIMIT_EXCEEDED"
 // instance to its next wait state.
 func (p *Partition) run(c *Command, fx *effects, in *Instance, steps []step) {
 	for i := 0; i < len(steps); i++ {
-		if c.steps+len(steps) > MaxStepsPerCommand {
+		if c.steps+i > MaxStepsPerCommand || len(steps)-i > maxQueuedSteps {
 			c.steps += len(steps)
 			p.stepLimit(c, in, steps[i:])
 			return
 		}
 		s := steps[i]
-		in.tokens--
-		steps = p.enter(c, fx, in, s, steps)
+		if s.scope != 0 && p.st.Elems[s.scope] == nil {
+			continue // its subprocess was terminated (a caught error) meanwhile
+		}
+		*p.tokens(in, s.scope)--
+		steps = p.enter(c, fx, in, s, steps, steps[i+1:])
 		if in.State != InstActive {
 			return
 		}
+		if s.scope != 0 {
+			steps = p.scopeDone(c, fx, in, s.scope, steps)
+		}
 	}
 	c.steps += len(steps)
-	p.checkDone(fx, in)
+	p.checkDone(c, fx, in)
 }
 
 // stepLimit holds every pending token with an incident (one per element).
 func (p *Partition) stepLimit(c *Command, in *Instance, pending []step) {
-	held := map[*bpmn.Element]bool{}
+	type at struct {
+		el    *bpmn.Element
+		scope int64
+	}
+	held := map[at]bool{}
 	for _, s := range pending {
-		in.tokens-- // the step's token is now held by the incident (or merged into one)
-		if held[s.el] {
+		if s.scope != 0 && p.st.Elems[s.scope] == nil {
 			continue
 		}
-		held[s.el] = true
-		p.elementIncident(c, in, s.el, IncidentStepLimit, fmt.Sprintf(
+		*p.tokens(in, s.scope)-- // the step's token is now held by the incident (or merged into one)
+		if held[at{s.el, s.scope}] {
+			continue
+		}
+		held[at{s.el, s.scope}] = true
+		p.elementIncident(c, in, s.el, s.scope, IncidentStepLimit, fmt.Sprintf(
 			"Expected element '%s' to be entered, but the command took more than %d steps in process instance '%d' without reaching a wait state (a loop without a service task?)",
 			s.el.ID, MaxStepsPerCommand, in.Key))
 	}
 }
 
-func (p *Partition) follow(in *Instance, steps []step, flows []*bpmn.Flow) []step {
+func (p *Partition) follow(in *Instance, scope int64, steps []step, flows []*bpmn.Flow) []step {
 	for _, f := range flows {
-		in.tokens++
-		steps = append(steps, step{el: in.proc.Elements[f.Target], via: f})
+		*p.tokens(in, scope)++
+		steps = append(steps, step{el: in.proc.Elements[f.Target], via: f, scope: scope})
 	}
 	return steps
 }
 
-func (p *Partition) enter(c *Command, fx *effects, in *Instance, s step, steps []step) []step {
+func (p *Partition) enter(c *Command, fx *effects, in *Instance, s step, steps, rest []step) []step {
 	el := s.el
 	switch el.Kind {
 	case bpmn.StartEvent, bpmn.BoundaryEvent:
-		return p.follow(in, steps, el.Outgoing)
+		return p.follow(in, s.scope, steps, el.Outgoing)
 	case bpmn.EndEvent:
 		if el.ThrowsError {
-			// No element of the subset can catch an error thrown by an end
-			// event (no subprocesses), so, as in Zeebe when no catch event
-			// matches, the instance gets an UNHANDLED_ERROR_EVENT incident
+			// The error is caught by the nearest error boundary event of an
+			// enclosing subprocess (or call activity); when none matches, as
+			// in Zeebe, the instance gets an UNHANDLED_ERROR_EVENT incident
 			// at the end event.
-			p.elementIncident(c, in, el, "UNHANDLED_ERROR_EVENT", fmt.Sprintf(
+			if more, ok := p.throwFrom(c, fx, in, nil, s.scope, el.ErrorCode, steps, nil); ok {
+				return more
+			}
+			p.elementIncident(c, in, el, s.scope, "UNHANDLED_ERROR_EVENT", fmt.Sprintf(
 				"Expected to throw an error event with the code '%s', but it was not caught. No error events are available in the scope.", el.ErrorCode))
 		}
 		return steps
-	case bpmn.ServiceTask:
-		p.startTask(c, fx, in, el)
+	case bpmn.ServiceTask, bpmn.SubProcess, bpmn.CallActivity:
+		if el.MI != nil {
+			return p.activateBody(c, fx, in, el, s.scope, steps)
+		}
+		return p.activateActivity(c, fx, in, el, s.scope, nil, 0, steps)
+	case bpmn.IntermediateCatchEvent, bpmn.ReceiveTask:
+		p.enterEventElement(c, fx, in, el, s.scope)
 		return steps
 	case bpmn.BusinessRuleTask:
-		return p.businessRuleTask(c, in, el, steps)
+		return p.businessRuleTask(c, in, el, s.scope, steps)
 	case bpmn.ExclusiveGateway:
-		return p.exclusive(c, in, el, steps)
+		return p.exclusive(c, in, el, s.scope, steps)
+	case bpmn.InclusiveGateway:
+		return p.inclusive(c, in, s, steps, rest)
 	case bpmn.ParallelGateway:
 		if len(el.Incoming) <= 1 || s.via == nil {
-			return p.follow(in, steps, el.Outgoing)
+			return p.follow(in, s.scope, steps, el.Outgoing)
 		}
-		if in.joins == nil {
-			in.joins = map[string]map[string]int{}
-		}
-		arr := in.joins[el.ID]
-		if arr == nil {
-			arr = map[string]int{}
-			in.joins[el.ID] = arr
-		}
+		arr := p.joinArrivals(in, s.scope, el.ID)
 		arr[s.via.ID]++
-		in.tokens++ // held at the join
+		*p.tokens(in, s.scope)++ // held at the join
 		for _, f := range el.Incoming {
 			if arr[f.ID] == 0 {
 				return steps
@@ -118,29 +149,18 @@ func (p *Partition) enter(c *Command, fx *effects, in *Instance, s step, steps [
 		for _, f := range el.Incoming {
 			arr[f.ID]--
 		}
-		in.tokens -= len(el.Incoming)
-		return p.follow(in, steps, el.Outgoing)
+		*p.tokens(in, s.scope) -= len(el.Incoming)
+		return p.follow(in, s.scope, steps, el.Outgoing)
 	}
 	return steps
 }
 
-// lookup resolves variables visible to an element: root scope, shadowed by
-// the element's local scope.
-func lookup(in *Instance, local vars.Doc) func(string) (json.RawMessage, bool) {
-	return func(name string) (json.RawMessage, bool) {
-		if v, ok := local[name]; ok {
-			return v, true
-		}
-		v, ok := in.Vars[name]
-		return v, ok
-	}
-}
-
-func (p *Partition) exclusive(c *Command, in *Instance, el *bpmn.Element, steps []step) []step {
+func (p *Partition) exclusive(c *Command, in *Instance, el *bpmn.Element, scope int64, steps []step) []step {
 	if len(el.Outgoing) == 1 && el.Outgoing[0].Condition == nil {
-		return p.follow(in, steps, el.Outgoing)
+		return p.follow(in, scope, steps, el.Outgoing)
 	}
 	var def *bpmn.Flow
+	look := p.lookupScope(in, scope)
 	for _, f := range el.Outgoing {
 		if f.ID == el.DefaultFlow {
 			def = f
@@ -149,62 +169,72 @@ func (p *Partition) exclusive(c *Command, in *Instance, el *bpmn.Element, steps 
 		if f.Condition == nil {
 			continue
 		}
-		ok, err := f.Condition.EvalBool(lookup(in, nil))
+		ok, err := f.Condition.EvalBool(look)
 		if err != nil {
-			p.elementIncident(c, in, el, "CONDITION_ERROR", fmt.Sprintf("Failed to evaluate expression '%s' of sequence flow '%s': %v", f.Condition, f.ID, err))
+			p.elementIncident(c, in, el, scope, "CONDITION_ERROR", fmt.Sprintf("Failed to evaluate expression '%s' of sequence flow '%s': %v", f.Condition, f.ID, err))
 			return steps
 		}
 		if ok {
-			return p.follow(in, steps, []*bpmn.Flow{f})
+			return p.follow(in, scope, steps, []*bpmn.Flow{f})
 		}
 	}
 	if def != nil {
-		return p.follow(in, steps, []*bpmn.Flow{def})
+		return p.follow(in, scope, steps, []*bpmn.Flow{def})
 	}
-	p.elementIncident(c, in, el, "CONDITION_ERROR", fmt.Sprintf("Expected at least one condition to evaluate to true, or to have a default flow, but none of the conditions of exclusive gateway '%s' was true", el.ID))
+	p.elementIncident(c, in, el, scope, "CONDITION_ERROR", fmt.Sprintf("Expected at least one condition to evaluate to true, or to have a default flow, but none of the conditions of exclusive gateway '%s' was true", el.ID))
 	return steps
 }
 
-// elementIncident holds a token at an element until the incident is resolved.
-func (p *Partition) elementIncident(c *Command, in *Instance, el *bpmn.Element, typ, msg string) {
-	e := &ElemInst{Key: p.st.nextKey(), InstanceKey: in.Key, Element: el}
-	inc := &Incident{Key: p.st.nextKey(), InstanceKey: in.Key, ElemKey: e.Key, Type: typ, Message: msg}
-	e.IncidentKey = inc.Key
-	in.elems[e.Key] = e
-	p.st.Elems[e.Key] = e
-	p.st.Incidents[inc.Key] = inc
-	in.Incidents++
-	in.tokens++
+// elementIncident holds a token at an element until the incident is
+// resolved; resolving re-enters the element in its scope.
+func (p *Partition) elementIncident(c *Command, in *Instance, el *bpmn.Element, scope int64, typ, msg string) {
+	e := &ElemInst{Key: p.st.nextKey(), InstanceKey: in.Key, Element: el, ScopeKey: scope}
+	p.addElem(in, e)
+	*p.tokens(in, scope)++
+	p.incidentOn(in, e, typ, msg)
 }
 
-func (p *Partition) startTask(c *Command, fx *effects, in *Instance, el *bpmn.Element) {
+// incidentOn opens an incident on an element instance (no job).
+func (p *Partition) incidentOn(in *Instance, e *ElemInst, typ, msg string) {
+	inc := &Incident{Key: p.st.nextKey(), InstanceKey: in.Key, ElemKey: e.Key, Type: typ, Message: msg}
+	e.IncidentKey = inc.Key
+	p.st.Incidents[inc.Key] = inc
+	in.Incidents++
+}
+
+// startTask creates the job of a service task instance (input mappings
+// already applied). A job type or retries expression that fails holds the
+// instance with an incident; resolving it tries again.
+func (p *Partition) startTask(c *Command, fx *effects, in *Instance, e *ElemInst) {
+	el := e.Element
+	look := p.lookupAt(in, e)
 	typ := el.JobType
 	if el.JobTypeExpr != nil {
-		t, err := el.JobTypeExpr.EvalString(lookup(in, nil))
+		t, err := el.JobTypeExpr.EvalString(look)
 		if err != nil || t == "" {
-			p.elementIncident(c, in, el, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Expected job type of '%s' to be a non-empty string: %v", el.ID, err))
+			e.Stage = stageStart
+			p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Expected job type of '%s' to be a non-empty string: %v", el.ID, err))
 			return
 		}
 		typ = t
 	}
 	retries := el.Retries
 	if el.RetriesExpr != nil {
-		r, err := el.RetriesExpr.EvalInt(lookup(in, nil))
+		r, err := el.RetriesExpr.EvalInt(look)
 		if err != nil {
-			p.elementIncident(c, in, el, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Expected retries of '%s' to be an integer: %v", el.ID, err))
+			e.Stage = stageStart
+			p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Expected retries of '%s' to be an integer: %v", el.ID, err))
 			return
 		}
 		retries = r
 	}
-	e := &ElemInst{Key: p.st.nextKey(), InstanceKey: in.Key, Element: el}
+	e.Stage = 0
 	j := &Job{Key: p.st.nextKey(), InstanceKey: in.Key, ElemKey: e.Key, DefKey: in.DefKey,
 		BpmnProcessID: in.BpmnProcessID, ElementID: el.ID, Version: in.Version, Type: typ,
 		Headers: vars.StringMapJSON(el.Headers), Retries: int32(retries), TenantID: DefaultTenant}
 	e.JobKey = j.Key
-	in.elems[e.Key] = e
-	p.st.Elems[e.Key] = e
 	p.st.Jobs[j.Key] = j
-	in.tokens++
+	c.steps -= StepsPerWait
 	if retries <= 0 {
 		p.st.setJobState(j, JobIncident)
 		p.jobIncident(in, j, "JOB_NO_RETRIES", "No more retries left.")
@@ -213,16 +243,7 @@ func (p *Partition) startTask(c *Command, fx *effects, in *Instance, el *bpmn.El
 	p.makeAvailable(c, fx, j, true)
 }
 
-// leaveTask ends a waiting service task and moves its token on.
-func (p *Partition) leaveTask(c *Command, fx *effects, in *Instance, e *ElemInst, flows []*bpmn.Flow) {
-	delete(in.elems, e.Key)
-	delete(p.st.Elems, e.Key)
-	in.tokens--
-	steps := p.follow(in, nil, flows)
-	p.run(c, fx, in, steps)
-}
-
-func (p *Partition) checkDone(fx *effects, in *Instance) {
+func (p *Partition) checkDone(c *Command, fx *effects, in *Instance) {
 	if in.State != InstActive || in.tokens > 0 {
 		return
 	}
@@ -232,4 +253,6 @@ func (p *Partition) checkDone(fx *effects, in *Instance) {
 	p.st.activeInstances--
 	p.answerWaiters(fx, in, nil)
 	p.st.finishInstance(in)
+	p.instanceEnded(c, fx, in) // buffered message start events (messages.go)
+	p.childCompleted(c, fx, in)
 }

@@ -1,7 +1,6 @@
 package partition
 
 import (
-	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
 	"github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	"github.com/jobwire/jobwire/engine-reference/internal/vars"
 	"google.golang.org/protobuf/proto"
@@ -55,19 +54,14 @@ func (p *Partition) complete(c *Command, fx *effects) (any, error) {
 	if in == nil || e == nil {
 		return &gatewaypb.CompleteJobResponse{}, nil
 	}
-	// Zeebe (no output mappings): the variables are merged starting at the
-	// task's own scope and propagated upwards; each variable is updated on
-	// the nearest scope that defines it, and created on the process
+	// Zeebe: without output mappings the variables are merged starting at
+	// the task's own scope and propagated upwards; each variable is updated
+	// on the nearest scope that defines it, and created on the process
 	// instance (the root scope) when no scope does. A variable local to the
-	// task is therefore updated there and ends with the task.
-	for k, v := range doc {
-		if hasVar(e.Vars, k) {
-			e.Vars[k] = v
-		} else {
-			in.Vars[k] = v
-		}
-	}
-	p.leaveTask(c, fx, in, e, e.Element.Outgoing)
+	// task is therefore updated there and ends with the task. With output
+	// mappings they are local to the task and only the mapped targets
+	// propagate (completeActivity).
+	p.run(c, fx, in, p.completeActivity(c, fx, in, e, doc, nil))
 	return &gatewaypb.CompleteJobResponse{}, nil
 }
 
@@ -140,32 +134,13 @@ func (p *Partition) throwError(c *Command, fx *effects) (any, error) {
 		j.ErrorVariables = vars.Encode(doc)
 	}
 	if in != nil && e != nil {
-		var catch *catchRef
-		for _, b := range e.Element.Boundaries {
-			if !b.CatchAll && b.ErrorCode == c.ErrorCode {
-				catch = &catchRef{b}
-				break
-			}
-		}
-		if catch == nil {
-			for _, b := range e.Element.Boundaries {
-				if b.CatchAll {
-					catch = &catchRef{b}
-					break
-				}
-			}
-		}
-		if catch != nil {
-			p.st.setJobState(j, JobErrorThrown)
-			// Zeebe 8.8 sets the thrown variables on the catch event's own
-			// scope; without output mappings (not in this BPMN subset) they
-			// are not propagated to the process instance. The boundary
-			// event completes at once, so they live on only in the job
-			// (admin ListJobs: error_variables).
-			delete(in.elems, e.Key)
-			delete(p.st.Elems, e.Key)
-			// The boundary event takes over the task's token.
-			p.run(c, fx, in, []step{{el: catch.el}})
+		// Zeebe 8.8 sets the thrown variables on the catch event's own
+		// scope; without output mappings on the catch event (not in this
+		// BPMN subset) they are not propagated to the process instance. The
+		// boundary event completes at once, so they live on only in the job
+		// (admin ListJobs: error_variables).
+		if steps, ok := p.throwFrom(c, fx, in, e, e.ScopeKey, c.ErrorCode, nil, func() { p.st.setJobState(j, JobErrorThrown) }); ok {
+			p.run(c, fx, in, steps)
 			return &gatewaypb.ThrowErrorResponse{}, nil
 		}
 	}
@@ -173,9 +148,6 @@ func (p *Partition) throwError(c *Command, fx *effects) (any, error) {
 	p.jobIncident(in, j, "UNHANDLED_ERROR_EVENT", "Expected to throw an error event with the code '"+c.ErrorCode+"' with message '"+c.ErrorMessage+"', but it was not caught. No error events are available in the scope.")
 	return &gatewaypb.ThrowErrorResponse{}, nil
 }
-
-// catchRef is the boundary event that catches a thrown error.
-type catchRef struct{ el *bpmn.Element }
 
 func (p *Partition) updateRetries(c *Command) (any, error) {
 	if c.Retries < 1 {
@@ -232,10 +204,7 @@ func (p *Partition) resolve(c *Command, fx *effects) (any, error) {
 		return &gatewaypb.ResolveIncidentResponse{}, nil
 	}
 	in.Incidents--
-	delete(in.elems, e.Key)
-	delete(p.st.Elems, e.Key)
-	// The held token re-enters the element, which evaluates again.
-	p.run(c, fx, in, []step{{el: e.Element}})
+	p.resolveElem(c, fx, in, e)
 	return &gatewaypb.ResolveIncidentResponse{}, nil
 }
 
@@ -300,13 +269,7 @@ func (p *Partition) activateJob(j *Job, worker string, deadline int64) {
 
 // activatedJob renders the job as the gateway sends it.
 func (p *Partition) activatedJob(j *Job, fetch []string) *gatewaypb.ActivatedJob {
-	doc := vars.Doc{}
-	if in := p.st.Instances[j.InstanceKey]; in != nil {
-		vars.Merge(doc, in.Vars)
-	}
-	if e := p.st.Elems[j.ElemKey]; e != nil {
-		vars.Merge(doc, e.Vars)
-	}
+	doc := p.visibleVars(p.st.Instances[j.InstanceKey], p.st.Elems[j.ElemKey])
 	return &gatewaypb.ActivatedJob{Key: j.Key, Type: j.Type, ProcessInstanceKey: j.InstanceKey,
 		BpmnProcessId: j.BpmnProcessID, ProcessDefinitionVersion: j.Version, ProcessDefinitionKey: j.DefKey,
 		ElementId: j.ElementID, ElementInstanceKey: j.ElemKey, CustomHeaders: j.Headers, Worker: j.Worker,

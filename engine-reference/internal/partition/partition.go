@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -82,6 +83,9 @@ type Partition struct {
 	activat   atomic.Int64
 	activated atomic.Int64
 	closed    atomic.Bool
+	// commands to other partitions (messages.go)
+	outMu sync.Mutex
+	out   *outboxQ
 }
 
 // MaxBatch bounds how many queued commands share one fsync.
@@ -186,6 +190,7 @@ func Open(cfg Config) (*Partition, error) {
 		p.st.touched = newTouchSet()
 	}
 	p.rebuildTimers()
+	p.resendAfterRestart()
 	p.refreshGauges()
 	return p, nil
 }
@@ -264,6 +269,7 @@ func (p *Partition) Run() {
 	}()
 	p.timer = time.NewTimer(time.Hour)
 	p.armTimer()
+	p.startForwarding()
 	batch := make([]*Command, 0, MaxBatch)
 	for {
 		batch = batch[:0]
@@ -371,9 +377,10 @@ type pushOut struct {
 
 // effects are the side effects of a batch, run only after it is durable.
 type effects struct {
-	pushes  []pushOut
-	notify  map[string]bool
-	results []func()
+	pushes   []pushOut
+	notify   map[string]bool
+	results  []func()
+	forwards []forward // commands to partitions (messages.go)
 }
 
 func (fx *effects) notifyType(t string) {
@@ -543,6 +550,7 @@ func (p *Partition) afterCommit(b *pendingBatch) {
 	for _, po := range fx.pushes {
 		po.t.Deliver(po.job)
 	}
+	p.sendForwards(fx.forwards)
 	if p.cfg.Hooks != nil {
 		for t := range fx.notify {
 			p.cfg.Hooks.JobsAvailable(t)
@@ -672,6 +680,7 @@ func (p *Partition) rebuildTimers() {
 			p.addTimer(j.RecurAt, j.Key, OpRecur)
 		}
 	}
+	p.rebuildEventTimers()
 }
 
 func (p *Partition) armTimer() {
@@ -701,6 +710,10 @@ func (p *Partition) dueTimers(batch []*Command) []*Command {
 	now := time.Now().UnixMilli()
 	for len(p.timers) > 0 && p.timers[0].at <= now && len(batch) < MaxBatch {
 		e := heap.Pop(&p.timers).(timerEntry)
+		if e.kind == OpTimerFire {
+			batch = p.dueEventTimer(e, batch)
+			continue
+		}
 		j := p.st.Jobs[e.key]
 		if j == nil {
 			continue

@@ -34,7 +34,14 @@ import (
 
 // SnapshotFormat is the version of the snapshot encoding. A snapshot with a
 // different version is refused with a clear message (never guessed at).
-const SnapshotFormat = 2
+// Format 3 added element instance scopes (subprocesses, multi-instance
+// bodies, call activities) and called instances' parents; a format 2
+// snapshot is read as one whose element instances all sit in the process
+// instance's scope, which is what format 2 could express.
+const SnapshotFormat = 3
+
+// snapshotFormatsRead are the formats this engine reads.
+var snapshotFormatsRead = map[int]bool{2: true, 3: true}
 
 // SnapshotEvery is how many log records trigger a snapshot.
 var SnapshotEvery int64 = 100_000
@@ -54,6 +61,14 @@ type snapElem struct {
 	Vars        vars.Doc `json:"vars,omitempty"`
 	JobKey      int64    `json:"job,omitempty"`
 	IncidentKey int64    `json:"inc,omitempty"`
+	// format 3
+	Scope       int64                     `json:"scope,omitempty"`
+	Tokens      int                       `json:"tokens,omitempty"`
+	Joins       map[string]map[string]int `json:"joins,omitempty"`
+	Body        *MIBody                   `json:"body,omitempty"`
+	LoopCounter int                       `json:"loop,omitempty"`
+	ChildKey    int64                     `json:"child,omitempty"`
+	Stage       int                       `json:"stage,omitempty"`
 }
 
 type snapInstance struct {
@@ -92,7 +107,8 @@ type snapshotData struct {
 	JobsByState     [8]int64                `json:"jobsByState"`
 	ActiveInstances int64                   `json:"activeInstances"`
 	History         *History                `json:"history"`
-	DMN             []snapDRG               `json:"dmn,omitempty"` // decisions.go
+	Events          json.RawMessage         `json:"events,omitempty"` // timers, message subscriptions (messages.go)
+	DMN             []snapDRG               `json:"dmn,omitempty"`    // decisions.go
 }
 
 func (p *Partition) encodeSnapshot(segment, position int64) ([]byte, error) {
@@ -109,7 +125,8 @@ func (p *Partition) encodeSnapshot(segment, position int64) ([]byte, error) {
 	for _, in := range s.Instances {
 		si := snapInstance{Instance: in, Tokens: in.tokens, Joins: in.joins}
 		for _, e := range in.elems {
-			si.Elems = append(si.Elems, snapElem{Key: e.Key, ElementID: e.Element.ID, Vars: e.Vars, JobKey: e.JobKey, IncidentKey: e.IncidentKey})
+			si.Elems = append(si.Elems, snapElem{Key: e.Key, ElementID: e.Element.ID, Vars: e.Vars, JobKey: e.JobKey, IncidentKey: e.IncidentKey,
+				Scope: e.ScopeKey, Tokens: e.Tokens, Joins: e.Joins, Body: e.Body, LoopCounter: e.LoopCounter, ChildKey: e.ChildKey, Stage: e.Stage})
 		}
 		sort.Slice(si.Elems, func(i, k int) bool { return si.Elems[i].Key < si.Elems[k].Key })
 		d.Instances = append(d.Instances, si)
@@ -137,6 +154,7 @@ func (p *Partition) encodeSnapshot(segment, position int64) ([]byte, error) {
 		d.Messages = append(d.Messages, snapMessage{ID: id, Key: m.key, Deadline: m.deadline})
 	}
 	sort.Slice(d.Messages, func(i, k int) bool { return d.Messages[i].ID < d.Messages[k].ID })
+	d.Events = p.encodeEvents()
 	// No HTML escaping: variable values must come back byte for byte.
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -153,8 +171,8 @@ func (p *Partition) loadSnapshot(b []byte) (*snapshotData, error) {
 	if err := json.Unmarshal(b, &d); err != nil {
 		return nil, fmt.Errorf("snapshot does not decode: %w", err)
 	}
-	if d.Format != SnapshotFormat {
-		return nil, fmt.Errorf("snapshot format %d is not supported by this engine (it reads format %d); use the engine version that wrote it", d.Format, SnapshotFormat)
+	if !snapshotFormatsRead[d.Format] {
+		return nil, fmt.Errorf("snapshot format %d is not supported by this engine (it reads formats 2 and %d); use the engine version that wrote it", d.Format, SnapshotFormat)
 	}
 	if d.Partition != p.cfg.ID {
 		return nil, fmt.Errorf("snapshot belongs to partition %d", d.Partition)
@@ -204,7 +222,8 @@ func (p *Partition) loadSnapshot(b []byte) (*snapshotData, error) {
 			if el == nil {
 				return nil, fmt.Errorf("snapshot element %q of instance %d is not in its process", se.ElementID, in.Key)
 			}
-			e := &ElemInst{Key: se.Key, InstanceKey: in.Key, Element: el, Vars: se.Vars, JobKey: se.JobKey, IncidentKey: se.IncidentKey}
+			e := &ElemInst{Key: se.Key, InstanceKey: in.Key, Element: el, Vars: se.Vars, JobKey: se.JobKey, IncidentKey: se.IncidentKey,
+				ScopeKey: se.Scope, Tokens: se.Tokens, Joins: se.Joins, Body: se.Body, LoopCounter: se.LoopCounter, ChildKey: se.ChildKey, Stage: se.Stage}
 			in.elems[e.Key] = e
 			s.Elems[e.Key] = e
 		}
@@ -225,6 +244,9 @@ func (p *Partition) loadSnapshot(b []byte) (*snapshotData, error) {
 	}
 	for _, m := range d.Messages {
 		s.messages[m.ID] = message{key: m.Key, deadline: m.Deadline}
+	}
+	if err := p.loadEvents(d.Events); err != nil {
+		return nil, err
 	}
 	if d.History != nil {
 		h := d.History

@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"encoding/json"
 	"sort"
 	"sync"
 
@@ -75,17 +76,41 @@ type Instance struct {
 	elems         map[int64]*ElemInst
 	Incidents     int
 	Completions   int32
+	// A called process instance: the calling instance and the call
+	// activity's element instance (0 for an instance created by a client).
+	ParentKey     int64 `json:",omitempty"`
+	ParentElemKey int64 `json:",omitempty"`
 	proc          *bpmn.Process
 }
 
-// ElemInst is a waiting element instance (a service task or a gateway held
-// by an incident). Its key is the job's elementInstanceKey.
+// ElemInst is a live element instance: a waiting service task (its key is
+// the job's elementInstanceKey), an element held by an incident, an
+// embedded subprocess (a flow scope with tokens of its own), a call
+// activity waiting for its called instance, or a multi-instance body and
+// its inner instances. Vars are its local variables.
 type ElemInst struct {
 	Key, InstanceKey int64
 	Element          *bpmn.Element
 	Vars             vars.Doc
 	JobKey           int64
 	IncidentKey      int64
+
+	ScopeKey    int64                     // flow scope: 0 = the process instance
+	Tokens      int                       // subprocess: tokens inside it
+	Joins       map[string]map[string]int // subprocess: join arrivals inside it
+	Body        *MIBody                   // multi-instance body
+	LoopCounter int                       // inner instance of a multi-instance body (1-based)
+	ChildKey    int64                     // call activity: the called process instance
+	Stage       int                       // what resolving its incident retries (stage*)
+}
+
+// MIBody is the state of a multi-instance body.
+type MIBody struct {
+	Items   []json.RawMessage `json:"items"`
+	Next    int               `json:"next"`   // next item to start
+	Active  int               `json:"active"` // inner instances running
+	Outputs []json.RawMessage `json:"out,omitempty"`
+	Started bool              `json:"started,omitempty"` // the input collection was read
 }
 
 // Incident is an open incident.
@@ -122,6 +147,9 @@ type State struct {
 
 	activeInstances int64
 	jobsByState     [8]int64
+
+	// events: timers and message subscriptions (timers.go, messages.go).
+	events *eventState
 
 	// touched collects what a batch changed, for the Observer (nil without one).
 	touched *touchSet

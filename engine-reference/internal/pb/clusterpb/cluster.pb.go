@@ -661,6 +661,7 @@ type ConnectResponse struct {
 	//
 	//	*ConnectResponse_JobsAvailable
 	//	*ConnectResponse_PushedJob
+	//	*ConnectResponse_ForwardCommand
 	Kind          isConnectResponse_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -721,6 +722,15 @@ func (x *ConnectResponse) GetPushedJob() *PushedJob {
 	return nil
 }
 
+func (x *ConnectResponse) GetForwardCommand() *ForwardCommand {
+	if x != nil {
+		if x, ok := x.Kind.(*ConnectResponse_ForwardCommand); ok {
+			return x.ForwardCommand
+		}
+	}
+	return nil
+}
+
 type isConnectResponse_Kind interface {
 	isConnectResponse_Kind()
 }
@@ -733,9 +743,15 @@ type ConnectResponse_PushedJob struct {
 	PushedJob *PushedJob `protobuf:"bytes,2,opt,name=pushed_job,json=pushedJob,proto3,oneof"`
 }
 
+type ConnectResponse_ForwardCommand struct {
+	ForwardCommand *ForwardCommand `protobuf:"bytes,3,opt,name=forward_command,json=forwardCommand,proto3,oneof"`
+}
+
 func (*ConnectResponse_JobsAvailable) isConnectResponse_Kind() {}
 
 func (*ConnectResponse_PushedJob) isConnectResponse_Kind() {}
+
+func (*ConnectResponse_ForwardCommand) isConnectResponse_Kind() {}
 
 // Jobs of these types became activatable without being pushed: wake long
 // polls.
@@ -838,6 +854,63 @@ func (x *PushedJob) GetJob() *gatewaypb.ActivatedJob {
 	return nil
 }
 
+// A command one partition sends to another partition that lives on another
+// broker (message subscriptions: open, close, correlate). Brokers only talk
+// to gateways, so the gateway executes it on the target partition's broker.
+// Commands from one broker session are executed in the order they arrive.
+type ForwardCommand struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	PartitionId int32                  `protobuf:"varint,1,opt,name=partition_id,json=partitionId,proto3" json:"partition_id,omitempty"`
+	// The command as the partition logs it (JSON, like ExecuteRequest.command).
+	Command       []byte `protobuf:"bytes,2,opt,name=command,proto3" json:"command,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForwardCommand) Reset() {
+	*x = ForwardCommand{}
+	mi := &file_jobwire_cluster_v1_cluster_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForwardCommand) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForwardCommand) ProtoMessage() {}
+
+func (x *ForwardCommand) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_cluster_v1_cluster_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForwardCommand.ProtoReflect.Descriptor instead.
+func (*ForwardCommand) Descriptor() ([]byte, []int) {
+	return file_jobwire_cluster_v1_cluster_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ForwardCommand) GetPartitionId() int32 {
+	if x != nil {
+		return x.PartitionId
+	}
+	return 0
+}
+
+func (x *ForwardCommand) GetCommand() []byte {
+	if x != nil {
+		return x.Command
+	}
+	return nil
+}
+
 type WatchCommittedRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -846,7 +919,7 @@ type WatchCommittedRequest struct {
 
 func (x *WatchCommittedRequest) Reset() {
 	*x = WatchCommittedRequest{}
-	mi := &file_jobwire_cluster_v1_cluster_proto_msgTypes[13]
+	mi := &file_jobwire_cluster_v1_cluster_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -858,7 +931,7 @@ func (x *WatchCommittedRequest) String() string {
 func (*WatchCommittedRequest) ProtoMessage() {}
 
 func (x *WatchCommittedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_cluster_v1_cluster_proto_msgTypes[13]
+	mi := &file_jobwire_cluster_v1_cluster_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -871,7 +944,7 @@ func (x *WatchCommittedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCommittedRequest.ProtoReflect.Descriptor instead.
 func (*WatchCommittedRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_cluster_v1_cluster_proto_rawDescGZIP(), []int{13}
+	return file_jobwire_cluster_v1_cluster_proto_rawDescGZIP(), []int{14}
 }
 
 type WatchCommittedResponse struct {
@@ -888,7 +961,7 @@ type WatchCommittedResponse struct {
 
 func (x *WatchCommittedResponse) Reset() {
 	*x = WatchCommittedResponse{}
-	mi := &file_jobwire_cluster_v1_cluster_proto_msgTypes[14]
+	mi := &file_jobwire_cluster_v1_cluster_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -900,7 +973,7 @@ func (x *WatchCommittedResponse) String() string {
 func (*WatchCommittedResponse) ProtoMessage() {}
 
 func (x *WatchCommittedResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_cluster_v1_cluster_proto_msgTypes[14]
+	mi := &file_jobwire_cluster_v1_cluster_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -913,7 +986,7 @@ func (x *WatchCommittedResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchCommittedResponse.ProtoReflect.Descriptor instead.
 func (*WatchCommittedResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_cluster_v1_cluster_proto_rawDescGZIP(), []int{14}
+	return file_jobwire_cluster_v1_cluster_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WatchCommittedResponse) GetBatches() []byte {
@@ -975,17 +1048,21 @@ const file_jobwire_cluster_v1_cluster_proto_rawDesc = "" +
 	"\n" +
 	"tenant_ids\x18\x06 \x03(\tR\ttenantIds\"1\n" +
 	"\fRemoveStream\x12!\n" +
-	"\faggregate_id\x18\x01 \x01(\tR\vaggregateId\"\xa5\x01\n" +
+	"\faggregate_id\x18\x01 \x01(\tR\vaggregateId\"\xf4\x01\n" +
 	"\x0fConnectResponse\x12J\n" +
 	"\x0ejobs_available\x18\x01 \x01(\v2!.jobwire.cluster.v1.JobsAvailableH\x00R\rjobsAvailable\x12>\n" +
 	"\n" +
-	"pushed_job\x18\x02 \x01(\v2\x1d.jobwire.cluster.v1.PushedJobH\x00R\tpushedJobB\x06\n" +
+	"pushed_job\x18\x02 \x01(\v2\x1d.jobwire.cluster.v1.PushedJobH\x00R\tpushedJob\x12M\n" +
+	"\x0fforward_command\x18\x03 \x01(\v2\".jobwire.cluster.v1.ForwardCommandH\x00R\x0eforwardCommandB\x06\n" +
 	"\x04kind\"%\n" +
 	"\rJobsAvailable\x12\x14\n" +
 	"\x05types\x18\x01 \x03(\tR\x05types\"`\n" +
 	"\tPushedJob\x12!\n" +
 	"\faggregate_id\x18\x01 \x01(\tR\vaggregateId\x120\n" +
-	"\x03job\x18\x02 \x01(\v2\x1e.gateway_protocol.ActivatedJobR\x03job\"\x17\n" +
+	"\x03job\x18\x02 \x01(\v2\x1e.gateway_protocol.ActivatedJobR\x03job\"M\n" +
+	"\x0eForwardCommand\x12!\n" +
+	"\fpartition_id\x18\x01 \x01(\x05R\vpartitionId\x12\x18\n" +
+	"\acommand\x18\x02 \x01(\fR\acommand\"\x17\n" +
 	"\x15WatchCommittedRequest\"F\n" +
 	"\x16WatchCommittedResponse\x12\x18\n" +
 	"\abatches\x18\x01 \x01(\fR\abatches\x12\x12\n" +
@@ -1009,7 +1086,7 @@ func file_jobwire_cluster_v1_cluster_proto_rawDescGZIP() []byte {
 	return file_jobwire_cluster_v1_cluster_proto_rawDescData
 }
 
-var file_jobwire_cluster_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_jobwire_cluster_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_jobwire_cluster_v1_cluster_proto_goTypes = []any{
 	(*GetTopologyRequest)(nil),        // 0: jobwire.cluster.v1.GetTopologyRequest
 	(*GetTopologyResponse)(nil),       // 1: jobwire.cluster.v1.GetTopologyResponse
@@ -1024,35 +1101,37 @@ var file_jobwire_cluster_v1_cluster_proto_goTypes = []any{
 	(*ConnectResponse)(nil),           // 10: jobwire.cluster.v1.ConnectResponse
 	(*JobsAvailable)(nil),             // 11: jobwire.cluster.v1.JobsAvailable
 	(*PushedJob)(nil),                 // 12: jobwire.cluster.v1.PushedJob
-	(*WatchCommittedRequest)(nil),     // 13: jobwire.cluster.v1.WatchCommittedRequest
-	(*WatchCommittedResponse)(nil),    // 14: jobwire.cluster.v1.WatchCommittedResponse
-	(*anypb.Any)(nil),                 // 15: google.protobuf.Any
-	(*gatewaypb.ActivatedJob)(nil),    // 16: gateway_protocol.ActivatedJob
+	(*ForwardCommand)(nil),            // 13: jobwire.cluster.v1.ForwardCommand
+	(*WatchCommittedRequest)(nil),     // 14: jobwire.cluster.v1.WatchCommittedRequest
+	(*WatchCommittedResponse)(nil),    // 15: jobwire.cluster.v1.WatchCommittedResponse
+	(*anypb.Any)(nil),                 // 16: google.protobuf.Any
+	(*gatewaypb.ActivatedJob)(nil),    // 17: gateway_protocol.ActivatedJob
 }
 var file_jobwire_cluster_v1_cluster_proto_depIdxs = []int32{
-	15, // 0: jobwire.cluster.v1.ExecuteResponse.result:type_name -> google.protobuf.Any
-	15, // 1: jobwire.cluster.v1.ExecuteWithResultResponse.result:type_name -> google.protobuf.Any
+	16, // 0: jobwire.cluster.v1.ExecuteResponse.result:type_name -> google.protobuf.Any
+	16, // 1: jobwire.cluster.v1.ExecuteWithResultResponse.result:type_name -> google.protobuf.Any
 	7,  // 2: jobwire.cluster.v1.ConnectRequest.hello:type_name -> jobwire.cluster.v1.Hello
 	8,  // 3: jobwire.cluster.v1.ConnectRequest.add_stream:type_name -> jobwire.cluster.v1.AddStream
 	9,  // 4: jobwire.cluster.v1.ConnectRequest.remove_stream:type_name -> jobwire.cluster.v1.RemoveStream
 	11, // 5: jobwire.cluster.v1.ConnectResponse.jobs_available:type_name -> jobwire.cluster.v1.JobsAvailable
 	12, // 6: jobwire.cluster.v1.ConnectResponse.pushed_job:type_name -> jobwire.cluster.v1.PushedJob
-	16, // 7: jobwire.cluster.v1.PushedJob.job:type_name -> gateway_protocol.ActivatedJob
-	0,  // 8: jobwire.cluster.v1.BrokerService.GetTopology:input_type -> jobwire.cluster.v1.GetTopologyRequest
-	2,  // 9: jobwire.cluster.v1.BrokerService.Execute:input_type -> jobwire.cluster.v1.ExecuteRequest
-	4,  // 10: jobwire.cluster.v1.BrokerService.ExecuteWithResult:input_type -> jobwire.cluster.v1.ExecuteWithResultRequest
-	6,  // 11: jobwire.cluster.v1.BrokerService.Connect:input_type -> jobwire.cluster.v1.ConnectRequest
-	13, // 12: jobwire.cluster.v1.BrokerService.WatchCommitted:input_type -> jobwire.cluster.v1.WatchCommittedRequest
-	1,  // 13: jobwire.cluster.v1.BrokerService.GetTopology:output_type -> jobwire.cluster.v1.GetTopologyResponse
-	3,  // 14: jobwire.cluster.v1.BrokerService.Execute:output_type -> jobwire.cluster.v1.ExecuteResponse
-	5,  // 15: jobwire.cluster.v1.BrokerService.ExecuteWithResult:output_type -> jobwire.cluster.v1.ExecuteWithResultResponse
-	10, // 16: jobwire.cluster.v1.BrokerService.Connect:output_type -> jobwire.cluster.v1.ConnectResponse
-	14, // 17: jobwire.cluster.v1.BrokerService.WatchCommitted:output_type -> jobwire.cluster.v1.WatchCommittedResponse
-	13, // [13:18] is the sub-list for method output_type
-	8,  // [8:13] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	13, // 7: jobwire.cluster.v1.ConnectResponse.forward_command:type_name -> jobwire.cluster.v1.ForwardCommand
+	17, // 8: jobwire.cluster.v1.PushedJob.job:type_name -> gateway_protocol.ActivatedJob
+	0,  // 9: jobwire.cluster.v1.BrokerService.GetTopology:input_type -> jobwire.cluster.v1.GetTopologyRequest
+	2,  // 10: jobwire.cluster.v1.BrokerService.Execute:input_type -> jobwire.cluster.v1.ExecuteRequest
+	4,  // 11: jobwire.cluster.v1.BrokerService.ExecuteWithResult:input_type -> jobwire.cluster.v1.ExecuteWithResultRequest
+	6,  // 12: jobwire.cluster.v1.BrokerService.Connect:input_type -> jobwire.cluster.v1.ConnectRequest
+	14, // 13: jobwire.cluster.v1.BrokerService.WatchCommitted:input_type -> jobwire.cluster.v1.WatchCommittedRequest
+	1,  // 14: jobwire.cluster.v1.BrokerService.GetTopology:output_type -> jobwire.cluster.v1.GetTopologyResponse
+	3,  // 15: jobwire.cluster.v1.BrokerService.Execute:output_type -> jobwire.cluster.v1.ExecuteResponse
+	5,  // 16: jobwire.cluster.v1.BrokerService.ExecuteWithResult:output_type -> jobwire.cluster.v1.ExecuteWithResultResponse
+	10, // 17: jobwire.cluster.v1.BrokerService.Connect:output_type -> jobwire.cluster.v1.ConnectResponse
+	15, // 18: jobwire.cluster.v1.BrokerService.WatchCommitted:output_type -> jobwire.cluster.v1.WatchCommittedResponse
+	14, // [14:19] is the sub-list for method output_type
+	9,  // [9:14] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_jobwire_cluster_v1_cluster_proto_init() }
@@ -1068,6 +1147,7 @@ func file_jobwire_cluster_v1_cluster_proto_init() {
 	file_jobwire_cluster_v1_cluster_proto_msgTypes[10].OneofWrappers = []any{
 		(*ConnectResponse_JobsAvailable)(nil),
 		(*ConnectResponse_PushedJob)(nil),
+		(*ConnectResponse_ForwardCommand)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1075,7 +1155,7 @@ func file_jobwire_cluster_v1_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_jobwire_cluster_v1_cluster_proto_rawDesc), len(file_jobwire_cluster_v1_cluster_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,609 @@
+package partition
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"sort"
+	"strconv"
+
+	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
+	"github.com/jobwire/jobwire/engine-reference/internal/feel"
+	"github.com/jobwire/jobwire/engine-reference/internal/vars"
+)
+
+// Scopes and variables, as Zeebe has them: every element instance has local
+// variables; a lookup walks from an element instance through its flow
+// scopes (subprocess, multi-instance body) up to the process instance.
+// Merging a document "with propagation" (Zeebe's mergeDocument) updates
+// each variable on the nearest scope that defines it and creates it on the
+// process instance when none does.
+
+// What resolving an incident on an activity instance retries.
+const (
+	stageInput      = 1 // input mappings failed
+	stageStart      = 2 // the activity could not start (job type, called process)
+	stageComplete   = 3 // output mappings failed (the job is completed)
+	stageCollection = 4 // the multi-instance input collection is not a list
+	stageBoundaries = 5 // a multi-instance body's boundary events could not be opened
+)
+
+// tokens is the token counter of a flow scope.
+func (p *Partition) tokens(in *Instance, scope int64) *int {
+	if scope == 0 {
+		return &in.tokens
+	}
+	if e := p.st.Elems[scope]; e != nil {
+		return &e.Tokens
+	}
+	return new(int) // a scope that ended: nothing to count
+}
+
+// joinArrivals is the arrivals of a join gateway in a flow scope.
+func (p *Partition) joinArrivals(in *Instance, scope int64, gw string) map[string]int {
+	var joins *map[string]map[string]int
+	if scope == 0 {
+		joins = &in.joins
+	} else {
+		joins = &p.st.Elems[scope].Joins
+	}
+	if *joins == nil {
+		*joins = map[string]map[string]int{}
+	}
+	arr := (*joins)[gw]
+	if arr == nil {
+		arr = map[string]int{}
+		(*joins)[gw] = arr
+	}
+	return arr
+}
+
+func (p *Partition) addElem(in *Instance, e *ElemInst) {
+	in.elems[e.Key] = e
+	p.st.Elems[e.Key] = e
+}
+
+func (p *Partition) removeElem(fx *effects, in *Instance, e *ElemInst) {
+	p.closeElemEvents(fx, e.Key) // its boundary timers and message subscriptions
+	delete(in.elems, e.Key)
+	delete(p.st.Elems, e.Key)
+}
+
+// lookupAt resolves variables as seen from an element instance (nil: the
+// process instance).
+func (p *Partition) lookupAt(in *Instance, e *ElemInst) feel.Lookup {
+	return func(name string) (json.RawMessage, bool) {
+		for x := e; x != nil; x = p.st.Elems[x.ScopeKey] {
+			if v, ok := x.Vars[name]; ok {
+				return v, true
+			}
+			if x.Body != nil && x.Body.Started && x.Element.MI.OutputCollection == name {
+				return x.Body.outputJSON(), true
+			}
+			if x.ScopeKey == 0 {
+				break
+			}
+		}
+		v, ok := in.Vars[name]
+		return v, ok
+	}
+}
+
+// lookupScope resolves variables as seen inside a flow scope.
+func (p *Partition) lookupScope(in *Instance, scope int64) feel.Lookup {
+	if scope == 0 {
+		return p.lookupAt(in, nil)
+	}
+	return p.lookupAt(in, p.st.Elems[scope])
+}
+
+// visibleVars is every variable an element instance sees, inner scopes
+// shadowing outer ones (a job's variables; a called instance's input).
+func (p *Partition) visibleVars(in *Instance, e *ElemInst) vars.Doc {
+	var chain []*ElemInst
+	for x := e; x != nil; x = p.st.Elems[x.ScopeKey] {
+		chain = append(chain, x)
+		if x.ScopeKey == 0 {
+			break
+		}
+	}
+	doc := vars.Doc{}
+	if in != nil {
+		vars.Merge(doc, in.Vars)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		x := chain[i]
+		if x.Body != nil && x.Body.Started && x.Element.MI.OutputCollection != "" {
+			doc[x.Element.MI.OutputCollection] = x.Body.outputJSON()
+		}
+		vars.Merge(doc, x.Vars)
+	}
+	return doc
+}
+
+// mergePropagate merges a document starting at a scope (0: the process
+// instance): each variable goes to the nearest scope defining it, else to
+// the process instance.
+func (p *Partition) mergePropagate(in *Instance, from int64, doc vars.Doc) {
+	names := make([]string, 0, len(doc))
+	for k := range doc {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		set := false
+		for x := p.st.Elems[from]; from != 0 && x != nil; x = p.st.Elems[x.ScopeKey] {
+			if _, ok := x.Vars[k]; ok {
+				x.Vars[k] = doc[k]
+				set = true
+				break
+			}
+			if x.ScopeKey == 0 {
+				break
+			}
+		}
+		if !set {
+			in.Vars[k] = doc[k]
+		}
+	}
+}
+
+func setLocal(e *ElemInst, doc vars.Doc) {
+	if len(doc) == 0 {
+		return
+	}
+	if e.Vars == nil {
+		e.Vars = vars.Doc{}
+	}
+	vars.Merge(e.Vars, doc)
+}
+
+// evalMappings evaluates zeebe:input/zeebe:output mappings in order, as
+// seen from look, into a document (a target a.b builds a context). As in
+// Zeebe, where the mappings form one FEEL context, a mapping sees the
+// entries of the mappings before it (the innermost context first).
+func evalMappings(ms []bpmn.Mapping, look feel.Lookup) (vars.Doc, error) {
+	out := map[string]any{}
+	for _, m := range ms {
+		var path []map[string]any // contexts enclosing the target, outermost first
+		cur := out
+		path = append(path, cur)
+		for _, seg := range m.Target[:len(m.Target)-1] {
+			next, ok := cur[seg].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				cur[seg] = next
+			}
+			cur = next
+			path = append(path, cur)
+		}
+		v, err := m.Source.Eval(func(name string) (json.RawMessage, bool) {
+			for i := len(path) - 1; i >= 0; i-- {
+				if x, ok := path[i][name]; ok {
+					raw, err := toJSON(x)
+					if err == nil {
+						return raw, true
+					}
+				}
+			}
+			return look(name)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("failed to evaluate expression '%s': %v", m.Source, err)
+		}
+		cur[m.Target[len(m.Target)-1]] = v
+	}
+	doc := vars.Doc{}
+	for k, v := range out {
+		raw, err := toJSON(v)
+		if err != nil {
+			return nil, fmt.Errorf("the value of '%s' cannot be a variable: %v", k, err)
+		}
+		doc[k] = raw
+	}
+	return doc, nil
+}
+
+// toJSON encodes a FEEL value as a variable value.
+func toJSON(v any) (json.RawMessage, error) {
+	switch x := v.(type) {
+	case *big.Rat:
+		if x.IsInt() {
+			return json.RawMessage(x.Num().String()), nil
+		}
+		f, _ := x.Float64()
+		return json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64)), nil
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b := []byte{'{'}
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			kb, _ := json.Marshal(k)
+			b = append(b, kb...)
+			b = append(b, ':')
+			vb, err := toJSON(x[k])
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, vb...)
+		}
+		return append(b, '}'), nil
+	case []any:
+		b := []byte{'['}
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			vb, err := toJSON(e)
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, vb...)
+		}
+		return append(b, ']'), nil
+	case nil, bool, string, json.Number, float64, int64, int:
+		return json.Marshal(x)
+	}
+	return nil, fmt.Errorf("unsupported value of type %T", v)
+}
+
+// activateActivity creates an activity instance in a flow scope (with
+// local variables already set, e.g. a multi-instance inner instance's
+// inputElement and loopCounter), applies its input mappings and starts it.
+// A plain activity holds a token of its scope; an inner instance is
+// counted by its body instead.
+func (p *Partition) activateActivity(c *Command, fx *effects, in *Instance, el *bpmn.Element, scope int64, local vars.Doc, loop int, steps []step) []step {
+	e := &ElemInst{Key: p.st.nextKey(), InstanceKey: in.Key, Element: el, ScopeKey: scope, Vars: local, LoopCounter: loop}
+	p.addElem(in, e)
+	if loop == 0 {
+		*p.tokens(in, scope)++
+	}
+	return p.applyInputs(c, fx, in, e, steps)
+}
+
+func (p *Partition) applyInputs(c *Command, fx *effects, in *Instance, e *ElemInst, steps []step) []step {
+	if len(e.Element.Inputs) > 0 {
+		doc, err := evalMappings(e.Element.Inputs, p.lookupAt(in, e))
+		if err != nil {
+			e.Stage = stageInput
+			p.incidentOn(in, e, "IO_MAPPING_ERROR", fmt.Sprintf("Failed to apply the input mappings of '%s': %v", e.Element.ID, err))
+			return steps
+		}
+		setLocal(e, doc)
+	}
+	if e.LoopCounter == 0 && !p.openActivityBoundaries(c, fx, in, e, stageInput) {
+		return steps
+	}
+	return p.startActivity(c, fx, in, e, steps)
+}
+
+// openActivityBoundaries opens the message and timer boundary events of an
+// activity instance (a plain activity, or a multi-instance body); an
+// expression that fails holds it with an incident whose resolution retries
+// from stage.
+func (p *Partition) openActivityBoundaries(c *Command, fx *effects, in *Instance, e *ElemInst, stage int) bool {
+	plans, err := p.planBoundaries(c, p.lookupAt(in, e), e.Element)
+	if err != nil {
+		e.Stage = stage
+		p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", err.Error())
+		return false
+	}
+	p.openBoundaries(c, fx, in, e, plans)
+	return true
+}
+
+func (p *Partition) startActivity(c *Command, fx *effects, in *Instance, e *ElemInst, steps []step) []step {
+	switch e.Element.Kind {
+	case bpmn.ServiceTask:
+		p.startTask(c, fx, in, e)
+	case bpmn.SubProcess:
+		e.Stage = 0
+		e.Tokens++
+		steps = append(steps, step{el: e.Element.Start, scope: e.Key})
+	case bpmn.CallActivity:
+		p.startCall(c, fx, in, e)
+	}
+	return steps
+}
+
+// completeActivity ends an activity instance: doc (a completed job's
+// variables, a called instance's variables) goes through the output
+// mappings when there are any (set locally, then only the mapped targets
+// are merged into the flow scope), else is merged with propagation from the
+// activity's own scope. Then the token moves on (or, for an inner
+// instance, its multi-instance body is told).
+func (p *Partition) completeActivity(c *Command, fx *effects, in *Instance, e *ElemInst, doc vars.Doc, steps []step) []step {
+	el := e.Element
+	if len(el.Outputs) > 0 {
+		setLocal(e, doc)
+		out, err := evalMappings(el.Outputs, p.lookupAt(in, e))
+		if err != nil {
+			e.Stage = stageComplete
+			p.incidentOn(in, e, "IO_MAPPING_ERROR", fmt.Sprintf("Failed to apply the output mappings of '%s': %v", el.ID, err))
+			return steps
+		}
+		p.mergePropagate(in, e.ScopeKey, out)
+	} else if len(doc) > 0 && el.Kind == bpmn.CallActivity {
+		// The called instance's variables go to the call activity's flow
+		// scope, past its local (input-mapped) variables (as Zeebe does).
+		p.mergePropagate(in, e.ScopeKey, doc)
+	} else if len(doc) > 0 {
+		p.mergePropagate(in, e.Key, doc)
+	}
+	e.Stage = 0
+	if e.LoopCounter > 0 {
+		body := p.st.Elems[e.ScopeKey]
+		if body != nil && body.Body != nil && el.MI.OutputElement != nil {
+			v, err := el.MI.OutputElement.Eval(p.lookupAt(in, e))
+			var raw json.RawMessage
+			if err == nil {
+				raw, err = toJSON(v)
+			}
+			if err != nil {
+				e.Stage = stageComplete
+				p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Failed to evaluate the outputElement of '%s': %v", el.ID, err))
+				return steps
+			}
+			if i := e.LoopCounter - 1; i < len(body.Body.Outputs) {
+				body.Body.Outputs[i] = raw
+			}
+		}
+		p.removeElem(fx, in, e)
+		if body == nil {
+			return steps
+		}
+		return p.innerDone(c, fx, in, body, steps)
+	}
+	p.removeElem(fx, in, e)
+	*p.tokens(in, e.ScopeKey)--
+	return p.follow(in, e.ScopeKey, steps, el.Outgoing)
+}
+
+// scopeDone completes an embedded subprocess whose last token ended.
+func (p *Partition) scopeDone(c *Command, fx *effects, in *Instance, scope int64, steps []step) []step {
+	e := p.st.Elems[scope]
+	if e == nil || e.Tokens > 0 || e.IncidentKey != 0 || e.Element.Kind != bpmn.SubProcess || e.Body != nil {
+		return steps
+	}
+	e.Joins = nil
+	return p.completeActivity(c, fx, in, e, nil, steps)
+}
+
+// errorCatch is where a thrown error is caught: an activity instance (of
+// instance in) and its error boundary event.
+type errorCatch struct {
+	in       *Instance
+	activity *ElemInst
+	boundary *bpmn.Element
+}
+
+// findCatch looks for the error boundary event that catches an error
+// thrown by the activity instance from (a job's task; nil for an error end
+// event) in flow scope scope: the activity itself, then each enclosing
+// activity instance outwards, then the call activity of a called instance.
+// Multi-instance inner instances are skipped: the boundary events belong to
+// the body.
+func (p *Partition) findCatch(in *Instance, from *ElemInst, scope int64, code string) *errorCatch {
+	cur, curIn := from, in
+	if cur == nil {
+		cur = p.st.Elems[scope]
+	}
+	for depth := 0; depth < 100_000; depth++ {
+		if cur == nil {
+			// The process instance: continue at its call activity, if any.
+			if curIn.ParentKey == 0 {
+				return nil
+			}
+			parent := p.st.Instances[curIn.ParentKey]
+			pe := p.st.Elems[curIn.ParentElemKey]
+			if parent == nil || pe == nil || parent.State != InstActive {
+				return nil
+			}
+			cur, curIn = pe, parent
+			continue
+		}
+		if cur.LoopCounter == 0 {
+			if b := catchingBoundary(cur.Element, code); b != nil {
+				return &errorCatch{in: curIn, activity: cur, boundary: b}
+			}
+		}
+		if cur.ScopeKey == 0 {
+			cur = nil
+		} else {
+			cur = p.st.Elems[cur.ScopeKey]
+		}
+	}
+	return nil
+}
+
+// throwFrom throws an error (see findCatch). The catching activity is
+// terminated with everything inside it and its boundary event takes over
+// its token. It returns the steps to run in instance in, and false when
+// nothing catches the error (nothing was changed then).
+func (p *Partition) throwFrom(c *Command, fx *effects, in *Instance, from *ElemInst, scope int64, code string, steps []step, before func()) ([]step, bool) {
+	ct := p.findCatch(in, from, scope, code)
+	if ct == nil {
+		return steps, false
+	}
+	if before != nil {
+		before()
+	}
+	sc := ct.activity.ScopeKey
+	p.terminate(c, fx, ct.in, ct.activity)
+	more := []step{{el: ct.boundary, scope: sc}}
+	if ct.in == in {
+		return append(steps, more...), true
+	}
+	p.run(c, fx, ct.in, more)
+	return steps, true
+}
+
+// catchingBoundary is the error boundary event of an activity that catches
+// a code: one with that code first, else a catch-all one.
+func catchingBoundary(el *bpmn.Element, code string) *bpmn.Element {
+	for _, b := range el.Boundaries {
+		if !b.CatchAll && b.ErrorCode == code {
+			return b
+		}
+	}
+	for _, b := range el.Boundaries {
+		if b.CatchAll {
+			return b
+		}
+	}
+	return nil
+}
+
+// terminate ends an element instance and everything inside it: inner
+// element instances, jobs (canceled), incidents, called instances. It does
+// not touch the token the instance held in its own scope.
+func (p *Partition) terminate(c *Command, fx *effects, in *Instance, e *ElemInst) {
+	var kids []*ElemInst
+	for _, x := range in.elems {
+		if x.ScopeKey == e.Key {
+			kids = append(kids, x)
+		}
+	}
+	sort.Slice(kids, func(i, k int) bool { return kids[i].Key < kids[k].Key })
+	for _, x := range kids {
+		p.terminate(c, fx, in, x)
+	}
+	if j := p.st.Jobs[e.JobKey]; j != nil && !jobFinished(j.State) {
+		if inc := p.st.Incidents[j.IncidentKey]; inc != nil {
+			delete(p.st.Incidents, inc.Key)
+			in.Incidents--
+		}
+		j.IncidentKey = 0
+		j.Worker, j.Deadline = "", 0
+		p.st.setJobState(j, JobCanceled)
+	}
+	if inc := p.st.Incidents[e.IncidentKey]; inc != nil {
+		delete(p.st.Incidents, inc.Key)
+		in.Incidents--
+	}
+	if child := p.st.Instances[e.ChildKey]; child != nil && child.State == InstActive {
+		p.cancelInstance(c, fx, child)
+	}
+	p.removeElem(fx, in, e)
+}
+
+// resolveElem retries what an incident on an element instance stopped.
+func (p *Partition) resolveElem(c *Command, fx *effects, in *Instance, e *ElemInst) {
+	stage := e.Stage
+	e.IncidentKey = 0
+	switch stage {
+	case stageInput:
+		e.Stage = 0
+		p.run(c, fx, in, p.applyInputs(c, fx, in, e, nil))
+	case stageStart:
+		p.run(c, fx, in, p.startActivity(c, fx, in, e, nil))
+	case stageComplete:
+		p.run(c, fx, in, p.completeActivity(c, fx, in, e, nil, nil))
+	case stageCollection:
+		e.Stage = 0
+		p.run(c, fx, in, p.startBody(c, fx, in, e, nil))
+	case stageBoundaries:
+		e.Stage = 0
+		if p.openActivityBoundaries(c, fx, in, e, stageBoundaries) {
+			p.run(c, fx, in, p.startBody(c, fx, in, e, nil))
+		}
+	default:
+		p.removeElem(fx, in, e)
+		// The held token re-enters the element, which evaluates again.
+		p.run(c, fx, in, []step{{el: e.Element, scope: e.ScopeKey}})
+	}
+}
+
+// inclusive is the inclusive gateway. As a join (more than one incoming
+// flow) it waits until no token of its scope can still arrive: none is
+// queued, waiting or held at an element from which the gateway is
+// reachable. Then (or as a plain fork) it takes every outgoing flow whose
+// condition is true, the default flow when none is, and raises an incident
+// when there is neither.
+func (p *Partition) inclusive(c *Command, in *Instance, s step, steps, rest []step) []step {
+	el := s.el
+	if len(el.Incoming) > 1 && s.via != nil {
+		arr := p.joinArrivals(in, s.scope, el.ID)
+		arr[s.via.ID]++
+		*p.tokens(in, s.scope)++
+		if p.canArrive(in, s.scope, el, rest) {
+			return steps
+		}
+		n := 0
+		for _, f := range el.Incoming {
+			if arr[f.ID] > 0 {
+				arr[f.ID]--
+				n++
+			}
+		}
+		*p.tokens(in, s.scope) -= n
+	}
+	if len(el.Outgoing) == 1 && el.Outgoing[0].Condition == nil {
+		return p.follow(in, s.scope, steps, el.Outgoing)
+	}
+	var def *bpmn.Flow
+	var taken []*bpmn.Flow
+	look := p.lookupScope(in, s.scope)
+	for _, f := range el.Outgoing {
+		if f.ID == el.DefaultFlow {
+			def = f
+			continue
+		}
+		if f.Condition == nil {
+			continue
+		}
+		ok, err := f.Condition.EvalBool(look)
+		if err != nil {
+			p.elementIncident(c, in, el, s.scope, "CONDITION_ERROR", fmt.Sprintf("Failed to evaluate expression '%s' of sequence flow '%s': %v", f.Condition, f.ID, err))
+			return steps
+		}
+		if ok {
+			taken = append(taken, f)
+		}
+	}
+	if len(taken) == 0 && def != nil {
+		taken = []*bpmn.Flow{def}
+	}
+	if len(taken) == 0 {
+		p.elementIncident(c, in, el, s.scope, "CONDITION_ERROR", fmt.Sprintf("Expected at least one condition to evaluate to true, or to have a default flow, but none of the conditions of inclusive gateway '%s' was true", el.ID))
+		return steps
+	}
+	return p.follow(in, s.scope, steps, taken)
+}
+
+// canArrive reports whether a token of the scope may still reach the join.
+func (p *Partition) canArrive(in *Instance, scope int64, gw *bpmn.Element, rest []step) bool {
+	for _, s := range rest {
+		if s.scope == scope && (s.el == gw || gw.Reach[s.el.ID]) {
+			return true
+		}
+	}
+	for _, e := range in.elems {
+		if e.ScopeKey == scope && gw.Reach[e.Element.ID] && e.Element != gw {
+			return true
+		}
+	}
+	var joins map[string]map[string]int
+	if scope == 0 {
+		joins = in.joins
+	} else if e := p.st.Elems[scope]; e != nil {
+		joins = e.Joins
+	}
+	for id, arr := range joins {
+		if id == gw.ID || !gw.Reach[id] {
+			continue
+		}
+		for _, n := range arr {
+			if n > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
