@@ -22,7 +22,7 @@ RESULTS="${RESULTS:-$ROOT/.test-results}"
 OUT="$RESULTS/fuzz"
 mkdir -p "$OUT"
 FUZZ_TIME="${FUZZ_TIME:-10m}"
-FUZZ_ONLY="${FUZZ_ONLY:-engine-rpcs,engine-bpmn,engine-vars,node,python,java}"
+FUZZ_ONLY="${FUZZ_ONLY:-engine-rpcs,engine-bpmn,engine-vars,engine-dmn,engine-feel,node,python,java}"
 secs() { local t="$1"; case "$t" in *h) echo $(( ${t%h} * 3600 ));; *m) echo $(( ${t%m} * 60 ));; *s) echo "${t%s}";; *) echo "$t";; esac; }
 SECONDS_EACH=$(secs "$FUZZ_TIME")
 want() { [[ ",$FUZZ_ONLY," == *",$1,"* ]]; }
