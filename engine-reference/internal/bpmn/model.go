@@ -98,6 +98,9 @@ type Element struct {
 	// Inclusive gateway joins: the elements of the same scope from which a
 	// token can still reach the gateway (computed at deploy).
 	Reach map[string]bool
+
+	// Business rule task calling a decision (parse_decision.go).
+	Decision *CalledDecision
 }
 
 // Mapping is one zeebe:input or zeebe:output: the FEEL source expression

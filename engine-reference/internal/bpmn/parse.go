@@ -234,6 +234,13 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 		if len(eventDefs) > 0 {
 			return nil, unsupported(res, eventDefs[0])
 		}
+	case "businessRuleTask":
+		if err := parseBusinessRuleTask(res, el, ext); err != nil {
+			return nil, err
+		}
+		if len(eventDefs) > 0 {
+			return nil, unsupported(res, eventDefs[0])
+		}
 	case "exclusiveGateway":
 		el.Kind = ExclusiveGateway
 		el.DefaultFlow = c.attr("default")
@@ -288,7 +295,7 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 			return nil, err
 		}
 	}
-	if !el.IsActivity() && ext != nil {
+	if !el.IsActivity() && el.Kind != BusinessRuleTask && ext != nil {
 		for _, e := range ext.children {
 			if e.name.Space == nsZeebe && e.name.Local != "properties" {
 				return nil, errf("'%s': %s at line %d on %s '%s' is not supported", res, e.prefixed(), e.line, c.prefixed(), el.ID)

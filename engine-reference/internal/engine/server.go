@@ -64,7 +64,7 @@ func newGatewayServer(cfg Config, gw *gateway.Gateway, auth *gateway.Auth, guard
 	s := &gwServer{lis: newMuxListener(lis)}
 	s.build = func() *grpc.Server {
 		srv := grpc.NewServer(opts...)
-		gsd := decodeErrorsAsInvalidArgument(pb.Gateway_ServiceDesc)
+		gsd := decodeErrorsAsInvalidArgument(withEvaluateDecision(pb.Gateway_ServiceDesc))
 		srv.RegisterService(&gsd, gw)
 		apb.RegisterAdminServiceServer(srv, admin)
 		healthpb.RegisterHealthServer(srv, hs)

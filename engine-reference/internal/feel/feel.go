@@ -77,6 +77,9 @@ type Lookup func(name string) (json.RawMessage, bool)
 type env struct {
 	vars   Lookup
 	budget int
+	// locals are values bound by the expression itself or its caller
+	// (a filter's item, a unary test's ?, context entries); they shadow vars.
+	locals map[string]any
 }
 
 func (e *env) spend(n int) error {
@@ -178,7 +181,10 @@ func lex(s string) ([]token, error) {
 			i++
 		case c >= '0' && c <= '9' || (c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9'):
 			j := i
-			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.') {
+			dot := false
+			for j < len(s) && (s[j] >= '0' && s[j] <= '9' ||
+				s[j] == '.' && !dot && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
+				dot = dot || s[j] == '.'
 				j++
 			}
 			out = append(out, token{'n', s[i:j], i})
@@ -227,7 +233,7 @@ func lex(s string) ([]token, error) {
 			if msg, bad := notFEEL[two]; bad {
 				return nil, fmt.Errorf("%s (offset %d)", msg, i)
 			}
-			if two == "!=" || two == "<=" || two == ">=" {
+			if two == "!=" || two == "<=" || two == ">=" || two == ".." {
 				out = append(out, token{'o', two, i})
 				i += 2
 				continue
@@ -235,7 +241,7 @@ func lex(s string) ([]token, error) {
 			if msg, bad := notFEEL[string(c)]; bad {
 				return nil, fmt.Errorf("%s (offset %d)", msg, i)
 			}
-			if strings.IndexByte("=<>+-*/().,", c) >= 0 {
+			if strings.IndexByte("=<>+-*/().,[]{}:?", c) >= 0 {
 				out = append(out, token{'o', string(c), i})
 				i++
 				continue
@@ -252,6 +258,7 @@ type parser struct {
 	toks  []token
 	pos   int
 	depth int
+	q     int // '?' seen (unary tests)
 }
 
 func (p *parser) peek() *token {
@@ -342,7 +349,7 @@ func (p *parser) cmp() (node, error) {
 			return &compare{op: t.text, l: l, r: r}, nil
 		}
 	}
-	return l, nil
+	return p.cmpWords(l)
 }
 
 func (p *parser) add() (node, error) {
@@ -431,6 +438,17 @@ func (p *parser) callName() (string, int) {
 }
 
 func (p *parser) primary() (node, error) {
+	n, err := p.primaryBase()
+	if err != nil {
+		return nil, err
+	}
+	return p.postfix(n)
+}
+
+func (p *parser) primaryBase() (node, error) {
+	if n, ok, err := p.extendedPrimary(); ok || err != nil {
+		return n, err
+	}
 	t := p.peek()
 	if t == nil {
 		return nil, fmt.Errorf("unexpected end of expression")
@@ -480,6 +498,9 @@ func (p *parser) primary() (node, error) {
 			n, err := p.expr()
 			if err != nil {
 				return nil, err
+			}
+			if p.isOp("..") {
+				return p.rangeRest(n, false, t)
 			}
 			if !p.isOp(")") {
 				return nil, fmt.Errorf("missing ')' for '(' at offset %d", t.off)
@@ -553,18 +574,25 @@ func (v *varRef) eval(e *env) (any, error) {
 
 // resolve returns the value and whether the path exists.
 func (v *varRef) resolve(e *env) (any, bool, error) {
-	raw, ok := e.vars(v.path[0])
+	val, ok := e.locals[v.path[0]]
 	if !ok {
-		return nil, false, nil // FEEL: unknown variable is null
-	}
-	if err := e.spend(len(raw)); err != nil {
-		return nil, false, err
-	}
-	val, err := decodeJSON(raw)
-	if err != nil {
-		return nil, false, err
+		raw, found := e.vars(v.path[0])
+		if !found {
+			return nil, false, nil // FEEL: unknown variable is null
+		}
+		if err := e.spend(len(raw)); err != nil {
+			return nil, false, err
+		}
+		var err error
+		if val, err = decodeJSON(raw); err != nil {
+			return nil, false, err
+		}
 	}
 	for _, seg := range v.path[1:] {
+		if l, ok := val.([]any); ok { // a path on a list maps over it
+			val = pathOf(l, seg)
+			continue
+		}
 		m, ok := val.(map[string]any)
 		if !ok {
 			return nil, false, nil
@@ -673,7 +701,12 @@ func (c *compare) eval(e *env) (any, error) {
 		return nil, err
 	}
 	if c.op == "=" || c.op == "!=" {
-		eq := equal(a, b)
+		// Values of different types do not compare: null (Zeebe 8.8:
+		// 5 = "a" is null, so such a condition raises an incident).
+		eq, ok := typedEqual(a, b).(bool)
+		if !ok {
+			return nil, nil
+		}
 		if c.op == "!=" {
 			return !eq, nil
 		}
@@ -932,7 +965,7 @@ func init() {
 				return nil, err
 			}
 			s := new(big.Rat)
-			for _, v := range vs {
+			for _, v := range spread(vs) {
 				x, ok := v.(*big.Rat)
 				if !ok {
 					return nil, nil
@@ -945,6 +978,7 @@ func init() {
 			return s, nil
 		}},
 	}
+	addCollectionBuiltins()
 }
 
 func evalAll(e *env, a []node) ([]any, error) {
@@ -1031,6 +1065,7 @@ func extreme(sign int) func(e *env, a []node) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		vs = spread(vs)
 		var best *big.Rat
 		for _, v := range vs {
 			x, ok := v.(*big.Rat)

@@ -281,12 +281,13 @@ func (g *Gateway) distribute(ctx context.Context, res []partition.Resource, out 
 				Version: p.Version, ResourceName: p.ResourceName, DeploymentKey: out.Key})
 		}
 	}
-	if len(defs) == 0 {
+	dmns := partition.DecisionMetas(out)
+	if len(defs) == 0 && len(dmns) == 0 {
 		return
 	}
 	for pid := int32(2); pid <= g.broker.PartitionCount(); pid++ {
 		cmd := func() *partition.Command {
-			return &partition.Command{Op: partition.OpDistribute, Resources: res, Defs: defs}
+			return &partition.Command{Op: partition.OpDistribute, Resources: res, Defs: defs, DMN: dmns}
 		}
 		if g.broker.Healthy(pid) {
 			if _, err := g.broker.Submit(ctx, pid, cmd()); err == nil {

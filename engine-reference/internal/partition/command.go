@@ -21,8 +21,11 @@ type Command struct {
 	Key int64 `json:"key,omitempty"` // job / instance / element instance / incident key
 
 	// deploy; distribute (a deployment copied to another partition)
-	Resources []Resource `json:"res,omitempty"`
-	Defs      []DefMeta  `json:"defs,omitempty"`
+	Resources []Resource     `json:"res,omitempty"`
+	Defs      []DefMeta      `json:"defs,omitempty"`
+	DMN       []DecisionMeta `json:"dmn,omitempty"` // decision graphs (decisions.go)
+	// evaluate (decision by Key or DecisionID)
+	DecisionID string `json:"did,omitempty"`
 	// create
 	DefKey        int64  `json:"def,omitempty"`
 	BpmnProcessID string `json:"pid,omitempty"`

@@ -41,6 +41,8 @@ func (p *Partition) dispatch(c *Command, fx *effects) (any, error) {
 		return p.resolve(c, fx)
 	case OpPublish:
 		return p.publishAndCorrelate(c, fx)
+	case OpEvaluate:
+		return p.evaluate(c)
 	case OpActivate:
 		return p.activate(c)
 	case OpTimeOut, OpRecur, OpYield, OpReturn:
@@ -70,8 +72,11 @@ func (p *Partition) deploy(c *Command) (any, error) {
 	seen := map[string]bool{}
 	for _, r := range c.Resources {
 		lower := strings.ToLower(r.Name)
+		if isDMN(lower) {
+			continue // parsed below (decisions.go)
+		}
 		if !strings.HasSuffix(lower, ".bpmn") && !strings.HasSuffix(lower, ".xml") {
-			errs = append(errs, "'"+r.Name+"': jobwire-engine deploys BPMN only (resource name must end with .bpmn or .xml)")
+			errs = append(errs, "'"+r.Name+"': jobwire-engine deploys BPMN and DMN only (resource name must end with .bpmn, .xml or .dmn)")
 			continue
 		}
 		procs, err := bpmn.Parse(r.Name, r.Content)
@@ -87,6 +92,8 @@ func (p *Partition) deploy(c *Command) (any, error) {
 		}
 		all = append(all, parsed{r, procs})
 	}
+	dmns, dmnErrs := parseDMNResources(c.Resources)
+	errs = append(errs, dmnErrs...)
 	if len(errs) > 0 {
 		return nil, reject(c.Op, RejInvalidArgument, "Expected to deploy new resources, but encountered the following errors:\n%s", strings.Join(errs, "\n"))
 	}
@@ -115,6 +122,7 @@ func (p *Partition) deploy(c *Command) (any, error) {
 					ProcessDefinitionKey: d.Key, ResourceName: d.ResourceName, TenantId: DefaultTenant}}})
 		}
 	}
+	p.deployDMN(dmns, depKey, resp)
 	return resp, nil
 }
 
@@ -122,7 +130,13 @@ func (p *Partition) deploy(c *Command) (any, error) {
 // versions), so this partition can create instances of them even when it
 // runs in another broker process. Logged, so replay restores them.
 func (p *Partition) distribute(c *Command) (any, error) {
+	if err := p.distributeDMN(c); err != nil {
+		return nil, err
+	}
 	for _, r := range c.Resources {
+		if isDMN(r.Name) {
+			continue
+		}
 		procs, err := bpmn.Parse(r.Name, r.Content)
 		if err != nil {
 			return nil, reject(c.Op, RejInvalidArgument, "distributed resource '%s' does not parse: %v", r.Name, err)

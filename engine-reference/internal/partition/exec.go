@@ -128,6 +128,8 @@ func (p *Partition) enter(c *Command, fx *effects, in *Instance, s step, steps, 
 	case bpmn.IntermediateCatchEvent, bpmn.ReceiveTask:
 		p.enterEventElement(c, fx, in, el, s.scope)
 		return steps
+	case bpmn.BusinessRuleTask:
+		return p.businessRuleTask(c, in, el, s.scope, steps)
 	case bpmn.ExclusiveGateway:
 		return p.exclusive(c, in, el, s.scope, steps)
 	case bpmn.InclusiveGateway:

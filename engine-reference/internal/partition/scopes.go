@@ -3,9 +3,7 @@ package partition
 import (
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"sort"
-	"strconv"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
 	"github.com/jobwire/jobwire/engine-reference/internal/feel"
@@ -204,53 +202,11 @@ func evalMappings(ms []bpmn.Mapping, look feel.Lookup) (vars.Doc, error) {
 	return doc, nil
 }
 
-// toJSON encodes a FEEL value as a variable value.
+// toJSON encodes a FEEL value as a variable value, the way Zeebe stores
+// FEEL results (feel.ToJSON).
 func toJSON(v any) (json.RawMessage, error) {
-	switch x := v.(type) {
-	case *big.Rat:
-		if x.IsInt() {
-			return json.RawMessage(x.Num().String()), nil
-		}
-		f, _ := x.Float64()
-		return json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64)), nil
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		b := []byte{'{'}
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			kb, _ := json.Marshal(k)
-			b = append(b, kb...)
-			b = append(b, ':')
-			vb, err := toJSON(x[k])
-			if err != nil {
-				return nil, err
-			}
-			b = append(b, vb...)
-		}
-		return append(b, '}'), nil
-	case []any:
-		b := []byte{'['}
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			vb, err := toJSON(e)
-			if err != nil {
-				return nil, err
-			}
-			b = append(b, vb...)
-		}
-		return append(b, ']'), nil
-	case nil, bool, string, json.Number, float64, int64, int:
-		return json.Marshal(x)
-	}
-	return nil, fmt.Errorf("unsupported value of type %T", v)
+	b, err := feel.ToJSON(v)
+	return json.RawMessage(b), err
 }
 
 // activateActivity creates an activity instance in a flow scope (with

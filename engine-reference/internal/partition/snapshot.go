@@ -108,6 +108,7 @@ type snapshotData struct {
 	ActiveInstances int64                   `json:"activeInstances"`
 	History         *History                `json:"history"`
 	Events          json.RawMessage         `json:"events,omitempty"` // timers, message subscriptions (messages.go)
+	DMN             []snapDRG               `json:"dmn,omitempty"`    // decisions.go
 }
 
 func (p *Partition) encodeSnapshot(segment, position int64) ([]byte, error) {
@@ -120,6 +121,7 @@ func (p *Partition) encodeSnapshot(segment, position int64) ([]byte, error) {
 		d.Defs = append(d.Defs, snapDef{Key: def.Key, BpmnProcessID: def.BpmnProcessID, Version: def.Version,
 			ResourceName: def.ResourceName, DeploymentKey: def.DeploymentKey, Checksum: def.Checksum})
 	}
+	d.DMN = p.snapshotDMN()
 	for _, in := range s.Instances {
 		si := snapInstance{Instance: in, Tokens: in.tokens, Joins: in.joins}
 		for _, e := range in.elems {
@@ -199,6 +201,9 @@ func (p *Partition) loadSnapshot(b []byte) (*snapshotData, error) {
 					Checksum: sd.Checksum, Process: pr, DeploymentKey: sd.DeploymentKey, Resource: res})
 			}
 		}
+	}
+	if err := p.restoreDMN(d.DMN); err != nil {
+		return nil, err
 	}
 	s.counter, s.seq, p.lastNow = d.Counter, d.Seq, d.LastNow
 	s.jobsByState, s.activeInstances = d.JobsByState, d.ActiveInstances

@@ -141,6 +141,7 @@ type State struct {
 	queues    map[string][]queued
 	messages  map[string]message
 	defs      *Registry
+	dmn       *decisionStore // deployed decisions (decisions.go)
 	// History holds the newest finished instances and jobs (admin API).
 	History *History
 
