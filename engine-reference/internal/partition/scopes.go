@@ -1,8 +1,10 @@
 package partition
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
@@ -120,8 +122,12 @@ func (p *Partition) visibleVars(in *Instance, e *ElemInst) vars.Doc {
 }
 
 // mergePropagate merges a document starting at a scope (0: the process
-// instance): each variable goes to the nearest scope defining it, else to
-// the process instance.
+// instance), as Zeebe's VariableBehavior.mergeDocument does: a variable
+// goes to the nearest scope that defines it with a different value; a scope
+// holding the same value lets it pass on upwards; what no scope takes is
+// set on the process instance. (So an unchanged input-mapped local, or a
+// multi-instance loopCounter, handed back by a called process reaches the
+// process instance, while a changed one stays local.)
 func (p *Partition) mergePropagate(in *Instance, from int64, doc vars.Doc) {
 	names := make([]string, 0, len(doc))
 	for k := range doc {
@@ -131,7 +137,7 @@ func (p *Partition) mergePropagate(in *Instance, from int64, doc vars.Doc) {
 	for _, k := range names {
 		set := false
 		for x := p.st.Elems[from]; from != 0 && x != nil; x = p.st.Elems[x.ScopeKey] {
-			if _, ok := x.Vars[k]; ok {
+			if old, ok := x.Vars[k]; ok && !sameValue(old, doc[k]) {
 				x.Vars[k] = doc[k]
 				set = true
 				break
@@ -144,6 +150,24 @@ func (p *Partition) mergePropagate(in *Instance, from int64, doc vars.Doc) {
 			in.Vars[k] = doc[k]
 		}
 	}
+}
+
+// sameValue compares two variable values as documents (object key order
+// and spacing do not matter; 1 and 1.0 differ, as they do in Zeebe's
+// MessagePack).
+func sameValue(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var x, y any
+	da := json.NewDecoder(bytes.NewReader(a))
+	da.UseNumber()
+	db := json.NewDecoder(bytes.NewReader(b))
+	db.UseNumber()
+	if da.Decode(&x) != nil || db.Decode(&y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 func setLocal(e *ElemInst, doc vars.Doc) {
@@ -285,10 +309,6 @@ func (p *Partition) completeActivity(c *Command, fx *effects, in *Instance, e *E
 			return steps
 		}
 		p.mergePropagate(in, e.ScopeKey, out)
-	} else if len(doc) > 0 && el.Kind == bpmn.CallActivity {
-		// The called instance's variables go to the call activity's flow
-		// scope, past its local (input-mapped) variables (as Zeebe does).
-		p.mergePropagate(in, e.ScopeKey, doc)
 	} else if len(doc) > 0 {
 		p.mergePropagate(in, e.Key, doc)
 	}
