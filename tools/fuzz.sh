@@ -7,7 +7,8 @@
 #   FUZZ_ONLY=engine-rpcs,node make fuzz
 #
 # Fuzzers: engine-rpcs (every Gateway RPC, go test -fuzz FuzzGatewayRPCs),
-# engine-bpmn (FuzzParseBPMN), engine-vars (FuzzMergeVariables),
+# engine-bpmn (FuzzParseBPMN), engine-vars (FuzzMergeVariables), engine-dmn (FuzzParseDMN),
+# engine-feel (FuzzUnaryTests: input entries and expressions),
 # node (fast-check, lossless JSON), python (Hypothesis, variables),
 # java (Jazzer, variables: 4 fuzz tests x FUZZ_TIME/4, each in its own JVM, or
 # FUZZ_JAVA_TARGETS="method ..." for some;
@@ -21,7 +22,7 @@ RESULTS="${RESULTS:-$ROOT/.test-results}"
 OUT="$RESULTS/fuzz"
 mkdir -p "$OUT"
 FUZZ_TIME="${FUZZ_TIME:-10m}"
-FUZZ_ONLY="${FUZZ_ONLY:-engine-rpcs,engine-bpmn,engine-vars,node,python,java}"
+FUZZ_ONLY="${FUZZ_ONLY:-engine-rpcs,engine-bpmn,engine-vars,engine-dmn,engine-feel,node,python,java}"
 secs() { local t="$1"; case "$t" in *h) echo $(( ${t%h} * 3600 ));; *m) echo $(( ${t%m} * 60 ));; *s) echo "${t%s}";; *) echo "$t";; esac; }
 SECONDS_EACH=$(secs "$FUZZ_TIME")
 want() { [[ ",$FUZZ_ONLY," == *",$1,"* ]]; }
@@ -42,6 +43,8 @@ gofuzz() { # name package target
 want engine-rpcs && gofuzz engine-rpcs ./internal/engine FuzzGatewayRPCs
 want engine-bpmn && gofuzz engine-bpmn ./internal/bpmn FuzzParseBPMN
 want engine-vars && gofuzz engine-vars ./internal/vars FuzzMergeVariables
+want engine-dmn && gofuzz engine-dmn ./internal/dmn FuzzParseDMN
+want engine-feel && gofuzz engine-feel ./internal/feel FuzzUnaryTests
 
 if want node; then
   per=$(( SECONDS_EACH / 6 )); [ $per -lt 1 ] && per=1

@@ -1,0 +1,124 @@
+package cluster
+
+import (
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jobwire/jobwire/engine-reference/internal/engine"
+	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
+	"github.com/jobwire/jobwire/engine-reference/internal/partition"
+	dpb "github.com/jobwire/jobwire/engine-reference/internal/pb/decisionpb"
+	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+// Decisions across broker processes: deployed on partition 1 (broker 0),
+// distributed to the partitions of broker 1, evaluated round-robin on all
+// four partitions through the broker port, and called by a business rule
+// task of an instance on either broker.
+func TestDecisionsAcrossBrokers(t *testing.T) {
+	dirs := []string{t.TempDir(), t.TempDir()}
+	b0, b1 := startBroker(t, 0, 0, dirs[0]), startBroker(t, 1, 0, dirs[1])
+	defer func() { b0.Close(); b1.Close() }()
+	e, err := engine.StartGateway(engine.Config{Port: 0}, func(gw *gateway.Gateway) (gateway.Broker, io.Closer, error) {
+		r, err := NewRemote(gw, "gw-test", []string{b0.Addr(), b1.Addr()}, 5*time.Second, nil)
+		return r, r, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	conn, err := grpc.NewClient(e.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	gw := pb.NewGatewayClient(conn)
+	waitFor(t, "4 healthy partitions", func() bool {
+		top, err := gw.Topology(ctxT(t), &pb.TopologyRequest{})
+		if err != nil {
+			return false
+		}
+		n := 0
+		for _, b := range top.Brokers {
+			for _, p := range b.Partitions {
+				if p.Health == pb.Partition_HEALTHY {
+					n++
+				}
+			}
+		}
+		return n == 4
+	})
+	var res []*pb.Resource
+	for _, f := range []string{"risk.dmn", "loan.bpmn"} {
+		b, err := os.ReadFile("../engine/testdata/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res = append(res, &pb.Resource{Name: f, Content: b})
+	}
+	dep, err := gw.DeployResource(ctxT(t), &pb.DeployResourceRequest{Resources: res})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var key int64
+	for _, d := range dep.Deployments {
+		if m := d.GetDecision(); m != nil {
+			key = m.DecisionKey
+		}
+	}
+	partitions := map[int64]bool{}
+	for i := 0; i < 8; i++ {
+		out := &dpb.EvaluateDecisionResponse{}
+		req := &dpb.EvaluateDecisionRequest{DecisionId: "corpus_risk", Variables: `{"applicant":{"score":600},"amount":6000}`}
+		if i%2 == 1 {
+			req = &dpb.EvaluateDecisionRequest{DecisionKey: key, Variables: req.Variables}
+		}
+		if err := conn.Invoke(ctxT(t), engine.EvaluateDecisionMethod, req, out); err != nil {
+			t.Fatalf("evaluate %d: %v", i, err)
+		}
+		if out.DecisionOutput != `{"level":"medium","review":true}` || out.DecisionKey != key || len(out.EvaluatedDecisions) != 1 {
+			t.Fatalf("evaluate %d: %v", i, out)
+		}
+		partitions[out.DecisionEvaluationKey>>partition.KeyBits] = true
+	}
+	if len(partitions) != 4 {
+		t.Fatalf("evaluations ran on partitions %v, want all 4", partitions)
+	}
+	instParts := map[int64]bool{}
+	for i := 0; i < 4; i++ { // round-robin: instances on every partition of both brokers
+		r, err := gw.CreateProcessInstance(ctxT(t), &pb.CreateProcessInstanceRequest{BpmnProcessId: "loan", Version: -1,
+			Variables: `{"applicant":{"score":800},"amount":10}`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		instParts[r.ProcessInstanceKey>>partition.KeyBits] = true
+	}
+	var jobs []*pb.ActivatedJob
+	waitFor(t, "4 jobs after the business rule tasks", func() bool {
+		s, err := gw.ActivateJobs(ctxT(t), &pb.ActivateJobsRequest{Type: "pay", Worker: "w", Timeout: 60000, MaxJobsToActivate: 10, RequestTimeout: -1})
+		if err != nil {
+			return false
+		}
+		for {
+			r, err := s.Recv()
+			if err != nil {
+				break
+			}
+			jobs = append(jobs, r.Jobs...)
+		}
+		return len(jobs) >= 4
+	})
+	for _, j := range jobs {
+		if !strings.Contains(j.Variables, `"risk":{"level":"low","review":false}`) {
+			t.Fatalf("job %d variables %s", j.Key, j.Variables)
+		}
+	}
+	if len(jobs) != 4 || len(instParts) != 4 {
+		t.Fatalf("%d jobs, instances on partitions %v", len(jobs), instParts)
+	}
+}
