@@ -1,11 +1,11 @@
 package partition
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"math/big"
+	"reflect"
 	"sort"
-	"strconv"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
 	"github.com/jobwire/jobwire/engine-reference/internal/feel"
@@ -122,8 +122,12 @@ func (p *Partition) visibleVars(in *Instance, e *ElemInst) vars.Doc {
 }
 
 // mergePropagate merges a document starting at a scope (0: the process
-// instance): each variable goes to the nearest scope defining it, else to
-// the process instance.
+// instance), as Zeebe's VariableBehavior.mergeDocument does: a variable
+// goes to the nearest scope that defines it with a different value; a scope
+// holding the same value lets it pass on upwards; what no scope takes is
+// set on the process instance. (So an unchanged input-mapped local, or a
+// multi-instance loopCounter, handed back by a called process reaches the
+// process instance, while a changed one stays local.)
 func (p *Partition) mergePropagate(in *Instance, from int64, doc vars.Doc) {
 	names := make([]string, 0, len(doc))
 	for k := range doc {
@@ -133,7 +137,7 @@ func (p *Partition) mergePropagate(in *Instance, from int64, doc vars.Doc) {
 	for _, k := range names {
 		set := false
 		for x := p.st.Elems[from]; from != 0 && x != nil; x = p.st.Elems[x.ScopeKey] {
-			if _, ok := x.Vars[k]; ok {
+			if old, ok := x.Vars[k]; ok && !sameValue(old, doc[k]) {
 				x.Vars[k] = doc[k]
 				set = true
 				break
@@ -146,6 +150,24 @@ func (p *Partition) mergePropagate(in *Instance, from int64, doc vars.Doc) {
 			in.Vars[k] = doc[k]
 		}
 	}
+}
+
+// sameValue compares two variable values as documents (object key order
+// and spacing do not matter; 1 and 1.0 differ, as they do in Zeebe's
+// MessagePack).
+func sameValue(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var x, y any
+	da := json.NewDecoder(bytes.NewReader(a))
+	da.UseNumber()
+	db := json.NewDecoder(bytes.NewReader(b))
+	db.UseNumber()
+	if da.Decode(&x) != nil || db.Decode(&y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 func setLocal(e *ElemInst, doc vars.Doc) {
@@ -204,53 +226,11 @@ func evalMappings(ms []bpmn.Mapping, look feel.Lookup) (vars.Doc, error) {
 	return doc, nil
 }
 
-// toJSON encodes a FEEL value as a variable value.
+// toJSON encodes a FEEL value as a variable value, the way Zeebe stores
+// FEEL results (feel.ToJSON).
 func toJSON(v any) (json.RawMessage, error) {
-	switch x := v.(type) {
-	case *big.Rat:
-		if x.IsInt() {
-			return json.RawMessage(x.Num().String()), nil
-		}
-		f, _ := x.Float64()
-		return json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64)), nil
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		b := []byte{'{'}
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			kb, _ := json.Marshal(k)
-			b = append(b, kb...)
-			b = append(b, ':')
-			vb, err := toJSON(x[k])
-			if err != nil {
-				return nil, err
-			}
-			b = append(b, vb...)
-		}
-		return append(b, '}'), nil
-	case []any:
-		b := []byte{'['}
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			vb, err := toJSON(e)
-			if err != nil {
-				return nil, err
-			}
-			b = append(b, vb...)
-		}
-		return append(b, ']'), nil
-	case nil, bool, string, json.Number, float64, int64, int:
-		return json.Marshal(x)
-	}
-	return nil, fmt.Errorf("unsupported value of type %T", v)
+	b, err := feel.ToJSON(v)
+	return json.RawMessage(b), err
 }
 
 // activateActivity creates an activity instance in a flow scope (with
@@ -331,10 +311,6 @@ func (p *Partition) completeActivity(c *Command, fx *effects, in *Instance, e *E
 			return steps
 		}
 		p.mergePropagate(in, e.ScopeKey, out)
-	} else if len(doc) > 0 && el.Kind == bpmn.CallActivity {
-		// The called instance's variables go to the call activity's flow
-		// scope, past its local (input-mapped) variables (as Zeebe does).
-		p.mergePropagate(in, e.ScopeKey, doc)
 	} else if len(doc) > 0 {
 		p.mergePropagate(in, e.Key, doc)
 	}
