@@ -423,6 +423,9 @@ func addCollectionBuiltins() {
 	for k, v := range add {
 		builtins[k] = v
 	}
+	for k, v := range dateBuiltins {
+		builtins[k] = v
+	}
 	// Camunda's FEEL has round up/down/half up/half down only with a scale
 	// (n, scale): with one argument no function matches and the result is
 	// null (checked against Zeebe 8.8). floor and ceiling have both forms.

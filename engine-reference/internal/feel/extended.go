@@ -60,6 +60,10 @@ func order(a, b any) (int, bool) {
 			}
 			return 0, true
 		}
+	case Date:
+		if y, ok := b.(Date); ok {
+			return x.cmp(y), true
+		}
 	}
 	return 0, false
 }
@@ -382,6 +386,21 @@ func pathOf(v any, key string) any {
 			out[i] = pathOf(el, key)
 		}
 		return out
+	case Date:
+		switch key {
+		case "year":
+			return big.NewRat(int64(x.Y), 1)
+		case "month":
+			return big.NewRat(int64(x.M), 1)
+		case "day":
+			return big.NewRat(int64(x.D), 1)
+		case "weekday":
+			wd := int64(x.time().Weekday())
+			if wd == 0 {
+				wd = 7
+			}
+			return big.NewRat(wd, 1)
+		}
 	case *Range:
 		switch key {
 		case "start":

@@ -178,3 +178,38 @@ func TestStillRejectsNonFEEL(t *testing.T) {
 		}
 	}
 }
+
+func TestDates(t *testing.T) {
+	look := lookOf(map[string]string{"d": `"2024-02-29"`})
+	cases := map[string]string{
+		`date(d)`:                      `"2024-02-29"`,
+		`date(d) < date("2024-03-01")`: `true`,
+		`date(2024, 2, 29) = date(d)`:  `true`,
+		`date("2023-02-29")`:           `null`,
+		`date("2024-1-01")`:            `null`,
+		`date(2024, 13, 1)`:            `null`,
+		`date(d).year + date(d).day`:   `2053`,
+		`date(d) in [date("2024-01-01")..date("2024-12-31")]`: `true`,
+		`date(d) = d`:   `null`,
+		`max(1, 2) > 1`: `true`,
+	}
+	for src, want := range cases {
+		e, err := Compile(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		v, err := e.Eval(look)
+		got, _ := ToJSON(v)
+		if err != nil || string(got) != want {
+			t.Errorf("%s = %s (%v), want %s", src, got, err, want)
+		}
+	}
+	u, _ := CompileUnaryTests(`[date("2024-01-01")..date("2024-06-30")), date("2024-12-24")`)
+	for in, want := range map[string]bool{"2024-06-29": true, "2024-06-30": false, "2024-12-24": true} {
+		v, _ := Compile(`date("` + in + `")`)
+		d, _ := v.Eval(look)
+		if got, err := u.Test(d, look); err != nil || got != want {
+			t.Errorf("%s: %v %v", in, got, err)
+		}
+	}
+}

@@ -726,6 +726,12 @@ func (c *compare) eval(e *env) (any, error) {
 			return nil, nil
 		}
 		k = strings.Compare(x, y)
+	case Date:
+		y, ok := b.(Date)
+		if !ok {
+			return nil, nil
+		}
+		k = x.cmp(y)
 	default:
 		return nil, nil
 	}
@@ -753,6 +759,9 @@ func equal(a, b any) bool {
 		return ok && x.Cmp(y) == 0
 	case string:
 		y, ok := b.(string)
+		return ok && x == y
+	case Date:
+		y, ok := b.(Date)
 		return ok && x == y
 	default:
 		xa, _ := json.Marshal(a)

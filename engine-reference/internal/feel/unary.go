@@ -246,6 +246,8 @@ func kind(v any) string {
 		return "context"
 	case *Range:
 		return "range"
+	case Date:
+		return "date"
 	}
 	if _, ok := v.(interface{ RatString() string }); ok {
 		return "number"

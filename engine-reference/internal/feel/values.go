@@ -69,6 +69,8 @@ func writeJSON(b *bytes.Buffer, v any, depth int) error {
 			}
 		}
 		b.WriteByte('}')
+	case Date:
+		b.WriteString(`"` + x.String() + `"`)
 	case *Range:
 		return fmt.Errorf("a range cannot be a variable value")
 	default:
