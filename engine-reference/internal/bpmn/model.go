@@ -127,7 +127,7 @@ type MultiInstance struct {
 // IsActivity reports whether the element is an activity (it can carry
 // mappings, boundary events and multi-instance).
 func (e *Element) IsActivity() bool {
-	return e.Kind == ServiceTask || e.Kind == SubProcess || e.Kind == CallActivity
+	return e.Kind == ServiceTask || e.Kind == SubProcess || e.Kind == CallActivity || e.Kind == BusinessRuleTask
 }
 
 // Flow is a sequence flow.

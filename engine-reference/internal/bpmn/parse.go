@@ -186,7 +186,7 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 		case cc.name.Space == nsBPMN && strings.HasSuffix(cc.name.Local, "EventDefinition"):
 			eventDefs = append(eventDefs, cc)
 		case cc.name.Space == nsBPMN && cc.name.Local == "multiInstanceLoopCharacteristics" &&
-			(c.name.Local == "serviceTask" || c.name.Local == "subProcess" || c.name.Local == "callActivity"):
+			(c.name.Local == "serviceTask" || c.name.Local == "subProcess" || c.name.Local == "callActivity" || c.name.Local == "businessRuleTask"):
 			loop = cc
 		case c.name.Space == nsBPMN && c.name.Local == "subProcess":
 			// the subprocess's flow nodes and flows: parsed as its scope

@@ -60,8 +60,17 @@ func parseBusinessRuleTask(res string, el *Element, ext *xnode) error {
 	}
 	el.Decision = cd
 	for _, e := range ext.children {
-		if e.name.Space == nsZeebe && e.name.Local != "calledDecision" && e.name.Local != "properties" {
-			return errf("'%s': %s at line %d on business rule task '%s' is not supported (supported: zeebe:calledDecision)", res, e.prefixed(), e.line, el.ID)
+		if e.name.Space != nsZeebe {
+			continue
+		}
+		switch e.name.Local {
+		case "calledDecision", "properties":
+		case "ioMapping":
+			if err := parseIOMapping(res, el, e); err != nil {
+				return err
+			}
+		default:
+			return errf("'%s': %s at line %d on business rule task '%s' is not supported (supported: zeebe:calledDecision, zeebe:ioMapping)", res, e.prefixed(), e.line, el.ID)
 		}
 	}
 	return nil

@@ -42,7 +42,7 @@ func TestBusinessRuleTask(t *testing.T) {
 		`<zeebe:calledDecision resultVariable="r"/>`:                                                "non-empty decisionId",
 		`<zeebe:calledDecision decisionId="= a ==" resultVariable="r"/>`:                            "invalid decisionId expression",
 		`<zeebe:calledDecision decisionId="a" resultVariable="r"/><zeebe:taskDefinition type="t"/>`: "has both",
-		`<zeebe:calledDecision decisionId="a" resultVariable="r"/><zeebe:ioMapping/>`:               "zeebe:ioMapping at line 6 on business rule task 'rules' is not supported",
+		`<zeebe:calledDecision decisionId="a" resultVariable="r"/><zeebe:taskHeaders/>`:             "zeebe:taskHeaders at line 6 on business rule task 'rules' is not supported",
 	} {
 		_, err := Parse("r.bpmn", brt(ext))
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "'r.bpmn'") {

@@ -146,8 +146,13 @@ func parseLoop(res string, el *Element, loop *xnode) error {
 						return errf("'%s': zeebe:loopCharacteristics of '%s' at line %d: invalid outputElement '%s': %v", res, el.ID, z.line, oe, err)
 					}
 					mi.OutputElement = x
-					if name := strings.TrimSpace(strings.TrimPrefix(oe, "=")); plainName.MatchString(name) && name != "null" && name != "true" && name != "false" {
-						mi.OutputVariable = name
+					// A variable or a path (res.total): Zeebe creates its root
+					// variable on each inner instance (checked against Zeebe 8.8
+					// by the corpus case multi-instance-output-path).
+					if name := strings.TrimSpace(strings.TrimPrefix(oe, "=")); targetPath.MatchString(name) {
+						if root, _, _ := strings.Cut(name, "."); root != "null" && root != "true" && root != "false" {
+							mi.OutputVariable = root
+						}
 					}
 				}
 			}

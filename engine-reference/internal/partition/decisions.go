@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
 	"github.com/jobwire/jobwire/engine-reference/internal/dmn"
 	"github.com/jobwire/jobwire/engine-reference/internal/pb/decisionpb"
 	"github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
@@ -315,38 +314,42 @@ func (p *Partition) evaluate(c *Command) (any, error) {
 	return out, nil
 }
 
-// businessRuleTask evaluates the called decision (latest version) with the
-// instance's variables, sets the result variable, and moves on. A decision
-// that is not deployed or fails holds the token with an incident
-// (CALLED_DECISION_ERROR / DECISION_EVALUATION_ERROR); resolving it
-// evaluates again.
-func (p *Partition) businessRuleTask(c *Command, in *Instance, el *bpmn.Element, scope int64, steps []step) []step {
+// evaluateCalledDecision runs a business rule task instance (input
+// mappings applied): it evaluates the called decision (latest version) with
+// the variables the task sees and completes the task with the result
+// variable, which goes through the output mappings like a job's variables
+// (without any: to the nearest scope defining it, else the process
+// instance). A decision that is not deployed or fails holds the task with
+// an incident (CALLED_DECISION_ERROR / DECISION_EVALUATION_ERROR);
+// resolving it evaluates again.
+func (p *Partition) evaluateCalledDecision(c *Command, fx *effects, in *Instance, e *ElemInst, steps []step) []step {
+	el := e.Element
 	cd := el.Decision
-	look := p.lookupScope(in, scope)
+	look := p.lookupAt(in, e)
 	id := cd.DecisionID
 	if cd.DecisionIDExpr != nil {
 		s, err := cd.DecisionIDExpr.EvalString(look)
 		if err != nil {
-			p.elementIncident(c, in, el, scope, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Expected the decision id of '%s' to be a string: %v", el.ID, err))
+			e.Stage = stageStart
+			p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Expected the decision id of '%s' to be a string: %v", el.ID, err))
 			return steps
 		}
 		id = s
 	}
 	def := p.st.decisions().latest(id)
 	if def == nil {
-		p.elementIncident(c, in, el, scope, IncidentCalledDecision, fmt.Sprintf("Expected to evaluate decision '%s', but no decision found for id '%s'", id, id))
+		e.Stage = stageStart
+		p.incidentOn(in, e, IncidentCalledDecision, fmt.Sprintf("Expected to evaluate decision '%s', but no decision found for id '%s'", id, id))
 		return steps
 	}
 	r := def.DRG.Defs.Evaluate(def.ID, look)
 	if r.Failed() {
-		p.elementIncident(c, in, el, scope, IncidentDecisionEvaluation, r.Failure)
+		e.Stage = stageStart
+		p.incidentOn(in, e, IncidentDecisionEvaluation, r.Failure)
 		return steps
 	}
-	// The result variable is merged with propagation from the task's flow
-	// scope (no output mappings on business rule tasks in this subset):
-	// the process instance unless an enclosing scope defines it.
-	p.mergePropagate(in, scope, vars.Doc{cd.ResultVariable: r.Output})
-	return p.follow(in, scope, steps, el.Outgoing)
+	e.Stage = 0
+	return p.completeActivity(c, fx, in, e, vars.Doc{cd.ResultVariable: r.Output}, steps)
 }
 
 // ---- snapshot ----

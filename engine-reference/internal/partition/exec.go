@@ -120,7 +120,7 @@ func (p *Partition) enter(c *Command, fx *effects, in *Instance, s step, steps, 
 				"Expected to throw an error event with the code '%s', but it was not caught. No error events are available in the scope.", el.ErrorCode))
 		}
 		return steps
-	case bpmn.ServiceTask, bpmn.SubProcess, bpmn.CallActivity:
+	case bpmn.ServiceTask, bpmn.SubProcess, bpmn.CallActivity, bpmn.BusinessRuleTask:
 		if el.MI != nil {
 			return p.activateBody(c, fx, in, el, s.scope, steps)
 		}
@@ -128,8 +128,6 @@ func (p *Partition) enter(c *Command, fx *effects, in *Instance, s step, steps, 
 	case bpmn.IntermediateCatchEvent, bpmn.ReceiveTask:
 		p.enterEventElement(c, fx, in, el, s.scope)
 		return steps
-	case bpmn.BusinessRuleTask:
-		return p.businessRuleTask(c, in, el, s.scope, steps)
 	case bpmn.ExclusiveGateway:
 		return p.exclusive(c, in, el, s.scope, steps)
 	case bpmn.InclusiveGateway:

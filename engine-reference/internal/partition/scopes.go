@@ -288,6 +288,8 @@ func (p *Partition) startActivity(c *Command, fx *effects, in *Instance, e *Elem
 		steps = append(steps, step{el: e.Element.Start, scope: e.Key})
 	case bpmn.CallActivity:
 		p.startCall(c, fx, in, e)
+	case bpmn.BusinessRuleTask:
+		return p.evaluateCalledDecision(c, fx, in, e, steps) // decisions.go
 	}
 	return steps
 }
