@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
@@ -504,6 +505,16 @@ func TestLargeParallelMultiInstance(t *testing.T) {
 	jobs := r.env().jobs("corpus-mie-big")
 	if n := jobs.CountsByState["ACTIVATABLE"]; n != 3000 {
 		t.Fatalf("activatable jobs %v", jobs.CountsByState)
+	}
+	// Canceling terminates every inner instance and cancels every job.
+	t0 := time.Now()
+	if _, err := r.gw.CancelProcessInstance(ctx(t), &pb.CancelProcessInstanceRequest{ProcessInstanceKey: k}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("cancel of 3,000 inner instances took %v", time.Since(t0))
+	jobs = r.env().jobs("corpus-mie-big")
+	if jobs.CountsByState["CANCELED"] != 3000 || jobs.CountsByState["ACTIVATABLE"] != 0 {
+		t.Fatalf("jobs after cancel %v", jobs.CountsByState)
 	}
 }
 

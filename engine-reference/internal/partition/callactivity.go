@@ -90,17 +90,14 @@ func (p *Partition) cancelInstance(c *Command, fx *effects, in *Instance) {
 	if p.st.touched != nil {
 		p.st.touched.instance(in.Key)
 	}
-	var top []*ElemInst
-	for _, e := range in.elems {
-		if e.ScopeKey == 0 {
-			top = append(top, e)
-		}
+	kids := map[int64][]*ElemInst{}
+	for _, x := range in.elems {
+		kids[x.ScopeKey] = append(kids[x.ScopeKey], x)
 	}
+	top := kids[0]
 	sortElems(top)
 	for _, e := range top {
-		if in.elems[e.Key] != nil {
-			p.terminate(c, fx, in, e)
-		}
+		p.terminateIn(c, fx, in, e, kids)
 	}
 	for _, e := range in.elems { // anything left over (defensive)
 		p.removeElem(fx, in, e)

@@ -442,15 +442,20 @@ func catchingBoundary(el *bpmn.Element, code string) *bpmn.Element {
 // element instances, jobs (canceled), incidents, called instances. It does
 // not touch the token the instance held in its own scope.
 func (p *Partition) terminate(c *Command, fx *effects, in *Instance, e *ElemInst) {
-	var kids []*ElemInst
+	// Index the instance's element instances by scope once (a
+	// multi-instance body may hold thousands of inner instances).
+	kids := map[int64][]*ElemInst{}
 	for _, x := range in.elems {
-		if x.ScopeKey == e.Key {
-			kids = append(kids, x)
-		}
+		kids[x.ScopeKey] = append(kids[x.ScopeKey], x)
 	}
-	sort.Slice(kids, func(i, k int) bool { return kids[i].Key < kids[k].Key })
-	for _, x := range kids {
-		p.terminate(c, fx, in, x)
+	p.terminateIn(c, fx, in, e, kids)
+}
+
+func (p *Partition) terminateIn(c *Command, fx *effects, in *Instance, e *ElemInst, kids map[int64][]*ElemInst) {
+	inner := kids[e.Key]
+	sortElems(inner)
+	for _, x := range inner {
+		p.terminateIn(c, fx, in, x, kids)
 	}
 	if j := p.st.Jobs[e.JobKey]; j != nil && !jobFinished(j.State) {
 		if inc := p.st.Incidents[j.IncidentKey]; inc != nil {
