@@ -14,6 +14,8 @@ from case import Case, Scenario, Unavailable
 from harness import SUITE, Clients, Cluster, Driver, Engine, Proxy
 
 DRIVERS = SUITE / "drivers"
+# reference columns: drivers for the official clients (run by `make conformance-peers`, never by default)
+PEERS = SUITE / "peers"
 SELFTEST_DRIVER = SUITE / "runner" / "selftest_driver.py"
 DEFAULT_CASE_TIMEOUT_S = 90
 
@@ -22,6 +24,8 @@ def driver_command(sdk: str) -> list[str]:
     if sdk == "selftest":
         import sys
         return [sys.executable, "-u", str(SELFTEST_DRIVER)]
+    if not (DRIVERS / sdk / "run").is_file() and (PEERS / sdk / "run").is_file():
+        return [str(PEERS / sdk / "run")]
     return [str(DRIVERS / sdk / "run")]
 
 
