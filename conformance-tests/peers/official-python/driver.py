@@ -138,7 +138,7 @@ class Driver:
         if o.get("autoExtend"):
             log("autoExtend: pyzeebe has no automatic job-timeout extension; ignored")
 
-        async def task(job: Job) -> dict[str, Any]:
+        async def task(job: Job, **_fetched: Any) -> dict[str, Any]:  # pyzeebe passes fetched variables as keywords
             t0 = time.monotonic()
             key = str(job.key)
             emit("job_start", worker=wid, key=key, type=job.type, retries=job.retries,
