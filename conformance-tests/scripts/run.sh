@@ -42,5 +42,5 @@ if [ "$PEERS" = 1 ]; then
     --compare-report "$HERE/report/matrix.md" --junitxml="$RESULTS/conformance-peers.xml" \
     --work-dir "$RESULTS/conformance-peers" ${ARGS[@]+"${ARGS[@]}"}
 fi
-exec "$PY" -m pytest -q -rs test_scenarios_lint.py test_proxy.py test_selftest.py test_conformance.py \
+exec "$PY" -m pytest -q -rs test_scenarios_lint.py test_proxy.py test_selftest.py test_peer_smoke.py test_conformance.py \
   --junitxml="$RESULTS/conformance.xml" ${ARGS[@]+"${ARGS[@]}"}
