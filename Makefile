@@ -8,7 +8,7 @@ PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint generate check-generated bootstrap \
         test-proto test-zeebe-engine test-engine test-corpus test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
-        test-conformance test-mutation-smoke test-conformance-zeebe test-examples test-ui test-bench conformance conformance-zeebe engine bench bench-engine bench-storage bench-python bench-ui fuzz
+        test-conformance test-mutation-smoke test-conformance-zeebe test-examples test-ui test-bench conformance conformance-zeebe conformance-peers interop engine bench bench-engine bench-storage bench-python bench-ui fuzz
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-20s %s\n", $$1, $$2}'
@@ -59,7 +59,10 @@ bench: engine ## every SDK beside the official client of its language, both engi
 	@bench/bootstrap.sh && bench/.venv/bin/python bench/bench.py $(BENCH_ARGS)
 
 test-bench: bootstrap engine ## make bench, smoke: every client once on the jobwire engine, checks the JSON, plots and page (~1 min)
-	@$(PY) -m pytest -q bench/test_smoke.py --junitxml=$(RESULTS)/bench.xml
+	@$(PY) -m pytest -q bench/test_smoke.py bench/test_interop_smoke.py --junitxml=$(RESULTS)/bench.xml
+
+interop: bootstrap engine ## every official client (Go, Node with gzip, pyzeebe, Java) unchanged against jobwire-engine dev and cluster: deploy, 1,000 instances, poll and push (bench/results/interop/; ~10 min)
+	@bench/bootstrap.sh && $(PY) bench/interop.py $(INTEROP_ARGS)
 
 bench-engine: engine ## engine benchmark alone (prints instances/s, latency, fsyncs/s)
 	engine-reference/bin/jobwire-engine bench
@@ -85,6 +88,9 @@ test-sdk-java: bootstrap engine ## sdk-java: mvn test (unit + engine integration
 test-conformance: conformance
 conformance: bootstrap engine ## conformance matrix (every SDK x scenario) on the reference engine
 	@conformance-tests/scripts/run.sh
+
+conformance-peers: bootstrap engine ## the official clients (Go, Node, Python, Java) as reference columns of the conformance matrix, strict known-failing lists (expectations/official-*.yaml); report/peers/ (~40 min)
+	@conformance-tests/scripts/run.sh --peers
 
 conformance-mutation: bootstrap engine ## mutation proof: every mutant of conformance-tests/mutation/mutants.yaml must fail its scenarios (scratch clone; ~15 min)
 	@$(PY) conformance-tests/scripts/mutation.py --clone $${MUTATION_CLONE:-/tmp/jobwire-mutants} --out $(RESULTS)/mutation-results.md --json $(RESULTS)/mutation-results.json

@@ -208,9 +208,11 @@ class Driver:
     """One worker driver process (DRIVERS.md): started with its JSON config, reports ready,
     progress and a final 'done' with the latencies it recorded."""
 
-    def __init__(self, client: str, address: str, workers: List[Dict[str, Any]], work: Path) -> None:
+    def __init__(self, client: str, address: str, workers: List[Dict[str, Any]], work: Path,
+                 extra: Optional[Dict[str, Any]] = None) -> None:
         self.client = client
-        cfg = json.dumps({"address": address, "workers": workers})
+        cfg = json.dumps({"address": address, "workers": workers, **(extra or {})})
+        self.events: Dict[str, Dict[str, Any]] = {}  # the newest event of each name
         self.err = open(work / f"driver-{client}-{_seq[0]}.log", "w")
         self.proc = subprocess.Popen(CLIENTS[client] + [cfg], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.err, text=True)
@@ -235,6 +237,7 @@ class Driver:
                 ev = json.loads(line)
             except ValueError:
                 continue
+            self.events[str(ev.get("event"))] = ev
             if ev.get("event") == "ready":
                 self.version = str(ev.get("version"))
                 self.ready.set()

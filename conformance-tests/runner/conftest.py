@@ -17,7 +17,7 @@ sys.path.insert(0, str(HERE))
 import case as case_mod  # noqa: E402
 import harness  # noqa: E402
 import report  # noqa: E402
-from execute import DRIVERS, Target  # noqa: E402
+from execute import DRIVERS, PEERS, Target  # noqa: E402
 
 REFERENCE_CAPS = {"admin", "proxy", "restart", "tls", "oauth", "long_polling", "streaming", "timers"}
 
@@ -34,6 +34,8 @@ def pytest_addoption(parser):
                                                      "(tools/zeebe-engine/start.sh) and run against it")
     g.addoption("--no-cluster", action="store_true", help="do not offer the multi-process cluster "
                                                           "(`engine: cluster` scenarios are skipped)")
+    g.addoption("--compare-report", default="", help="a jobwire matrix (matrix.md of `make conformance`) to set "
+                                                     "the official clients' columns beside (conformance-peers)")
     g.addoption("--report-dir", default=str(HERE.parent / "report"), help="where matrix.md/.html go")
     g.addoption("--work-dir", default="", help="logs and data of each case (default $RESULTS/conformance)")
 
@@ -44,8 +46,16 @@ def available_sdks():
     return sorted(p.name for p in DRIVERS.iterdir() if (p / "run").is_file() and os.access(p / "run", os.X_OK))
 
 
+def available_peers():
+    """The official clients' drivers (peers/<name>/run): reference columns, only on request (--sdk peers)."""
+    if not PEERS.is_dir():
+        return []
+    return sorted(p.name for p in PEERS.iterdir() if (p / "run").is_file() and os.access(p / "run", os.X_OK))
+
+
 def _selected(config):
     sdks = [s for s in config.getoption("--sdk").split(",") if s] or available_sdks()
+    sdks = [x for s in sdks for x in (available_peers() if s == "peers" else [s])]
     wanted = [s for s in config.getoption("--scenario").split(",") if s]
     scen = [s for s in case_mod.load_all()
             if not wanted or any(s.name == w or s.name.startswith(w.rstrip("/") + "/") for w in wanted)]
@@ -154,4 +164,5 @@ def pytest_sessionfinish(session, exitstatus):
         return
     t = getattr(session.config, "_jw_target", None)
     report.write(Path(session.config.getoption("--report-dir")), list(rows.values()),
-                 target=t.kind if t else "?", wall=time.time() - session.config._jw_t0)
+                 target=t.kind if t else "?", wall=time.time() - session.config._jw_t0,
+                 compare=session.config.getoption("--compare-report") or None)

@@ -14,6 +14,8 @@ from case import Case, Scenario, Unavailable
 from harness import SUITE, Clients, Cluster, Driver, Engine, Proxy
 
 DRIVERS = SUITE / "drivers"
+# reference columns: drivers for the official clients (run by `make conformance-peers`, never by default)
+PEERS = SUITE / "peers"
 SELFTEST_DRIVER = SUITE / "runner" / "selftest_driver.py"
 DEFAULT_CASE_TIMEOUT_S = 90
 
@@ -22,6 +24,8 @@ def driver_command(sdk: str) -> list[str]:
     if sdk == "selftest":
         import sys
         return [sys.executable, "-u", str(SELFTEST_DRIVER)]
+    if not (DRIVERS / sdk / "run").is_file() and (PEERS / sdk / "run").is_file():
+        return [str(PEERS / sdk / "run")]
     return [str(DRIVERS / sdk / "run")]
 
 
@@ -224,6 +228,13 @@ def teardown(case: Case):
     if case.driver:
         rc = case.driver.close()
         case.note(f"driver exit code {rc}")
+    if getattr(case, "faulted", False) and not case.engine and not case.cluster and case.clients:
+        # a case that failed before its `fault: clear` must not leave rejections (an unconsumed
+        # count) or latency on the shared engine for the cases after it
+        try:
+            case.clients.a("ClearFaults", case.clients.ad_pb.ClearFaultsRequest())
+        except Exception as e:  # noqa: BLE001 - the next case's engine probe replaces a dead engine
+            case.note(f"clearing faults failed: {e}")
     if case.proxy:
         case.proxy.stop()
     if case.engine or case.cluster:
@@ -355,6 +366,7 @@ def _mark(case: Case, name):
 
 def _fault(case: Case, a):
     pb, c = case.clients.ad_pb, case.clients
+    case.faulted = True
     if a == "clear" or (isinstance(a, dict) and "clear" in a):
         c.a("ClearFaults", pb.ClearFaultsRequest())
         return

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import html
+import json
+import sys
 import time
 from pathlib import Path
 
@@ -17,7 +19,66 @@ def _cell(r):
     return s
 
 
-def write(out: Path, rows: list[dict], target: str, wall: float):
+def read_matrix_md(path: Path) -> tuple[str, dict]:
+    """Reads a matrix.md this module wrote: (its "Generated ..." line, {(sdk, scenario): status})."""
+    text = path.read_text()
+    gen = next((ln for ln in text.splitlines() if ln.startswith("Generated ")), "")
+    out, sdks = {}, None
+    for ln in text.splitlines():
+        if ln.startswith("| scenario |"):
+            cols = [c.strip() for c in ln.strip("|").split("|")]
+            sdks = cols[1::2]
+        elif sdks and ln.startswith("| `"):
+            cols = [c.strip() for c in ln.strip().strip("|").split(" | ")]
+            sc = cols[0].strip("`")
+            for i, sdk in enumerate(sdks):
+                cell = cols[1 + 2 * i] if 1 + 2 * i < len(cols) else "—"
+                status = cell.split(" (")[0].strip()
+                out[(sdk, sc)] = {"FAILED": "failed"}.get(status, status)
+    return gen, out
+
+
+def _comparison(rows: list[dict], compare: Path) -> list[str]:
+    """Scenario by scenario: where an official client (a column of `rows`) does not pass and the
+    jobwire SDKs of `compare` (a matrix.md of `make conformance`) do."""
+    gen, ref = read_matrix_md(compare)
+    jw = sorted({sdk for sdk, _ in ref})
+    peers = sorted({r["sdk"] for r in rows})
+    by = {(r["sdk"], r["scenario"]): r for r in rows}
+    md = ["", "## Where the official clients fail and jobwire passes", "",
+          f"jobwire columns from `{compare.name}` of the reference-engine matrix ({gen.removeprefix('Generated ')}). "
+          "A cell names the official client's outcome: *fails* (known-failing with the client's reason, or "
+          "FAILED), *cannot* (skipped: the client cannot express the scenario). Scenarios every official "
+          "client passes are not listed.", "",
+          "| scenario | jobwire (" + ", ".join(jw) + ") | " + " | ".join(peers) + " |",
+          "|---|---|" + "---|" * len(peers)]
+    tally = {p: 0 for p in peers}
+    for sc in sorted({r["scenario"] for r in rows}):
+        jws = [ref.get((s, sc), "—") for s in jw]
+        jcell = "all passed" if jws and all(x == "passed" for x in jws) else ", ".join(f"{s}: {x}" for s, x in zip(jw, jws))
+        cells, any_bad = [], False
+        for p in peers:
+            r = by.get((p, sc))
+            if r is None:
+                cells.append("—")
+                continue
+            st = r["status"]
+            if st == "passed":
+                cells.append("passes")
+                continue
+            any_bad = True
+            word = {"expected-failure": "fails", "failed": "FAILED", "skipped": "cannot"}.get(st, st)
+            if st != "skipped" and all(x == "passed" for x in jws):
+                tally[p] += 1
+            cells.append(f"{word}: {r.get('reason', '')}".replace("|", "\\|").replace("\n", " "))
+        if any_bad:
+            md.append(f"| `{sc}` | {jcell} | " + " | ".join(cells) + " |")
+    md += ["", "Scenarios an official client runs and fails while every jobwire SDK passes: " +
+           ", ".join(f"{p} {n}" for p, n in tally.items()) + "."]
+    return md
+
+
+def write(out: Path, rows: list[dict], target: str, wall: float, compare: Path | str | None = None):
     out.mkdir(parents=True, exist_ok=True)
     sdks = sorted({r["sdk"] for r in rows})
     scenarios = sorted({r["scenario"] for r in rows})
@@ -55,7 +116,10 @@ def write(out: Path, rows: list[dict], target: str, wall: float):
     if unchecked:
         md += ["", "## Expectations not checked on this target", ""]
         md += [f"- {s} `{sc}`: {u}" for s, sc, u in unchecked]
+    comparison = _comparison(rows, Path(compare)) if compare and Path(compare).is_file() and rows else []
+    md += comparison
     (out / "matrix.md").write_text("\n".join(md) + "\n")
+    (out / "matrix.json").write_text(json.dumps({"target": target, "wall": wall, "rows": rows}, indent=1) + "\n")
 
     color = {"passed": "#d4f7d4", "failed": "#f7d4d4", "skipped": "#eeeeee", "expected-failure": "#f7efd0"}
     h = ["<!doctype html><meta charset=utf-8><title>jobwire conformance</title>",
@@ -86,4 +150,39 @@ def write(out: Path, rows: list[dict], target: str, wall: float):
                      f"{html.escape(_cell(r))}</td><td class=num>{r['seconds']:.1f}</td>")
         h.append("</tr>")
     h.append("</table>")
+    for ln in comparison:  # the same section, as a table
+        if ln.startswith("## "):
+            h.append(f"<h2>{html.escape(ln[3:])}</h2>")
+        elif ln.startswith("|---"):
+            continue
+        elif ln.startswith("| scenario"):
+            h.append("<table><tr>" + "".join(f"<th>{html.escape(c.strip())}</th>" for c in ln.strip("| ").split(" | ")) + "</tr>")
+        elif ln.startswith("| `"):
+            h.append("<tr>" + "".join(f"<td>{html.escape(c.strip())}</td>" for c in ln.strip("| ").split(" | ")) + "</tr>")
+        elif ln:
+            h.append(("</table>" if ln.startswith("Scenarios") else "") + f"<p>{html.escape(ln)}</p>")
     (out / "matrix.html").write_text("\n".join(h) + "\n")
+
+
+def merge(out: Path, parts: list[Path], compare: Path | None = None):
+    """One report from several runs' matrix.json (e.g. one run per peer column, run side by side)."""
+    rows, wall, target = [], 0.0, "?"
+    for p in parts:
+        d = json.loads((p / "matrix.json").read_text())
+        rows += d["rows"]
+        wall = max(wall, d["wall"])
+        target = d["target"]
+    write(out, rows, target, wall, compare)
+
+
+if __name__ == "__main__":
+    # python report.py merge OUT_DIR PART_DIR... [--compare matrix.md]
+    a = sys.argv[1:]
+    cmp_ = None
+    if "--compare" in a:
+        i = a.index("--compare")
+        cmp_ = Path(a[i + 1])
+        del a[i:i + 2]
+    if not a or a[0] != "merge" or len(a) < 3:
+        sys.exit("usage: report.py merge OUT_DIR PART_DIR... [--compare matrix.md]")
+    merge(Path(a[1]), [Path(x) for x in a[2:]], cmp_)

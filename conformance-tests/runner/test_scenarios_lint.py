@@ -42,3 +42,27 @@ def test_metric_value_latest_event_and_attributes():
     assert case_mod.metric_value(evs, {"name": "m", "outcome": "completed"}) == 5
     assert case_mod.metric_value(evs, {"name": "m"}) == 7
     assert case_mod.metric_value(evs, {"name": "x"}) is None
+
+
+def test_expectation_files_name_real_scenarios():
+    """expectations/<sdk>.yaml: every key is a scenario; every value a reason (known-failing) or
+    {skip: reason} (an official client that cannot express the scenario). Every peer has a file."""
+    import yaml
+    from pathlib import Path
+
+    import case as case_mod
+    from execute import PEERS
+
+    root = Path(__file__).resolve().parent.parent / "expectations"
+    names = {s.name for s in case_mod.load_all()}
+    for f in sorted(root.glob("*.yaml")):
+        data = yaml.safe_load(f.read_text()) or {}
+        for k, v in data.items():
+            assert k in names, f"{f.name}: {k} is not a scenario"
+            if isinstance(v, dict):
+                assert set(v) == {"skip"} and str(v["skip"]).strip(), f"{f.name}: {k}: a mapping must be {{skip: reason}}"
+            else:
+                assert isinstance(v, str) and v.strip(), f"{f.name}: {k}: the reason is empty"
+    for p in sorted(PEERS.iterdir()) if PEERS.is_dir() else []:
+        if (p / "run").is_file():
+            assert (root / f"{p.name}.yaml").is_file(), f"peer {p.name} has no expectations/{p.name}.yaml"

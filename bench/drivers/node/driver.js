@@ -77,12 +77,33 @@ async function startOfficial() {
       }
     }
   }
+  if (cfg.interop) void runInterop(cfg.interop, (path) => zbc.deployResource({ processFilename: path }),
+    (pid, i) => zbc.createProcessInstance({ bpmnProcessId: pid, variables: { n: i } }))
   return {
     version: require('@camunda8/sdk/package.json').version,
     close: async () => {
       await Promise.race([zbc.close(), sleep(5000)])
     },
   }
+}
+
+/** interop (DRIVERS.md): this client deploys the BPMN and creates the instances, `inflight` at a time. */
+async function runInterop(inp, deploy, create) {
+  const t0 = Date.now()
+  try {
+    await deploy(inp.deploy)
+  } catch (e) {
+    return emit({ event: 'created', count: 0, error: `deploy: ${e && e.message}` })
+  }
+  let next = 0, ok = 0, failed = 0, firstErr
+  const lane = async () => {
+    while (next < inp.count) {
+      const i = next++
+      try { await create(inp.processId, i); ok++ } catch (e) { failed++; firstErr ??= String(e && e.message) }
+    }
+  }
+  await Promise.all(Array.from({ length: inp.inflight || 32 }, lane))
+  emit({ event: 'created', count: ok, errors: failed, ms: Date.now() - t0, ...(firstErr ? { error: firstErr } : {}) })
 }
 
 ;(async () => {

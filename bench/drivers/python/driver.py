@@ -81,6 +81,11 @@ async def start_official() -> Tuple[str, Callable[[], Awaitable[None]]]:
             w.task(task_type=s["jobType"], max_jobs_to_activate=cap, max_running_jobs=cap, timeout_ms=300000)(_bind(task, delay))
             ws.append(w)
     tasks = [asyncio.ensure_future(w.work()) for w in ws]
+    if CFG.get("interop"):
+        from pyzeebe import ZeebeClient
+        zc = ZeebeClient(channel)
+        tasks.append(asyncio.ensure_future(run_interop(
+            CFG["interop"], zc.deploy_resource, lambda pid, i: zc.run_process(pid, variables={"n": i}))))
 
     async def close() -> None:
         await asyncio.wait_for(asyncio.gather(*(w.stop() for w in ws), return_exceptions=True), 5)
@@ -90,6 +95,35 @@ async def start_official() -> Tuple[str, Callable[[], Awaitable[None]]]:
         await channel.close()
 
     return version("pyzeebe"), close
+
+
+async def run_interop(inp: Dict[str, Any], deploy: Callable[[str], Awaitable[Any]],
+                      create: Callable[[str, int], Awaitable[Any]]) -> None:
+    """interop (DRIVERS.md): this client deploys the BPMN and creates the instances, `inflight` at a time."""
+    t0 = time.time()
+    try:
+        await deploy(inp["deploy"])
+    except Exception as e:  # noqa: BLE001 - reported to the harness
+        emit({"event": "created", "count": 0, "error": f"deploy: {e!r}"})
+        return
+    state = {"next": 0, "ok": 0, "failed": 0, "err": ""}
+
+    async def lane() -> None:
+        while state["next"] < inp["count"]:
+            i = state["next"]
+            state["next"] += 1
+            try:
+                await create(inp["processId"], i)
+                state["ok"] += 1
+            except Exception as e:  # noqa: BLE001 - counted and reported
+                state["failed"] += 1
+                state["err"] = state["err"] or repr(e)
+
+    await asyncio.gather(*(lane() for _ in range(inp.get("inflight", 32))))
+    ev = {"event": "created", "count": state["ok"], "errors": state["failed"], "ms": int((time.time() - t0) * 1000)}
+    if state["err"]:
+        ev["error"] = state["err"]
+    emit(ev)
 
 
 def _bind(task: Callable[..., Awaitable[Dict[str, Any]]], delay: float) -> Callable[..., Awaitable[Dict[str, Any]]]:

@@ -56,6 +56,18 @@ func main() {
 			workers = append(workers, b.Open())
 		}
 	}
+	if in := cfg.Interop; in != nil {
+		go drv.RunInterop(in, func(path string) error {
+			_, err := c.NewDeployResourceCommand().AddResourceFile(path).Send(context.Background())
+			return err
+		}, func(pid string, i int) error {
+			cmd, err := c.NewCreateInstanceCommand().BPMNProcessId(pid).LatestVersion().VariablesFromString(fmt.Sprintf(`{"n":%d}`, i))
+			if err == nil {
+				_, err = cmd.Send(context.Background())
+			}
+			return err
+		})
+	}
 	drv.Run("go-official", version, r, func() {
 		var wg sync.WaitGroup
 		for _, w := range workers {

@@ -28,6 +28,54 @@ type WorkerSpec struct {
 type Config struct {
 	Address string       `json:"address"`
 	Workers []WorkerSpec `json:"workers"`
+	// Interop, when set, has the driver's own client deploy the BPMN and create the
+	// instances too (bench/interop.py: the official client runs unchanged, end to end).
+	Interop *Interop `json:"interop"`
+}
+
+// Interop is the deploy-and-create part of Config (DRIVERS.md "interop").
+type Interop struct {
+	Deploy    string `json:"deploy"`    // BPMN file
+	ProcessID string `json:"processId"` // its process id
+	Count     int    `json:"count"`     // instances to create
+	Inflight  int    `json:"inflight"`  // creates in flight at once
+}
+
+// RunInterop deploys, then creates in.Count instances with at most in.Inflight create calls
+// in flight (variables {"n": i}), and emits {"event":"created","count":ok,"errors":e,"ms":t}.
+// A failed deploy emits {"event":"created","count":0,"error":msg}.
+func RunInterop(in *Interop, deploy func(path string) error, create func(pid string, i int) error) {
+	t0 := time.Now()
+	if err := deploy(in.Deploy); err != nil {
+		Emit(map[string]any{"event": "created", "count": 0, "error": "deploy: " + err.Error()})
+		return
+	}
+	if in.Inflight <= 0 {
+		in.Inflight = 32
+	}
+	var ok, failed atomic.Int64
+	var firstErr atomic.Value
+	sem := make(chan struct{}, in.Inflight)
+	var wg sync.WaitGroup
+	for i := 0; i < in.Count; i++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func(i int) {
+			defer func() { <-sem; wg.Done() }()
+			if err := create(in.ProcessID, i); err != nil {
+				failed.Add(1)
+				firstErr.CompareAndSwap(nil, err.Error())
+				return
+			}
+			ok.Add(1)
+		}(i)
+	}
+	wg.Wait()
+	ev := map[string]any{"event": "created", "count": ok.Load(), "errors": failed.Load(), "ms": time.Since(t0).Milliseconds()}
+	if e := firstErr.Load(); e != nil {
+		ev["error"] = e
+	}
+	Emit(ev)
 }
 
 // Parse reads the config from the first argument.

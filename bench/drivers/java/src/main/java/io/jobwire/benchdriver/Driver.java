@@ -78,6 +78,12 @@ public final class Driver {
         }
       }
       closers.add(cc::close);
+      if (cfg.hasNonNull("interop")) {
+        JsonNode in = cfg.get("interop");
+        Thread t = new Thread(() -> interop(cc, in), "interop");
+        t.setDaemon(true);
+        t.start();
+      }
     } else {
       version = JobwireClient.class.getPackage().getImplementationVersion();
       JobwireClient jw = JobwireClient.builder().gatewayAddress(addr).build();
@@ -123,6 +129,47 @@ public final class Driver {
     }
     emit(sb.append("]}").toString());
     System.exit(0);
+  }
+
+  /** interop (DRIVERS.md): this client deploys the BPMN and creates the instances, inflight at a time. */
+  private static void interop(CamundaClient cc, JsonNode in) {
+    long t0 = System.nanoTime();
+    try {
+      cc.newDeployResourceCommand().addResourceFile(in.get("deploy").asText()).send().join();
+    } catch (Exception e) {
+      emit("{\"event\":\"created\",\"count\":0,\"error\":" + quote("deploy: " + e) + "}");
+      return;
+    }
+    int n = in.get("count").asInt();
+    java.util.concurrent.Semaphore lanes = new java.util.concurrent.Semaphore(in.path("inflight").asInt(32));
+    AtomicLong ok = new AtomicLong();
+    AtomicLong failed = new AtomicLong();
+    java.util.concurrent.atomic.AtomicReference<String> first = new java.util.concurrent.atomic.AtomicReference<>();
+    String pid = in.get("processId").asText();
+    for (int i = 0; i < n; i++) {
+      lanes.acquireUninterruptibly();
+      cc.newCreateInstanceCommand().bpmnProcessId(pid).latestVersion().variables(java.util.Map.of("n", i)).send()
+          .whenComplete((r, e) -> {
+            if (e == null) ok.incrementAndGet();
+            else {
+              failed.incrementAndGet();
+              first.compareAndSet(null, String.valueOf(e));
+            }
+            lanes.release();
+          });
+    }
+    lanes.acquireUninterruptibly(in.path("inflight").asInt(32));
+    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    emit("{\"event\":\"created\",\"count\":" + ok.get() + ",\"errors\":" + failed.get() + ",\"ms\":" + ms
+        + (first.get() == null ? "" : ",\"error\":" + quote(first.get())) + "}");
+  }
+
+  private static String quote(String s) {
+    try {
+      return new ObjectMapper().writeValueAsString(s);
+    } catch (Exception e) {
+      return "\"?\"";
+    }
   }
 
   private Driver() {}
