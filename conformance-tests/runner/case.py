@@ -30,7 +30,7 @@ CAPABILITIES = {"admin", "proxy", "restart", "tls", "oauth", "long_polling", "st
 ADMIN_FAULTS = {"reject", "latency", "stall_streams", "clear", "reset_streams"}
 PROXY_ACTIONS = {"goaway", "rst", "end", "stall", "unstall", "delay", "drop", "unimplemented", "clear", "pings",
                  "blackhole"}
-BEHAVIOR_STEPS = {"sleep", "block", "extendTimeout", "complete", "completeEcho", "fail", "throwError", "crash"}
+BEHAVIOR_STEPS = {"sleep", "block", "extendTimeout", "complete", "completeEcho", "completePad", "fail", "throwError", "crash"}
 WORKER_OPTIONS = {"workerName", "maxJobsActive", "concurrency", "jobTimeoutMs", "requestTimeoutMs",
                   "pollIntervalMs", "streamEnabled", "streamTimeoutMs", "fetchVariables", "autoExtend",
                   "retryBackOffMs"}

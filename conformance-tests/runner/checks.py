@@ -269,3 +269,36 @@ def token_outage_reported(case):
             break
     assert seen, "nothing in the driver's events or log shows the token endpoint outage"
     case.note(f"token outage reported: {seen[:3]}")
+
+
+def pad_round_trip_intact(case):
+    """delivery/variables-near-and-over-4mb: the ~4 MB `pad` variable reached
+    the handler whole (its job_start) and came back whole in the completed
+    instance (completeEcho)."""
+    want = None
+    for c in case.data.get("steps") or []:
+        if isinstance(c, dict) and "create_instances" in c and c["create_instances"].get("pad_bytes"):
+            want = int(c["create_instances"]["pad_bytes"])
+    assert want, "the scenario creates no padded instance"
+    seen = [json.loads(e.get("variables") or "{}").get("pad") for e in _starts(case)]
+    seen = [s for s in seen if s is not None]
+    assert seen, "no job_start carried the pad variable"
+    assert all(s == "x" * want for s in seen), \
+        f"the handler saw a pad of {[len(s) for s in seen]} characters, want {want} x's"
+    back = [json.loads(i.variables or "{}").get("pad") for i in case.instances()]
+    back = [b for b in back if b is not None]
+    assert back and all(b == "x" * want for b in back), \
+        f"completed instance holds a pad of {[len(b) for b in back]} characters, want {want}"
+    case.note(f"pad of {want} bytes delivered and completed intact")
+
+
+def incident_names_size_limit(case):
+    """delivery/variables-near-and-over-4mb: the job whose handler returned
+    more than 4 MiB was failed with a message that says so (the incident an
+    operator sees names the limit)."""
+    failed = [j for j in case.jobs() if j.fail_count > 0]
+    assert failed, "no failed job in the engine"
+    for j in failed:
+        assert "4 MiB" in j.error_message and "bytes" in j.error_message, \
+            f"error message {j.error_message!r} does not name the size and the 4 MiB limit"
+    case.note(f"incident message: {failed[0].error_message[:200]}")
