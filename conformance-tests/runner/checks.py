@@ -152,20 +152,26 @@ def _activation_waits(case):
 
 
 def activation_wait_bounded(case):
-    """streaming/yielded-jobs-not-starved: under sustained overload the
-    longest wait of a job for a worker (creation -> job_start) stays bounded
-    (~ a fairness interval plus the time slots take to free) instead of
-    growing with the run's length. The run must be long enough to tell."""
+    """streaming/yielded-jobs-not-starved: under sustained overload no job
+    waits for a worker (creation -> job_start) more than half the run. A
+    starved job — yielded by the engine and never polled while the stream
+    keeps the worker busy — waits until the load stops, i.e. about the whole
+    run; a fair worker's longest wait is a fairness interval plus the time
+    slots take to free, a small part of the run. Both scale with the
+    machine's speed, so the ratio holds under load where a fixed bound in ms
+    does not (measured: fair 0.14-0.47 of the run, starved 1.06)."""
     waits = _activation_waits(case)
     assert len(waits) >= 100, f"only {len(waits)} stamped job starts"
     run_ms = max(c for _, c in waits) - min(c for _, c in waits)
     ws = sorted(w for w, _ in waits)
     worst, p99 = ws[-1], ws[int(len(ws) * 0.99) - 1]
+    late = sum(1 for w in ws if w > run_ms / 2)
     case.note(f"activation wait over {len(ws)} jobs, run {run_ms:.0f} ms: p50 {ws[len(ws) // 2]:.0f} ms, "
-              f"p99 {p99:.0f} ms, max {worst:.0f} ms")
+              f"mean {statistics.fmean(ws):.0f} ms, p99 {p99:.0f} ms, max {worst:.0f} ms "
+              f"(max/run {worst / max(run_ms, 1):.2f}, {late} waited over half the run)")
     assert run_ms >= 3000, f"run lasted {run_ms:.0f} ms: too short to show starvation"
-    assert worst <= 2500, (f"a job waited {worst:.0f} ms for a worker in a {run_ms:.0f} ms run (p99 {p99:.0f} ms): "
-                           "yielded jobs starve while the stream keeps the worker busy")
+    assert late == 0, (f"{late} jobs waited more than half the {run_ms:.0f} ms run for a worker (max {worst:.0f} ms, "
+                       f"p99 {p99:.0f} ms): yielded jobs starve while the stream keeps the worker busy")
 
 
 def tls_failure_logged(case):
