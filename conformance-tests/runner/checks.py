@@ -134,9 +134,10 @@ def error_variables_reached_engine(case):
         assert v == {"reason": "nope", "qty": 3}, f"job {j.key} error variables {v}"
 
 
-def _activation_waits(case):
+def _activation_waits(case, keys=None):
     """(wait_ms, created_ms) of the first start of every job that carries
-    `jwCreatedMs` (set by a closed-loop `create_instances`)."""
+    `jwCreatedMs` (set by a closed-loop `create_instances`); with `keys` (a
+    dict) also maps each wait to its job key there."""
     seen, out = set(), []
     for e in _starts(case):
         if e["key"] in seen:
@@ -148,6 +149,8 @@ def _activation_waits(case):
             created = None
         if created is not None:
             out.append((float(e["t"]) - float(created), float(created)))
+            if keys is not None:
+                keys[len(out) - 1] = str(e["key"])
     return out
 
 
@@ -160,12 +163,24 @@ def activation_wait_bounded(case):
     slots take to free, a small part of the run. Both scale with the
     machine's speed, so the ratio holds under load where a fixed bound in ms
     does not (measured: fair 0.14-0.47 of the run, starved 1.06)."""
-    waits = _activation_waits(case)
+    keys: dict = {}
+    waits = _activation_waits(case, keys)
     assert len(waits) >= 100, f"only {len(waits)} stamped job starts"
     run_ms = max(c for _, c in waits) - min(c for _, c in waits)
     ws = sorted(w for w, _ in waits)
     worst, p99 = ws[-1], ws[int(len(ws) * 0.99) - 1]
     late = sum(1 for w in ws if w > run_ms / 2)
+    if late:  # what the engine did with the late jobs: yielded, activated, timed out?
+        late_keys = [keys[i] for i, (w, _) in enumerate(waits) if w > run_ms / 2][:5]
+        try:
+            info = {str(j.key): j for j in case.jobs()}
+            for k in late_keys:
+                j = info.get(k)
+                if j is not None:
+                    case.note(f"late job {k}: activations {j.activation_count}, yields {j.yield_count}, "
+                              f"timeouts {j.timeout_count}, fails {j.fail_count} ({j.error_message[:80]!r})")
+        except Exception as e:  # noqa: BLE001 - diagnostics only
+            case.note(f"late jobs: no engine view ({e})")
     case.note(f"activation wait over {len(ws)} jobs, run {run_ms:.0f} ms: p50 {ws[len(ws) // 2]:.0f} ms, "
               f"mean {statistics.fmean(ws):.0f} ms, p99 {p99:.0f} ms, max {worst:.0f} ms "
               f"(max/run {worst / max(run_ms, 1):.2f}, {late} waited over half the run)")
