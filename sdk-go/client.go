@@ -204,6 +204,10 @@ func (c *Client) dialOptions() ([]grpc.DialOption, string, error) {
 	opts = append(opts,
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.keepAlive, Timeout: 20 * cfg.keepAlive / 45}),
 		grpc.WithUserAgent("jobwire-go/"+Version),
+		// A job near the gateway's 4 MiB variables limit arrives in a message
+		// slightly over 4 MiB (its headers and fields): receive up to 5 MiB,
+		// as the Node, Python and Java SDKs do.
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(5<<20)),
 		grpc.WithDefaultServiceConfig(`{"loadBalancingConfig":[{"round_robin":{}}]}`),
 	)
 	return opts, "", nil

@@ -138,3 +138,26 @@ var ErrCloseTimeout = errors.New("jobwire: handlers still running at the close d
 
 // ErrInvalidVariables wraps every error about variables that are not a JSON object.
 var ErrInvalidVariables = errors.New("jobwire: variables must be a JSON object")
+
+// MaxVariablesBytes is the largest variables document the SDK sends: a
+// gateway accepts at most 4 MiB per gRPC message (Zeebe's default
+// maxMessageSize), less 16 KiB for the rest of the request.
+const MaxVariablesBytes = 4<<20 - 16<<10
+
+// ErrVariablesTooLarge is returned (wrapped; errors.Is also matches
+// ErrInvalidVariables) for variables over MaxVariablesBytes. Nothing is sent:
+// a handler result that large fails the job with this message (retries - 1),
+// so it ends in an incident that says why instead of an outcome the gateway
+// refuses again and again.
+var ErrVariablesTooLarge = errors.New("jobwire: variables too large")
+
+type variablesTooLargeError struct{ n int }
+
+func (e *variablesTooLargeError) Error() string {
+	return fmt.Sprintf("jobwire: variables are %d bytes of JSON; the gateway accepts at most 4 MiB per message "+
+		"(%d bytes of variables): store large payloads elsewhere and pass a reference", e.n, MaxVariablesBytes)
+}
+
+func (e *variablesTooLargeError) Is(target error) bool {
+	return target == ErrVariablesTooLarge || target == ErrInvalidVariables
+}

@@ -3,6 +3,7 @@ package jobwire
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -57,5 +58,19 @@ func TestErrorTable(t *testing.T) {
 	plain := errors.New("not grpc")
 	if w := wrapError("x", plain); !errors.Is(w, plain) {
 		t.Fatal("plain error not wrapped with %w")
+	}
+}
+
+func TestVariablesOverTheLimitAreATypedError(t *testing.T) {
+	near := `{"v":"` + strings.Repeat("x", MaxVariablesBytes-8) + `"}`
+	if got, err := marshalVariables(near); err != nil || len(got) != MaxVariablesBytes {
+		t.Fatalf("variables of exactly the limit: %d bytes, %v", len(got), err)
+	}
+	_, err := marshalVariables(map[string]string{"v": strings.Repeat("x", MaxVariablesBytes)})
+	if !errors.Is(err, ErrVariablesTooLarge) || !errors.Is(err, ErrInvalidVariables) {
+		t.Fatalf("want ErrVariablesTooLarge (and ErrInvalidVariables), got %v", err)
+	}
+	if !strings.Contains(err.Error(), "4 MiB") || !strings.Contains(err.Error(), "bytes of JSON") {
+		t.Fatalf("the message does not name the size and limit: %v", err)
 	}
 }

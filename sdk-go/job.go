@@ -224,6 +224,9 @@ func marshalVariables(v any) (string, error) {
 	if t[0] != '{' || !json.Valid(t) {
 		return "", fmt.Errorf("%w: got %.80q", ErrInvalidVariables, t)
 	}
+	if len(t) > MaxVariablesBytes {
+		return "", &variablesTooLargeError{len(t)}
+	}
 	return string(t), nil
 }
 

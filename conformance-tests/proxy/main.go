@@ -15,7 +15,7 @@
 // when stdin closes. Control API (HTTP, POST unless noted):
 //
 //	GET  /stats                            counters as JSON
-//	POST /goaway?grace_ms=200&code=0&close=true
+//	POST /goaway?grace_ms=200&code=0&close=true&debug=too_many_pings
 //	POST /rst?method=StreamActivatedJobs&code=8
 //	POST /end?method=StreamActivatedJobs      end open calls cleanly (grpc-status 0)
 //	POST /pings?local=true                 answer client PINGs in the proxy (never forwarded)
@@ -677,13 +677,13 @@ func (p *proxy) snapshotConns() []*conn {
 	return out
 }
 
-func (p *proxy) goaway(grace time.Duration, code http2.ErrCode, closeAfter bool) int {
+func (p *proxy) goaway(grace time.Duration, code http2.ErrCode, debug string, closeAfter bool) int {
 	cs := p.snapshotConns()
 	for _, c := range cs {
 		c.mu.Lock()
 		last := c.maxStream
 		c.mu.Unlock()
-		_ = c.toClient(func(fr *http2.Framer) error { return fr.WriteGoAway(last, code, []byte("jwproxy goaway")) })
+		_ = c.toClient(func(fr *http2.Framer) error { return fr.WriteGoAway(last, code, []byte(debug)) })
 		p.mu.Lock()
 		p.goaways++
 		p.mu.Unlock()
@@ -897,8 +897,15 @@ func (p *proxy) controlHandler() http.Handler {
 	mux.HandleFunc("/stats", func(w http.ResponseWriter, r *http.Request) { reply(w, p.stats()) })
 	mux.HandleFunc("/goaway", func(w http.ResponseWriter, r *http.Request) {
 		closeAfter := r.URL.Query().Get("close") != "false"
+		// debug: the GOAWAY's debug data; "too_many_pings" with code 11
+		// (ENHANCE_YOUR_CALM) is what a gRPC server sends to a client that
+		// pings more often than its keepalive policy allows.
+		debug := r.URL.Query().Get("debug")
+		if debug == "" {
+			debug = "jwproxy goaway"
+		}
 		n := p.goaway(time.Duration(num(r, "grace_ms", 200))*time.Millisecond, http2.ErrCode(num(r, "code", 0)),
-			closeAfter)
+			debug, closeAfter)
 		reply(w, map[string]any{"connections": n})
 	})
 	mux.HandleFunc("/rst", func(w http.ResponseWriter, r *http.Request) {

@@ -24,13 +24,14 @@ SCEN_DIR = SUITE / "scenarios"
 TOP_KEYS = {"name", "summary", "pain", "requires", "engine", "engine_args", "tls", "oauth", "proxy",
             "driver_env", "deploy", "timeout_s", "steps", "expect", "checks", "notes", "cluster"}
 STEP_KINDS = {"start_worker", "stop_worker", "release", "create_instances", "sleep", "wait_until", "expect",
-              "mark", "fault", "proxy", "restart_engine", "check", "stop_broker", "start_broker", "restart_gateway"}
+              "mark", "fault", "proxy", "restart_engine", "check", "stop_broker", "start_broker", "restart_gateway",
+              "await_creation"}
 CLUSTER_STEPS = {"stop_broker", "start_broker", "restart_gateway"}
 CAPABILITIES = {"admin", "proxy", "restart", "tls", "oauth", "long_polling", "streaming", "timers", "cluster"}
 ADMIN_FAULTS = {"reject", "latency", "stall_streams", "clear", "reset_streams"}
 PROXY_ACTIONS = {"goaway", "rst", "end", "stall", "unstall", "delay", "drop", "unimplemented", "clear", "pings",
                  "blackhole"}
-BEHAVIOR_STEPS = {"sleep", "block", "extendTimeout", "complete", "completeEcho", "fail", "throwError", "crash"}
+BEHAVIOR_STEPS = {"sleep", "block", "extendTimeout", "complete", "completeEcho", "completePad", "fail", "throwError", "crash"}
 WORKER_OPTIONS = {"workerName", "maxJobsActive", "concurrency", "jobTimeoutMs", "requestTimeoutMs",
                   "pollIntervalMs", "streamEnabled", "streamTimeoutMs", "fetchVariables", "autoExtend",
                   "retryBackOffMs"}
@@ -257,6 +258,7 @@ class Case:
         self.unchecked: list[str] = []
         self.with_result: list = []   # (thread, holder) for no-admin instance tracking
         self.created = 0
+        self.background: list = []  # (thread, errors, count) of create_instances background: true
         self._wr_lock = threading.Lock()
         self.t0 = time.time() * 1000
         self.samples: list[tuple[float, dict]] = []   # (epoch ms, {worker name: activated jobs, "*": all})

@@ -134,9 +134,10 @@ def error_variables_reached_engine(case):
         assert v == {"reason": "nope", "qty": 3}, f"job {j.key} error variables {v}"
 
 
-def _activation_waits(case):
+def _activation_waits(case, keys=None):
     """(wait_ms, created_ms) of the first start of every job that carries
-    `jwCreatedMs` (set by a closed-loop `create_instances`)."""
+    `jwCreatedMs` (set by a closed-loop `create_instances`); with `keys` (a
+    dict) also maps each wait to its job key there."""
     seen, out = set(), []
     for e in _starts(case):
         if e["key"] in seen:
@@ -148,24 +149,46 @@ def _activation_waits(case):
             created = None
         if created is not None:
             out.append((float(e["t"]) - float(created), float(created)))
+            if keys is not None:
+                keys[len(out) - 1] = str(e["key"])
     return out
 
 
 def activation_wait_bounded(case):
-    """streaming/yielded-jobs-not-starved: under sustained overload the
-    longest wait of a job for a worker (creation -> job_start) stays bounded
-    (~ a fairness interval plus the time slots take to free) instead of
-    growing with the run's length. The run must be long enough to tell."""
-    waits = _activation_waits(case)
+    """streaming/yielded-jobs-not-starved: under sustained overload no job
+    waits for a worker (creation -> job_start) more than half the run (and
+    more than 1.5 s, so a very short run on a fast machine cannot fail it). A
+    starved job — yielded by the engine and never polled while the stream
+    keeps the worker busy — waits until the load stops, i.e. about the whole
+    run; a fair worker's longest wait is a fairness interval plus the time
+    slots take to free, a small part of the run. Both scale with the
+    machine's speed, so the ratio holds under load where a fixed bound in ms
+    does not (measured: fair 0.14-0.47 of the run, starved 1.06)."""
+    keys: dict = {}
+    waits = _activation_waits(case, keys)
     assert len(waits) >= 100, f"only {len(waits)} stamped job starts"
     run_ms = max(c for _, c in waits) - min(c for _, c in waits)
     ws = sorted(w for w, _ in waits)
     worst, p99 = ws[-1], ws[int(len(ws) * 0.99) - 1]
+    limit = max(run_ms / 2, 1500.0)  # a short run (fast machine) must not turn ordinary waits into starvation
+    late = sum(1 for w in ws if w > limit)
+    if late:  # what the engine did with the late jobs: yielded, activated, timed out?
+        late_keys = [keys[i] for i, (w, _) in enumerate(waits) if w > limit][:5]
+        try:
+            info = {str(j.key): j for j in case.jobs()}
+            for k in late_keys:
+                j = info.get(k)
+                if j is not None:
+                    case.note(f"late job {k}: activations {j.activation_count}, yields {j.yield_count}, "
+                              f"timeouts {j.timeout_count}, fails {j.fail_count} ({j.error_message[:80]!r})")
+        except Exception as e:  # noqa: BLE001 - diagnostics only
+            case.note(f"late jobs: no engine view ({e})")
     case.note(f"activation wait over {len(ws)} jobs, run {run_ms:.0f} ms: p50 {ws[len(ws) // 2]:.0f} ms, "
-              f"p99 {p99:.0f} ms, max {worst:.0f} ms")
+              f"mean {statistics.fmean(ws):.0f} ms, p99 {p99:.0f} ms, max {worst:.0f} ms "
+              f"(max/run {worst / max(run_ms, 1):.2f}, {late} waited over half the run)")
     assert run_ms >= 3000, f"run lasted {run_ms:.0f} ms: too short to show starvation"
-    assert worst <= 2500, (f"a job waited {worst:.0f} ms for a worker in a {run_ms:.0f} ms run (p99 {p99:.0f} ms): "
-                           "yielded jobs starve while the stream keeps the worker busy")
+    assert late == 0, (f"{late} jobs waited more than half the {run_ms:.0f} ms run for a worker (max {worst:.0f} ms, "
+                       f"p99 {p99:.0f} ms): yielded jobs starve while the stream keeps the worker busy")
 
 
 def tls_failure_logged(case):
@@ -269,3 +292,36 @@ def token_outage_reported(case):
             break
     assert seen, "nothing in the driver's events or log shows the token endpoint outage"
     case.note(f"token outage reported: {seen[:3]}")
+
+
+def pad_round_trip_intact(case):
+    """delivery/variables-near-and-over-4mb: the ~4 MB `pad` variable reached
+    the handler whole (its job_start) and came back whole in the completed
+    instance (completeEcho)."""
+    want = None
+    for c in case.data.get("steps") or []:
+        if isinstance(c, dict) and "create_instances" in c and c["create_instances"].get("pad_bytes"):
+            want = int(c["create_instances"]["pad_bytes"])
+    assert want, "the scenario creates no padded instance"
+    seen = [json.loads(e.get("variables") or "{}").get("pad") for e in _starts(case)]
+    seen = [s for s in seen if s is not None]
+    assert seen, "no job_start carried the pad variable"
+    assert all(s == "x" * want for s in seen), \
+        f"the handler saw a pad of {[len(s) for s in seen]} characters, want {want} x's"
+    back = [json.loads(i.variables or "{}").get("pad") for i in case.instances()]
+    back = [b for b in back if b is not None]
+    assert back and all(b == "x" * want for b in back), \
+        f"completed instance holds a pad of {[len(b) for b in back]} characters, want {want}"
+    case.note(f"pad of {want} bytes delivered and completed intact")
+
+
+def incident_names_size_limit(case):
+    """delivery/variables-near-and-over-4mb: the job whose handler returned
+    more than 4 MiB was failed with a message that says so (the incident an
+    operator sees names the limit)."""
+    failed = [j for j in case.jobs() if j.fail_count > 0]
+    assert failed, "no failed job in the engine"
+    for j in failed:
+        assert "4 MiB" in j.error_message and "bytes" in j.error_message, \
+            f"error message {j.error_message!r} does not name the size and the 4 MiB limit"
+    case.note(f"incident message: {failed[0].error_message[:200]}")

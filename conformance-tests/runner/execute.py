@@ -288,6 +288,8 @@ def _create_instances(case: Case, a):
     if a.get("pad_bytes"):
         insts = [{**v, "pad": "x" * int(a["pad_bytes"])} for v in insts]
     pid = a.get("process", case.process_id)
+    if a.get("background"):
+        return _create_in_background(case, pid, insts, float(a.get("rate_per_s", 20)))
     if a.get("in_flight"):
         return _create_closed_loop(case, pid, insts, int(a["in_flight"]))
     for v in insts:
@@ -343,6 +345,41 @@ def _create_closed_loop(case: Case, pid: str, insts: list, in_flight: int):
     if errors:
         raise AssertionError(f"closed-loop creation failed: {errors[0]}")
     case.note(f"closed loop: {case.created} instances created, {in_flight} in flight")
+
+
+def _create_in_background(case: Case, pid: str, insts: list, rate: float):
+    """`background: true`: creation goes on (at `rate_per_s`) while the next
+    steps run — e.g. across an engine restart; each creation retries
+    transient errors (the runner's own retry budget). `await_creation` waits
+    for the end; a creation that still failed fails that step."""
+    errors: list = []
+
+    def run():
+        t0 = time.monotonic()
+        for i, v in enumerate(insts):
+            time.sleep(max(0.0, t0 + i / rate - time.monotonic()))
+            try:
+                case.clients.create_instance(pid, v)
+            except Exception as e:  # noqa: BLE001
+                errors.append(f"instance {i}: {e}")
+                continue
+            case.created += 1
+    t = threading.Thread(target=run, daemon=True)
+    case.background.append((t, errors, len(insts)))
+    t.start()
+
+
+def _await_creation(case: Case, a):
+    a = a or {}
+    end = time.monotonic() + float(a.get("timeout_s", 60))
+    for t, errors, n in case.background:
+        t.join(max(0.0, end - time.monotonic()))
+        if t.is_alive():
+            raise AssertionError(f"background creation of {n} instances still running at the timeout")
+        if errors:
+            raise AssertionError(f"{len(errors)} of {n} background creations failed, e.g. {errors[0]}")
+    case.note(f"background creation done: {case.created} instances created")
+    case.background.clear()
 
 
 def _sleep(case: Case, ms):
@@ -437,4 +474,5 @@ def _check(case: Case, name):
 STEPS = {"start_worker": _start_worker, "stop_worker": _stop_worker, "release": _release,
          "create_instances": _create_instances, "sleep": _sleep, "wait_until": _wait_until, "expect": _expect,
          "mark": _mark, "fault": _fault, "proxy": _proxy, "restart_engine": _restart_engine, "check": _check,
-         "stop_broker": _stop_broker, "start_broker": _start_broker, "restart_gateway": _restart_gateway}
+         "stop_broker": _stop_broker, "start_broker": _start_broker, "restart_gateway": _restart_gateway,
+         "await_creation": _await_creation}

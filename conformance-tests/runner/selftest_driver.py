@@ -317,6 +317,9 @@ class Worker:
                 elif k == "completeEcho":
                     outcome, result = "completed", None
                     break
+                elif k == "completePad":
+                    outcome, result = "completed", {"out": "y" * int(v)}
+                    break
                 elif k == "fail":
                     outcome, result = "failed", str(v)
                     break

@@ -207,6 +207,32 @@ function write(v: unknown, seen: Set<object>, key = ''): string | undefined {
  * anything is sent. `undefined`/`null` means "no variables". @internal
  */
 export function variablesToJson(vars: unknown, what: string): string {
+  return sized(toJson(vars, what), what)
+}
+
+/**
+ * Largest variables document sent: a gateway accepts at most 4 MiB per gRPC
+ * message (Zeebe's default maxMessageSize), less 16 KiB for the rest of the
+ * request. A handler result over it fails the job with this message
+ * (retries − 1) instead of an outcome the gateway refuses every time.
+ */
+export const MAX_VARIABLES_BYTES = 4 * 1024 * 1024 - 16 * 1024
+
+function sized(text: string, what: string): string {
+  // cheap bound first: at most 3 UTF-8 bytes per UTF-16 code unit
+  if (text.length * 3 > MAX_VARIABLES_BYTES) {
+    const n = Buffer.byteLength(text, 'utf8')
+    if (n > MAX_VARIABLES_BYTES) {
+      throw new TypeError(
+        `${what}: variables are ${n} bytes of JSON; the gateway accepts at most 4 MiB per message ` +
+          `(${MAX_VARIABLES_BYTES} bytes of variables): store large payloads elsewhere and pass a reference`,
+      )
+    }
+  }
+  return text
+}
+
+function toJson(vars: unknown, what: string): string {
   if (vars === undefined || vars === null) return ''
   if (typeof vars === 'string') {
     let parsed: unknown

@@ -280,6 +280,10 @@ func (d *driver) handle(ctx context.Context, rw *runningWorker, behavior []json.
 				return arg, nil
 			case "completeEcho":
 				return job.VariablesJSON(), nil
+			case "completePad":
+				var n int
+				_ = json.Unmarshal(arg, &n)
+				return map[string]string{"out": strings.Repeat("y", n)}, nil
 			case "fail":
 				var msg string
 				_ = json.Unmarshal(arg, &msg)

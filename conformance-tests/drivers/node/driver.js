@@ -168,6 +168,7 @@ async function runSteps(steps, job, signal, gate) {
     else if ('extendTimeout' in step) await job.extendTimeout(Number(step.extendTimeout))
     else if ('complete' in step) return step.complete ?? {}
     else if ('completeEcho' in step) return job.variablesJson // raw JSON text: lossless by construction
+    else if ('completePad' in step) return { out: 'y'.repeat(Number(step.completePad)) }
     else if ('fail' in step) throw new Error(String(step.fail))
     else if ('throwError' in step) {
       const e = step.throwError || {}

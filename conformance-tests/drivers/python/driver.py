@@ -249,6 +249,8 @@ async def run_steps(steps: List[Dict[str, Any]], job: Job, gate: Gate) -> Any:
             return step["complete"] or {}
         elif "completeEcho" in step:
             return job.variables_json  # the raw JSON text: lossless by construction
+        elif "completePad" in step:
+            return {"out": "y" * int(step["completePad"])}
         elif "fail" in step:
             raise RuntimeError(str(step["fail"]))
         elif "throwError" in step:

@@ -1,6 +1,11 @@
 package worker
 
-import "google.golang.org/grpc/codes"
+import (
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
 
 // How the worker classifies the status of an outcome call (CompleteJob,
 // FailJob, ThrowError). This is the Go SDK's one copy of the table in
@@ -36,4 +41,19 @@ var outcomeRetryable = map[codes.Code]bool{
 var outcomeBenign = map[codes.Code]bool{
 	codes.NotFound:           true,
 	codes.FailedPrecondition: true,
+}
+
+// outcomeTooLarge: the gateway (or our own transport) refused the message for
+// its size — RESOURCE_EXHAUSTED with grpc-go's "larger than max" or
+// grpc-java's (Zeebe's gateway) "exceeds maximum size". It is refused the
+// same way every time, so it is not retried like backpressure: the outcome is
+// given up at once (undelivered, reported) and the job stays activated until
+// its time-out.
+func outcomeTooLarge(err error) bool {
+	s := status.Convert(err)
+	if s.Code() != codes.ResourceExhausted {
+		return false
+	}
+	m := s.Message()
+	return strings.Contains(m, "larger than max") || strings.Contains(m, "exceeds maximum size")
 }

@@ -127,6 +127,8 @@ func (d *Delivery) send(ctx context.Context, o Outcome) (err error) {
 			return giveUp(fmt.Errorf("send %s outcome for job %d: %w", name, d.Job.GetKey(), ctx.Err()))
 		case d.e.sendCtx.Err() != nil:
 			return giveUp(fmt.Errorf("send %s outcome for job %d: worker closed: %w", name, d.Job.GetKey(), err))
+		case outcomeTooLarge(err):
+			return giveUp(fmt.Errorf("send %s outcome for job %d: refused for its size (not retried): %w", name, d.Job.GetKey(), err))
 		case outcomeRetryable[code]:
 			wait := b.Next()
 			if time.Now().Add(wait).After(d.Deadline()) {

@@ -1,3 +1,4 @@
+import { status as Status } from '@grpc/grpc-js'
 import { context as otelContext } from '@opentelemetry/api'
 import type { ActivatedJob__Output } from '../generated/gateway_protocol/ActivatedJob.js'
 import { BENIGN_OUTCOME_CODES, CancelledError, JobError, JobwireError, OUTCOME_RETRYABLE_CODES, toJobwireError } from '../errors.js'
@@ -320,7 +321,9 @@ export class Executor {
           return { result: 'not_found', error: err }
         }
         const delay = backoff.next()
-        if (err.code !== undefined && OUTCOME_RETRYABLE_CODES.has(err.code) && Date.now() + delay < deadline) {
+        // a message over the gateway's size limit is refused the same way every time: not retried
+        const tooLarge = err.code === Status.RESOURCE_EXHAUSTED && /larger than max|exceeds maximum size/.test(err.details || err.message)
+        if (err.code !== undefined && OUTCOME_RETRYABLE_CODES.has(err.code) && !tooLarge && Date.now() + delay < deadline) {
           this.ctx.logger.debug(`${method} for job ${key} failed (${err.codeName}); retrying in ${delay} ms`)
           await sleep(delay)
           continue

@@ -1,4 +1,4 @@
-import { parseLossless, stringifyLossless, variablesToJson } from '../../src/json'
+import { MAX_VARIABLES_BYTES, parseLossless, stringifyLossless, variablesToJson } from '../../src/json'
 
 describe('lossless JSON', () => {
   it('keeps integers beyond 2^53 exact and ordinary numbers ordinary', () => {
@@ -60,5 +60,16 @@ describe('lossless JSON', () => {
     expect(() => variablesToJson('nope', 'job 1')).toThrow(/not valid JSON/)
     expect(() => variablesToJson('[1]', 'job 1')).toThrow(/must be a JSON object/)
     expect(() => variablesToJson(42, 'job 1')).toThrow(/plain object/)
+  })
+
+  it('refuses variables over 4 MiB - 16 KiB with a clear error, counting UTF-8 bytes', () => {
+    const near = 'x'.repeat(MAX_VARIABLES_BYTES - 20)
+    expect(variablesToJson({ v: near }, 'r').length).toBe(MAX_VARIABLES_BYTES - 20 + 8)
+    expect(() => variablesToJson({ v: 'x'.repeat(MAX_VARIABLES_BYTES) }, 'handler result of job 1')).toThrow(
+      /handler result of job 1: variables are \d+ bytes of JSON; the gateway accepts at most 4 MiB/,
+    )
+    // 2 bytes per character in UTF-8: over the limit although it has fewer characters than bytes allowed
+    expect(() => variablesToJson({ v: 'é'.repeat(MAX_VARIABLES_BYTES / 2) }, 'r')).toThrow(TypeError)
+    expect(() => variablesToJson(`{"v":"${'x'.repeat(MAX_VARIABLES_BYTES)}"}`, 'r')).toThrow(/4 MiB/)
   })
 })

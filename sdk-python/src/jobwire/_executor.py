@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Deque, Dict, List, Optional, Set
 
+import grpc
 from opentelemetry import context as otel_context
 
 from ._backoff import Backoff
@@ -344,7 +345,11 @@ class Executor:
                     ctx.logger.debug("%s of job %s: %s (the job timed out, was cancelled or completed elsewhere)", method, key, e.code_name)
                     return "not_found"
                 delay = bo.next()
-                if e.code in OUTCOME_RETRYABLE_CODES and time.time() + delay < deadline_ms / 1000 and not ctx.transport.closed:
+                # a message over the gateway's size limit is refused the same way every time: not retried
+                too_large = e.code == grpc.StatusCode.RESOURCE_EXHAUSTED and (
+                    "larger than max" in (e.details or str(e)) or "exceeds maximum size" in (e.details or str(e)))
+                if (e.code in OUTCOME_RETRYABLE_CODES and not too_large and time.time() + delay < deadline_ms / 1000
+                        and not ctx.transport.closed):
                     ctx.logger.debug("%s of job %s failed (%s); retrying in %.0f ms", method, key, e.code_name, delay * 1000)
                     await asyncio.sleep(delay)
                     continue

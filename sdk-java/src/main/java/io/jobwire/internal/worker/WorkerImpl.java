@@ -1094,7 +1094,7 @@ public final class WorkerImpl implements JobWorker {
       }
       long delay = backoff.next();
       // a message over the gateway's size limit is refused the same way every time
-      boolean tooLarge = je.code() == Status.Code.RESOURCE_EXHAUSTED && je.details().contains("larger than max");
+      boolean tooLarge = je.code() == Status.Code.RESOURCE_EXHAUSTED && (je.details().contains("larger than max") || je.details().contains("exceeds maximum size"));
       if (je.isOutcomeRetryable() && !tooLarge && System.currentTimeMillis() + delay < deadline && !transport.isClosed()) {
         LOG.debug("{} for job {} failed ({}); retrying in {} ms", method.getBareMethodName(), key, je.codeName(), delay);
         try {

@@ -263,6 +263,8 @@ public final class Driver {
         return v == null || v.isNull() ? "{}" : v.toString();
       } else if (step.has("completeEcho")) {
         return job.getVariables(); // the raw JSON text: lossless by construction
+      } else if (step.has("completePad")) {
+        return "{\"out\":\"" + "y".repeat(step.get("completePad").asInt()) + "\"}";
       } else if (step.has("fail")) {
         throw new RuntimeException(step.get("fail").asText());
       } else if (step.has("throwError")) {
