@@ -74,6 +74,7 @@ type Partition struct {
 	fsyncBase atomic.Int64
 	batchBase atomic.Int64
 	snapshots atomic.Int64
+	snapBytes int64 // size of the last snapshot written or loaded
 	// pipelined commit (commitLoop)
 	commits       chan *pendingBatch
 	committerDone chan struct{}
@@ -112,6 +113,7 @@ func Open(cfg Config) (*Partition, error) {
 			return nil, fmt.Errorf("partition %d: %s: %w", cfg.ID, filepath.Join(dir, "snapshot"), err)
 		}
 		start = d.Segment
+		p.snapBytes = int64(len(snap))
 		p.base.Store(d.Position)
 	}
 	segs, err := listSegments(dir)
@@ -200,6 +202,17 @@ func Open(cfg Config) (*Partition, error) {
 // goroutine after a batch is durable (or after it stopped). A failure is
 // logged and leaves the log as it was (nothing is lost, the next attempt
 // retries).
+// snapshotDue says whether the log since the last snapshot is long enough
+// for the next one: at least SnapshotEvery records, and at least as many
+// bytes as the last snapshot. The first bound keeps crash-recovery replay
+// short (restart time depends on the snapshot's size, not on history); the
+// second keeps snapshots cheap when the live state is large: writing them
+// costs at most as many bytes as the log they compact, and replay stays
+// proportional to the live state.
+func (p *Partition) snapshotDue() bool {
+	return p.log.Records() >= SnapshotEvery && p.log.Bytes() >= p.snapBytes
+}
+
 func (p *Partition) snapshot() {
 	if err := p.trySnapshot(); err != nil {
 		msg := fmt.Sprintf("partition %d: snapshot failed (the log is intact, will retry): %v", p.cfg.ID, err)
@@ -227,6 +240,9 @@ func (p *Partition) trySnapshot() error {
 	b, err := p.encodeSnapshot(next, pos)
 	if err == nil {
 		err = writeFileDurably(filepath.Join(p.dir, "snapshot"), b, p.cfg.NoSync)
+	}
+	if err == nil {
+		p.snapBytes = int64(len(b))
 	}
 	if err != nil {
 		nl.Close()
@@ -455,7 +471,7 @@ func (p *Partition) processBatch(batch []*Command) {
 		obs = p.observation(acc)
 	}
 	p.commit(&pendingBatch{log: p.log, wrote: wrote, answers: answers, fx: fx, obs: obs})
-	if p.log.Records() >= SnapshotEvery {
+	if p.snapshotDue() {
 		p.waitCommitted()
 		p.snapshot()
 	}

@@ -28,9 +28,11 @@ import (
 //	                  read as segment 0 and compacted away by the first
 //	                  snapshot
 //
-// A snapshot is taken every SnapshotEvery records and when the partition
+// A snapshot is taken after SnapshotEvery records (and at least as many log
+// bytes as the last snapshot: see snapshotDue) and when the partition
 // closes cleanly, so a restart after a clean shutdown re-executes no
-// command at all and one after a crash at most SnapshotEvery of them.
+// command at all and one after a crash about SnapshotEvery of them (more
+// only when the live state is larger than that stretch of log).
 
 // SnapshotFormat is the version of the snapshot encoding. A snapshot with a
 // different version is refused with a clear message (never guessed at).
@@ -43,8 +45,11 @@ const SnapshotFormat = 3
 // snapshotFormatsRead are the formats this engine reads.
 var snapshotFormatsRead = map[int]bool{2: true, 3: true}
 
-// SnapshotEvery is how many log records trigger a snapshot.
-var SnapshotEvery int64 = 100_000
+// SnapshotEvery is how many log records trigger a snapshot (the
+// --snapshot-every flag). Small enough that crash recovery replays well
+// under a second of work, large enough that a snapshot of a typical live
+// state plus the default history (about 0.5 MB) is rare.
+var SnapshotEvery int64 = 10_000
 
 type snapDef struct {
 	Key           int64  `json:"key"`
