@@ -57,24 +57,26 @@ type Config struct {
 
 // Partition processes commands for one partition.
 type Partition struct {
-	cfg       Config
-	st        *State
-	log       *wal.Log
-	queue     chan *Command
-	stop      chan struct{}
-	done      chan struct{}
-	timers    timerHeap
-	timer     *time.Timer
-	waiters   map[int64][]*Command // CreateProcessInstanceWithResult
-	lastNow   int64
-	dir       string
-	segment   int64                   // current log segment
-	logp      atomic.Pointer[wal.Log] // p.log, for Stats from other goroutines
-	base      atomic.Int64            // log records before the current segment
-	fsyncBase atomic.Int64
-	batchBase atomic.Int64
-	snapshots atomic.Int64
-	snapBytes int64 // size of the last snapshot written or loaded
+	cfg        Config
+	st         *State
+	log        *wal.Log
+	queue      chan *Command
+	stop       chan struct{}
+	done       chan struct{}
+	timers     timerHeap
+	timersMax  int // heap size that triggers dropping stale entries (compactTimers)
+	rebuilding bool
+	timer      *time.Timer
+	waiters    map[int64][]*Command // CreateProcessInstanceWithResult
+	lastNow    int64
+	dir        string
+	segment    int64                   // current log segment
+	logp       atomic.Pointer[wal.Log] // p.log, for Stats from other goroutines
+	base       atomic.Int64            // log records before the current segment
+	fsyncBase  atomic.Int64
+	batchBase  atomic.Int64
+	snapshots  atomic.Int64
+	snapBytes  int64 // size of the last snapshot written or loaded
 	// pipelined commit (commitLoop)
 	commits       chan *pendingBatch
 	committerDone chan struct{}
@@ -471,6 +473,7 @@ func (p *Partition) processBatch(batch []*Command) {
 		obs = p.observation(acc)
 	}
 	p.commit(&pendingBatch{log: p.log, wrote: wrote, answers: answers, fx: fx, obs: obs})
+	p.compactTimers()
 	if p.snapshotDue() {
 		p.waitCommitted()
 		p.snapshot()
@@ -686,8 +689,23 @@ func (p *Partition) addTimer(at, key int64, kind string) {
 	heap.Push(&p.timers, timerEntry{at, key, kind})
 }
 
+// compactTimers drops stale heap entries (a job completed long before its
+// deadline leaves its time-out entry behind until it would fire) by
+// rebuilding the heap from the state. Without it the heap holds an entry
+// for every job activated within the job timeout, however long finished:
+// memory followed throughput × timeout instead of the live state. The next
+// compaction waits until the heap has doubled, so the cost is amortized.
+// Called between batches, when the state is consistent.
+func (p *Partition) compactTimers() {
+	if len(p.timers) < p.timersMax {
+		return
+	}
+	p.rebuildTimers()
+	p.timersMax = max(2*len(p.timers), 4096)
+}
+
 func (p *Partition) rebuildTimers() {
-	p.timers = p.timers[:0]
+	p.timers = nil // a fresh array: the old one may be far larger than the live timers
 	for _, j := range p.st.Jobs {
 		switch j.State {
 		case JobActivated:

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 )
 
 const waitBPMN = `<?xml version="1.0" encoding="UTF-8"?>
@@ -72,5 +74,48 @@ func TestSnapshotIntervalBacksOffForLargeLiveState(t *testing.T) {
 	got := snapshotsAfterCreates(t, waitBPMN, 200, 20_000)
 	if got < 2 || got > 5 {
 		t.Fatalf("large live state: %d snapshots, want 2..5 (interval doubling)", got)
+	}
+}
+
+// A job completed long before its deadline leaves a stale time-out entry
+// in the timer heap; the heap is compacted from the state, so it follows
+// the live (activated) jobs, not every job activated within the timeout.
+func TestTimerHeapFollowsLiveJobs(t *testing.T) {
+	p, err := Open(Config{ID: 1, Count: 1, DataDir: t.TempDir(), NoSync: true, Defs: NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go p.Run()
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := p.Submit(ctx, &Command{Op: OpDeploy, Resources: []Resource{{Name: "p.bpmn", Content: []byte(waitBPMN)}}}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 20_000
+	for i := 0; i < n; i += 100 {
+		for k := 0; k < 100; k++ {
+			if _, err := p.Submit(ctx, &Command{Op: OpCreate, BpmnProcessID: "p", Version: -1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := p.Submit(ctx, &Command{Op: OpActivate, Type: "w", Worker: "t", MaxJobs: 100, Timeout: 3_600_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs := r.([]*gatewaypb.ActivatedJob)
+		if len(jobs) != 100 {
+			t.Fatalf("activated %d jobs, want 100", len(jobs))
+		}
+		for _, j := range jobs {
+			if _, err := p.Submit(ctx, &Command{Op: OpComplete, Key: j.Key}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var heapLen int
+	p.Query(ctx, func(*State) { heapLen = len(p.timers) })
+	if heapLen > 8192 {
+		t.Fatalf("timer heap holds %d entries after %d jobs completed (none live)", heapLen, n)
 	}
 }
