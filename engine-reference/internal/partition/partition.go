@@ -219,8 +219,9 @@ func (p *Partition) snapshotDue() bool {
 }
 
 // SnapshotLogRatio: a snapshot waits for at least 1/SnapshotLogRatio of
-// the previous snapshot's size in log bytes (see snapshotDue).
-const SnapshotLogRatio = 4
+// the previous snapshot's size in log bytes (see snapshotDue). A variable
+// for crash tests, which snapshot every few records whatever the size.
+var SnapshotLogRatio int64 = 4
 
 func (p *Partition) snapshot() {
 	if err := p.trySnapshot(); err != nil {
