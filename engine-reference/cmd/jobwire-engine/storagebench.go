@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,7 @@ func storageBench(args []string) int {
 	conc := fs.Int("concurrency", 128, "instance creations in flight")
 	bin := fs.String("engine-bin", "", "engine binary to measure (default: this one); any build with `dev --data-dir --exit-on-stdin-close`")
 	fsync := fs.Bool("fsync", false, "fsync while filling (slower; restart and RSS do not depend on it)")
+	restarts := fs.Int("restarts", 3, "restarts measured per kind (crash, clean); the median is printed, the RSS is the largest")
 	devArgs := fs.String("dev-args", "", "extra flags for the measured `dev` process, space-separated (e.g. \"--history 1000 --snapshot-every 10000\")")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -46,7 +48,7 @@ func storageBench(args []string) int {
 		}
 		*bin = self
 	}
-	fmt.Printf("jobwire-engine storage-bench: %s %s, 3 partitions, single-service-task instances run to completion (fill fsync %v)\n", *bin, *devArgs, *fsync)
+	fmt.Printf("jobwire-engine storage-bench: %s %s, 3 partitions, single-service-task instances run to completion (fill fsync %v); restarts: median of %d\n", *bin, *devArgs, *fsync, *restarts)
 	fmt.Printf("%-10s %-10s %-12s %-14s %-12s %-14s %-12s %-12s\n", "finished", "fill/s", "RSS filled", "crash restart", "RSS after", "clean restart", "RSS after", "data dir")
 	for _, f := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -54,7 +56,7 @@ func storageBench(args []string) int {
 			fmt.Fprintf(os.Stderr, "bad size %q\n", f)
 			return 2
 		}
-		if err := storageRun(*bin, n, *conc, *fsync, strings.Fields(*devArgs)); err != nil {
+		if err := storageRun(*bin, n, *conc, max(*restarts, 1), *fsync, strings.Fields(*devArgs)); err != nil {
 			fmt.Fprintf(os.Stderr, "storage-bench %d: %v\n", n, err)
 			return 1
 		}
@@ -126,7 +128,14 @@ func dirMB(dir string) float64 {
 	return float64(total) / (1 << 20)
 }
 
-func storageRun(bin string, n, conc int, fsync bool, extra []string) error {
+// median of a non-empty set of durations.
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func storageRun(bin string, n, conc, restarts int, fsync bool, extra []string) error {
 	dir, err := os.MkdirTemp("", "jobwire-storage-bench-")
 	if err != nil {
 		return err
@@ -234,25 +243,44 @@ func storageRun(bin string, n, conc int, fsync bool, extra []string) error {
 	conn.Close()
 	wg.Wait()
 	// Crash, restart (snapshot + log tail), then clean stop and restart.
+	// Each restart is measured `restarts` times and the median reported: a
+	// recovery writes nothing, so every crash restart replays the same
+	// tail and every clean restart loads the same snapshot; the median
+	// takes out the noise of other processes on the machine.
 	d.cmd.Process.Kill()
 	d.cmd.Wait()
-	d2, crash, err := startDev(bin, dir, fsync, extra)
-	if err != nil {
-		return err
+	var crashes, cleans []time.Duration
+	var crashRSS, cleanRSS float64
+	for i := 0; i < restarts; i++ {
+		d2, crash, err := startDev(bin, dir, fsync, extra)
+		if err != nil {
+			return err
+		}
+		crashes = append(crashes, crash)
+		time.Sleep(500 * time.Millisecond)
+		crashRSS = max(crashRSS, rssMB(d2.cmd.Process.Pid))
+		if i < restarts-1 {
+			d2.cmd.Process.Kill()
+		} else {
+			d2.stdin.Close() // the last one stops cleanly: a snapshot, an empty tail
+		}
+		d2.cmd.Wait()
 	}
-	time.Sleep(500 * time.Millisecond)
-	crashRSS := rssMB(d2.cmd.Process.Pid)
-	d2.stdin.Close()
-	d2.cmd.Wait()
-	d3, clean, err := startDev(bin, dir, fsync, extra)
-	if err != nil {
-		return err
+	var size float64
+	for i := 0; i < restarts; i++ {
+		d3, clean, err := startDev(bin, dir, fsync, extra)
+		if err != nil {
+			return err
+		}
+		cleans = append(cleans, clean)
+		time.Sleep(500 * time.Millisecond)
+		cleanRSS = max(cleanRSS, rssMB(d3.cmd.Process.Pid))
+		size = dirMB(dir)
+		d3.stdin.Close()
+		d3.cmd.Wait()
 	}
-	time.Sleep(500 * time.Millisecond)
-	cleanRSS := rssMB(d3.cmd.Process.Pid)
-	size := dirMB(dir)
-	d3.stdin.Close()
-	d3.cmd.Wait()
+	crash, clean := median(crashes), median(cleans)
+	fmt.Fprintf(os.Stderr, "storage-bench %d: crash restarts %v, clean restarts %v\n", n, crashes, cleans)
 	fmt.Printf("%-10d %-10.0f %-12s %-14s %-12s %-14s %-12s %-12s\n", n, float64(n)/fill.Seconds(),
 		fmt.Sprintf("%.0f MB", filledRSS), crash.Round(time.Millisecond), fmt.Sprintf("%.0f MB", crashRSS),
 		clean.Round(time.Millisecond), fmt.Sprintf("%.0f MB", cleanRSS), fmt.Sprintf("%.1f MB", size))

@@ -21,8 +21,11 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("JOBWIRE_TEST_CHILD_DIR"); dir != "" {
 		if n, err := strconv.ParseInt(os.Getenv("JOBWIRE_TEST_SNAPSHOT_EVERY"), 10, 64); err == nil {
 			partition.SnapshotEvery = n
+			partition.SnapshotLogRatio = 1 << 40 // every n records, however large the snapshot
 		}
-		e, err := Start(Config{DataDir: dir, Partitions: 3})
+		// The crash tests list every instance and job they were
+		// acknowledged through the admin API: keep all of them.
+		e, err := Start(Config{DataDir: dir, Partitions: 3, History: 1_000_000})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

@@ -8,7 +8,7 @@ package partition
 // restart time depend on live state, not on how much work was ever done.
 
 // DefaultHistory is the history size per partition when Config.History is 0.
-const DefaultHistory = 10_000
+const DefaultHistory = 1_000
 
 // MaxHistoryBytes bounds the variables the history holds per partition
 // (instance variables, job error variables): a few huge documents evict

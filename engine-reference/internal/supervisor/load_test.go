@@ -105,7 +105,9 @@ func TestClusterTenThousandWithFaults(t *testing.T) {
 		n = v
 	}
 	t0 := time.Now()
-	tc := startCluster(t, 2, 3, 6)
+	// The check below lists every instance and job through the admin API,
+	// so every partition keeps all of them (the default history is smaller).
+	tc := startClusterHistory(t, 2, 3, 6, 2*n)
 	startup := time.Since(t0)
 	tc.deploy(0, "load", "load-work")
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)

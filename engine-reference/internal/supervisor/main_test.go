@@ -47,10 +47,16 @@ type testCluster struct {
 }
 
 func startCluster(t *testing.T, gateways, brokers, partitions int) *testCluster {
+	return startClusterHistory(t, gateways, brokers, partitions, 0)
+}
+
+// startClusterHistory starts a cluster whose brokers keep history finished
+// instances and jobs per partition (0: the default) for the admin API.
+func startClusterHistory(t *testing.T, gateways, brokers, partitions, history int) *testCluster {
 	t.Helper()
 	t0 := time.Now()
 	s, err := Start(Config{Gateways: gateways, Brokers: brokers, Partitions: partitions, Bin: engineBin,
-		DataDir: t.TempDir(), Out: testWriter{t}})
+		DataDir: t.TempDir(), Out: testWriter{t}, History: history})
 	if err != nil {
 		t.Fatalf("cluster start: %v", err)
 	}

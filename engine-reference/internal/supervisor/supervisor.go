@@ -37,6 +37,9 @@ type Config struct {
 	// UI false: off.
 	UI     bool
 	UIPort int
+	// History > 0 is each broker's --history: finished instances and jobs
+	// each partition keeps for the admin API (0: the engine's default).
+	History int
 }
 
 // Supervisor is a running cluster.
@@ -105,6 +108,9 @@ func Start(cfg Config) (*Supervisor, error) {
 			a = append(a, linkArgs...)
 			if cfg.NoSync {
 				a = append(a, "--no-fsync")
+			}
+			if cfg.History > 0 {
+				a = append(a, "--history", strconv.Itoa(cfg.History))
 			}
 			return a
 		}

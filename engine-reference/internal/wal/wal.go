@@ -28,14 +28,16 @@ const MaxRecord = 64 << 20
 // Log is one partition's log file. Not safe for concurrent appends; the
 // partition goroutine owns it. Counters are atomic for the admin API.
 type Log struct {
-	f       *os.File
-	w       *bufio.Writer
-	records atomic.Int64
-	fsyncs  atomic.Int64
-	batches atomic.Int64
-	noSync  bool
-	pending int
-	hdr     [8]byte
+	f            *os.File
+	w            *bufio.Writer
+	records      atomic.Int64
+	bytes        atomic.Int64 // framed bytes of the records counted in records
+	fsyncs       atomic.Int64
+	batches      atomic.Int64
+	noSync       bool
+	pending      int
+	pendingBytes int64
+	hdr          [8]byte
 	// Repaired is set when Open cut off a torn tail.
 	Repaired *Repair
 }
@@ -128,6 +130,7 @@ func OpenSegment(path string, noSync, last bool, replay func(payload []byte) err
 		}
 		good += int64(8 + n)
 		l.records.Add(1)
+		l.bytes.Add(int64(8 + n))
 	}
 	if reason != "" {
 		next, err := findIntact(f, good+1, size)
@@ -190,6 +193,7 @@ func (l *Log) Append(payload []byte) error {
 	if len(payload) > MaxRecord {
 		return errors.New("wal: record too large")
 	}
+	l.pendingBytes += int64(8 + len(payload))
 	binary.LittleEndian.PutUint32(l.hdr[0:4], uint32(len(payload)))
 	binary.LittleEndian.PutUint32(l.hdr[4:8], crc32.Checksum(payload, castagnoli))
 	if _, err := l.w.Write(l.hdr[:]); err != nil {
@@ -214,8 +218,9 @@ func (l *Log) Flush() (bool, error) {
 		return false, err
 	}
 	l.records.Add(int64(l.pending))
+	l.bytes.Add(l.pendingBytes)
 	l.batches.Add(1)
-	l.pending = 0
+	l.pending, l.pendingBytes = 0, 0
 	return true, nil
 }
 
@@ -243,6 +248,9 @@ func (l *Log) Sync() error {
 
 // Records is the number of records written (the log position).
 func (l *Log) Records() int64 { return l.records.Load() }
+
+// Bytes is the size of the records counted by Records (headers included).
+func (l *Log) Bytes() int64 { return l.bytes.Load() }
 
 // Fsyncs counts fsync calls.
 func (l *Log) Fsyncs() int64 { return l.fsyncs.Load() }

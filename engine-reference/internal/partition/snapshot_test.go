@@ -1,0 +1,122 @@
+package partition
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
+)
+
+const waitBPMN = `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="x">
+  <bpmn:process id="p" isExecutable="true">
+    <bpmn:startEvent id="s"/>
+    <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="t"/>
+    <bpmn:serviceTask id="t"><bpmn:extensionElements><zeebe:taskDefinition type="w"/></bpmn:extensionElements></bpmn:serviceTask>
+    <bpmn:sequenceFlow id="f2" sourceRef="t" targetRef="e"/>
+    <bpmn:endEvent id="e"/>
+  </bpmn:process>
+</bpmn:definitions>`
+
+const passBPMN = `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="x">
+  <bpmn:process id="p" isExecutable="true">
+    <bpmn:startEvent id="s"/>
+    <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="e"/>
+    <bpmn:endEvent id="e"/>
+  </bpmn:process>
+</bpmn:definitions>`
+
+// snapshotsAfterCreates runs n creates (each one logged record) of the
+// process bpmn with a pad-byte variable, on a partition keeping a history
+// of 5, and returns how many snapshots the partition wrote.
+func snapshotsAfterCreates(t *testing.T, bpmn string, n, pad int) int64 {
+	t.Helper()
+	p, err := Open(Config{ID: 1, Count: 1, DataDir: t.TempDir(), NoSync: true, Defs: NewRegistry(), History: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go p.Run()
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := p.Submit(ctx, &Command{Op: OpDeploy, Resources: []Resource{{Name: "p.bpmn", Content: []byte(bpmn)}}}); err != nil {
+		t.Fatal(err)
+	}
+	vars := fmt.Sprintf(`{"pad": %q}`, strings.Repeat("x", pad))
+	for i := 0; i < n; i++ {
+		if _, err := p.Submit(ctx, &Command{Op: OpCreate, BpmnProcessID: "p", Version: -1, Variables: vars}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p.snapshots.Load()
+}
+
+// Snapshots follow SnapshotEvery while the live state is small, and back
+// off when the live state outweighs the log since the last snapshot: a
+// large state is not rewritten every SnapshotEvery records (the snapshot
+// bytes written stay within the log bytes they compact).
+func TestSnapshotIntervalBacksOffForLargeLiveState(t *testing.T) {
+	old := SnapshotEvery
+	SnapshotEvery = 20
+	defer func() { SnapshotEvery = old }()
+	// Small state (instances finish at once, history of 5): every 20
+	// records (deploy + 200 creates → 10 snapshots).
+	if got := snapshotsAfterCreates(t, passBPMN, 200, 10); got != 10 {
+		t.Fatalf("small live state: %d snapshots, want 10 (one per %d records)", got, SnapshotEvery)
+	}
+	// Every instance keeps 20 KB live: the next snapshot waits for a
+	// quarter of the last one's size in log bytes, so the intervals grow
+	// by a quarter each time (20, 25, 31, 39, 49 creates) instead of 10
+	// snapshots of up to 4 MB.
+	got := snapshotsAfterCreates(t, waitBPMN, 200, 20_000)
+	if got < 3 || got > 7 {
+		t.Fatalf("large live state: %d snapshots, want 3..7 (intervals growing with the state)", got)
+	}
+}
+
+// A job completed long before its deadline leaves a stale time-out entry
+// in the timer heap; the heap is compacted from the state, so it follows
+// the live (activated) jobs, not every job activated within the timeout.
+func TestTimerHeapFollowsLiveJobs(t *testing.T) {
+	p, err := Open(Config{ID: 1, Count: 1, DataDir: t.TempDir(), NoSync: true, Defs: NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go p.Run()
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := p.Submit(ctx, &Command{Op: OpDeploy, Resources: []Resource{{Name: "p.bpmn", Content: []byte(waitBPMN)}}}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 20_000
+	for i := 0; i < n; i += 100 {
+		for k := 0; k < 100; k++ {
+			if _, err := p.Submit(ctx, &Command{Op: OpCreate, BpmnProcessID: "p", Version: -1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := p.Submit(ctx, &Command{Op: OpActivate, Type: "w", Worker: "t", MaxJobs: 100, Timeout: 3_600_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs := r.([]*gatewaypb.ActivatedJob)
+		if len(jobs) != 100 {
+			t.Fatalf("activated %d jobs, want 100", len(jobs))
+		}
+		for _, j := range jobs {
+			if _, err := p.Submit(ctx, &Command{Op: OpComplete, Key: j.Key}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var heapLen int
+	p.Query(ctx, func(*State) { heapLen = len(p.timers) })
+	if heapLen > 8192 {
+		t.Fatalf("timer heap holds %d entries after %d jobs completed (none live)", heapLen, n)
+	}
+}
