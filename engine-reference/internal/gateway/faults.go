@@ -19,6 +19,9 @@ type Faults struct {
 	latency map[string]time.Duration
 	counts  map[countKey]*Count
 	polls   []*pollFault
+	// tokensUpTo: bearer tokens issued at or before this Unix second are
+	// expired (ExpireTokens); 0 = none.
+	tokensUpTo int64
 }
 
 type pollFault struct {
@@ -254,4 +257,23 @@ func CodeName(c codes.Code) string {
 		return codeNames[c]
 	}
 	return c.String()
+}
+
+// ExpireTokens makes every bearer token issued up to now (iat at or before
+// this second, or no iat) count as expired. ClearFaults leaves it in force.
+func (f *Faults) ExpireTokens() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tokensUpTo = time.Now().Unix()
+}
+
+// TokensExpiredUpTo is the iat second up to which tokens count as expired
+// (0: none).
+func (f *Faults) TokensExpiredUpTo() int64 {
+	if f == nil {
+		return 0
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.tokensUpTo
 }
