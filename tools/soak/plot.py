@@ -37,8 +37,8 @@ def main(src: str, dst: str) -> None:
         for f in r["faults"]:
             a.axvline(f["at_s"] / 60.0, color="red" if not f.get("survived") else "grey", linestyle=":", linewidth=1)
     for f in r["faults"]:
-        ax[0].annotate(f["kind"].replace("_", " "), (f["at_s"] / 60.0, 1), xycoords=("data", "axes fraction"),
-                       rotation=90, va="top", ha="right", fontsize=7, color="grey")
+        ax[0].annotate(f["kind"].replace("_", " "), (f["at_s"] / 60.0, 0.03), xycoords=("data", "axes fraction"),
+                       rotation=90, va="bottom", ha="right", fontsize=7, color="grey")
     ax[0].set_yscale("log")
     ax[0].set_ylabel("activation latency p99 (ms)")
     ax[1].set_ylabel("client RSS (MB)")
