@@ -227,11 +227,12 @@ class Faults:
 
     def run(self, kind: str, k: int) -> str:
         c, ad = self.c, self.ad
+        r = k // len(FAULTS)  # the round of the rotation: another gateway / broker each round
         if kind == "gateway_restart":
-            c.a("RestartGateway", ad.RestartGatewayRequest(index=k % 2, graceful=False))
-            return f"gateway {k % 2} killed and restarted"
+            c.a("RestartGateway", ad.RestartGatewayRequest(index=r % 2, graceful=False))
+            return f"gateway {r % 2} killed and restarted"
         if kind == "broker_kill":
-            node = k % 3
+            node = r % 3
             c.a("StopBroker", ad.StopBrokerRequest(node_id=node, graceful=False))
             time.sleep(5)
             c.a("StartBroker", ad.StartBrokerRequest(node_id=node))
