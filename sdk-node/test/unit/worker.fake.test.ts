@@ -478,7 +478,7 @@ describe('OAuth', () => {
       client = new Client({ address: gw.address, logger: capture, oauth: { clientId: 'id', clientSecret: 'the-secret-42', authorizationServerUrl: `http://127.0.0.1:${port}/oauth/token` } })
       const w = client.createWorker({ jobType: 't', handler: async () => ({}) })
       await waitFor(() => lines.some((l) => l.startsWith('poll failed')))
-      await w.close(1000)
+      await w.close({ timeoutMs: 1000 })
       const poll = lines.find((l) => l.startsWith('poll failed'))!
       expect(poll).toContain('token endpoint answered 503')
       expect(lines.join('\n')).not.toContain('the-secret-42')
