@@ -259,12 +259,18 @@ func CodeName(c codes.Code) string {
 	return c.String()
 }
 
-// ExpireTokens makes every bearer token issued up to now (iat at or before
-// this second, or no iat) count as expired. ClearFaults leaves it in force.
-func (f *Faults) ExpireTokens() {
+// ExpireTokens makes every bearer token issued up to the Unix second upTo
+// (0: now; iat at or before it, or no iat) count as expired, and returns
+// that second. ClearFaults leaves it in force; a later cutoff replaces an
+// earlier one, never the reverse.
+func (f *Faults) ExpireTokens(upTo int64) int64 {
+	if upTo <= 0 {
+		upTo = time.Now().Unix()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.tokensUpTo = time.Now().Unix()
+	f.tokensUpTo = max(f.tokensUpTo, upTo)
+	return f.tokensUpTo
 }
 
 // TokensExpiredUpTo is the iat second up to which tokens count as expired

@@ -120,6 +120,11 @@ func (a *admin) InjectFault(ctx context.Context, r *apb.InjectFaultRequest) (*ap
 		a.s.sec.faults.AddReject(x.Method, 0, codes.Code(x.Code), x.Count, x.Message)
 		return &apb.InjectFaultResponse{}, nil
 	}
+	if x := r.GetExpireTokens(); x != nil {
+		// one cutoff for every gateway, remembered for gateways restarted later
+		upTo := a.s.sec.faults.ExpireTokens(x.IssuedUpToUnixS)
+		r = &apb.InjectFaultRequest{Fault: &apb.InjectFaultRequest_ExpireTokens{ExpireTokens: &apb.ExpireTokensFault{IssuedUpToUnixS: upTo}}}
+	}
 	return &apb.InjectFaultResponse{}, a.each(func(c apb.AdminServiceClient) error {
 		_, err := c.InjectFault(ctx, r)
 		return err
@@ -223,6 +228,14 @@ func (a *admin) RestartGateway(ctx context.Context, r *apb.RestartGatewayRequest
 	}
 	if err := a.s.waitHealthy(startTimeout); err != nil {
 		return nil, status.Error(codes.DeadlineExceeded, err.Error())
+	}
+	if upTo := a.s.sec.faults.TokensExpiredUpTo(); upTo > 0 {
+		// a fresh process has forgotten the expiry: tokens it covered stay expired
+		c := apb.NewAdminServiceClient(a.s.gwConns[r.Index])
+		if _, err := c.InjectFault(ctx, &apb.InjectFaultRequest{Fault: &apb.InjectFaultRequest_ExpireTokens{
+			ExpireTokens: &apb.ExpireTokensFault{IssuedUpToUnixS: upTo}}}); err != nil {
+			return nil, status.Errorf(codes.Internal, "restarted gateway %d: re-applying the token expiry: %v", r.Index, err)
+		}
 	}
 	return &apb.RestartGatewayResponse{}, nil
 }

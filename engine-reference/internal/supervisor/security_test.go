@@ -168,6 +168,14 @@ func TestClusterSecurity(t *testing.T) {
 			t.Fatalf("a token issued after the fault: %v", err)
 		}
 	}
+	// A gateway restarted after the fault keeps refusing the expired token.
+	if _, err := admin.RestartGateway(ctxT(t, 30*time.Second), &apb.RestartGatewayRequest{Index: 1}); err != nil {
+		t.Fatalf("restart gateway: %v", err)
+	}
+	wantCode(t, "expired token after a restart", call(t, s.GatewayAddrs()[1], mtls, tok, false), codes.Unauthenticated)
+	if err := call(t, s.GatewayAddrs()[1], mtls, tok2, false); err != nil {
+		t.Fatalf("a token issued after the fault, restarted gateway: %v", err)
+	}
 	// The token endpoint obeys reject faults on "oauth/token" and is counted.
 	if _, err := admin.InjectFault(ctxT(t, 5*time.Second), &apb.InjectFaultRequest{Fault: &apb.InjectFaultRequest_Reject{
 		Reject: &apb.RejectFault{Method: "oauth/token", Code: int32(codes.Unavailable), Count: 1}}}); err != nil {

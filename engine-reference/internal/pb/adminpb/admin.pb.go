@@ -1502,11 +1502,14 @@ func (*InjectFaultRequest_ExpireTokens) isInjectFaultRequest_Fault() {}
 // without `iat`) is refused from now on as expired, as if each had reached
 // its `exp` early: clients must fetch a new token. Open streams are not
 // ended (ResetStreams does that). Stays in force after ClearFaults, like a
-// real expiry.
+// real expiry; the cluster supervisor applies it again to a gateway it
+// restarts.
 type ExpireTokensFault struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Tokens issued at or before this Unix second expire; 0 means now.
+	IssuedUpToUnixS int64 `protobuf:"varint,1,opt,name=issued_up_to_unix_s,json=issuedUpToUnixS,proto3" json:"issued_up_to_unix_s,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *ExpireTokensFault) Reset() {
@@ -1537,6 +1540,13 @@ func (x *ExpireTokensFault) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ExpireTokensFault.ProtoReflect.Descriptor instead.
 func (*ExpireTokensFault) Descriptor() ([]byte, []int) {
 	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ExpireTokensFault) GetIssuedUpToUnixS() int64 {
+	if x != nil {
+		return x.IssuedUpToUnixS
+	}
+	return 0
 }
 
 // Ends the next `count` long polls that park (ActivateJobs with no jobs)
@@ -2850,8 +2860,9 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\tlong_poll\x18\x04 \x01(\v2\x1f.jobwire.admin.v1.LongPollFaultH\x00R\blongPoll\x128\n" +
 	"\ago_away\x18\x05 \x01(\v2\x1d.jobwire.admin.v1.GoAwayFaultH\x00R\x06goAway\x12J\n" +
 	"\rexpire_tokens\x18\x06 \x01(\v2#.jobwire.admin.v1.ExpireTokensFaultH\x00R\fexpireTokensB\a\n" +
-	"\x05fault\"\x13\n" +
-	"\x11ExpireTokensFault\"T\n" +
+	"\x05fault\"A\n" +
+	"\x11ExpireTokensFault\x12,\n" +
+	"\x13issued_up_to_unix_s\x18\x01 \x01(\x03R\x0fissuedUpToUnixS\"T\n" +
 	"\rLongPollFault\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x05R\x05count\x12\x19\n" +
