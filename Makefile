@@ -8,7 +8,7 @@ PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint generate check-generated bootstrap \
         test-proto test-zeebe-engine test-engine test-corpus test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
-        test-conformance test-mutation-smoke test-conformance-zeebe test-examples test-ui test-bench conformance conformance-zeebe conformance-peers interop engine bench bench-engine bench-storage bench-python bench-ui fuzz
+        test-conformance test-mutation-smoke test-conformance-zeebe test-examples test-ui test-bench test-soak soak conformance conformance-zeebe conformance-peers interop engine bench bench-engine bench-storage bench-python bench-ui fuzz
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-20s %s\n", $$1, $$2}'
@@ -63,6 +63,12 @@ test-bench: bootstrap engine ## make bench, smoke: every client once on the jobw
 
 interop: bootstrap engine ## every official client (Go, Node with gzip, pyzeebe, Java) unchanged against jobwire-engine dev and cluster: deploy, 1,000 instances, poll and push (bench/results/interop/; ~10 min)
 	@bench/bootstrap.sh && $(PY) bench/interop.py $(INTEROP_ARGS)
+
+soak: bootstrap engine ## every SDK's workers on the secured cluster, a fault every minute in rotation; report JSON + plot in tools/soak/results/latest (SOAK_MINUTES=10, SOAK_SDKS, SOAK_FAULTS, SOAK_RATE)
+	@$(PY) tools/soak/soak.py $(SOAK_ARGS)
+
+test-soak: bootstrap engine ## make soak, smoke: 45 s, every SDK, two fault kinds; checks nothing is lost and the report (~75 s)
+	@$(PY) -m pytest -q tools/soak/test_smoke.py --junitxml=$(RESULTS)/soak.xml
 
 bench-engine: engine ## engine benchmark alone (prints instances/s, latency, fsyncs/s)
 	engine-reference/bin/jobwire-engine bench

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -226,7 +227,13 @@ func (c *Client) dialTarget() (string, []grpc.DialOption) {
 	r := manual.NewBuilderWithScheme("jobwire")
 	var list []resolver.Address
 	for _, a := range addrs {
-		list = append(list, resolver.Address{Addr: a})
+		// TLS verifies each gateway by its own host name; without it the
+		// dial target's ("gateways") would be checked and every handshake fail.
+		host := a
+		if h, _, err := net.SplitHostPort(a); err == nil {
+			host = h
+		}
+		list = append(list, resolver.Address{Addr: a, ServerName: host})
 	}
 	r.InitialState(resolver.State{Addresses: list})
 	return "jobwire:///gateways", []grpc.DialOption{grpc.WithResolvers(r)}

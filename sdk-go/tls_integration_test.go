@@ -77,3 +77,22 @@ func TestEngineTLSWithCustomCA(t *testing.T) {
 		t.Fatalf("untrusted certificate: %v", err)
 	}
 }
+
+// TestEngineTLSWithSeveralAddresses: with several gateway addresses (client
+// side round robin) each is verified by its own host name — 127.0.0.1 and
+// localhost are both in the certificate — not by the resolver's target name
+// (found by the soak: every handshake failed with "valid for localhost, not
+// gateways").
+func TestEngineTLSWithSeveralAddresses(t *testing.T) {
+	caPath, certPath, keyPath := writeCert(t)
+	e := testengine.Start(t, "--tls-cert", certPath, "--tls-key", keyPath)
+	_, port, _ := net.SplitHostPort(e.Addr)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := engineClient(t, e, jobwire.WithAddress(e.Addr, net.JoinHostPort("localhost", port)), jobwire.WithCACertificate(caPath))
+	for i := 0; i < 4; i++ { // round robin: both addresses
+		if _, err := c.Topology(ctx); err != nil {
+			t.Fatalf("TLS over two addresses: %v", err)
+		}
+	}
+}

@@ -117,6 +117,8 @@ func (a *Admin) InjectFault(ctx context.Context, r *apb.InjectFaultRequest) (*ap
 			return nil, status.Error(codes.FailedPrecondition, "this server cannot send GOAWAY")
 		}
 		a.g.GoAway(time.Duration(f.GoAway.GraceMs) * time.Millisecond)
+	case *apb.InjectFaultRequest_ExpireTokens:
+		a.g.Faults.ExpireTokens(f.ExpireTokens.IssuedUpToUnixS)
 	default:
 		return nil, status.Error(codes.InvalidArgument, "no fault given")
 	}

@@ -388,8 +388,15 @@ func (a *Auth) Validate(tok string) error {
 	if len(tok) > 16<<10 {
 		return errors.New("token too large")
 	}
-	_, err := a.parser.Parse(tok, a.keyFor)
+	t, err := a.parser.Parse(tok, a.keyFor)
 	if err == nil {
+		if upTo := a.faults.TokensExpiredUpTo(); upTo > 0 {
+			// an ExpireTokens fault: tokens issued until then have expired
+			iat, ierr := t.Claims.GetIssuedAt()
+			if ierr != nil || iat == nil || iat.Unix() <= upTo {
+				return errors.New("the token has expired")
+			}
+		}
 		return nil
 	}
 	switch {
@@ -514,4 +521,18 @@ func (g *AdminGuard) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServ
 		return err
 	}
 	return h(srv, ss)
+}
+
+// PublicKeyPEM is the token endpoint's verification key (PEM, PKIX), for
+// gateways that validate the endpoint's tokens without running it; nil
+// without Endpoint.
+func (a *Auth) PublicKeyPEM() []byte {
+	if a.signer == nil {
+		return nil
+	}
+	der, err := x509.MarshalPKIXPublicKey(&a.signer.PublicKey)
+	if err != nil {
+		return nil
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
 }

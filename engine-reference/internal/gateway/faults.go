@@ -19,6 +19,9 @@ type Faults struct {
 	latency map[string]time.Duration
 	counts  map[countKey]*Count
 	polls   []*pollFault
+	// tokensUpTo: bearer tokens issued at or before this Unix second are
+	// expired (ExpireTokens); 0 = none.
+	tokensUpTo int64
 }
 
 type pollFault struct {
@@ -254,4 +257,29 @@ func CodeName(c codes.Code) string {
 		return codeNames[c]
 	}
 	return c.String()
+}
+
+// ExpireTokens makes every bearer token issued up to the Unix second upTo
+// (0: now; iat at or before it, or no iat) count as expired, and returns
+// that second. ClearFaults leaves it in force; a later cutoff replaces an
+// earlier one, never the reverse.
+func (f *Faults) ExpireTokens(upTo int64) int64 {
+	if upTo <= 0 {
+		upTo = time.Now().Unix()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tokensUpTo = max(f.tokensUpTo, upTo)
+	return f.tokensUpTo
+}
+
+// TokensExpiredUpTo is the iat second up to which tokens count as expired
+// (0: none).
+func (f *Faults) TokensExpiredUpTo() int64 {
+	if f == nil {
+		return 0
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.tokensUpTo
 }

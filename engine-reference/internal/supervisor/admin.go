@@ -104,10 +104,27 @@ func (a *admin) GetRequestCounts(ctx context.Context, r *apb.GetRequestCountsReq
 		}
 		return err
 	})
+	// the cluster's token endpoint (served here) counts "oauth/token"
+	for _, c := range a.s.sec.faults.Counts(r.Method) {
+		out.Counts = append(out.Counts, &apb.RequestCount{Method: c.Method, Peer: c.Peer, Count: c.Total, ByCode: c.ByCode, Timestamps: c.Timestamps})
+	}
 	return out, err
 }
 
 func (a *admin) InjectFault(ctx context.Context, r *apb.InjectFaultRequest) (*apb.InjectFaultResponse, error) {
+	if x := r.GetReject(); x != nil && x.Method == "oauth/token" {
+		// the cluster's token endpoint is served here, not by a gateway
+		if x.Code <= 0 || x.Code > 16 || x.Count < 1 {
+			return nil, status.Error(codes.InvalidArgument, "reject.code must be 1..16 and reject.count at least 1")
+		}
+		a.s.sec.faults.AddReject(x.Method, 0, codes.Code(x.Code), x.Count, x.Message)
+		return &apb.InjectFaultResponse{}, nil
+	}
+	if x := r.GetExpireTokens(); x != nil {
+		// one cutoff for every gateway, remembered for gateways restarted later
+		upTo := a.s.sec.faults.ExpireTokens(x.IssuedUpToUnixS)
+		r = &apb.InjectFaultRequest{Fault: &apb.InjectFaultRequest_ExpireTokens{ExpireTokens: &apb.ExpireTokensFault{IssuedUpToUnixS: upTo}}}
+	}
 	return &apb.InjectFaultResponse{}, a.each(func(c apb.AdminServiceClient) error {
 		_, err := c.InjectFault(ctx, r)
 		return err
@@ -115,6 +132,7 @@ func (a *admin) InjectFault(ctx context.Context, r *apb.InjectFaultRequest) (*ap
 }
 
 func (a *admin) ClearFaults(ctx context.Context, r *apb.ClearFaultsRequest) (*apb.ClearFaultsResponse, error) {
+	a.s.sec.faults.Clear()
 	return &apb.ClearFaultsResponse{}, a.each(func(c apb.AdminServiceClient) error {
 		_, err := c.ClearFaults(ctx, r)
 		return err
@@ -210,6 +228,14 @@ func (a *admin) RestartGateway(ctx context.Context, r *apb.RestartGatewayRequest
 	}
 	if err := a.s.waitHealthy(startTimeout); err != nil {
 		return nil, status.Error(codes.DeadlineExceeded, err.Error())
+	}
+	if upTo := a.s.sec.faults.TokensExpiredUpTo(); upTo > 0 {
+		// a fresh process has forgotten the expiry: tokens it covered stay expired
+		c := apb.NewAdminServiceClient(a.s.gwConns[r.Index])
+		if _, err := c.InjectFault(ctx, &apb.InjectFaultRequest{Fault: &apb.InjectFaultRequest_ExpireTokens{
+			ExpireTokens: &apb.ExpireTokensFault{IssuedUpToUnixS: upTo}}}); err != nil {
+			return nil, status.Errorf(codes.Internal, "restarted gateway %d: re-applying the token expiry: %v", r.Index, err)
+		}
 	}
 	return &apb.RestartGatewayResponse{}, nil
 }

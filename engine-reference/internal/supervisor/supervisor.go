@@ -19,7 +19,6 @@ import (
 	"github.com/jobwire/jobwire/engine-reference/internal/cluster"
 	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 )
 
 // Config configures a cluster.
@@ -40,6 +39,9 @@ type Config struct {
 	// History > 0 is each broker's --history: finished instances and jobs
 	// each partition keeps for the admin API (0: the engine's default).
 	History int
+	// Security: TLS, mutual TLS, bearer tokens and the admin credential of
+	// the gateways (and of the admin port).
+	Security Security
 }
 
 // Supervisor is a running cluster.
@@ -52,6 +54,7 @@ type Supervisor struct {
 	admin    *grpc.Server
 	lis      net.Listener
 	link     *cluster.LinkTLS
+	sec      *security
 	once     sync.Once
 	opMu     sync.Mutex // one process-level fault at a time
 }
@@ -91,6 +94,12 @@ func Start(cfg Config) (*Supervisor, error) {
 	}
 	s.link = link
 	linkArgs := []string{"--cluster-ca", link.CAFile, "--cluster-cert", link.CertFile, "--cluster-key", link.KeyFile}
+	sec, err := prepareSecurity(cfg.Security, filepath.Join(s.cfg.DataDir, "cluster-tls"), link)
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("cluster security: %w", err)
+	}
+	s.sec = sec
 	port := func(i int) int {
 		if cfg.BasePort > 0 {
 			return cfg.BasePort + i
@@ -131,6 +140,7 @@ func Start(cfg Config) (*Supervisor, error) {
 			a := []string{"gateway", "--id", fmt.Sprintf("gateway-%d", i), "--port", strconv.Itoa(port),
 				"--brokers", strings.Join(addrs, ","), "--exit-on-stdin-close"}
 			a = append(a, linkArgs...)
+			a = append(a, sec.gwArgs...)
 			if cfg.UI && i == 0 {
 				a = append(a, "--ui-port", strconv.Itoa(cfg.UIPort))
 			}
@@ -143,7 +153,7 @@ func Start(cfg Config) (*Supervisor, error) {
 		return nil, err
 	}
 	for _, g := range s.gateways {
-		conn, err := grpc.NewClient(g.addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		conn, err := grpc.NewClient(g.addr(), sec.dialOptions()...)
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -160,7 +170,7 @@ func Start(cfg Config) (*Supervisor, error) {
 		return nil, err
 	}
 	s.lis = lis
-	s.admin = grpc.NewServer()
+	s.admin = grpc.NewServer(sec.serverOptions()...)
 	apb.RegisterAdminServiceServer(s.admin, &admin{s: s})
 	go s.admin.Serve(lis)
 	return s, nil
@@ -254,6 +264,14 @@ func (s *Supervisor) GatewayAddrs() []string {
 // AdminAddr is the supervisor's admin host:port.
 func (s *Supervisor) AdminAddr() string { return s.lis.Addr().String() }
 
+// TokenURL is the cluster's OAuth token endpoint ("" without OAuth).
+func (s *Supervisor) TokenURL() string {
+	if s.sec == nil || s.sec.auth == nil {
+		return ""
+	}
+	return s.sec.auth.URL
+}
+
 // DataDir is the cluster's data directory.
 func (s *Supervisor) DataDir() string { return s.cfg.DataDir }
 
@@ -277,6 +295,7 @@ func (s *Supervisor) Close() {
 		for _, c := range s.gwConns {
 			c.Close()
 		}
+		s.sec.close()
 		if s.tempDir {
 			os.RemoveAll(s.cfg.DataDir)
 		}

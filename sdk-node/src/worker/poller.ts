@@ -379,7 +379,7 @@ export class Poller {
       delay = this.backoff.max()
     } else {
       delay = this.backoff.next()
-      ctx.logger.debug(`poll failed (${err.codeName}: ${err.details}); backing off ${delay} ms`)
+      ctx.logger.debug(`poll failed (${err.codeName}: ${err.details || err.message}); backing off ${delay} ms`)
       ctx.warnConnection(err)
     }
     if (err.code === Status.UNAVAILABLE) ctx.long.failover()

@@ -252,7 +252,7 @@ export class Streamer {
       const loud = err.code === Status.UNAUTHENTICATED || err.code === Status.PERMISSION_DENIED || err.code === Status.INVALID_ARGUMENT
       if (loud) ctx.reportError(err)
       const delay = loud ? this.backoff.max() : this.backoff.next()
-      ctx.logger.debug(`job stream closed (${err.codeName}: ${err.details}); reopening in ${delay} ms`)
+      ctx.logger.debug(`job stream closed (${err.codeName}: ${err.details || err.message}); reopening in ${delay} ms`)
       ctx.warnConnection(err)
       if (err.code === Status.UNAVAILABLE) ctx.long.failover()
       ctx.state.streamBackoff = true

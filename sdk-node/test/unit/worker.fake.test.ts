@@ -459,4 +459,32 @@ describe('OAuth', () => {
       server.close()
     }
   })
+
+  it('a worker whose token request fails logs the endpoint\'s answer (not "CLIENT: ") and never the secret', async () => {
+    const http = await import('node:http')
+    const server = http.createServer((req, res) => {
+      req.resume()
+      req.on('end', () => {
+        res.statusCode = 503
+        res.end('{"error":"temporarily_unavailable"}')
+      })
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const port = (server.address() as any).port
+    const lines: string[] = []
+    const capture = { debug: (m: string) => lines.push(m), info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m), error: (m: string) => lines.push(m) }
+    try {
+      gw = await FakeGateway.start({})
+      client = new Client({ address: gw.address, logger: capture, oauth: { clientId: 'id', clientSecret: 'the-secret-42', authorizationServerUrl: `http://127.0.0.1:${port}/oauth/token` } })
+      const w = client.createWorker({ jobType: 't', handler: async () => ({}) })
+      await waitFor(() => lines.some((l) => l.startsWith('poll failed')))
+      await w.close({ timeoutMs: 1000 })
+      const poll = lines.find((l) => l.startsWith('poll failed'))!
+      expect(poll).toContain('token endpoint answered 503')
+      expect(lines.join('\n')).not.toContain('the-secret-42')
+    } finally {
+      server.close()
+    }
+  })
 })
+

@@ -1361,6 +1361,7 @@ type InjectFaultRequest struct {
 	//	*InjectFaultRequest_StallStreams
 	//	*InjectFaultRequest_LongPoll
 	//	*InjectFaultRequest_GoAway
+	//	*InjectFaultRequest_ExpireTokens
 	Fault         isInjectFaultRequest_Fault `protobuf_oneof:"fault"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1448,6 +1449,15 @@ func (x *InjectFaultRequest) GetGoAway() *GoAwayFault {
 	return nil
 }
 
+func (x *InjectFaultRequest) GetExpireTokens() *ExpireTokensFault {
+	if x != nil {
+		if x, ok := x.Fault.(*InjectFaultRequest_ExpireTokens); ok {
+			return x.ExpireTokens
+		}
+	}
+	return nil
+}
+
 type isInjectFaultRequest_Fault interface {
 	isInjectFaultRequest_Fault()
 }
@@ -1472,6 +1482,10 @@ type InjectFaultRequest_GoAway struct {
 	GoAway *GoAwayFault `protobuf:"bytes,5,opt,name=go_away,json=goAway,proto3,oneof"`
 }
 
+type InjectFaultRequest_ExpireTokens struct {
+	ExpireTokens *ExpireTokensFault `protobuf:"bytes,6,opt,name=expire_tokens,json=expireTokens,proto3,oneof"`
+}
+
 func (*InjectFaultRequest_Reject) isInjectFaultRequest_Fault() {}
 
 func (*InjectFaultRequest_Latency) isInjectFaultRequest_Fault() {}
@@ -1481,6 +1495,59 @@ func (*InjectFaultRequest_StallStreams) isInjectFaultRequest_Fault() {}
 func (*InjectFaultRequest_LongPoll) isInjectFaultRequest_Fault() {}
 
 func (*InjectFaultRequest_GoAway) isInjectFaultRequest_Fault() {}
+
+func (*InjectFaultRequest_ExpireTokens) isInjectFaultRequest_Fault() {}
+
+// Every bearer token issued up to now (its `iat` second or earlier, or
+// without `iat`) is refused from now on as expired, as if each had reached
+// its `exp` early: clients must fetch a new token. Open streams are not
+// ended (ResetStreams does that). Stays in force after ClearFaults, like a
+// real expiry; the cluster supervisor applies it again to a gateway it
+// restarts.
+type ExpireTokensFault struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Tokens issued at or before this Unix second expire; 0 means now.
+	IssuedUpToUnixS int64 `protobuf:"varint,1,opt,name=issued_up_to_unix_s,json=issuedUpToUnixS,proto3" json:"issued_up_to_unix_s,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *ExpireTokensFault) Reset() {
+	*x = ExpireTokensFault{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExpireTokensFault) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExpireTokensFault) ProtoMessage() {}
+
+func (x *ExpireTokensFault) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExpireTokensFault.ProtoReflect.Descriptor instead.
+func (*ExpireTokensFault) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ExpireTokensFault) GetIssuedUpToUnixS() int64 {
+	if x != nil {
+		return x.IssuedUpToUnixS
+	}
+	return 0
+}
 
 // Ends the next `count` long polls that park (ActivateJobs with no jobs)
 // with `code` after `after_ms` in the parked state, like a proxy answering
@@ -1496,7 +1563,7 @@ type LongPollFault struct {
 
 func (x *LongPollFault) Reset() {
 	*x = LongPollFault{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[19]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1508,7 +1575,7 @@ func (x *LongPollFault) String() string {
 func (*LongPollFault) ProtoMessage() {}
 
 func (x *LongPollFault) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[19]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1521,7 +1588,7 @@ func (x *LongPollFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LongPollFault.ProtoReflect.Descriptor instead.
 func (*LongPollFault) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{19}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *LongPollFault) GetCode() int32 {
@@ -1558,7 +1625,7 @@ type GoAwayFault struct {
 
 func (x *GoAwayFault) Reset() {
 	*x = GoAwayFault{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[20]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1570,7 +1637,7 @@ func (x *GoAwayFault) String() string {
 func (*GoAwayFault) ProtoMessage() {}
 
 func (x *GoAwayFault) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[20]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1583,7 +1650,7 @@ func (x *GoAwayFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GoAwayFault.ProtoReflect.Descriptor instead.
 func (*GoAwayFault) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{20}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GoAwayFault) GetGraceMs() int64 {
@@ -1613,7 +1680,7 @@ type RejectFault struct {
 
 func (x *RejectFault) Reset() {
 	*x = RejectFault{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[21]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1625,7 +1692,7 @@ func (x *RejectFault) String() string {
 func (*RejectFault) ProtoMessage() {}
 
 func (x *RejectFault) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[21]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1638,7 +1705,7 @@ func (x *RejectFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectFault.ProtoReflect.Descriptor instead.
 func (*RejectFault) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{21}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RejectFault) GetMethod() string {
@@ -1687,7 +1754,7 @@ type LatencyFault struct {
 
 func (x *LatencyFault) Reset() {
 	*x = LatencyFault{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[22]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1699,7 +1766,7 @@ func (x *LatencyFault) String() string {
 func (*LatencyFault) ProtoMessage() {}
 
 func (x *LatencyFault) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[22]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1712,7 +1779,7 @@ func (x *LatencyFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LatencyFault.ProtoReflect.Descriptor instead.
 func (*LatencyFault) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{22}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *LatencyFault) GetMethod() string {
@@ -1741,7 +1808,7 @@ type StallStreamsFault struct {
 
 func (x *StallStreamsFault) Reset() {
 	*x = StallStreamsFault{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[23]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1753,7 +1820,7 @@ func (x *StallStreamsFault) String() string {
 func (*StallStreamsFault) ProtoMessage() {}
 
 func (x *StallStreamsFault) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[23]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1766,7 +1833,7 @@ func (x *StallStreamsFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StallStreamsFault.ProtoReflect.Descriptor instead.
 func (*StallStreamsFault) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{23}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *StallStreamsFault) GetType() string {
@@ -1791,7 +1858,7 @@ type InjectFaultResponse struct {
 
 func (x *InjectFaultResponse) Reset() {
 	*x = InjectFaultResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[24]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1803,7 +1870,7 @@ func (x *InjectFaultResponse) String() string {
 func (*InjectFaultResponse) ProtoMessage() {}
 
 func (x *InjectFaultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[24]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1816,7 +1883,7 @@ func (x *InjectFaultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InjectFaultResponse.ProtoReflect.Descriptor instead.
 func (*InjectFaultResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{24}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{25}
 }
 
 type ClearFaultsRequest struct {
@@ -1827,7 +1894,7 @@ type ClearFaultsRequest struct {
 
 func (x *ClearFaultsRequest) Reset() {
 	*x = ClearFaultsRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[25]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1839,7 +1906,7 @@ func (x *ClearFaultsRequest) String() string {
 func (*ClearFaultsRequest) ProtoMessage() {}
 
 func (x *ClearFaultsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[25]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1852,7 +1919,7 @@ func (x *ClearFaultsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearFaultsRequest.ProtoReflect.Descriptor instead.
 func (*ClearFaultsRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{25}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{26}
 }
 
 type ClearFaultsResponse struct {
@@ -1863,7 +1930,7 @@ type ClearFaultsResponse struct {
 
 func (x *ClearFaultsResponse) Reset() {
 	*x = ClearFaultsResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[26]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1875,7 +1942,7 @@ func (x *ClearFaultsResponse) String() string {
 func (*ClearFaultsResponse) ProtoMessage() {}
 
 func (x *ClearFaultsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[26]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1888,7 +1955,7 @@ func (x *ClearFaultsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearFaultsResponse.ProtoReflect.Descriptor instead.
 func (*ClearFaultsResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{26}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{27}
 }
 
 type ResetStreamsRequest struct {
@@ -1902,7 +1969,7 @@ type ResetStreamsRequest struct {
 
 func (x *ResetStreamsRequest) Reset() {
 	*x = ResetStreamsRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[27]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1914,7 +1981,7 @@ func (x *ResetStreamsRequest) String() string {
 func (*ResetStreamsRequest) ProtoMessage() {}
 
 func (x *ResetStreamsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[27]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1927,7 +1994,7 @@ func (x *ResetStreamsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetStreamsRequest.ProtoReflect.Descriptor instead.
 func (*ResetStreamsRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{27}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ResetStreamsRequest) GetCode() int32 {
@@ -1954,7 +2021,7 @@ type ResetStreamsResponse struct {
 
 func (x *ResetStreamsResponse) Reset() {
 	*x = ResetStreamsResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[28]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1966,7 +2033,7 @@ func (x *ResetStreamsResponse) String() string {
 func (*ResetStreamsResponse) ProtoMessage() {}
 
 func (x *ResetStreamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[28]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1979,7 +2046,7 @@ func (x *ResetStreamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetStreamsResponse.ProtoReflect.Descriptor instead.
 func (*ResetStreamsResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{28}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ResetStreamsResponse) GetStreamsClosed() int32 {
@@ -2006,7 +2073,7 @@ type ListIncidentsRequest struct {
 
 func (x *ListIncidentsRequest) Reset() {
 	*x = ListIncidentsRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[29]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2018,7 +2085,7 @@ func (x *ListIncidentsRequest) String() string {
 func (*ListIncidentsRequest) ProtoMessage() {}
 
 func (x *ListIncidentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[29]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2031,7 +2098,7 @@ func (x *ListIncidentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIncidentsRequest.ProtoReflect.Descriptor instead.
 func (*ListIncidentsRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{29}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListIncidentsRequest) GetProcessInstanceKey() int64 {
@@ -2050,7 +2117,7 @@ type ListIncidentsResponse struct {
 
 func (x *ListIncidentsResponse) Reset() {
 	*x = ListIncidentsResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[30]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2062,7 +2129,7 @@ func (x *ListIncidentsResponse) String() string {
 func (*ListIncidentsResponse) ProtoMessage() {}
 
 func (x *ListIncidentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[30]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2075,7 +2142,7 @@ func (x *ListIncidentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIncidentsResponse.ProtoReflect.Descriptor instead.
 func (*ListIncidentsResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{30}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListIncidentsResponse) GetIncidents() []*IncidentInfo {
@@ -2101,7 +2168,7 @@ type IncidentInfo struct {
 
 func (x *IncidentInfo) Reset() {
 	*x = IncidentInfo{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[31]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2113,7 +2180,7 @@ func (x *IncidentInfo) String() string {
 func (*IncidentInfo) ProtoMessage() {}
 
 func (x *IncidentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[31]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2126,7 +2193,7 @@ func (x *IncidentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IncidentInfo.ProtoReflect.Descriptor instead.
 func (*IncidentInfo) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{31}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *IncidentInfo) GetKey() int64 {
@@ -2179,7 +2246,7 @@ type GetClusterRequest struct {
 
 func (x *GetClusterRequest) Reset() {
 	*x = GetClusterRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[32]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2191,7 +2258,7 @@ func (x *GetClusterRequest) String() string {
 func (*GetClusterRequest) ProtoMessage() {}
 
 func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[32]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2204,7 +2271,7 @@ func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{32}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{33}
 }
 
 type GetClusterResponse struct {
@@ -2218,7 +2285,7 @@ type GetClusterResponse struct {
 
 func (x *GetClusterResponse) Reset() {
 	*x = GetClusterResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[33]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2230,7 +2297,7 @@ func (x *GetClusterResponse) String() string {
 func (*GetClusterResponse) ProtoMessage() {}
 
 func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[33]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2243,7 +2310,7 @@ func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterResponse.ProtoReflect.Descriptor instead.
 func (*GetClusterResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{33}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetClusterResponse) GetGateways() []*GatewayProcess {
@@ -2280,7 +2347,7 @@ type GatewayProcess struct {
 
 func (x *GatewayProcess) Reset() {
 	*x = GatewayProcess{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[34]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2292,7 +2359,7 @@ func (x *GatewayProcess) String() string {
 func (*GatewayProcess) ProtoMessage() {}
 
 func (x *GatewayProcess) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[34]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2305,7 +2372,7 @@ func (x *GatewayProcess) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GatewayProcess.ProtoReflect.Descriptor instead.
 func (*GatewayProcess) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{34}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GatewayProcess) GetIndex() int32 {
@@ -2350,7 +2417,7 @@ type BrokerProcess struct {
 
 func (x *BrokerProcess) Reset() {
 	*x = BrokerProcess{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[35]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2362,7 +2429,7 @@ func (x *BrokerProcess) String() string {
 func (*BrokerProcess) ProtoMessage() {}
 
 func (x *BrokerProcess) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[35]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2375,7 +2442,7 @@ func (x *BrokerProcess) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BrokerProcess.ProtoReflect.Descriptor instead.
 func (*BrokerProcess) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{35}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *BrokerProcess) GetNodeId() int32 {
@@ -2431,7 +2498,7 @@ type StopBrokerRequest struct {
 
 func (x *StopBrokerRequest) Reset() {
 	*x = StopBrokerRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[36]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2443,7 +2510,7 @@ func (x *StopBrokerRequest) String() string {
 func (*StopBrokerRequest) ProtoMessage() {}
 
 func (x *StopBrokerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[36]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2456,7 +2523,7 @@ func (x *StopBrokerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopBrokerRequest.ProtoReflect.Descriptor instead.
 func (*StopBrokerRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{36}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *StopBrokerRequest) GetNodeId() int32 {
@@ -2481,7 +2548,7 @@ type StopBrokerResponse struct {
 
 func (x *StopBrokerResponse) Reset() {
 	*x = StopBrokerResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[37]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2493,7 +2560,7 @@ func (x *StopBrokerResponse) String() string {
 func (*StopBrokerResponse) ProtoMessage() {}
 
 func (x *StopBrokerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[37]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2506,7 +2573,7 @@ func (x *StopBrokerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopBrokerResponse.ProtoReflect.Descriptor instead.
 func (*StopBrokerResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{37}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{38}
 }
 
 type StartBrokerRequest struct {
@@ -2518,7 +2585,7 @@ type StartBrokerRequest struct {
 
 func (x *StartBrokerRequest) Reset() {
 	*x = StartBrokerRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[38]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2530,7 +2597,7 @@ func (x *StartBrokerRequest) String() string {
 func (*StartBrokerRequest) ProtoMessage() {}
 
 func (x *StartBrokerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[38]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2543,7 +2610,7 @@ func (x *StartBrokerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartBrokerRequest.ProtoReflect.Descriptor instead.
 func (*StartBrokerRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{38}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *StartBrokerRequest) GetNodeId() int32 {
@@ -2561,7 +2628,7 @@ type StartBrokerResponse struct {
 
 func (x *StartBrokerResponse) Reset() {
 	*x = StartBrokerResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[39]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2573,7 +2640,7 @@ func (x *StartBrokerResponse) String() string {
 func (*StartBrokerResponse) ProtoMessage() {}
 
 func (x *StartBrokerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[39]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2586,7 +2653,7 @@ func (x *StartBrokerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartBrokerResponse.ProtoReflect.Descriptor instead.
 func (*StartBrokerResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{39}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{40}
 }
 
 type RestartGatewayRequest struct {
@@ -2600,7 +2667,7 @@ type RestartGatewayRequest struct {
 
 func (x *RestartGatewayRequest) Reset() {
 	*x = RestartGatewayRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[40]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2612,7 +2679,7 @@ func (x *RestartGatewayRequest) String() string {
 func (*RestartGatewayRequest) ProtoMessage() {}
 
 func (x *RestartGatewayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[40]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2625,7 +2692,7 @@ func (x *RestartGatewayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestartGatewayRequest.ProtoReflect.Descriptor instead.
 func (*RestartGatewayRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{40}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *RestartGatewayRequest) GetIndex() int32 {
@@ -2650,7 +2717,7 @@ type RestartGatewayResponse struct {
 
 func (x *RestartGatewayResponse) Reset() {
 	*x = RestartGatewayResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[41]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2662,7 +2729,7 @@ func (x *RestartGatewayResponse) String() string {
 func (*RestartGatewayResponse) ProtoMessage() {}
 
 func (x *RestartGatewayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[41]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2675,7 +2742,7 @@ func (x *RestartGatewayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestartGatewayResponse.ProtoReflect.Descriptor instead.
 func (*RestartGatewayResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{41}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{42}
 }
 
 var File_jobwire_admin_v1_admin_proto protoreflect.FileDescriptor
@@ -2785,14 +2852,17 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"timestamps\x1a9\n" +
 	"\vByCodeEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xd8\x02\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xa4\x03\n" +
 	"\x12InjectFaultRequest\x127\n" +
 	"\x06reject\x18\x01 \x01(\v2\x1d.jobwire.admin.v1.RejectFaultH\x00R\x06reject\x12:\n" +
 	"\alatency\x18\x02 \x01(\v2\x1e.jobwire.admin.v1.LatencyFaultH\x00R\alatency\x12J\n" +
 	"\rstall_streams\x18\x03 \x01(\v2#.jobwire.admin.v1.StallStreamsFaultH\x00R\fstallStreams\x12>\n" +
 	"\tlong_poll\x18\x04 \x01(\v2\x1f.jobwire.admin.v1.LongPollFaultH\x00R\blongPoll\x128\n" +
-	"\ago_away\x18\x05 \x01(\v2\x1d.jobwire.admin.v1.GoAwayFaultH\x00R\x06goAwayB\a\n" +
-	"\x05fault\"T\n" +
+	"\ago_away\x18\x05 \x01(\v2\x1d.jobwire.admin.v1.GoAwayFaultH\x00R\x06goAway\x12J\n" +
+	"\rexpire_tokens\x18\x06 \x01(\v2#.jobwire.admin.v1.ExpireTokensFaultH\x00R\fexpireTokensB\a\n" +
+	"\x05fault\"A\n" +
+	"\x11ExpireTokensFault\x12,\n" +
+	"\x13issued_up_to_unix_s\x18\x01 \x01(\x03R\x0fissuedUpToUnixS\"T\n" +
 	"\rLongPollFault\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x05R\x05count\x12\x19\n" +
@@ -2908,7 +2978,7 @@ func file_jobwire_admin_v1_admin_proto_rawDescGZIP() []byte {
 }
 
 var file_jobwire_admin_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_jobwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
+var file_jobwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
 var file_jobwire_admin_v1_admin_proto_goTypes = []any{
 	(JobState)(0),                        // 0: jobwire.admin.v1.JobState
 	(ProcessInstanceState)(0),            // 1: jobwire.admin.v1.ProcessInstanceState
@@ -2931,86 +3001,88 @@ var file_jobwire_admin_v1_admin_proto_goTypes = []any{
 	(*GetRequestCountsResponse)(nil),     // 18: jobwire.admin.v1.GetRequestCountsResponse
 	(*RequestCount)(nil),                 // 19: jobwire.admin.v1.RequestCount
 	(*InjectFaultRequest)(nil),           // 20: jobwire.admin.v1.InjectFaultRequest
-	(*LongPollFault)(nil),                // 21: jobwire.admin.v1.LongPollFault
-	(*GoAwayFault)(nil),                  // 22: jobwire.admin.v1.GoAwayFault
-	(*RejectFault)(nil),                  // 23: jobwire.admin.v1.RejectFault
-	(*LatencyFault)(nil),                 // 24: jobwire.admin.v1.LatencyFault
-	(*StallStreamsFault)(nil),            // 25: jobwire.admin.v1.StallStreamsFault
-	(*InjectFaultResponse)(nil),          // 26: jobwire.admin.v1.InjectFaultResponse
-	(*ClearFaultsRequest)(nil),           // 27: jobwire.admin.v1.ClearFaultsRequest
-	(*ClearFaultsResponse)(nil),          // 28: jobwire.admin.v1.ClearFaultsResponse
-	(*ResetStreamsRequest)(nil),          // 29: jobwire.admin.v1.ResetStreamsRequest
-	(*ResetStreamsResponse)(nil),         // 30: jobwire.admin.v1.ResetStreamsResponse
-	(*ListIncidentsRequest)(nil),         // 31: jobwire.admin.v1.ListIncidentsRequest
-	(*ListIncidentsResponse)(nil),        // 32: jobwire.admin.v1.ListIncidentsResponse
-	(*IncidentInfo)(nil),                 // 33: jobwire.admin.v1.IncidentInfo
-	(*GetClusterRequest)(nil),            // 34: jobwire.admin.v1.GetClusterRequest
-	(*GetClusterResponse)(nil),           // 35: jobwire.admin.v1.GetClusterResponse
-	(*GatewayProcess)(nil),               // 36: jobwire.admin.v1.GatewayProcess
-	(*BrokerProcess)(nil),                // 37: jobwire.admin.v1.BrokerProcess
-	(*StopBrokerRequest)(nil),            // 38: jobwire.admin.v1.StopBrokerRequest
-	(*StopBrokerResponse)(nil),           // 39: jobwire.admin.v1.StopBrokerResponse
-	(*StartBrokerRequest)(nil),           // 40: jobwire.admin.v1.StartBrokerRequest
-	(*StartBrokerResponse)(nil),          // 41: jobwire.admin.v1.StartBrokerResponse
-	(*RestartGatewayRequest)(nil),        // 42: jobwire.admin.v1.RestartGatewayRequest
-	(*RestartGatewayResponse)(nil),       // 43: jobwire.admin.v1.RestartGatewayResponse
-	nil,                                  // 44: jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
-	nil,                                  // 45: jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
-	nil,                                  // 46: jobwire.admin.v1.RequestCount.ByCodeEntry
+	(*ExpireTokensFault)(nil),            // 21: jobwire.admin.v1.ExpireTokensFault
+	(*LongPollFault)(nil),                // 22: jobwire.admin.v1.LongPollFault
+	(*GoAwayFault)(nil),                  // 23: jobwire.admin.v1.GoAwayFault
+	(*RejectFault)(nil),                  // 24: jobwire.admin.v1.RejectFault
+	(*LatencyFault)(nil),                 // 25: jobwire.admin.v1.LatencyFault
+	(*StallStreamsFault)(nil),            // 26: jobwire.admin.v1.StallStreamsFault
+	(*InjectFaultResponse)(nil),          // 27: jobwire.admin.v1.InjectFaultResponse
+	(*ClearFaultsRequest)(nil),           // 28: jobwire.admin.v1.ClearFaultsRequest
+	(*ClearFaultsResponse)(nil),          // 29: jobwire.admin.v1.ClearFaultsResponse
+	(*ResetStreamsRequest)(nil),          // 30: jobwire.admin.v1.ResetStreamsRequest
+	(*ResetStreamsResponse)(nil),         // 31: jobwire.admin.v1.ResetStreamsResponse
+	(*ListIncidentsRequest)(nil),         // 32: jobwire.admin.v1.ListIncidentsRequest
+	(*ListIncidentsResponse)(nil),        // 33: jobwire.admin.v1.ListIncidentsResponse
+	(*IncidentInfo)(nil),                 // 34: jobwire.admin.v1.IncidentInfo
+	(*GetClusterRequest)(nil),            // 35: jobwire.admin.v1.GetClusterRequest
+	(*GetClusterResponse)(nil),           // 36: jobwire.admin.v1.GetClusterResponse
+	(*GatewayProcess)(nil),               // 37: jobwire.admin.v1.GatewayProcess
+	(*BrokerProcess)(nil),                // 38: jobwire.admin.v1.BrokerProcess
+	(*StopBrokerRequest)(nil),            // 39: jobwire.admin.v1.StopBrokerRequest
+	(*StopBrokerResponse)(nil),           // 40: jobwire.admin.v1.StopBrokerResponse
+	(*StartBrokerRequest)(nil),           // 41: jobwire.admin.v1.StartBrokerRequest
+	(*StartBrokerResponse)(nil),          // 42: jobwire.admin.v1.StartBrokerResponse
+	(*RestartGatewayRequest)(nil),        // 43: jobwire.admin.v1.RestartGatewayRequest
+	(*RestartGatewayResponse)(nil),       // 44: jobwire.admin.v1.RestartGatewayResponse
+	nil,                                  // 45: jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
+	nil,                                  // 46: jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
+	nil,                                  // 47: jobwire.admin.v1.RequestCount.ByCodeEntry
 }
 var file_jobwire_admin_v1_admin_proto_depIdxs = []int32{
 	4,  // 0: jobwire.admin.v1.GetPartitionsResponse.partitions:type_name -> jobwire.admin.v1.PartitionInfo
-	44, // 1: jobwire.admin.v1.ListJobsResponse.counts_by_state:type_name -> jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
+	45, // 1: jobwire.admin.v1.ListJobsResponse.counts_by_state:type_name -> jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
 	7,  // 2: jobwire.admin.v1.ListJobsResponse.jobs:type_name -> jobwire.admin.v1.JobInfo
 	0,  // 3: jobwire.admin.v1.JobInfo.state:type_name -> jobwire.admin.v1.JobState
-	45, // 4: jobwire.admin.v1.ListProcessInstancesResponse.counts_by_state:type_name -> jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
+	46, // 4: jobwire.admin.v1.ListProcessInstancesResponse.counts_by_state:type_name -> jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
 	10, // 5: jobwire.admin.v1.ListProcessInstancesResponse.instances:type_name -> jobwire.admin.v1.ProcessInstanceInfo
 	1,  // 6: jobwire.admin.v1.ProcessInstanceInfo.state:type_name -> jobwire.admin.v1.ProcessInstanceState
 	13, // 7: jobwire.admin.v1.ListStreamsResponse.streams:type_name -> jobwire.admin.v1.StreamInfo
 	16, // 8: jobwire.admin.v1.ListLongPollsResponse.long_polls:type_name -> jobwire.admin.v1.LongPollInfo
 	19, // 9: jobwire.admin.v1.GetRequestCountsResponse.counts:type_name -> jobwire.admin.v1.RequestCount
-	46, // 10: jobwire.admin.v1.RequestCount.by_code:type_name -> jobwire.admin.v1.RequestCount.ByCodeEntry
-	23, // 11: jobwire.admin.v1.InjectFaultRequest.reject:type_name -> jobwire.admin.v1.RejectFault
-	24, // 12: jobwire.admin.v1.InjectFaultRequest.latency:type_name -> jobwire.admin.v1.LatencyFault
-	25, // 13: jobwire.admin.v1.InjectFaultRequest.stall_streams:type_name -> jobwire.admin.v1.StallStreamsFault
-	21, // 14: jobwire.admin.v1.InjectFaultRequest.long_poll:type_name -> jobwire.admin.v1.LongPollFault
-	22, // 15: jobwire.admin.v1.InjectFaultRequest.go_away:type_name -> jobwire.admin.v1.GoAwayFault
-	33, // 16: jobwire.admin.v1.ListIncidentsResponse.incidents:type_name -> jobwire.admin.v1.IncidentInfo
-	36, // 17: jobwire.admin.v1.GetClusterResponse.gateways:type_name -> jobwire.admin.v1.GatewayProcess
-	37, // 18: jobwire.admin.v1.GetClusterResponse.brokers:type_name -> jobwire.admin.v1.BrokerProcess
-	2,  // 19: jobwire.admin.v1.AdminService.GetPartitions:input_type -> jobwire.admin.v1.GetPartitionsRequest
-	5,  // 20: jobwire.admin.v1.AdminService.ListJobs:input_type -> jobwire.admin.v1.ListJobsRequest
-	8,  // 21: jobwire.admin.v1.AdminService.ListProcessInstances:input_type -> jobwire.admin.v1.ListProcessInstancesRequest
-	11, // 22: jobwire.admin.v1.AdminService.ListStreams:input_type -> jobwire.admin.v1.ListStreamsRequest
-	14, // 23: jobwire.admin.v1.AdminService.ListLongPolls:input_type -> jobwire.admin.v1.ListLongPollsRequest
-	17, // 24: jobwire.admin.v1.AdminService.GetRequestCounts:input_type -> jobwire.admin.v1.GetRequestCountsRequest
-	20, // 25: jobwire.admin.v1.AdminService.InjectFault:input_type -> jobwire.admin.v1.InjectFaultRequest
-	27, // 26: jobwire.admin.v1.AdminService.ClearFaults:input_type -> jobwire.admin.v1.ClearFaultsRequest
-	29, // 27: jobwire.admin.v1.AdminService.ResetStreams:input_type -> jobwire.admin.v1.ResetStreamsRequest
-	31, // 28: jobwire.admin.v1.AdminService.ListIncidents:input_type -> jobwire.admin.v1.ListIncidentsRequest
-	34, // 29: jobwire.admin.v1.AdminService.GetCluster:input_type -> jobwire.admin.v1.GetClusterRequest
-	38, // 30: jobwire.admin.v1.AdminService.StopBroker:input_type -> jobwire.admin.v1.StopBrokerRequest
-	40, // 31: jobwire.admin.v1.AdminService.StartBroker:input_type -> jobwire.admin.v1.StartBrokerRequest
-	42, // 32: jobwire.admin.v1.AdminService.RestartGateway:input_type -> jobwire.admin.v1.RestartGatewayRequest
-	3,  // 33: jobwire.admin.v1.AdminService.GetPartitions:output_type -> jobwire.admin.v1.GetPartitionsResponse
-	6,  // 34: jobwire.admin.v1.AdminService.ListJobs:output_type -> jobwire.admin.v1.ListJobsResponse
-	9,  // 35: jobwire.admin.v1.AdminService.ListProcessInstances:output_type -> jobwire.admin.v1.ListProcessInstancesResponse
-	12, // 36: jobwire.admin.v1.AdminService.ListStreams:output_type -> jobwire.admin.v1.ListStreamsResponse
-	15, // 37: jobwire.admin.v1.AdminService.ListLongPolls:output_type -> jobwire.admin.v1.ListLongPollsResponse
-	18, // 38: jobwire.admin.v1.AdminService.GetRequestCounts:output_type -> jobwire.admin.v1.GetRequestCountsResponse
-	26, // 39: jobwire.admin.v1.AdminService.InjectFault:output_type -> jobwire.admin.v1.InjectFaultResponse
-	28, // 40: jobwire.admin.v1.AdminService.ClearFaults:output_type -> jobwire.admin.v1.ClearFaultsResponse
-	30, // 41: jobwire.admin.v1.AdminService.ResetStreams:output_type -> jobwire.admin.v1.ResetStreamsResponse
-	32, // 42: jobwire.admin.v1.AdminService.ListIncidents:output_type -> jobwire.admin.v1.ListIncidentsResponse
-	35, // 43: jobwire.admin.v1.AdminService.GetCluster:output_type -> jobwire.admin.v1.GetClusterResponse
-	39, // 44: jobwire.admin.v1.AdminService.StopBroker:output_type -> jobwire.admin.v1.StopBrokerResponse
-	41, // 45: jobwire.admin.v1.AdminService.StartBroker:output_type -> jobwire.admin.v1.StartBrokerResponse
-	43, // 46: jobwire.admin.v1.AdminService.RestartGateway:output_type -> jobwire.admin.v1.RestartGatewayResponse
-	33, // [33:47] is the sub-list for method output_type
-	19, // [19:33] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	47, // 10: jobwire.admin.v1.RequestCount.by_code:type_name -> jobwire.admin.v1.RequestCount.ByCodeEntry
+	24, // 11: jobwire.admin.v1.InjectFaultRequest.reject:type_name -> jobwire.admin.v1.RejectFault
+	25, // 12: jobwire.admin.v1.InjectFaultRequest.latency:type_name -> jobwire.admin.v1.LatencyFault
+	26, // 13: jobwire.admin.v1.InjectFaultRequest.stall_streams:type_name -> jobwire.admin.v1.StallStreamsFault
+	22, // 14: jobwire.admin.v1.InjectFaultRequest.long_poll:type_name -> jobwire.admin.v1.LongPollFault
+	23, // 15: jobwire.admin.v1.InjectFaultRequest.go_away:type_name -> jobwire.admin.v1.GoAwayFault
+	21, // 16: jobwire.admin.v1.InjectFaultRequest.expire_tokens:type_name -> jobwire.admin.v1.ExpireTokensFault
+	34, // 17: jobwire.admin.v1.ListIncidentsResponse.incidents:type_name -> jobwire.admin.v1.IncidentInfo
+	37, // 18: jobwire.admin.v1.GetClusterResponse.gateways:type_name -> jobwire.admin.v1.GatewayProcess
+	38, // 19: jobwire.admin.v1.GetClusterResponse.brokers:type_name -> jobwire.admin.v1.BrokerProcess
+	2,  // 20: jobwire.admin.v1.AdminService.GetPartitions:input_type -> jobwire.admin.v1.GetPartitionsRequest
+	5,  // 21: jobwire.admin.v1.AdminService.ListJobs:input_type -> jobwire.admin.v1.ListJobsRequest
+	8,  // 22: jobwire.admin.v1.AdminService.ListProcessInstances:input_type -> jobwire.admin.v1.ListProcessInstancesRequest
+	11, // 23: jobwire.admin.v1.AdminService.ListStreams:input_type -> jobwire.admin.v1.ListStreamsRequest
+	14, // 24: jobwire.admin.v1.AdminService.ListLongPolls:input_type -> jobwire.admin.v1.ListLongPollsRequest
+	17, // 25: jobwire.admin.v1.AdminService.GetRequestCounts:input_type -> jobwire.admin.v1.GetRequestCountsRequest
+	20, // 26: jobwire.admin.v1.AdminService.InjectFault:input_type -> jobwire.admin.v1.InjectFaultRequest
+	28, // 27: jobwire.admin.v1.AdminService.ClearFaults:input_type -> jobwire.admin.v1.ClearFaultsRequest
+	30, // 28: jobwire.admin.v1.AdminService.ResetStreams:input_type -> jobwire.admin.v1.ResetStreamsRequest
+	32, // 29: jobwire.admin.v1.AdminService.ListIncidents:input_type -> jobwire.admin.v1.ListIncidentsRequest
+	35, // 30: jobwire.admin.v1.AdminService.GetCluster:input_type -> jobwire.admin.v1.GetClusterRequest
+	39, // 31: jobwire.admin.v1.AdminService.StopBroker:input_type -> jobwire.admin.v1.StopBrokerRequest
+	41, // 32: jobwire.admin.v1.AdminService.StartBroker:input_type -> jobwire.admin.v1.StartBrokerRequest
+	43, // 33: jobwire.admin.v1.AdminService.RestartGateway:input_type -> jobwire.admin.v1.RestartGatewayRequest
+	3,  // 34: jobwire.admin.v1.AdminService.GetPartitions:output_type -> jobwire.admin.v1.GetPartitionsResponse
+	6,  // 35: jobwire.admin.v1.AdminService.ListJobs:output_type -> jobwire.admin.v1.ListJobsResponse
+	9,  // 36: jobwire.admin.v1.AdminService.ListProcessInstances:output_type -> jobwire.admin.v1.ListProcessInstancesResponse
+	12, // 37: jobwire.admin.v1.AdminService.ListStreams:output_type -> jobwire.admin.v1.ListStreamsResponse
+	15, // 38: jobwire.admin.v1.AdminService.ListLongPolls:output_type -> jobwire.admin.v1.ListLongPollsResponse
+	18, // 39: jobwire.admin.v1.AdminService.GetRequestCounts:output_type -> jobwire.admin.v1.GetRequestCountsResponse
+	27, // 40: jobwire.admin.v1.AdminService.InjectFault:output_type -> jobwire.admin.v1.InjectFaultResponse
+	29, // 41: jobwire.admin.v1.AdminService.ClearFaults:output_type -> jobwire.admin.v1.ClearFaultsResponse
+	31, // 42: jobwire.admin.v1.AdminService.ResetStreams:output_type -> jobwire.admin.v1.ResetStreamsResponse
+	33, // 43: jobwire.admin.v1.AdminService.ListIncidents:output_type -> jobwire.admin.v1.ListIncidentsResponse
+	36, // 44: jobwire.admin.v1.AdminService.GetCluster:output_type -> jobwire.admin.v1.GetClusterResponse
+	40, // 45: jobwire.admin.v1.AdminService.StopBroker:output_type -> jobwire.admin.v1.StopBrokerResponse
+	42, // 46: jobwire.admin.v1.AdminService.StartBroker:output_type -> jobwire.admin.v1.StartBrokerResponse
+	44, // 47: jobwire.admin.v1.AdminService.RestartGateway:output_type -> jobwire.admin.v1.RestartGatewayResponse
+	34, // [34:48] is the sub-list for method output_type
+	20, // [20:34] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_jobwire_admin_v1_admin_proto_init() }
@@ -3024,6 +3096,7 @@ func file_jobwire_admin_v1_admin_proto_init() {
 		(*InjectFaultRequest_StallStreams)(nil),
 		(*InjectFaultRequest_LongPoll)(nil),
 		(*InjectFaultRequest_GoAway)(nil),
+		(*InjectFaultRequest_ExpireTokens)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -3031,7 +3104,7 @@ func file_jobwire_admin_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_jobwire_admin_v1_admin_proto_rawDesc), len(file_jobwire_admin_v1_admin_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   45,
+			NumMessages:   46,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -86,4 +86,84 @@ class TlsIntegrationTest {
       }
     }
   }
+
+  /** A key pair signed by {@code caName} (its .p12), written as name.pem / name.key. */
+  static void signed(Path dir, String caName, String name, String eku) throws Exception {
+    keytool(dir, "-genkeypair", "-alias", name, "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost", "-validity", "2",
+        "-keystore", name + ".p12", "-storepass", "changeit", "-storetype", "PKCS12");
+    keytool(dir, "-certreq", "-alias", name, "-keystore", name + ".p12", "-storepass", "changeit", "-file", name + ".csr");
+    keytool(dir, "-gencert", "-alias", "ca", "-keystore", caName + ".p12", "-storepass", "changeit", "-infile", name + ".csr", "-outfile",
+        name + ".pem", "-rfc", "-ext", "SAN=IP:127.0.0.1,DNS:localhost", "-ext", "EKU=" + eku, "-validity", "2");
+    KeyStore ks = KeyStore.getInstance("PKCS12");
+    try (InputStream in = Files.newInputStream(dir.resolve(name + ".p12"))) {
+      ks.load(in, "changeit".toCharArray());
+    }
+    Key key = ks.getKey(name, "changeit".toCharArray());
+    Files.writeString(dir.resolve(name + ".key"), "-----BEGIN PRIVATE KEY-----\n"
+        + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(key.getEncoded()) + "\n-----END PRIVATE KEY-----\n");
+  }
+
+  /**
+   * Mutual TLS refused: without a client certificate the worker's TLS warning names the missing
+   * client certificate and its settings (not the CA, which is fine); with one from an unrelated CA
+   * it says the gateway refused it. Real handshakes with the engine; the warning is read from the
+   * SDK's log (slf4j-simple writes to the current System.err).
+   */
+  @Test
+  void mutualTlsFailuresNameTheClientCertificate(@TempDir Path dir) throws Exception {
+    ca(dir, "ca");
+    ca(dir, "client-ca");
+    ca(dir, "other-ca");
+    signed(dir, "ca", "server", "serverAuth");
+    signed(dir, "other-ca", "stranger", "clientAuth");
+    try (TestEngine engine = TestEngine.start("--tls-cert", dir.resolve("server.pem").toString(), "--tls-key", dir.resolve("server.key").toString(),
+        "--tls-client-ca", dir.resolve("client-ca.pem").toString())) {
+      String none = tlsWarning(JobwireClient.builder().environment(Map.of()).gatewayAddress(engine.address())
+          .caCertificatePath(dir.resolve("ca.pem")).build(), "mtls-none");
+      assertTrue(none.contains("requires a client certificate") && none.contains("ZEEBE_CLIENT_CERTIFICATE_PATH"), none);
+      assertFalse(none.contains("ZEEBE_CA_CERTIFICATE_PATH"), none);
+      String stranger = tlsWarning(JobwireClient.builder().environment(Map.of()).gatewayAddress(engine.address())
+          .caCertificatePath(dir.resolve("ca.pem")).clientCertificatePath(dir.resolve("stranger.pem"))
+          .clientPrivateKeyPath(dir.resolve("stranger.key")).build(), "mtls-stranger");
+      assertTrue(stranger.contains("refused the client certificate"), stranger);
+    }
+    // a server certificate the client does not trust keeps the CA advice
+    assertTrue(io.jobwire.internal.TlsAdvice.advice(new javax.net.ssl.SSLHandshakeException(
+        "PKIX path building failed: unable to find valid certification path"), false).contains("ZEEBE_CA_CERTIFICATE_PATH"));
+  }
+
+  /** Runs a worker of {@code client} until it backs off and returns its TLS warning line. */
+  static String tlsWarning(JobwireClient client, String jobType) throws Exception {
+    java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream old = System.err;
+    java.io.PrintStream tee = new java.io.PrintStream(new java.io.OutputStream() {
+      @Override
+      public synchronized void write(int b) {
+        buf.write(b);
+        old.write(b);
+      }
+
+      @Override
+      public synchronized void write(byte[] b, int off, int len) {
+        buf.write(b, off, len);
+        old.write(b, off, len);
+      }
+    }, true);
+    System.setErr(tee);
+    try (client) {
+      List<WorkerState> states = new CopyOnWriteArrayList<>();
+      JobWorker w = client.newWorker().jobType(jobType).stateListener(states::add).handler(job -> null).open();
+      EngineIntegrationTest.waitFor(() -> states.contains(WorkerState.BACKOFF) && buf.toString(StandardCharsets.UTF_8).contains("TLS handshake"), 15_000);
+      w.close(Duration.ofSeconds(1));
+    } finally {
+      System.setErr(old);
+    }
+    return buf.toString(StandardCharsets.UTF_8).lines().filter(l -> l.contains("TLS handshake")).findFirst().orElse("");
+  }
+
+  static String chain(Throwable e) {
+    StringBuilder b = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) b.append(" <- ").append(t);
+    return b.toString();
+  }
 }

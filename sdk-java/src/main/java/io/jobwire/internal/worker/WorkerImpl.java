@@ -1282,20 +1282,16 @@ public final class WorkerImpl implements JobWorker {
   private boolean tlsWarned;
 
   /**
-   * A TLS handshake failure (untrusted certificate, hostname mismatch) never fixes itself: say so
+   * A TLS handshake failure (untrusted certificate, hostname mismatch, a client certificate the
+   * gateway requires but is not configured, or refuses) never fixes itself: say which, and so
    * at warn once (until the next successful call), with the reason; the worker keeps retrying.
    */
   private void warnIfTls(JobwireException je) {
-    for (Throwable t = je; t != null; t = t.getCause()) {
-      if (t instanceof javax.net.ssl.SSLException || t instanceof java.security.cert.CertificateException) {
-        if (!tlsWarned) {
-          tlsWarned = true;
-          LOG.warn("worker {}: TLS handshake with the gateway failed (certificate not trusted or not valid for the address; "
-              + "check ZEEBE_CA_CERTIFICATE_PATH and the address): {}", o.jobType(), t.getMessage());
-        }
-        return;
-      }
-    }
+    Throwable t = io.jobwire.internal.TlsAdvice.tlsCause(je);
+    if (t == null || tlsWarned) return;
+    tlsWarned = true;
+    LOG.warn("worker {}: TLS handshake with the gateway failed ({}): {}", o.jobType(),
+        io.jobwire.internal.TlsAdvice.advice(t, transport.config().clientCertificatePath() != null), t.getMessage());
   }
 
   private void reportError(Throwable e) {
