@@ -351,7 +351,16 @@ func (a *Auth) Sign(claims jwt.MapClaims, ttl time.Duration) (string, error) {
 	if exp.Nanosecond() > 0 {
 		expUnix++
 	}
-	c := jwt.MapClaims{"iss": a.cfg.Issuer, "iat": now.Unix(), "nbf": now.Unix(), "exp": expUnix}
+	// After an ExpireTokens fault, tokens issued at or before its cutoff
+	// second count as expired. A client that fetches a new token within that
+	// same second must still get a valid one (a quick refresh is what a
+	// good client does), so iat moves to the next second: less than a
+	// second ahead, inside the validators' leeway.
+	iat := now.Unix()
+	if upTo := a.faults.TokensExpiredUpTo(); iat <= upTo {
+		iat = upTo + 1
+	}
+	c := jwt.MapClaims{"iss": a.cfg.Issuer, "iat": iat, "nbf": now.Unix(), "exp": expUnix}
 	jti := make([]byte, 12)
 	_, _ = rand.Read(jti)
 	c["jti"] = hex.EncodeToString(jti)
