@@ -32,21 +32,21 @@ func Parse(resourceName string, data []byte) ([]*Process, error) {
 	if err != nil {
 		return nil, errf("'%s': %v", resourceName, err)
 	}
-	if root.name.Space != nsBPMN || root.name.Local != "definitions" {
-		return nil, errf("'%s': expected root element bpmn:definitions (namespace %s), but found %s at line %d", resourceName, nsBPMN, root.prefixed(), root.line)
+	if root.Name.Space != nsBPMN || root.Name.Local != "definitions" {
+		return nil, errf("'%s': expected root element bpmn:definitions (namespace %s), but found %s at line %d", resourceName, nsBPMN, prefixed(root), root.Line)
 	}
 	resolveMessageRefs(root)
 	errorsByID := map[string]string{}
 	var procNodes []*xnode
-	for _, c := range root.children {
-		if c.name.Space != nsBPMN {
+	for _, c := range root.Children {
+		if c.Name.Space != nsBPMN {
 			continue // diagram interchange, vendor extensions
 		}
-		switch c.name.Local {
+		switch c.Name.Local {
 		case "process":
 			procNodes = append(procNodes, c)
 		case "error":
-			errorsByID[c.attr("id")] = c.attr("errorCode")
+			errorsByID[c.Attr("id")] = c.Attr("errorCode")
 		case "documentation", "extensionElements", "message":
 		default:
 			return nil, unsupported(resourceName, c)
@@ -54,7 +54,7 @@ func Parse(resourceName string, data []byte) ([]*Process, error) {
 	}
 	var out []*Process
 	for _, pn := range procNodes {
-		if pn.attr("isExecutable") == "false" {
+		if pn.Attr("isExecutable") == "false" {
 			continue
 		}
 		p, err := parseProcess(resourceName, pn, errorsByID)
@@ -70,18 +70,18 @@ func Parse(resourceName string, data []byte) ([]*Process, error) {
 }
 
 func unsupported(res string, n *xnode) error {
-	id := n.attr("id")
+	id := n.Attr("id")
 	idPart := ""
 	if id != "" {
 		idPart = fmt.Sprintf(" (id '%s')", id)
 	}
-	return errf("'%s': element %s%s at line %d is not supported by jobwire-engine; supported: bpmn:startEvent (none; message, timer), bpmn:endEvent (none, error), bpmn:serviceTask, bpmn:receiveTask, bpmn:subProcess (embedded), bpmn:callActivity, bpmn:multiInstanceLoopCharacteristics (on service tasks, subprocesses, call activities), bpmn:sequenceFlow, bpmn:exclusiveGateway, bpmn:inclusiveGateway, bpmn:parallelGateway, bpmn:intermediateCatchEvent (message, timer), bpmn:boundaryEvent (error; message, timer: interrupting or not)", res, n.prefixed(), idPart, n.line)
+	return errf("'%s': element %s%s at line %d is not supported by jobwire-engine; supported: bpmn:startEvent (none; message, timer), bpmn:endEvent (none, error), bpmn:serviceTask, bpmn:receiveTask, bpmn:subProcess (embedded), bpmn:callActivity, bpmn:multiInstanceLoopCharacteristics (on service tasks, subprocesses, call activities), bpmn:sequenceFlow, bpmn:exclusiveGateway, bpmn:inclusiveGateway, bpmn:parallelGateway, bpmn:intermediateCatchEvent (message, timer), bpmn:boundaryEvent (error; message, timer: interrupting or not)", res, prefixed(n), idPart, n.Line)
 }
 
 func parseProcess(res string, pn *xnode, errorsByID map[string]string) (*Process, error) {
-	p := &Process{ID: pn.attr("id"), Name: pn.attr("name"), Elements: map[string]*Element{}, Flows: map[string]*Flow{}}
+	p := &Process{ID: pn.Attr("id"), Name: pn.Attr("name"), Elements: map[string]*Element{}, Flows: map[string]*Flow{}}
 	if p.ID == "" {
-		return nil, errf("'%s': bpmn:process at line %d has no id", res, pn.line)
+		return nil, errf("'%s': bpmn:process at line %d has no id", res, pn.Line)
 	}
 	count := 0
 	start, err := parseScope(res, p, pn, nil, errorsByID, &count, 0)
@@ -99,18 +99,18 @@ const maxScopeDepth = 32
 // embedded subprocess (parent) and returns the scope's none start event.
 func parseScope(res string, p *Process, sn *xnode, parent *Element, errorsByID map[string]string, count *int, depth int) (*Element, error) {
 	if depth > maxScopeDepth {
-		return nil, errf("'%s': subprocesses nested deeper than %d levels at line %d", res, maxScopeDepth, sn.line)
+		return nil, errf("'%s': subprocesses nested deeper than %d levels at line %d", res, maxScopeDepth, sn.Line)
 	}
 	var flowNodes []*xnode
 	var flows []*Flow
-	for _, c := range sn.children {
-		if c.name.Space != nsBPMN {
+	for _, c := range sn.Children {
+		if c.Name.Space != nsBPMN {
 			return nil, unsupported(res, c)
 		}
 		if *count++; *count > MaxElements {
 			return nil, errf("'%s': process '%s' has more than %d elements (flow nodes and sequence flows); the limit is %d", res, p.ID, MaxElements, MaxElements)
 		}
-		switch c.name.Local {
+		switch c.Name.Local {
 		case "documentation", "extensionElements", "laneSet":
 			continue
 		case "incoming", "outgoing", "multiInstanceLoopCharacteristics":
@@ -119,24 +119,24 @@ func parseScope(res string, p *Process, sn *xnode, parent *Element, errorsByID m
 			}
 			return nil, unsupported(res, c)
 		case "sequenceFlow":
-			f := &Flow{ID: c.attr("id"), Source: c.attr("sourceRef"), Target: c.attr("targetRef"), Line: c.line}
-			for _, cc := range c.children {
-				if cc.name.Space == nsBPMN && cc.name.Local == "conditionExpression" {
-					expr, err := feel.Compile(strings.TrimSpace(cc.text.String()))
+			f := &Flow{ID: c.Attr("id"), Source: c.Attr("sourceRef"), Target: c.Attr("targetRef"), Line: c.Line}
+			for _, cc := range c.Children {
+				if cc.Name.Space == nsBPMN && cc.Name.Local == "conditionExpression" {
+					expr, err := feel.Compile(strings.TrimSpace(cc.Text.String()))
 					if err != nil {
-						return nil, errf("'%s': sequence flow '%s' at line %d: invalid condition '%s': %v", res, f.ID, c.line, strings.TrimSpace(cc.text.String()), err)
+						return nil, errf("'%s': sequence flow '%s' at line %d: invalid condition '%s': %v", res, f.ID, c.Line, strings.TrimSpace(cc.Text.String()), err)
 					}
 					f.Condition = expr
 				}
 			}
 			if f.ID == "" {
-				return nil, errf("'%s': bpmn:sequenceFlow at line %d has no id", res, c.line)
+				return nil, errf("'%s': bpmn:sequenceFlow at line %d has no id", res, c.Line)
 			}
 			if _, dup := p.Flows[f.ID]; dup {
-				return nil, errf("'%s': duplicate id '%s' at line %d", res, f.ID, c.line)
+				return nil, errf("'%s': duplicate id '%s' at line %d", res, f.ID, c.Line)
 			}
 			if _, dup := p.Elements[f.ID]; dup {
-				return nil, errf("'%s': duplicate id '%s' at line %d", res, f.ID, c.line)
+				return nil, errf("'%s': duplicate id '%s' at line %d", res, f.ID, c.Line)
 			}
 			p.Flows[f.ID] = f
 			flows = append(flows, f)
@@ -150,13 +150,13 @@ func parseScope(res string, p *Process, sn *xnode, parent *Element, errorsByID m
 			return nil, err
 		}
 		if el.ID == "" {
-			return nil, errf("'%s': %s at line %d has no id", res, c.prefixed(), c.line)
+			return nil, errf("'%s': %s at line %d has no id", res, prefixed(c), c.Line)
 		}
 		if _, dup := p.Elements[el.ID]; dup {
-			return nil, errf("'%s': duplicate id '%s' at line %d", res, el.ID, c.line)
+			return nil, errf("'%s': duplicate id '%s' at line %d", res, el.ID, c.Line)
 		}
 		if _, dup := p.Flows[el.ID]; dup {
-			return nil, errf("'%s': duplicate id '%s' at line %d", res, el.ID, c.line)
+			return nil, errf("'%s': duplicate id '%s' at line %d", res, el.ID, c.Line)
 		}
 		el.Parent = parent
 		p.Elements[el.ID] = el
@@ -172,23 +172,23 @@ func parseScope(res string, p *Process, sn *xnode, parent *Element, errorsByID m
 }
 
 func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element, error) {
-	el := &Element{ID: c.attr("id"), Name: c.attr("name"), Line: c.line}
-	if c.name.Local == "subProcess" && c.attr("triggeredByEvent") == "true" {
-		return nil, errf("'%s': event subprocess '%s' at line %d is not supported by jobwire-engine (embedded subprocesses are)", res, el.ID, c.line)
+	el := &Element{ID: c.Attr("id"), Name: c.Attr("name"), Line: c.Line}
+	if c.Name.Local == "subProcess" && c.Attr("triggeredByEvent") == "true" {
+		return nil, errf("'%s': event subprocess '%s' at line %d is not supported by jobwire-engine (embedded subprocesses are)", res, el.ID, c.Line)
 	}
 	var eventDefs []*xnode
 	var ext, loop *xnode
-	for _, cc := range c.children {
+	for _, cc := range c.Children {
 		switch {
-		case cc.name.Space == nsBPMN && (cc.name.Local == "incoming" || cc.name.Local == "outgoing" || cc.name.Local == "documentation"):
-		case cc.name.Space == nsBPMN && cc.name.Local == "extensionElements":
+		case cc.Name.Space == nsBPMN && (cc.Name.Local == "incoming" || cc.Name.Local == "outgoing" || cc.Name.Local == "documentation"):
+		case cc.Name.Space == nsBPMN && cc.Name.Local == "extensionElements":
 			ext = cc
-		case cc.name.Space == nsBPMN && strings.HasSuffix(cc.name.Local, "EventDefinition"):
+		case cc.Name.Space == nsBPMN && strings.HasSuffix(cc.Name.Local, "EventDefinition"):
 			eventDefs = append(eventDefs, cc)
-		case cc.name.Space == nsBPMN && cc.name.Local == "multiInstanceLoopCharacteristics" &&
-			(c.name.Local == "serviceTask" || c.name.Local == "subProcess" || c.name.Local == "callActivity" || c.name.Local == "businessRuleTask"):
+		case cc.Name.Space == nsBPMN && cc.Name.Local == "multiInstanceLoopCharacteristics" &&
+			(c.Name.Local == "serviceTask" || c.Name.Local == "subProcess" || c.Name.Local == "callActivity" || c.Name.Local == "businessRuleTask"):
 			loop = cc
-		case c.name.Space == nsBPMN && c.name.Local == "subProcess":
+		case c.Name.Space == nsBPMN && c.Name.Local == "subProcess":
 			// the subprocess's flow nodes and flows: parsed as its scope
 		default:
 			return nil, unsupported(res, cc)
@@ -200,29 +200,29 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 		}
 		return el, checkEventExtensions(res, c, el, ext)
 	}
-	switch c.name.Local {
+	switch c.Name.Local {
 	case "endEvent":
 		el.Kind = EndEvent
-		if len(eventDefs) == 1 && eventDefs[0].name.Local == "errorEventDefinition" {
+		if len(eventDefs) == 1 && eventDefs[0].Name.Local == "errorEventDefinition" {
 			// Error end event: throws an error with a fixed code. As in
 			// Zeebe, the error must be defined and have a non-empty code.
-			ref := eventDefs[0].attr("errorRef")
+			ref := eventDefs[0].Attr("errorRef")
 			code, ok := errorsByID[ref]
 			if ref == "" || !ok {
-				return nil, errf("'%s': error end event '%s' at line %d must reference a defined bpmn:error (errorRef '%s')", res, el.ID, c.line, ref)
+				return nil, errf("'%s': error end event '%s' at line %d must reference a defined bpmn:error (errorRef '%s')", res, el.ID, c.Line, ref)
 			}
 			if code == "" {
-				return nil, errf("'%s': error end event '%s' at line %d: bpmn:error '%s' must have a non-empty errorCode", res, el.ID, c.line, ref)
+				return nil, errf("'%s': error end event '%s' at line %d: bpmn:error '%s' must have a non-empty errorCode", res, el.ID, c.Line, ref)
 			}
 			el.ThrowsError, el.ErrorCode = true, code
 			break
 		}
 		if len(eventDefs) > 0 {
-			return nil, errf("'%s': %s '%s' at line %d has a %s; only none and error end events are supported", res, c.prefixed(), el.ID, c.line, eventDefs[0].prefixed())
+			return nil, errf("'%s': %s '%s' at line %d has a %s; only none and error end events are supported", res, prefixed(c), el.ID, c.Line, prefixed(eventDefs[0]))
 		}
 	case "startEvent":
 		if len(eventDefs) > 0 {
-			return nil, errf("'%s': %s '%s' at line %d has a %s; only none start and end events are supported", res, c.prefixed(), el.ID, c.line, eventDefs[0].prefixed())
+			return nil, errf("'%s': %s '%s' at line %d has a %s; only none start and end events are supported", res, prefixed(c), el.ID, c.Line, prefixed(eventDefs[0]))
 		}
 		el.Kind = StartEvent
 	case "serviceTask":
@@ -243,10 +243,10 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 		}
 	case "exclusiveGateway":
 		el.Kind = ExclusiveGateway
-		el.DefaultFlow = c.attr("default")
+		el.DefaultFlow = c.Attr("default")
 	case "inclusiveGateway":
 		el.Kind = InclusiveGateway
-		el.DefaultFlow = c.attr("default")
+		el.DefaultFlow = c.Attr("default")
 	case "subProcess":
 		el.Kind = SubProcess
 		if len(eventDefs) > 0 {
@@ -267,20 +267,20 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 		el.Kind = ParallelGateway
 	case "boundaryEvent":
 		el.Kind = BoundaryEvent
-		el.AttachedTo = c.attr("attachedToRef")
-		if c.attr("cancelActivity") == "false" {
-			return nil, errf("'%s': bpmn:boundaryEvent '%s' at line %d: non-interrupting boundary events are not supported", res, el.ID, c.line)
+		el.AttachedTo = c.Attr("attachedToRef")
+		if c.Attr("cancelActivity") == "false" {
+			return nil, errf("'%s': bpmn:boundaryEvent '%s' at line %d: non-interrupting boundary events are not supported", res, el.ID, c.Line)
 		}
-		if len(eventDefs) != 1 || eventDefs[0].name.Local != "errorEventDefinition" {
-			return nil, errf("'%s': bpmn:boundaryEvent '%s' at line %d: only error boundary events (one bpmn:errorEventDefinition) are supported", res, el.ID, c.line)
+		if len(eventDefs) != 1 || eventDefs[0].Name.Local != "errorEventDefinition" {
+			return nil, errf("'%s': bpmn:boundaryEvent '%s' at line %d: only error boundary events (one bpmn:errorEventDefinition) are supported", res, el.ID, c.Line)
 		}
-		ref := eventDefs[0].attr("errorRef")
+		ref := eventDefs[0].Attr("errorRef")
 		if ref == "" {
 			el.CatchAll = true
 		} else {
 			code, ok := errorsByID[ref]
 			if !ok {
-				return nil, errf("'%s': bpmn:boundaryEvent '%s' at line %d references error '%s', which is not defined (add <bpmn:error id=\"%s\" errorCode=\"...\"/>)", res, el.ID, c.line, ref, ref)
+				return nil, errf("'%s': bpmn:boundaryEvent '%s' at line %d references error '%s', which is not defined (add <bpmn:error id=\"%s\" errorCode=\"...\"/>)", res, el.ID, c.Line, ref, ref)
 			}
 			if code == "" {
 				el.CatchAll = true
@@ -296,9 +296,9 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 		}
 	}
 	if !el.IsActivity() && el.Kind != BusinessRuleTask && ext != nil {
-		for _, e := range ext.children {
-			if e.name.Space == nsZeebe && e.name.Local != "properties" {
-				return nil, errf("'%s': %s at line %d on %s '%s' is not supported", res, e.prefixed(), e.line, c.prefixed(), el.ID)
+		for _, e := range ext.Children {
+			if e.Name.Space == nsZeebe && e.Name.Local != "properties" {
+				return nil, errf("'%s': %s at line %d on %s '%s' is not supported", res, prefixed(e), e.Line, prefixed(c), el.ID)
 			}
 		}
 	}
@@ -307,42 +307,42 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 
 func parseTaskExtensions(res string, el *Element, ext *xnode) error {
 	if ext != nil {
-		for _, e := range ext.children {
-			if e.name.Space != nsZeebe {
+		for _, e := range ext.Children {
+			if e.Name.Space != nsZeebe {
 				continue // other vendors' extensions do not change execution
 			}
-			switch e.name.Local {
+			switch e.Name.Local {
 			case "taskDefinition":
-				t := strings.TrimSpace(e.attr("type"))
+				t := strings.TrimSpace(e.Attr("type"))
 				if strings.HasPrefix(t, "=") {
 					x, err := feel.Compile(t)
 					if err != nil {
-						return errf("'%s': zeebe:taskDefinition of '%s' at line %d: invalid type expression '%s': %v", res, el.ID, e.line, t, err)
+						return errf("'%s': zeebe:taskDefinition of '%s' at line %d: invalid type expression '%s': %v", res, el.ID, e.Line, t, err)
 					}
 					el.JobTypeExpr = x
 				}
 				el.JobType = t
-				r := strings.TrimSpace(e.attr("retries"))
+				r := strings.TrimSpace(e.Attr("retries"))
 				switch {
 				case r == "":
 				case strings.HasPrefix(r, "="):
 					x, err := feel.Compile(r)
 					if err != nil {
-						return errf("'%s': zeebe:taskDefinition of '%s' at line %d: invalid retries expression '%s': %v", res, el.ID, e.line, r, err)
+						return errf("'%s': zeebe:taskDefinition of '%s' at line %d: invalid retries expression '%s': %v", res, el.ID, e.Line, r, err)
 					}
 					el.RetriesExpr = x
 				default:
 					n, err := strconv.ParseInt(r, 10, 32)
 					if err != nil || n < 0 {
-						return errf("'%s': zeebe:taskDefinition of '%s' at line %d: retries '%s' is not a non-negative integer", res, el.ID, e.line, r)
+						return errf("'%s': zeebe:taskDefinition of '%s' at line %d: retries '%s' is not a non-negative integer", res, el.ID, e.Line, r)
 					}
 					el.Retries = n
 				}
 			case "taskHeaders":
 				el.Headers = map[string]string{}
-				for _, h := range e.children {
-					if h.name.Space == nsZeebe && h.name.Local == "header" {
-						el.Headers[h.attr("key")] = h.attr("value")
+				for _, h := range e.Children {
+					if h.Name.Space == nsZeebe && h.Name.Local == "header" {
+						el.Headers[h.Attr("key")] = h.Attr("value")
 					}
 				}
 			case "ioMapping":
@@ -351,7 +351,7 @@ func parseTaskExtensions(res string, el *Element, ext *xnode) error {
 				}
 			case "properties":
 			default:
-				return errf("'%s': %s at line %d on service task '%s' is not supported (supported: zeebe:taskDefinition, zeebe:taskHeaders, zeebe:ioMapping)", res, e.prefixed(), e.line, el.ID)
+				return errf("'%s': %s at line %d on service task '%s' is not supported (supported: zeebe:taskDefinition, zeebe:taskHeaders, zeebe:ioMapping)", res, prefixed(e), e.Line, el.ID)
 			}
 		}
 	}
@@ -382,7 +382,7 @@ func link(res string, p *Process, parent *Element, flows []*Flow, nodes []*xnode
 	}
 	var scopeEls []*Element
 	for _, n := range nodes {
-		scopeEls = append(scopeEls, p.Elements[n.attr("id")])
+		scopeEls = append(scopeEls, p.Elements[n.Attr("id")])
 	}
 	// Keep document order of outgoing flows: exclusive gateways evaluate
 	// conditions in that order, and execution must be deterministic.

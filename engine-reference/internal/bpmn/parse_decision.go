@@ -21,11 +21,11 @@ type CalledDecision struct {
 func parseBusinessRuleTask(res string, el *Element, ext *xnode) error {
 	var called, taskDef *xnode
 	if ext != nil {
-		for _, e := range ext.children {
-			if e.name.Space != nsZeebe {
+		for _, e := range ext.Children {
+			if e.Name.Space != nsZeebe {
 				continue
 			}
-			switch e.name.Local {
+			switch e.Name.Local {
 			case "calledDecision":
 				called = e
 			case "taskDefinition":
@@ -44,33 +44,33 @@ func parseBusinessRuleTask(res string, el *Element, ext *xnode) error {
 		return errf("'%s': bpmn:businessRuleTask '%s' at line %d must have a zeebe:calledDecision (decisionId, resultVariable) or a zeebe:taskDefinition", res, el.ID, el.Line)
 	}
 	el.Kind = BusinessRuleTask
-	cd := &CalledDecision{DecisionID: strings.TrimSpace(called.attr("decisionId")), ResultVariable: strings.TrimSpace(called.attr("resultVariable"))}
+	cd := &CalledDecision{DecisionID: strings.TrimSpace(called.Attr("decisionId")), ResultVariable: strings.TrimSpace(called.Attr("resultVariable"))}
 	if cd.DecisionID == "" {
-		return errf("'%s': zeebe:calledDecision of '%s' at line %d must have a non-empty decisionId", res, el.ID, called.line)
+		return errf("'%s': zeebe:calledDecision of '%s' at line %d must have a non-empty decisionId", res, el.ID, called.Line)
 	}
 	if cd.ResultVariable == "" {
-		return errf("'%s': zeebe:calledDecision of '%s' at line %d must have a non-empty resultVariable", res, el.ID, called.line)
+		return errf("'%s': zeebe:calledDecision of '%s' at line %d must have a non-empty resultVariable", res, el.ID, called.Line)
 	}
 	if strings.HasPrefix(cd.DecisionID, "=") {
 		x, err := feel.Compile(cd.DecisionID)
 		if err != nil {
-			return errf("'%s': zeebe:calledDecision of '%s' at line %d: invalid decisionId expression '%s': %v", res, el.ID, called.line, cd.DecisionID, err)
+			return errf("'%s': zeebe:calledDecision of '%s' at line %d: invalid decisionId expression '%s': %v", res, el.ID, called.Line, cd.DecisionID, err)
 		}
 		cd.DecisionIDExpr = x
 	}
 	el.Decision = cd
-	for _, e := range ext.children {
-		if e.name.Space != nsZeebe {
+	for _, e := range ext.Children {
+		if e.Name.Space != nsZeebe {
 			continue
 		}
-		switch e.name.Local {
+		switch e.Name.Local {
 		case "calledDecision", "properties":
 		case "ioMapping":
 			if err := parseIOMapping(res, el, e); err != nil {
 				return err
 			}
 		default:
-			return errf("'%s': %s at line %d on business rule task '%s' is not supported (supported: zeebe:calledDecision, zeebe:ioMapping)", res, e.prefixed(), e.line, el.ID)
+			return errf("'%s': %s at line %d on business rule task '%s' is not supported (supported: zeebe:calledDecision, zeebe:ioMapping)", res, prefixed(e), e.Line, el.ID)
 		}
 	}
 	return nil

@@ -60,30 +60,30 @@ const (
 func resolveMessageRefs(root *xnode) {
 	type msg struct{ name, key string }
 	msgs := map[string]msg{}
-	for _, c := range root.children {
-		if c.name.Space == nsBPMN && c.name.Local == "message" {
-			m := msg{name: c.attr("name")}
-			for _, e := range c.children {
-				if e.name.Space == nsBPMN && e.name.Local == "extensionElements" {
-					for _, z := range e.children {
-						if z.name.Space == nsZeebe && z.name.Local == "subscription" {
-							m.key = z.attr("correlationKey")
+	for _, c := range root.Children {
+		if c.Name.Space == nsBPMN && c.Name.Local == "message" {
+			m := msg{name: c.Attr("name")}
+			for _, e := range c.Children {
+				if e.Name.Space == nsBPMN && e.Name.Local == "extensionElements" {
+					for _, z := range e.Children {
+						if z.Name.Space == nsZeebe && z.Name.Local == "subscription" {
+							m.key = z.Attr("correlationKey")
 						}
 					}
 				}
 			}
-			msgs[c.attr("id")] = m
+			msgs[c.Attr("id")] = m
 		}
 	}
 	var walk func(n *xnode)
 	walk = func(n *xnode) {
-		if n.name.Space == nsBPMN && (n.name.Local == "messageEventDefinition" || n.name.Local == "receiveTask") {
-			if m, ok := msgs[n.attr("messageRef")]; ok {
-				n.attrs = append(n.attrs,
+		if n.Name.Space == nsBPMN && (n.Name.Local == "messageEventDefinition" || n.Name.Local == "receiveTask") {
+			if m, ok := msgs[n.Attr("messageRef")]; ok {
+				n.Attrs = append(n.Attrs,
 					xmlAttr(attrMsgName, m.name), xmlAttr(attrMsgKey, m.key), xmlAttr(attrMsgOK, "1"))
 			}
 		}
-		for _, c := range n.children {
+		for _, c := range n.Children {
 			walk(c)
 		}
 	}
@@ -98,30 +98,30 @@ func xmlAttr(name, value string) xml.Attr {
 // attributes resolveMessageRefs attached to n (a messageEventDefinition or
 // a receiveTask).
 func parseMessageRef(res, what string, el *Element, n *xnode, needKey bool) (*EventDef, error) {
-	if n.attr(attrMsgOK) == "" {
-		return nil, errf("'%s': %s '%s' at line %d must reference a bpmn:message (messageRef '%s' is not defined)", res, what, el.ID, n.line, n.attr("messageRef"))
+	if n.Attr(attrMsgOK) == "" {
+		return nil, errf("'%s': %s '%s' at line %d must reference a bpmn:message (messageRef '%s' is not defined)", res, what, el.ID, n.Line, n.Attr("messageRef"))
 	}
 	d := &EventDef{Type: EventMessage}
-	name := strings.TrimSpace(n.attr(attrMsgName))
+	name := strings.TrimSpace(n.Attr(attrMsgName))
 	if name == "" {
-		return nil, errf("'%s': %s '%s' at line %d: the referenced bpmn:message '%s' must have a name", res, what, el.ID, n.line, n.attr("messageRef"))
+		return nil, errf("'%s': %s '%s' at line %d: the referenced bpmn:message '%s' must have a name", res, what, el.ID, n.Line, n.Attr("messageRef"))
 	}
 	if strings.HasPrefix(name, "=") {
 		x, err := feel.Compile(name)
 		if err != nil {
-			return nil, errf("'%s': %s '%s' at line %d: invalid message name expression '%s': %v", res, what, el.ID, n.line, name, err)
+			return nil, errf("'%s': %s '%s' at line %d: invalid message name expression '%s': %v", res, what, el.ID, n.Line, name, err)
 		}
 		d.MessageNameExpr = x
 	}
 	d.MessageName = name
-	key := strings.TrimSpace(n.attr(attrMsgKey))
+	key := strings.TrimSpace(n.Attr(attrMsgKey))
 	if needKey && key == "" {
-		return nil, errf("'%s': %s '%s' at line %d: the bpmn:message '%s' needs a zeebe:subscription with a correlationKey", res, what, el.ID, n.line, n.attr("messageRef"))
+		return nil, errf("'%s': %s '%s' at line %d: the bpmn:message '%s' needs a zeebe:subscription with a correlationKey", res, what, el.ID, n.Line, n.Attr("messageRef"))
 	}
 	if strings.HasPrefix(key, "=") {
 		x, err := feel.Compile(key)
 		if err != nil {
-			return nil, errf("'%s': %s '%s' at line %d: invalid correlation key expression '%s': %v", res, what, el.ID, n.line, key, err)
+			return nil, errf("'%s': %s '%s' at line %d: invalid correlation key expression '%s': %v", res, what, el.ID, n.Line, key, err)
 		}
 		d.CorrelationKeyExpr = x
 	}
@@ -134,36 +134,36 @@ func parseMessageRef(res, what string, el *Element, n *xnode, needKey bool) (*Ev
 // intermediate events a duration or date, boundary events all three).
 func parseTimerDef(res, what string, el *Element, n *xnode, allowed ...string) (*EventDef, error) {
 	var found []*xnode
-	for _, c := range n.children {
-		if c.name.Space == nsBPMN && (c.name.Local == TimerDuration || c.name.Local == TimerDate || c.name.Local == TimerCycle) {
+	for _, c := range n.Children {
+		if c.Name.Space == nsBPMN && (c.Name.Local == TimerDuration || c.Name.Local == TimerDate || c.Name.Local == TimerCycle) {
 			found = append(found, c)
 		}
 	}
 	if len(found) != 1 {
-		return nil, errf("'%s': %s '%s' at line %d: a bpmn:timerEventDefinition needs exactly one of bpmn:timeDuration, bpmn:timeDate, bpmn:timeCycle (found %d)", res, what, el.ID, n.line, len(found))
+		return nil, errf("'%s': %s '%s' at line %d: a bpmn:timerEventDefinition needs exactly one of bpmn:timeDuration, bpmn:timeDate, bpmn:timeCycle (found %d)", res, what, el.ID, n.Line, len(found))
 	}
 	t := found[0]
 	ok := false
 	for _, a := range allowed {
-		ok = ok || a == t.name.Local
+		ok = ok || a == t.Name.Local
 	}
 	if !ok {
-		return nil, errf("'%s': %s '%s' at line %d: bpmn:%s is not allowed here (allowed: %s)", res, what, el.ID, t.line, t.name.Local, strings.Join(allowed, ", "))
+		return nil, errf("'%s': %s '%s' at line %d: bpmn:%s is not allowed here (allowed: %s)", res, what, el.ID, t.Line, t.Name.Local, strings.Join(allowed, ", "))
 	}
-	d := &EventDef{Type: EventTimer, TimerKind: t.name.Local, TimerText: strings.TrimSpace(t.text.String())}
+	d := &EventDef{Type: EventTimer, TimerKind: t.Name.Local, TimerText: strings.TrimSpace(t.Text.String())}
 	if d.TimerText == "" {
-		return nil, errf("'%s': %s '%s' at line %d: bpmn:%s is empty", res, what, el.ID, t.line, t.name.Local)
+		return nil, errf("'%s': %s '%s' at line %d: bpmn:%s is empty", res, what, el.ID, t.Line, t.Name.Local)
 	}
 	if strings.HasPrefix(d.TimerText, "=") {
 		x, err := feel.Compile(d.TimerText)
 		if err != nil {
-			return nil, errf("'%s': %s '%s' at line %d: invalid timer expression '%s': %v", res, what, el.ID, t.line, d.TimerText, err)
+			return nil, errf("'%s': %s '%s' at line %d: invalid timer expression '%s': %v", res, what, el.ID, t.Line, d.TimerText, err)
 		}
 		d.TimerExpr = x
 		return d, nil
 	}
 	if _, err := ParseTimer(d.TimerKind, d.TimerText, time.Unix(0, 0)); err != nil {
-		return nil, errf("'%s': %s '%s' at line %d: invalid bpmn:%s '%s': %v", res, what, el.ID, t.line, d.TimerKind, d.TimerText, err)
+		return nil, errf("'%s': %s '%s' at line %d: invalid bpmn:%s '%s': %v", res, what, el.ID, t.Line, d.TimerKind, d.TimerText, err)
 	}
 	return d, nil
 }
@@ -172,19 +172,19 @@ func parseTimerDef(res, what string, el *Element, n *xnode, allowed ...string) (
 // message or timer definition, intermediate catch events, receive tasks and
 // message/timer boundary events. handled is false for anything else.
 func parseEventElement(res string, c *xnode, el *Element, eventDefs []*xnode) (handled bool, err error) {
-	switch c.name.Local {
+	switch c.Name.Local {
 	case "startEvent":
 		if len(eventDefs) != 1 {
 			return false, nil
 		}
-		switch eventDefs[0].name.Local {
+		switch eventDefs[0].Name.Local {
 		case "messageEventDefinition":
 			d, err := parseMessageRef(res, "message start event", el, eventDefs[0], false)
 			if err != nil {
 				return true, err
 			}
 			if d.MessageNameExpr != nil {
-				return true, errf("'%s': message start event '%s' at line %d: the message name must be a literal (it is needed at deploy time)", res, el.ID, c.line)
+				return true, errf("'%s': message start event '%s' at line %d: the message name must be a literal (it is needed at deploy time)", res, el.ID, c.Line)
 			}
 			el.Kind, el.Event = StartEvent, d
 			return true, nil
@@ -194,7 +194,7 @@ func parseEventElement(res string, c *xnode, el *Element, eventDefs []*xnode) (h
 				return true, err
 			}
 			if d.TimerExpr != nil {
-				return true, errf("'%s': timer start event '%s' at line %d: the timer must be a literal ISO-8601 date or cycle", res, el.ID, c.line)
+				return true, errf("'%s': timer start event '%s' at line %d: the timer must be a literal ISO-8601 date or cycle", res, el.ID, c.Line)
 			}
 			el.Kind, el.Event = StartEvent, d
 			return true, nil
@@ -202,16 +202,16 @@ func parseEventElement(res string, c *xnode, el *Element, eventDefs []*xnode) (h
 		return false, nil
 	case "intermediateCatchEvent":
 		if len(eventDefs) != 1 {
-			return true, errf("'%s': bpmn:intermediateCatchEvent '%s' at line %d needs exactly one message or timer event definition", res, el.ID, c.line)
+			return true, errf("'%s': bpmn:intermediateCatchEvent '%s' at line %d needs exactly one message or timer event definition", res, el.ID, c.Line)
 		}
 		el.Kind = IntermediateCatchEvent
-		switch eventDefs[0].name.Local {
+		switch eventDefs[0].Name.Local {
 		case "messageEventDefinition":
 			el.Event, err = parseMessageRef(res, "intermediate message catch event", el, eventDefs[0], true)
 		case "timerEventDefinition":
 			el.Event, err = parseTimerDef(res, "intermediate timer catch event", el, eventDefs[0], TimerDuration, TimerDate)
 		default:
-			err = errf("'%s': bpmn:intermediateCatchEvent '%s' at line %d: %s is not supported (supported: message, timer)", res, el.ID, c.line, eventDefs[0].prefixed())
+			err = errf("'%s': bpmn:intermediateCatchEvent '%s' at line %d: %s is not supported (supported: message, timer)", res, el.ID, c.Line, prefixed(eventDefs[0]))
 		}
 		return true, err
 	case "receiveTask":
@@ -225,16 +225,16 @@ func parseEventElement(res string, c *xnode, el *Element, eventDefs []*xnode) (h
 		if len(eventDefs) != 1 {
 			return false, nil
 		}
-		el.Interrupting = c.attr("cancelActivity") != "false"
-		switch eventDefs[0].name.Local {
+		el.Interrupting = c.Attr("cancelActivity") != "false"
+		switch eventDefs[0].Name.Local {
 		case "messageEventDefinition":
 			el.Kind = BoundaryEvent
-			el.AttachedTo = c.attr("attachedToRef")
+			el.AttachedTo = c.Attr("attachedToRef")
 			el.Event, err = parseMessageRef(res, "message boundary event", el, eventDefs[0], true)
 			return true, err
 		case "timerEventDefinition":
 			el.Kind = BoundaryEvent
-			el.AttachedTo = c.attr("attachedToRef")
+			el.AttachedTo = c.Attr("attachedToRef")
 			allowed := []string{TimerDuration, TimerDate}
 			if !el.Interrupting {
 				allowed = append(allowed, TimerCycle)
@@ -422,9 +422,9 @@ func checkEventExtensions(res string, c *xnode, el *Element, ext *xnode) error {
 	if ext == nil {
 		return nil
 	}
-	for _, e := range ext.children {
-		if e.name.Space == nsZeebe && e.name.Local != "properties" {
-			return errf("'%s': %s at line %d on %s '%s' is not supported", res, e.prefixed(), e.line, c.prefixed(), el.ID)
+	for _, e := range ext.Children {
+		if e.Name.Space == nsZeebe && e.Name.Local != "properties" {
+			return errf("'%s': %s at line %d on %s '%s' is not supported", res, prefixed(e), e.Line, prefixed(c), el.ID)
 		}
 	}
 	return nil

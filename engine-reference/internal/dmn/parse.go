@@ -11,10 +11,8 @@ package dmn
 
 import (
 	"encoding/json"
-	"encoding/xml"
-	"errors"
 	"fmt"
-	"io"
+	"github.com/jobwire/jobwire/engine-reference/internal/xmltree"
 	"strings"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/feel"
@@ -132,21 +130,21 @@ func Parse(resource string, data []byte) (*Definitions, error) {
 	if err != nil {
 		return nil, &Error{fmt.Sprintf("'%s': %v", resource, err)}
 	}
-	ver, ok := namespaces[root.name.Space]
-	if root.name.Local != "definitions" || !ok {
+	ver, ok := namespaces[root.Name.Space]
+	if root.Name.Local != "definitions" || !ok {
 		return nil, &Error{fmt.Sprintf("'%s': not a DMN file: the root element is {%s}%s (line %d); expected <definitions> in a DMN 1.1–1.5 namespace",
-			resource, root.name.Space, root.name.Local, root.line)}
+			resource, root.Name.Space, root.Name.Local, root.Line)}
 	}
-	defs := &Definitions{ID: root.attr("id"), Name: root.attr("name"), Version: ver, byID: map[string]*Decision{}}
+	defs := &Definitions{ID: root.Attr("id"), Name: root.Attr("name"), Version: ver, byID: map[string]*Decision{}}
 	if defs.ID == "" {
-		return nil, &Error{fmt.Sprintf("'%s': <definitions> has no id (line %d)", resource, root.line)}
+		return nil, &Error{fmt.Sprintf("'%s': <definitions> has no id (line %d)", resource, root.Line)}
 	}
 	if defs.Name == "" {
 		defs.Name = defs.ID
 	}
-	ns := root.name.Space
-	for _, c := range root.children {
-		if c.name.Space != ns || c.name.Local != "decision" {
+	ns := root.Name.Space
+	for _, c := range root.Children {
+		if c.Name.Space != ns || c.Name.Local != "decision" {
 			continue // inputData, knowledge sources, diagram interchange, extensions
 		}
 		d, err := parseDecision(ns, c)
@@ -154,7 +152,7 @@ func Parse(resource string, data []byte) (*Definitions, error) {
 			return nil, &Error{fmt.Sprintf("'%s': %v", resource, err)}
 		}
 		if defs.byID[d.ID] != nil {
-			return nil, &Error{fmt.Sprintf("'%s': decision id '%s' is used twice (line %d)", resource, d.ID, c.line)}
+			return nil, &Error{fmt.Sprintf("'%s': decision id '%s' is used twice (line %d)", resource, d.ID, c.Line)}
 		}
 		if len(defs.Decisions) >= MaxDecisions {
 			return nil, &Error{fmt.Sprintf("'%s': more than %d decisions", resource, MaxDecisions)}
@@ -206,9 +204,9 @@ func checkCycles(defs *Definitions) error {
 }
 
 func parseDecision(ns string, n *xnode) (*Decision, error) {
-	d := &Decision{ID: n.attr("id"), Name: n.attr("name"), Line: n.line}
+	d := &Decision{ID: n.Attr("id"), Name: n.Attr("name"), Line: n.Line}
 	if d.ID == "" {
-		return nil, fmt.Errorf("a decision has no id (line %d)", n.line)
+		return nil, fmt.Errorf("a decision has no id (line %d)", n.Line)
 	}
 	if d.Name == "" {
 		d.Name = d.ID
@@ -217,28 +215,28 @@ func parseDecision(ns string, n *xnode) (*Decision, error) {
 	where := func(format string, a ...any) error {
 		return fmt.Errorf("decision '%s': %s", d.ID, fmt.Sprintf(format, a...))
 	}
-	for _, c := range n.children {
-		if c.name.Space != ns {
+	for _, c := range n.Children {
+		if c.Name.Space != ns {
 			continue
 		}
-		switch c.name.Local {
+		switch c.Name.Local {
 		case "variable":
-			if v := c.attr("name"); v != "" {
+			if v := c.Attr("name"); v != "" {
 				d.ResultName = v
 			}
 		case "informationRequirement":
-			for _, r := range c.children {
-				if r.name.Space == ns && r.name.Local == "requiredDecision" {
-					href := strings.TrimPrefix(r.attr("href"), "#")
+			for _, r := range c.Children {
+				if r.Name.Space == ns && r.Name.Local == "requiredDecision" {
+					href := strings.TrimPrefix(r.Attr("href"), "#")
 					if href == "" {
-						return nil, where("a requiredDecision without href (line %d)", r.line)
+						return nil, where("a requiredDecision without href (line %d)", r.Line)
 					}
 					d.Requires = append(d.Requires, href)
 				}
 			}
 		case "decisionTable":
 			if d.Table != nil || d.Literal != nil {
-				return nil, where("more than one decision logic (line %d)", c.line)
+				return nil, where("more than one decision logic (line %d)", c.Line)
 			}
 			t, err := parseTable(ns, c)
 			if err != nil {
@@ -247,81 +245,81 @@ func parseDecision(ns string, n *xnode) (*Decision, error) {
 			d.Table = t
 		case "literalExpression":
 			if d.Table != nil || d.Literal != nil {
-				return nil, where("more than one decision logic (line %d)", c.line)
+				return nil, where("more than one decision logic (line %d)", c.Line)
 			}
-			text := c.child(ns, "text")
-			if text == nil || strings.TrimSpace(text.text.String()) == "" {
-				return nil, where("the literal expression has no text (line %d)", c.line)
+			text := c.Child(ns, "text")
+			if text == nil || strings.TrimSpace(text.Text.String()) == "" {
+				return nil, where("the literal expression has no text (line %d)", c.Line)
 			}
-			e, err := feel.Compile(text.text.String())
+			e, err := feel.Compile(text.Text.String())
 			if err != nil {
-				return nil, where("failed to parse the literal expression '%s' (line %d): %v", clip(text.text.String()), text.line, err)
+				return nil, where("failed to parse the literal expression '%s' (line %d): %v", clip(text.Text.String()), text.Line, err)
 			}
 			d.Literal = e
 		case "context", "invocation", "relation", "list", "functionDefinition":
-			return nil, where("the decision logic <%s> is not supported by jobwire-engine (line %d); use a decision table or a literal expression", c.name.Local, c.line)
+			return nil, where("the decision logic <%s> is not supported by jobwire-engine (line %d); use a decision table or a literal expression", c.Name.Local, c.Line)
 		}
 	}
 	if d.Table == nil && d.Literal == nil {
-		return nil, where("no decision logic: expected a decisionTable or a literalExpression (line %d)", n.line)
+		return nil, where("no decision logic: expected a decisionTable or a literalExpression (line %d)", n.Line)
 	}
 	return d, nil
 }
 
 func parseTable(ns string, n *xnode) (*Table, error) {
-	t := &Table{HitPolicy: n.attr("hitPolicy"), Aggregation: n.attr("aggregation")}
+	t := &Table{HitPolicy: n.Attr("hitPolicy"), Aggregation: n.Attr("aggregation")}
 	if t.HitPolicy == "" {
 		t.HitPolicy = Unique
 	}
 	switch t.HitPolicy {
 	case Unique, First, Priority, Any, Collect, RuleOrder, OutputOrder:
 	default:
-		return nil, fmt.Errorf("unknown hit policy '%s' (line %d)", t.HitPolicy, n.line)
+		return nil, fmt.Errorf("unknown hit policy '%s' (line %d)", t.HitPolicy, n.Line)
 	}
 	switch t.Aggregation {
 	case "":
 	case "SUM", "MIN", "MAX", "COUNT":
 		if t.HitPolicy != Collect {
-			return nil, fmt.Errorf("aggregation '%s' needs the hit policy COLLECT, not %s (line %d)", t.Aggregation, t.HitPolicy, n.line)
+			return nil, fmt.Errorf("aggregation '%s' needs the hit policy COLLECT, not %s (line %d)", t.Aggregation, t.HitPolicy, n.Line)
 		}
 	default:
-		return nil, fmt.Errorf("unknown aggregation '%s' (line %d)", t.Aggregation, n.line)
+		return nil, fmt.Errorf("unknown aggregation '%s' (line %d)", t.Aggregation, n.Line)
 	}
-	for _, c := range n.children {
-		if c.name.Space != ns {
+	for _, c := range n.Children {
+		if c.Name.Space != ns {
 			continue
 		}
-		switch c.name.Local {
+		switch c.Name.Local {
 		case "input":
-			in := Input{ID: c.attr("id"), Label: c.attr("label")}
-			ie := c.child(ns, "inputExpression")
+			in := Input{ID: c.Attr("id"), Label: c.Attr("label")}
+			ie := c.Child(ns, "inputExpression")
 			var text *xnode
 			if ie != nil {
-				text = ie.child(ns, "text")
+				text = ie.Child(ns, "text")
 			}
-			if text == nil || strings.TrimSpace(text.text.String()) == "" {
-				return nil, fmt.Errorf("input '%s' has no input expression (line %d)", in.ID, c.line)
+			if text == nil || strings.TrimSpace(text.Text.String()) == "" {
+				return nil, fmt.Errorf("input '%s' has no input expression (line %d)", in.ID, c.Line)
 			}
-			e, err := feel.Compile(text.text.String())
+			e, err := feel.Compile(text.Text.String())
 			if err != nil {
-				return nil, fmt.Errorf("failed to parse the input expression '%s' (line %d): %v", clip(text.text.String()), text.line, err)
+				return nil, fmt.Errorf("failed to parse the input expression '%s' (line %d): %v", clip(text.Text.String()), text.Line, err)
 			}
 			in.Expr = e
 			if in.Label == "" {
-				in.Label = strings.TrimSpace(text.text.String())
+				in.Label = strings.TrimSpace(text.Text.String())
 			}
 			t.Inputs = append(t.Inputs, in)
 		case "output":
-			out := Output{ID: c.attr("id"), Name: c.attr("name"), Label: c.attr("label")}
-			if ov := c.child(ns, "outputValues"); ov != nil {
-				if text := ov.child(ns, "text"); text != nil && strings.TrimSpace(text.text.String()) != "" {
-					e, err := feel.Compile("[" + text.text.String() + "]")
+			out := Output{ID: c.Attr("id"), Name: c.Attr("name"), Label: c.Attr("label")}
+			if ov := c.Child(ns, "outputValues"); ov != nil {
+				if text := ov.Child(ns, "text"); text != nil && strings.TrimSpace(text.Text.String()) != "" {
+					e, err := feel.Compile("[" + text.Text.String() + "]")
 					if err != nil {
-						return nil, fmt.Errorf("failed to parse the output values of '%s' (line %d): %v", out.ID, text.line, err)
+						return nil, fmt.Errorf("failed to parse the output values of '%s' (line %d): %v", out.ID, text.Line, err)
 					}
 					v, err := e.Eval(func(string) (json.RawMessage, bool) { return nil, false })
 					if err != nil {
-						return nil, fmt.Errorf("output values of '%s' (line %d): %v", out.ID, text.line, err)
+						return nil, fmt.Errorf("output values of '%s' (line %d): %v", out.ID, text.Line, err)
 					}
 					out.Values, _ = v.([]any)
 				}
@@ -329,22 +327,22 @@ func parseTable(ns string, n *xnode) (*Table, error) {
 			t.Outputs = append(t.Outputs, out)
 		case "rule":
 			if len(t.Rules) >= MaxRules {
-				return nil, fmt.Errorf("more than %d rules (line %d)", MaxRules, c.line)
+				return nil, fmt.Errorf("more than %d rules (line %d)", MaxRules, c.Line)
 			}
-			r := Rule{ID: c.attr("id"), Index: len(t.Rules) + 1}
-			for _, e := range c.children {
-				if e.name.Space != ns {
+			r := Rule{ID: c.Attr("id"), Index: len(t.Rules) + 1}
+			for _, e := range c.Children {
+				if e.Name.Space != ns {
 					continue
 				}
 				text := ""
-				if tx := e.child(ns, "text"); tx != nil {
-					text = tx.text.String()
+				if tx := e.Child(ns, "text"); tx != nil {
+					text = tx.Text.String()
 				}
-				switch e.name.Local {
+				switch e.Name.Local {
 				case "inputEntry":
 					u, err := feel.CompileUnaryTests(text)
 					if err != nil {
-						return nil, fmt.Errorf("rule '%s': failed to parse the input entry '%s' (line %d): %v", r.ID, clip(text), e.line, err)
+						return nil, fmt.Errorf("rule '%s': failed to parse the input entry '%s' (line %d): %v", r.ID, clip(text), e.Line, err)
 					}
 					r.In = append(r.In, u)
 				case "outputEntry":
@@ -354,7 +352,7 @@ func parseTable(ns string, n *xnode) (*Table, error) {
 					}
 					x, err := feel.Compile(text)
 					if err != nil {
-						return nil, fmt.Errorf("rule '%s': failed to parse the output entry '%s' (line %d): %v", r.ID, clip(text), e.line, err)
+						return nil, fmt.Errorf("rule '%s': failed to parse the output entry '%s' (line %d): %v", r.ID, clip(text), e.Line, err)
 					}
 					r.Out = append(r.Out, x)
 				}
@@ -363,19 +361,19 @@ func parseTable(ns string, n *xnode) (*Table, error) {
 		}
 	}
 	if len(t.Outputs) == 0 {
-		return nil, fmt.Errorf("the decision table has no output (line %d)", n.line)
+		return nil, fmt.Errorf("the decision table has no output (line %d)", n.Line)
 	}
 	if len(t.Inputs) > MaxColumns || len(t.Outputs) > MaxColumns {
-		return nil, fmt.Errorf("more than %d inputs or outputs (line %d)", MaxColumns, n.line)
+		return nil, fmt.Errorf("more than %d inputs or outputs (line %d)", MaxColumns, n.Line)
 	}
 	if len(t.Outputs) > 1 {
 		for _, o := range t.Outputs {
 			if o.Name == "" {
-				return nil, fmt.Errorf("output '%s' has no name; a table with several outputs needs a name for each (line %d)", o.ID, n.line)
+				return nil, fmt.Errorf("output '%s' has no name; a table with several outputs needs a name for each (line %d)", o.ID, n.Line)
 			}
 		}
 		if t.Aggregation != "" {
-			return nil, fmt.Errorf("aggregation '%s' needs a single output, the table has %d (line %d)", t.Aggregation, len(t.Outputs), n.line)
+			return nil, fmt.Errorf("aggregation '%s' needs a single output, the table has %d (line %d)", t.Aggregation, len(t.Outputs), n.Line)
 		}
 	}
 	for _, r := range t.Rules {
@@ -397,78 +395,6 @@ func clip(s string) string {
 
 // ---- XML tree with lines ----
 
-type xnode struct {
-	name     xml.Name
-	attrs    []xml.Attr
-	children []*xnode
-	text     strings.Builder
-	line     int
-}
+type xnode = xmltree.Node
 
-func (n *xnode) attr(local string) string {
-	for _, a := range n.attrs {
-		if a.Name.Local == local && (a.Name.Space == "" || a.Name.Space == n.name.Space) {
-			return a.Value
-		}
-	}
-	return ""
-}
-
-func (n *xnode) child(ns, local string) *xnode {
-	for _, c := range n.children {
-		if c.name.Space == ns && c.name.Local == local {
-			return c
-		}
-	}
-	return nil
-}
-
-func parseTree(data []byte) (*xnode, error) {
-	dec := xml.NewDecoder(strings.NewReader(string(data)))
-	dec.Strict = true
-	var root *xnode
-	var stack []*xnode
-	for {
-		line, _ := dec.InputPos()
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("malformed XML: %v", err)
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			n := &xnode{name: t.Name, attrs: t.Attr, line: line}
-			if len(stack) == 0 {
-				if root != nil {
-					return nil, fmt.Errorf("malformed XML: more than one root element at line %d", line)
-				}
-				root = n
-			} else {
-				p := stack[len(stack)-1]
-				p.children = append(p.children, n)
-			}
-			if len(stack) >= maxXMLDepth {
-				return nil, fmt.Errorf("malformed XML: nesting deeper than %d at line %d", maxXMLDepth, line)
-			}
-			stack = append(stack, n)
-		case xml.EndElement:
-			if len(stack) == 0 {
-				return nil, fmt.Errorf("malformed XML: unexpected end element at line %d", line)
-			}
-			stack = stack[:len(stack)-1]
-		case xml.CharData:
-			if len(stack) > 0 {
-				stack[len(stack)-1].text.Write(t)
-			}
-		}
-	}
-	if root == nil {
-		return nil, errors.New("malformed XML: no root element")
-	}
-	if len(stack) != 0 {
-		return nil, errors.New("malformed XML: unexpected end of document")
-	}
-	return root, nil
-}
+func parseTree(data []byte) (*xnode, error) { return xmltree.Parse(data, maxXMLDepth) }
