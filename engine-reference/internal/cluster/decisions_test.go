@@ -1,19 +1,14 @@
 package cluster
 
 import (
-	"io"
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/engine"
-	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	dpb "github.com/jobwire/jobwire/engine-reference/internal/pb/decisionpb"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 )
 
 // Decisions across broker processes: deployed on partition 1 (broker 0),
@@ -21,38 +16,7 @@ import (
 // four partitions through the broker port, and called by a business rule
 // task of an instance on either broker.
 func TestDecisionsAcrossBrokers(t *testing.T) {
-	dirs := []string{t.TempDir(), t.TempDir()}
-	b0, b1 := startBroker(t, 0, 0, dirs[0]), startBroker(t, 1, 0, dirs[1])
-	defer func() { b0.Close(); b1.Close() }()
-	e, err := engine.StartGateway(engine.Config{Port: 0}, func(gw *gateway.Gateway) (gateway.Broker, io.Closer, error) {
-		r, err := NewRemote(gw, "gw-test", []string{b0.Addr(), b1.Addr()}, 5*time.Second, nil)
-		return r, r, err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	conn, err := grpc.NewClient(e.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	gw := pb.NewGatewayClient(conn)
-	waitFor(t, "4 healthy partitions", func() bool {
-		top, err := gw.Topology(ctxT(t), &pb.TopologyRequest{})
-		if err != nil {
-			return false
-		}
-		n := 0
-		for _, b := range top.Brokers {
-			for _, p := range b.Partitions {
-				if p.Health == pb.Partition_HEALTHY {
-					n++
-				}
-			}
-		}
-		return n == 4
-	})
+	conn, gw := twoBrokerGateway(t)
 	var res []*pb.Resource
 	for _, f := range []string{"risk.dmn", "loan.bpmn"} {
 		b, err := os.ReadFile("../engine/testdata/" + f)

@@ -20,38 +20,7 @@ import (
 // caller's partition, and a caller created with result on each of the 4
 // partitions (2 brokers) completes with the mapped variables.
 func TestCallActivityAcrossBrokers(t *testing.T) {
-	dirs := []string{t.TempDir(), t.TempDir()}
-	b0, b1 := startBroker(t, 0, 0, dirs[0]), startBroker(t, 1, 0, dirs[1])
-	defer func() { b0.Close(); b1.Close() }()
-	e, err := engine.StartGateway(engine.Config{Port: 0}, func(gw *gateway.Gateway) (gateway.Broker, io.Closer, error) {
-		r, err := NewRemote(gw, "gw-test", []string{b0.Addr(), b1.Addr()}, 5*time.Second, nil)
-		return r, r, err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	conn, err := grpc.NewClient(e.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	gw := pb.NewGatewayClient(conn)
-	waitFor(t, "4 healthy partitions", func() bool {
-		top, err := gw.Topology(ctxT(t), &pb.TopologyRequest{})
-		if err != nil {
-			return false
-		}
-		n := 0
-		for _, b := range top.Brokers {
-			for _, p := range b.Partitions {
-				if p.Health == pb.Partition_HEALTHY {
-					n++
-				}
-			}
-		}
-		return n == 4
-	})
+	_, gw := twoBrokerGateway(t)
 	var res []*pb.Resource
 	for _, f := range []string{"parent.bpmn", "child.bpmn"} {
 		b, err := os.ReadFile("../../corpus/call-activity/" + f)
@@ -123,4 +92,44 @@ func TestCallActivityAcrossBrokers(t *testing.T) {
 			t.Fatalf("caller variables %s", r.r.Variables)
 		}
 	}
+}
+
+// twoBrokerGateway starts two broker processes' partitions (2 each) and a
+// gateway in front of them, waits until all 4 partitions are healthy, and
+// returns a client connection to the gateway; everything is stopped when
+// the test ends.
+func twoBrokerGateway(t *testing.T) (*grpc.ClientConn, pb.GatewayClient) {
+	t.Helper()
+	b0, b1 := startBroker(t, 0, 0, t.TempDir()), startBroker(t, 1, 0, t.TempDir())
+	t.Cleanup(func() { b0.Close(); b1.Close() })
+	e, err := engine.StartGateway(engine.Config{Port: 0}, func(gw *gateway.Gateway) (gateway.Broker, io.Closer, error) {
+		r, err := NewRemote(gw, "gw-test", []string{b0.Addr(), b1.Addr()}, 5*time.Second, nil)
+		return r, r, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	conn, err := grpc.NewClient(e.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	gw := pb.NewGatewayClient(conn)
+	waitFor(t, "4 healthy partitions", func() bool {
+		top, err := gw.Topology(ctxT(t), &pb.TopologyRequest{})
+		if err != nil {
+			return false
+		}
+		n := 0
+		for _, b := range top.Brokers {
+			for _, p := range b.Partitions {
+				if p.Health == pb.Partition_HEALTHY {
+					n++
+				}
+			}
+		}
+		return n == 4
+	})
+	return conn, gw
 }
