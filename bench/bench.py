@@ -788,7 +788,10 @@ def markdown(res: Dict[str, Any], made: List[str]) -> str:
         L += [f"| {a} | {b} | {c} |" for a, b, c in t]
         L.append("")
     if made:
-        L += ["## Plots", ""] + [f"![{m}]({m})" for m in made] + [""]
+        L += ["## Plots", "",
+              "The plots are not committed; draw them from `bench.json` (after `bench/bootstrap.sh`):",
+              "`bench/.venv/bin/python bench/bench.py --render bench/results/bench.json --out bench/results`.", ""]
+        L += [f"![{m}]({m})" for m in made] + [""]
     return "\n".join(L)
 
 
