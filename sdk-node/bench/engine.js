@@ -1,5 +1,6 @@
 // Shared by the benchmarks: a throwaway `jobwire-engine dev` on a free 127.0.0.1 port and a
-// one-task process. Env: JOBWIRE_ENGINE_BIN picks the engine binary.
+// one-task process. Env: JOBWIRE_ENGINE_BIN picks the engine binary, JOBWIRE_ENGINE_ARGS adds
+// flags to it (space-separated, e.g. "--push-order new").
 'use strict'
 const { spawn } = require('node:child_process')
 const path = require('node:path')
@@ -13,6 +14,7 @@ function startEngine({ prefix = 'jobwire-bench-', fsync = false } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
   const args = ['dev', '--port', '0', '--data-dir', dir, '--exit-on-stdin-close']
   if (!fsync) args.push('--no-fsync')
+  args.push(...(process.env.JOBWIRE_ENGINE_ARGS ?? '').split(/\s+/).filter(Boolean))
   const p = spawn(ENGINE, args, { stdio: ['pipe', 'pipe', 'inherit'] })
   return new Promise((resolve, reject) => {
     let out = ''

@@ -104,6 +104,7 @@ func broker(args []string) int {
 	noSync := fs.Bool("no-fsync", false, "skip fsync (not crash-safe)")
 	history := fs.Int("history", 0, "finished instances and jobs each partition keeps for the admin API (default 1000)")
 	snapEvery := fs.Int64("snapshot-every", partition.SnapshotEvery, "log records after which a partition writes a snapshot and compacts its log (and at least a quarter of the last snapshot's size in log bytes); bounds crash-recovery replay")
+	pushOrder := pushOrderFlag(fs)
 	link := linkTLSFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -114,6 +115,9 @@ func broker(args []string) int {
 	}
 	if *snapEvery > 0 {
 		partition.SnapshotEvery = *snapEvery
+	}
+	if !pushOrder() {
+		return 2
 	}
 	ids := cluster.PartitionsOf(int32(*node), int32(*size), int32(*count))
 	if *partsOf != "" {

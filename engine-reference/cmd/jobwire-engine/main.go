@@ -68,6 +68,7 @@ func dev(args []string) int {
 	noLongPoll := fs.Bool("no-long-polling", false, "answer every ActivateJobs at once (as Zeebe with long polling disabled)")
 	history := fs.Int("history", 0, "finished instances and jobs each partition keeps for the admin API (default 1000; older ones are only counted)")
 	snapEvery := fs.Int64("snapshot-every", partition.SnapshotEvery, "log records after which a partition writes a snapshot and compacts its log (and at least a quarter of the last snapshot's size in log bytes); bounds crash-recovery replay")
+	pushOrder := pushOrderFlag(fs)
 	uiPort := fs.Int("ui-port", 0, "port of the live view web page on 127.0.0.1 (0 = pick a free port)")
 	noUI := fs.Bool("no-ui", false, "do not serve the live view web page")
 	if err := fs.Parse(args); err != nil {
@@ -75,6 +76,9 @@ func dev(args []string) int {
 	}
 	if *snapEvery > 0 {
 		partition.SnapshotEvery = *snapEvery
+	}
+	if !pushOrder() {
+		return 2
 	}
 	// Signals are caught before the listening line is printed, so a harness
 	// that stops the engine right after startup gets a clean exit.
@@ -97,4 +101,24 @@ func dev(args []string) int {
 	}
 	waitForStop(stop, *stdinClose)
 	return shutdown(stop, "dev", processShutdownLimit, e.Close)
+}
+
+// pushOrderFlag registers --push-order; the returned func applies it after
+// parsing and reports false (with a message) for an unknown value.
+func pushOrderFlag(fs *flag.FlagSet) func() bool {
+	v := fs.String("push-order", "oldest", "which job a ready push stream gets when a job becomes activatable: "+
+		"\"oldest\" (the oldest activatable job of its type, so jobs yielded in a burst get their turn) or "+
+		"\"new\" (only the new job, as Zeebe: yielded jobs wait for a poll)")
+	return func() bool {
+		switch *v {
+		case "oldest":
+			partition.PushOldestFirst = true
+		case "new":
+			partition.PushOldestFirst = false
+		default:
+			fmt.Fprintf(os.Stderr, "jobwire-engine: --push-order must be \"oldest\" or \"new\", not %q\n", *v)
+			return false
+		}
+		return true
+	}
 }

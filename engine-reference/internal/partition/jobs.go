@@ -222,18 +222,50 @@ func (p *Partition) makeAvailable(c *Command, fx *effects, j *Job, push bool) {
 	fx.notifyType(j.Type)
 }
 
+// PushOldestFirst (the --push-order flag, "oldest" by default): when a job
+// becomes activatable and a push stream of its type is ready, the partition
+// pushes the oldest activatable job of that type and tenant, which is the
+// new job itself unless earlier jobs are waiting. Zeebe ("new") pushes only
+// the job that just became activatable, so a job it yielded in a burst waits
+// for a poll however long the stream keeps its worker full (issue 12 item 8);
+// oldest-first gives every waiting job its turn at the next push, and the
+// pushes follow the order in which jobs became activatable, as polls do.
+var PushOldestFirst = true
+
+// pushCandidate is the job a push triggered by j offers to the streams.
+func (p *Partition) pushCandidate(j *Job) *Job {
+	if !PushOldestFirst {
+		return j
+	}
+	q := compactQueue(p.st, p.st.queues[j.Type])
+	p.st.queues[j.Type] = q
+	if len(q) == 0 {
+		return j
+	}
+	if h := p.st.Jobs[q[0].key]; h != nil && h.TenantID == j.TenantID {
+		return h
+	}
+	return j
+}
+
+// tryPush offers a job to the push streams after j became activatable (the
+// oldest waiting one, see PushOldestFirst) and reports whether j itself was
+// pushed; if another job was, j stays activatable and pollers are told.
 func (p *Partition) tryPush(c *Command, fx *effects, j *Job) bool {
 	if c.replaying {
-		for _, ps := range c.Pushes {
-			if ps.Key == j.Key {
-				p.activateJob(j, ps.Worker, ps.Deadline)
-				return true
-			}
-		}
+		// The log names the pushed job. The first recorded push whose job is
+		// still activatable and of j's type is this call's: pushes are logged
+		// in call order, and each earlier call's job is activated by now.
 		for _, y := range c.Yields {
 			if y == j.Key {
 				j.Activations++
 				j.Yields++
+			}
+		}
+		for _, ps := range c.Pushes {
+			if h := p.st.Jobs[ps.Key]; h != nil && h.State == JobActivatable && h.Type == j.Type {
+				p.activateJob(h, ps.Worker, ps.Deadline)
+				return h == j
 			}
 		}
 		return false
@@ -243,11 +275,12 @@ func (p *Partition) tryPush(c *Command, fx *effects, j *Job) bool {
 	}
 	t, had := p.cfg.Hooks.ReservePush(j.Type, j.TenantID)
 	if t != nil {
+		h := p.pushCandidate(j)
 		deadline := c.Now + t.Timeout()
-		p.activateJob(j, t.Worker(), deadline)
-		c.Pushes = append(c.Pushes, Push{Key: j.Key, Worker: t.Worker(), Deadline: deadline})
-		fx.pushes = append(fx.pushes, pushOut{t, p.activatedJob(j, t.FetchVariables())})
-		return true
+		p.activateJob(h, t.Worker(), deadline)
+		c.Pushes = append(c.Pushes, Push{Key: h.Key, Worker: t.Worker(), Deadline: deadline})
+		fx.pushes = append(fx.pushes, pushOut{t, p.activatedJob(h, t.FetchVariables())})
+		return h == j
 	}
 	if had {
 		// Streams exist but none could take the job: yielded (Zeebe activates,

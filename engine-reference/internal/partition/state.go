@@ -191,8 +191,12 @@ func (s *State) nextKey() int64 {
 	return int64(s.ID)<<KeyBits | s.counter
 }
 
-// enqueue makes a job visible to activation in FIFO order. Entries are
-// validated lazily (seq must match) so removal needs no search.
+// enqueue makes a job visible to activation in the order of job keys, that
+// is the order the jobs were created in, as Zeebe's activatable jobs are
+// ordered (by type, then key): a job that comes back (timed out, yielded,
+// returned by a worker at capacity, retried) takes its old place instead of
+// waiting behind every job created since. Entries are validated lazily (seq
+// must match) so removal needs no search.
 func (s *State) enqueue(j *Job) {
 	s.seq++
 	j.QueueSeq = s.seq
@@ -210,7 +214,16 @@ func (s *State) enqueue(j *Job) {
 		}
 		q = live
 	}
-	s.queues[j.Type] = append(q, queued{j.Key, s.seq})
+	e := queued{j.Key, s.seq}
+	if n := len(q); n == 0 || q[n-1].key < j.Key {
+		s.queues[j.Type] = append(q, e) // a new job: the common case
+		return
+	}
+	i := sort.Search(len(q), func(i int) bool { return q[i].key > j.Key })
+	q = append(q, queued{})
+	copy(q[i+1:], q[i:])
+	q[i] = e
+	s.queues[j.Type] = q
 }
 
 // Def is a deployed process definition.
