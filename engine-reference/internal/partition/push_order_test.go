@@ -9,7 +9,7 @@ import (
 	"github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 )
 
-// streamHooks is one push stream of type "t" whose readiness the test sets.
+// streamHooks is one push stream of type "w" (waitBPMN's task) whose readiness the test sets.
 type streamHooks struct {
 	mu        sync.Mutex
 	ready     bool
@@ -19,7 +19,7 @@ type streamHooks struct {
 func (h *streamHooks) ReservePush(jobType, _ string) (PushTarget, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if jobType != "t" {
+	if jobType != "w" {
 		return nil, false
 	}
 	if !h.ready {
@@ -51,17 +51,6 @@ func (t streamTarget) Deliver(j *gatewaypb.ActivatedJob) {
 	t.h.mu.Unlock()
 }
 
-const oneTaskBPMN = `<?xml version="1.0" encoding="UTF-8"?>
-<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="x">
-  <bpmn:process id="p" isExecutable="true">
-    <bpmn:startEvent id="s"/>
-    <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="t"/>
-    <bpmn:serviceTask id="t"><bpmn:extensionElements><zeebe:taskDefinition type="t"/></bpmn:extensionElements></bpmn:serviceTask>
-    <bpmn:sequenceFlow id="f2" sourceRef="t" targetRef="e"/>
-    <bpmn:endEvent id="e"/>
-  </bpmn:process>
-</bpmn:definitions>`
-
 type pushOrderRig struct {
 	t     *testing.T
 	dir   string
@@ -76,7 +65,7 @@ func newPushOrderRig(t *testing.T) *pushOrderRig {
 	t.Cleanup(cancel)
 	r := &pushOrderRig{t: t, dir: t.TempDir(), defs: NewRegistry(), hooks: &streamHooks{}, ctx: ctx}
 	r.open()
-	if _, err := r.p.Submit(ctx, &Command{Op: OpDeploy, Resources: []Resource{{Name: "p.bpmn", Content: []byte(oneTaskBPMN)}}}); err != nil {
+	if _, err := r.p.Submit(ctx, &Command{Op: OpDeploy, Resources: []Resource{{Name: "p.bpmn", Content: []byte(waitBPMN)}}}); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -119,7 +108,7 @@ func (r *pushOrderRig) create() int64 {
 // poll activates up to n jobs and returns their keys and deadlines.
 func (r *pushOrderRig) poll(n int32) (keys []int64, deadlines []int64) {
 	r.t.Helper()
-	res, err := r.p.Submit(r.ctx, &Command{Op: OpActivate, Type: "t", Worker: "poller", Timeout: 60_000, MaxJobs: n})
+	res, err := r.p.Submit(r.ctx, &Command{Op: OpActivate, Type: "w", Worker: "poller", Timeout: 60_000, MaxJobs: n})
 	if err != nil {
 		r.t.Fatal(err)
 	}
