@@ -80,6 +80,10 @@ type Partition struct {
 	// pipelined commit (commitLoop)
 	commits       chan *pendingBatch
 	committerDone chan struct{}
+	// background snapshot writes (snapLoop)
+	snapJobs    chan *snapJob // committer → snapshot writer, in log order
+	snapBusy    chan struct{} // holds a token while a snapshot is being written
+	snapperDone chan struct{}
 	// counters
 	processed atomic.Int64
 	active    atomic.Int64
@@ -103,7 +107,8 @@ func Open(cfg Config) (*Partition, error) {
 	}
 	p := &Partition{cfg: cfg, dir: dir, st: newState(cfg.ID, cfg.Defs, cfg.History), queue: make(chan *Command, 8192),
 		stop: make(chan struct{}), done: make(chan struct{}), waiters: map[int64][]*Command{},
-		commits: make(chan *pendingBatch, 64), committerDone: make(chan struct{})}
+		commits: make(chan *pendingBatch, 64), committerDone: make(chan struct{}),
+		snapJobs: make(chan *snapJob, 1), snapBusy: make(chan struct{}, 1), snapperDone: make(chan struct{})}
 	start := int64(0)
 	snap, err := readSnapshotFile(filepath.Join(dir, "snapshot"))
 	if err != nil {
@@ -225,12 +230,7 @@ var SnapshotLogRatio int64 = 4
 
 func (p *Partition) snapshot() {
 	if err := p.trySnapshot(); err != nil {
-		msg := fmt.Sprintf("partition %d: snapshot failed (the log is intact, will retry): %v", p.cfg.ID, err)
-		if p.cfg.Logger != nil {
-			p.cfg.Logger.Error(msg)
-		} else {
-			fmt.Fprintln(os.Stderr, "jobwire-engine:", msg)
-		}
+		p.snapshotFailed(err)
 	}
 }
 
@@ -265,19 +265,112 @@ func (p *Partition) trySnapshot() error {
 	p.log, p.segment = nl, next
 	p.logp.Store(nl)
 	old.Close()
-	segs, err := listSegments(p.dir)
+	p.snapshots.Add(1)
+	return removeSegmentsBefore(p.dir, next)
+}
+
+// removeSegmentsBefore deletes the log segments a snapshot compacted.
+func removeSegmentsBefore(dir string, next int64) error {
+	segs, err := listSegments(dir)
 	if err != nil {
 		return err
 	}
 	for _, n := range segs {
 		if n < next {
-			if err := os.Remove(segmentPath(p.dir, n)); err != nil {
+			if err := os.Remove(segmentPath(dir, n)); err != nil {
 				return err
 			}
 		}
 	}
-	p.snapshots.Add(1)
 	return nil
+}
+
+// snapJob is a snapshot encoded on the partition goroutine, on its way to
+// disk: data covers every record of the segments before next; old is the
+// segment that was current until then (closed once the file is written).
+type snapJob struct {
+	data      []byte
+	next      int64
+	old       *wal.Log
+	oldFsyncs int64 // old.Fsyncs() when the partition switched segments
+}
+
+// startSnapshot takes a snapshot while the partition keeps running
+// (between batches, where the state is consistent). On the partition
+// goroutine it only encodes the state, makes the current segment durable
+// and switches appends to a new segment; the committer releases the
+// snapshot to snapLoop once everything before it is durable, and snapLoop
+// writes the file (tmp, fsync, rename, directory fsync) and deletes the
+// compacted segments while the next batches are processed and committed.
+// A crash at any point leaves either the old snapshot with every segment
+// after it, or the new snapshot (segments it covers are deleted at the
+// next start), both of which recover the same state.
+func (p *Partition) startSnapshot() {
+	p.snapBusy <- struct{}{} // at most one snapshot in flight (waits for the previous one, rarely)
+	release := func() { <-p.snapBusy }
+	// Every record of the current segment is on disk before the next
+	// segment gets any: only the last segment can ever end in a torn
+	// record (recovery relies on it), even after a power loss.
+	if err := p.log.SyncFile(); err != nil {
+		p.fatal(err)
+	}
+	next := p.segment + 1
+	nl, err := wal.OpenSegment(segmentPath(p.dir, next), p.cfg.NoSync, true, func([]byte) error {
+		return fmt.Errorf("segment %d already has records", next)
+	})
+	if err != nil {
+		release()
+		p.snapshotFailed(err)
+		return
+	}
+	pos := p.base.Load() + p.log.Records()
+	b, err := p.encodeSnapshot(next, pos)
+	if err != nil {
+		nl.Close()
+		os.Remove(segmentPath(p.dir, next))
+		release()
+		p.snapshotFailed(err)
+		return
+	}
+	old := p.log
+	j := &snapJob{data: b, next: next, old: old, oldFsyncs: old.Fsyncs()}
+	p.fsyncBase.Add(j.oldFsyncs)
+	p.batchBase.Add(old.Batches())
+	p.base.Store(pos)
+	p.log, p.segment = nl, next
+	p.logp.Store(nl)
+	p.snapBytes = int64(len(b))
+	p.snapshots.Add(1)
+	p.commits <- &pendingBatch{snap: j}
+}
+
+// snapLoop writes the snapshots startSnapshot took, in order (one per
+// partition, stopped by the committer when the partition stops).
+func (p *Partition) snapLoop() {
+	defer close(p.snapperDone)
+	for j := range p.snapJobs {
+		err := writeFileDurably(filepath.Join(p.dir, "snapshot"), j.data, p.cfg.NoSync)
+		if cerr := j.old.Close(); err == nil {
+			err = cerr
+		}
+		p.fsyncBase.Add(j.old.Fsyncs() - j.oldFsyncs) // the committer's last syncs of the old segment
+		if err == nil {
+			err = removeSegmentsBefore(p.dir, j.next)
+		}
+		if err != nil {
+			p.snapshotFailed(err)
+		}
+		<-p.snapBusy
+	}
+}
+
+func (p *Partition) snapshotFailed(err error) {
+	msg := fmt.Sprintf("partition %d: snapshot failed (the log is intact, will retry): %v", p.cfg.ID, err)
+	if p.cfg.Logger != nil {
+		p.cfg.Logger.Error(msg)
+	} else {
+		fmt.Fprintln(os.Stderr, "jobwire-engine:", msg)
+	}
 }
 
 // ID returns the partition id.
@@ -286,11 +379,14 @@ func (p *Partition) ID() int32 { return p.cfg.ID }
 // Run processes commands until Close.
 func (p *Partition) Run() {
 	go p.commitLoop()
+	go p.snapLoop()
 	defer func() {
-		// Every processed batch is made durable and answered before the
-		// partition reports that it stopped.
+		// Every processed batch is made durable and answered, and the
+		// snapshot being written is finished, before the partition reports
+		// that it stopped.
 		close(p.commits)
 		<-p.committerDone
+		<-p.snapperDone
 		close(p.done)
 	}()
 	p.timer = time.NewTimer(time.Hour)
@@ -483,8 +579,7 @@ func (p *Partition) processBatch(batch []*Command) {
 	p.commit(&pendingBatch{log: p.log, wrote: wrote, answers: answers, fx: fx, obs: obs})
 	p.compactTimers()
 	if p.snapshotDue() {
-		p.waitCommitted()
-		p.snapshot()
+		p.startSnapshot()
 	}
 }
 
@@ -503,6 +598,7 @@ type pendingBatch struct {
 	answers []answer
 	fx      *effects
 	barrier chan struct{}   // waitCommitted: closed once everything before is committed
+	snap    *snapJob        // a snapshot to write once everything before is durable
 	obs     *CommittedBatch // the live view's record of the batch, or nil
 }
 
@@ -529,6 +625,7 @@ func (p *Partition) waitCommitted() {
 // commitLoop is the committer goroutine (one per partition).
 func (p *Partition) commitLoop() {
 	defer close(p.committerDone)
+	defer close(p.snapJobs)
 	for first := range p.commits {
 		group := []*pendingBatch{first}
 	more:
@@ -562,6 +659,17 @@ func (p *Partition) commitLoop() {
 func (p *Partition) afterCommit(b *pendingBatch) {
 	if b.barrier != nil {
 		close(b.barrier)
+		return
+	}
+	if b.snap != nil {
+		// Everything the snapshot covers is durable now. The new segment's
+		// directory entry is made durable before any batch appended to it
+		// is released (they come after this marker); the snapshot file is
+		// written by snapLoop while the next batches commit.
+		if err := syncDir(p.dir, p.cfg.NoSync); err != nil {
+			p.fatal(err)
+		}
+		p.snapJobs <- b.snap
 		return
 	}
 	committedAt := time.Now() // the batch is durable from here on
