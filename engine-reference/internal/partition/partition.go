@@ -76,7 +76,7 @@ type Partition struct {
 	fsyncBase  atomic.Int64
 	batchBase  atomic.Int64
 	snapshots  atomic.Int64
-	snapBytes  int64 // size of the last snapshot written or loaded
+	snapBytes  atomic.Int64 // size of the last snapshot written or loaded
 	// pipelined commit (commitLoop)
 	commits       chan *pendingBatch
 	committerDone chan struct{}
@@ -120,7 +120,7 @@ func Open(cfg Config) (*Partition, error) {
 			return nil, fmt.Errorf("partition %d: %s: %w", cfg.ID, filepath.Join(dir, "snapshot"), err)
 		}
 		start = d.Segment
-		p.snapBytes = int64(len(snap))
+		p.snapBytes.Store(int64(len(snap)))
 		p.base.Store(d.Position)
 	}
 	segs, err := listSegments(dir)
@@ -220,13 +220,13 @@ func Open(cfg Config) (*Partition, error) {
 // SnapshotEvery records: snapshot bytes written stay within 4× the log
 // bytes they compact.
 func (p *Partition) snapshotDue() bool {
-	return p.log.Records() >= SnapshotEvery && SnapshotLogRatio*p.log.Bytes() >= p.snapBytes
+	return p.log.Records() >= SnapshotEvery && SnapshotLogRatio*p.log.Bytes() >= p.snapBytes.Load()
 }
 
 // SnapshotLogRatio: a snapshot waits for at least 1/SnapshotLogRatio of
 // the previous snapshot's size in log bytes (see snapshotDue). A variable
 // for crash tests, which snapshot every few records whatever the size.
-var SnapshotLogRatio int64 = 4
+var SnapshotLogRatio int64 = 8
 
 func (p *Partition) snapshot() {
 	if err := p.trySnapshot(); err != nil {
@@ -247,12 +247,16 @@ func (p *Partition) trySnapshot() error {
 		return err
 	}
 	pos := p.base.Load() + p.log.Records()
-	b, err := p.encodeSnapshot(next, pos)
+	es, err := p.encodeSnapshot(next, pos)
+	var b []byte
+	if err == nil {
+		b, err = es.assemble()
+	}
 	if err == nil {
 		err = writeFileDurably(filepath.Join(p.dir, "snapshot"), b, p.cfg.NoSync)
 	}
 	if err == nil {
-		p.snapBytes = int64(len(b))
+		p.snapBytes.Store(int64(len(b)))
 	}
 	if err != nil {
 		nl.Close()
@@ -289,7 +293,7 @@ func removeSegmentsBefore(dir string, next int64) error {
 // disk: data covers every record of the segments before next; old is the
 // segment that was current until then (closed once the file is written).
 type snapJob struct {
-	data      []byte
+	snap      *encodedSnapshot
 	next      int64
 	old       *wal.Log
 	oldFsyncs int64 // old.Fsyncs() when the partition switched segments
@@ -324,7 +328,7 @@ func (p *Partition) startSnapshot() {
 		return
 	}
 	pos := p.base.Load() + p.log.Records()
-	b, err := p.encodeSnapshot(next, pos)
+	es, err := p.encodeSnapshot(next, pos)
 	if err != nil {
 		nl.Close()
 		os.Remove(segmentPath(p.dir, next))
@@ -333,13 +337,12 @@ func (p *Partition) startSnapshot() {
 		return
 	}
 	old := p.log
-	j := &snapJob{data: b, next: next, old: old, oldFsyncs: old.Fsyncs()}
+	j := &snapJob{snap: es, next: next, old: old, oldFsyncs: old.Fsyncs()}
 	p.fsyncBase.Add(j.oldFsyncs)
 	p.batchBase.Add(old.Batches())
 	p.base.Store(pos)
 	p.log, p.segment = nl, next
 	p.logp.Store(nl)
-	p.snapBytes = int64(len(b))
 	p.snapshots.Add(1)
 	p.commits <- &pendingBatch{snap: j}
 }
@@ -349,7 +352,11 @@ func (p *Partition) startSnapshot() {
 func (p *Partition) snapLoop() {
 	defer close(p.snapperDone)
 	for j := range p.snapJobs {
-		err := writeFileDurably(filepath.Join(p.dir, "snapshot"), j.data, p.cfg.NoSync)
+		b, err := j.snap.assemble()
+		if err == nil {
+			p.snapBytes.Store(int64(len(b)))
+			err = writeFileDurably(filepath.Join(p.dir, "snapshot"), b, p.cfg.NoSync)
+		}
 		if cerr := j.old.Close(); err == nil {
 			err = cerr
 		}
