@@ -62,9 +62,9 @@ func snapshotsAfterCreates(t *testing.T, bpmn string, n, pad int) int64 {
 // large state is not rewritten every SnapshotEvery records (the snapshot
 // bytes written stay within the log bytes they compact).
 func TestSnapshotIntervalBacksOffForLargeLiveState(t *testing.T) {
-	old := SnapshotEvery
-	SnapshotEvery = 20
-	defer func() { SnapshotEvery = old }()
+	old, oldRatio := SnapshotEvery, SnapshotLogRatio
+	SnapshotEvery, SnapshotLogRatio = 20, 4 // the mechanism, at a ratio that shows it within 200 creates
+	defer func() { SnapshotEvery, SnapshotLogRatio = old, oldRatio }()
 	// Small state (instances finish at once, history of 5): every 20
 	// records (deploy + 200 creates → 10 snapshots).
 	if got := snapshotsAfterCreates(t, passBPMN, 200, 10); got != 10 {
