@@ -77,6 +77,7 @@ type Partition struct {
 	batchBase  atomic.Int64
 	snapshots  atomic.Int64
 	snapBytes  atomic.Int64 // size of the last snapshot written or loaded
+	histBytes  atomic.Int64 // size of the history part of the last snapshot written
 	// pipelined commit (commitLoop)
 	commits       chan *pendingBatch
 	committerDone chan struct{}
@@ -343,6 +344,9 @@ func (p *Partition) startSnapshot() {
 	p.base.Store(pos)
 	p.log, p.segment = nl, next
 	p.logp.Store(nl)
+	// The exact size is known once snapLoop has encoded the history; until
+	// then snapshotDue uses the live state's size plus the last history's.
+	p.snapBytes.Store(int64(len(es.head)+len(es.tail)) + p.histBytes.Load())
 	p.snapshots.Add(1)
 	p.commits <- &pendingBatch{snap: j}
 }
@@ -354,6 +358,7 @@ func (p *Partition) snapLoop() {
 	for j := range p.snapJobs {
 		b, err := j.snap.assemble()
 		if err == nil {
+			p.histBytes.Store(int64(len(b) - len(j.snap.head) - len(j.snap.tail)))
 			p.snapBytes.Store(int64(len(b)))
 			err = writeFileDurably(filepath.Join(p.dir, "snapshot"), b, p.cfg.NoSync)
 		}
