@@ -157,6 +157,9 @@ func Open(cfg Config) (*Partition, error) {
 		if err := json.Unmarshal(b, &c); err != nil {
 			return err
 		}
+		if c.V > RecordVersion {
+			return fmt.Errorf("log record version %d is newer than this engine reads (up to %d): the log was written by a later engine version; start that version (nothing was changed)", c.V, RecordVersion)
+		}
 		c.replaying = true
 		fx := &effects{}
 		if err := p.process(&c, fx); err != nil && cfg.Logger != nil {
@@ -546,7 +549,7 @@ func (p *Partition) processBatch(batch []*Command) {
 			// The command was rejected, but it may have taken keys before it
 			// failed. Log the key counter so a restart never hands them out
 			// again (keys never go back).
-			b, merr := json.Marshal(&Command{Op: OpKeys, Key: p.st.counter, Now: c.Now})
+			b, merr := json.Marshal(&Command{V: RecordVersion, Op: OpKeys, Key: p.st.counter, Now: c.Now})
 			if merr == nil {
 				merr = p.log.Append(b)
 			}
@@ -556,6 +559,7 @@ func (p *Partition) processBatch(batch []*Command) {
 		}
 		if err == nil && p.changesState(c) {
 			c.KeyMark = p.st.counter
+			c.V = RecordVersion
 			b, merr := json.Marshal(c)
 			if merr == nil {
 				merr = p.log.Append(b)
