@@ -208,21 +208,17 @@ func Open(cfg Config) (*Partition, error) {
 	return p, nil
 }
 
-// snapshot writes the state after everything logged so far and starts a
-// new log segment; older segments are deleted. Runs on the partition
-// goroutine after a batch is durable (or after it stopped). A failure is
-// logged and leaves the log as it was (nothing is lost, the next attempt
-// retries).
 // snapshotDue says whether the log since the last snapshot is long enough
-// for the next one: at least SnapshotEvery records, and at least a quarter
+// for the next one: at least SnapshotEvery records, and at least an eighth
 // of the last snapshot's size in bytes. Replaying a logged byte costs about
 // four times as much as loading a snapshot byte (measured: ~1 MB of log
 // replays in ~90 ms, a 1 MB snapshot loads in ~20 ms), so crash recovery
-// costs at most about twice a clean start: restart time follows the live
-// state (the snapshot), not history or luck. The byte bound also keeps
-// snapshots of a large live state from being rewritten every
-// SnapshotEvery records: snapshot bytes written stay within 4× the log
-// bytes they compact.
+// adds at most about half a snapshot load to a clean start: restart time
+// follows the live state (the snapshot), not history or luck. The byte
+// bound also keeps snapshots of a large live state from being rewritten
+// every SnapshotEvery records: snapshot bytes written stay within 8× the
+// log bytes they compact. Snapshots are written off the partition
+// goroutine (startSnapshot), which is what makes this interval affordable.
 func (p *Partition) snapshotDue() bool {
 	return p.log.Records() >= SnapshotEvery && SnapshotLogRatio*p.log.Bytes() >= p.snapBytes.Load()
 }
@@ -232,6 +228,10 @@ func (p *Partition) snapshotDue() bool {
 // for crash tests, which snapshot every few records whatever the size.
 var SnapshotLogRatio int64 = 8
 
+// snapshot writes the state after everything logged so far and starts a
+// new log segment; older segments are deleted. Synchronous: used when the
+// partition has stopped (Close). A failure is logged and leaves the log as
+// it was (nothing is lost, the next attempt retries).
 func (p *Partition) snapshot() {
 	if err := p.trySnapshot(); err != nil {
 		p.snapshotFailed(err)

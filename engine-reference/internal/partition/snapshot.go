@@ -28,7 +28,7 @@ import (
 //	                  read as segment 0 and compacted away by the first
 //	                  snapshot
 //
-// A snapshot is taken after SnapshotEvery records (and at least a quarter
+// A snapshot is taken after SnapshotEvery records (and at least an eighth
 // of the last snapshot's size in log bytes: see snapshotDue) and when the
 // partition closes cleanly, so a restart after a clean shutdown re-executes
 // no command at all and one after a crash costs at most about twice that.
@@ -45,8 +45,8 @@ const SnapshotFormat = 3
 var snapshotFormatsRead = map[int]bool{2: true, 3: true}
 
 // SnapshotEvery is how many log records trigger a snapshot (the
-// --snapshot-every flag; snapshotDue adds a bound by bytes). 2,000 records
-// replay in ~25 ms, so crash recovery stays close to a clean start.
+// --snapshot-every flag; snapshotDue adds a bound by bytes). 1,000 records
+// replay in ~7-10 ms, so crash recovery stays close to a clean start.
 var SnapshotEvery int64 = 1_000
 
 type snapDef struct {
