@@ -219,9 +219,18 @@ func Open(cfg Config) (*Partition, error) {
 // every SnapshotEvery records: snapshot bytes written stay within 8× the
 // log bytes they compact. Snapshots are written off the partition
 // goroutine (startSnapshot), which is what makes this interval affordable.
+//
+// The tail is bounded by records and by bytes: replay cost follows bytes
+// more than records (one activation record can activate hundreds of jobs),
+// so a tail of SnapshotTailBytes is due even before SnapshotEvery records.
 func (p *Partition) snapshotDue() bool {
-	return p.log.Records() >= SnapshotEvery && SnapshotLogRatio*p.log.Bytes() >= p.snapBytes.Load()
+	n := p.log.Bytes()
+	return (p.log.Records() >= SnapshotEvery || n >= SnapshotTailBytes) && SnapshotLogRatio*n >= p.snapBytes.Load()
 }
+
+// SnapshotTailBytes: log bytes since the last snapshot that make a snapshot
+// due before SnapshotEvery records (see snapshotDue).
+var SnapshotTailBytes int64 = 64 << 10
 
 // SnapshotLogRatio: a snapshot waits for at least 1/SnapshotLogRatio of
 // the previous snapshot's size in log bytes (see snapshotDue). A variable

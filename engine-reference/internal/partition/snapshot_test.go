@@ -62,9 +62,11 @@ func snapshotsAfterCreates(t *testing.T, bpmn string, n, pad int) int64 {
 // large state is not rewritten every SnapshotEvery records (the snapshot
 // bytes written stay within the log bytes they compact).
 func TestSnapshotIntervalBacksOffForLargeLiveState(t *testing.T) {
-	old, oldRatio := SnapshotEvery, SnapshotLogRatio
-	SnapshotEvery, SnapshotLogRatio = 20, 4 // the mechanism, at a ratio that shows it within 200 creates
-	defer func() { SnapshotEvery, SnapshotLogRatio = old, oldRatio }()
+	old, oldRatio, oldTail := SnapshotEvery, SnapshotLogRatio, SnapshotTailBytes
+	// the mechanism, at a ratio that shows it within 200 creates (and no
+	// bound by tail bytes: TestSnapshotTailBoundedByBytes)
+	SnapshotEvery, SnapshotLogRatio, SnapshotTailBytes = 20, 4, 1<<40
+	defer func() { SnapshotEvery, SnapshotLogRatio, SnapshotTailBytes = old, oldRatio, oldTail }()
 	// Small state (instances finish at once, history of 5): every 20
 	// records (deploy + 200 creates → 10 snapshots).
 	if got := snapshotsAfterCreates(t, passBPMN, 200, 10); got != 10 {
@@ -77,6 +79,23 @@ func TestSnapshotIntervalBacksOffForLargeLiveState(t *testing.T) {
 	got := snapshotsAfterCreates(t, waitBPMN, 200, 20_000)
 	if got < 3 || got > 7 {
 		t.Fatalf("large live state: %d snapshots, want 3..7 (intervals growing with the state)", got)
+	}
+}
+
+// The log since the last snapshot is bounded by bytes as well as records:
+// big records (here 10 KB creates) make a snapshot due every
+// SnapshotTailBytes, long before SnapshotEvery records, because replay
+// cost follows bytes.
+func TestSnapshotTailBoundedByBytes(t *testing.T) {
+	old, oldTail := SnapshotEvery, SnapshotTailBytes
+	SnapshotEvery, SnapshotTailBytes = 1_000_000, 50_000
+	defer func() { SnapshotEvery, SnapshotTailBytes = old, oldTail }()
+	// Instances finish at once (history of 5, ≈ 50 KB snapshots): the
+	// snapshot's size allows one every 50 KB / SnapshotLogRatio of log, so
+	// the tail bound decides: one snapshot per ~5 creates of 10 KB.
+	got := snapshotsAfterCreates(t, passBPMN, 100, 10_000)
+	if got < 15 || got > 23 {
+		t.Fatalf("%d snapshots after 100 creates of 10 KB, want 15..23 (one per %d log bytes)", got, SnapshotTailBytes)
 	}
 }
 
