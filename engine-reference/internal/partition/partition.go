@@ -230,7 +230,7 @@ func (p *Partition) snapshotDue() bool {
 
 // SnapshotTailBytes: log bytes since the last snapshot that make a snapshot
 // due before SnapshotEvery records (see snapshotDue).
-var SnapshotTailBytes int64 = 64 << 10
+var SnapshotTailBytes int64 = 256 << 10
 
 // SnapshotLogRatio: a snapshot waits for at least 1/SnapshotLogRatio of
 // the previous snapshot's size in log bytes (see snapshotDue). A variable
