@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -40,6 +41,7 @@ func bench(args []string) int {
 	noSync := fs.Bool("no-fsync", false, "skip fsync (not durable)")
 	dataDir := fs.String("data-dir", "", "data dir (default: temp dir, removed)")
 	withUI := fs.Bool("ui", false, "serve the live view (the partitions' commit observer on) to measure its cost")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the measured run (engine and clients, one process) to this file (go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -114,6 +116,18 @@ func bench(args []string) int {
 	var next atomic.Int64
 	var failed atomic.Int64
 	var wg sync.WaitGroup
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
 	t0 := time.Now()
 	for w := 0; w < *conc; w++ {
 		wg.Add(1)
@@ -136,6 +150,9 @@ func bench(args []string) int {
 	}
 	wg.Wait()
 	el := time.Since(t0)
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
 	after := e.Stats()
 	var fsyncs, batches, records int64
 	for i := range after {

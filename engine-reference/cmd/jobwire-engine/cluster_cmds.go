@@ -103,7 +103,7 @@ func broker(args []string) int {
 	stdinClose := fs.Bool("exit-on-stdin-close", false, "exit when stdin is closed")
 	noSync := fs.Bool("no-fsync", false, "skip fsync (not crash-safe)")
 	history := fs.Int("history", 0, "finished instances and jobs each partition keeps for the admin API (default 1000)")
-	snapEvery := fs.Int64("snapshot-every", partition.SnapshotEvery, "log records after which a partition writes a snapshot and compacts its log (and at least a quarter of the last snapshot's size in log bytes); bounds crash-recovery replay")
+	snapEvery := fs.Int64("snapshot-every", partition.SnapshotEvery, "log records after which a partition writes a snapshot and compacts its log (and at least an eighth of the last snapshot's size in log bytes); bounds crash-recovery replay")
 	pushOrder := pushOrderFlag(fs)
 	link := linkTLSFlags(fs)
 	if err := fs.Parse(args); err != nil {

@@ -67,7 +67,7 @@ func dev(args []string) int {
 	noSync := fs.Bool("no-fsync", false, "skip fsync (faster, not crash-safe; for throwaway runs)")
 	noLongPoll := fs.Bool("no-long-polling", false, "answer every ActivateJobs at once (as Zeebe with long polling disabled)")
 	history := fs.Int("history", 0, "finished instances and jobs each partition keeps for the admin API (default 1000; older ones are only counted)")
-	snapEvery := fs.Int64("snapshot-every", partition.SnapshotEvery, "log records after which a partition writes a snapshot and compacts its log (and at least a quarter of the last snapshot's size in log bytes); bounds crash-recovery replay")
+	snapEvery := fs.Int64("snapshot-every", partition.SnapshotEvery, "log records after which a partition writes a snapshot and compacts its log (and at least an eighth of the last snapshot's size in log bytes); bounds crash-recovery replay")
 	pushOrder := pushOrderFlag(fs)
 	uiPort := fs.Int("ui-port", 0, "port of the live view web page on 127.0.0.1 (0 = pick a free port)")
 	noUI := fs.Bool("no-ui", false, "do not serve the live view web page")

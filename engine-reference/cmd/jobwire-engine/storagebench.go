@@ -27,8 +27,10 @@ import (
 // it runs that many single-task instances to completion through a `dev`
 // process, then reports that process's RSS, the restart time after a
 // SIGKILL (snapshot + log tail) and after a clean shutdown (snapshot only),
-// and the RSS and data size after each restart. With storage that frees
-// finished work, all of these stay flat as the size grows.
+// and the RSS and data size after each restart, and the CPU time each
+// restart took (all threads, until listening: the part of a restart that
+// hardly depends on the machine's load). With storage that frees finished
+// work, all of these stay flat as the size grows.
 func storageBench(args []string) int {
 	fs := flag.NewFlagSet("storage-bench", flag.ContinueOnError)
 	sizes := fs.String("sizes", "10000,100000,1000000", "finished instances per run, comma-separated")
@@ -49,7 +51,7 @@ func storageBench(args []string) int {
 		*bin = self
 	}
 	fmt.Printf("jobwire-engine storage-bench: %s %s, 3 partitions, single-service-task instances run to completion (fill fsync %v); restarts: median of %d\n", *bin, *devArgs, *fsync, *restarts)
-	fmt.Printf("%-10s %-10s %-12s %-14s %-12s %-14s %-12s %-12s\n", "finished", "fill/s", "RSS filled", "crash restart", "RSS after", "clean restart", "RSS after", "data dir")
+	fmt.Printf("%-10s %-10s %-12s %-14s %-12s %-14s %-12s %-12s %-12s %-12s\n", "finished", "fill/s", "RSS filled", "crash restart", "RSS after", "clean restart", "RSS after", "data dir", "crash CPU", "clean CPU")
 	for _, f := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n <= 0 {
@@ -68,6 +70,35 @@ type devProc struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	addr  string
+	cpu   time.Duration // CPU time the process used until it was listening
+}
+
+// cpuTime is the CPU time (user + system, all threads) a process has used
+// so far, from the scheduler's per-thread nanosecond counters
+// (/proc/<pid>/task/*/schedstat); -1 where that is not available. Unlike
+// the wall time to start, it hardly depends on what else the machine runs.
+func cpuTime(pid int) time.Duration {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return -1
+	}
+	var total time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
+		if err != nil {
+			continue // the thread exited
+		}
+		f := strings.Fields(string(b))
+		if len(f) == 0 {
+			continue
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return -1
+		}
+		total += time.Duration(ns)
+	}
+	return total
 }
 
 var devListenRE = regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
@@ -96,7 +127,7 @@ func startDev(bin, dir string, fsync bool, extra []string) (*devProc, time.Durat
 	}()
 	select {
 	case addr := <-lines:
-		return &devProc{cmd: cmd, stdin: stdin, addr: addr}, time.Since(t0), nil
+		return &devProc{cmd: cmd, stdin: stdin, addr: addr, cpu: cpuTime(cmd.Process.Pid)}, time.Since(t0), nil
 	case <-time.After(10 * time.Minute):
 		cmd.Process.Kill()
 		return nil, 0, fmt.Errorf("engine did not start")
@@ -249,7 +280,7 @@ func storageRun(bin string, n, conc, restarts int, fsync bool, extra []string) e
 	// takes out the noise of other processes on the machine.
 	d.cmd.Process.Kill()
 	d.cmd.Wait()
-	var crashes, cleans []time.Duration
+	var crashes, cleans, crashCPU, cleanCPU []time.Duration
 	var crashRSS, cleanRSS float64
 	for i := 0; i < restarts; i++ {
 		d2, crash, err := startDev(bin, dir, fsync, extra)
@@ -257,6 +288,7 @@ func storageRun(bin string, n, conc, restarts int, fsync bool, extra []string) e
 			return err
 		}
 		crashes = append(crashes, crash)
+		crashCPU = append(crashCPU, d2.cpu)
 		time.Sleep(500 * time.Millisecond)
 		crashRSS = max(crashRSS, rssMB(d2.cmd.Process.Pid))
 		if i < restarts-1 {
@@ -273,6 +305,7 @@ func storageRun(bin string, n, conc, restarts int, fsync bool, extra []string) e
 			return err
 		}
 		cleans = append(cleans, clean)
+		cleanCPU = append(cleanCPU, d3.cpu)
 		time.Sleep(500 * time.Millisecond)
 		cleanRSS = max(cleanRSS, rssMB(d3.cmd.Process.Pid))
 		size = dirMB(dir)
@@ -280,9 +313,10 @@ func storageRun(bin string, n, conc, restarts int, fsync bool, extra []string) e
 		d3.cmd.Wait()
 	}
 	crash, clean := median(crashes), median(cleans)
-	fmt.Fprintf(os.Stderr, "storage-bench %d: crash restarts %v, clean restarts %v\n", n, crashes, cleans)
-	fmt.Printf("%-10d %-10.0f %-12s %-14s %-12s %-14s %-12s %-12s\n", n, float64(n)/fill.Seconds(),
+	fmt.Fprintf(os.Stderr, "storage-bench %d: crash restarts %v (CPU %v), clean restarts %v (CPU %v)\n", n, crashes, crashCPU, cleans, cleanCPU)
+	fmt.Printf("%-10d %-10.0f %-12s %-14s %-12s %-14s %-12s %-12s %-12s %-12s\n", n, float64(n)/fill.Seconds(),
 		fmt.Sprintf("%.0f MB", filledRSS), crash.Round(time.Millisecond), fmt.Sprintf("%.0f MB", crashRSS),
-		clean.Round(time.Millisecond), fmt.Sprintf("%.0f MB", cleanRSS), fmt.Sprintf("%.1f MB", size))
+		clean.Round(time.Millisecond), fmt.Sprintf("%.0f MB", cleanRSS), fmt.Sprintf("%.1f MB", size),
+		median(crashCPU).Round(time.Millisecond), median(cleanCPU).Round(time.Millisecond))
 	return nil
 }

@@ -31,6 +31,7 @@ func decodeCommand(b []byte) (*partition.Command, error) {
 	// Decisions the partition pins while processing (time, chosen jobs,
 	// push/yield outcomes) are its own; a peer cannot pre-set them.
 	c.Now, c.JobKeys, c.Pushes, c.Yields, c.KeyMark, c.Latest = 0, nil, nil, nil, 0, nil
+	c.V = 0 // the record version is the partition's to set
 	return &c, nil
 }
 

@@ -68,7 +68,17 @@ func TestOAuthBearerTokens(t *testing.T) {
 	basic := metadata.AppendToOutgoingContext(ctx(t), "authorization", "Basic "+tok)
 	_, err = en.gw.Topology(basic, &pb.TopologyRequest{})
 	wantCode(t, "not a bearer", err, codes.Unauthenticated, "Bearer")
-	time.Sleep(2100 * time.Millisecond) // exp is the issue time + 1 s, rounded up to the second
+	// Wait until just past the token's exp (the issue time + 1 s, rounded up
+	// to the second), not a fixed worst case.
+	claims := jwt.MapClaims{}
+	if _, _, err := jwt.NewParser().ParseUnverified(tok, claims); err != nil {
+		t.Fatal(err)
+	}
+	exp, err := claims.GetExpirationTime()
+	if err != nil || exp == nil {
+		t.Fatalf("token without exp: %v", err)
+	}
+	time.Sleep(time.Until(exp.Time) + 100*time.Millisecond)
 	_, err = en.gw.Topology(authed, &pb.TopologyRequest{})
 	wantCode(t, "expired token", err, codes.Unauthenticated, "expired")
 	// The admin API is off next to an authenticated gateway without an

@@ -64,7 +64,9 @@ func TestLiveViewStreamsCommittedBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond) // the stream registers
+	if _, err := st.Header(); err != nil { // registered once headers arrive (no fixed wait)
+		t.Fatal(err)
+	}
 	key := en.create("one-task", `{"n":1}`)
 	job, err := st.Recv()
 	if err != nil {

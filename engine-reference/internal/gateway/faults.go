@@ -2,8 +2,10 @@ package gateway
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -22,7 +24,26 @@ type Faults struct {
 	// tokensUpTo: bearer tokens issued at or before this Unix second are
 	// expired (ExpireTokens); 0 = none.
 	tokensUpTo int64
+	// armed: some reject or latency fault is set (under mu; read without it
+	// by every RPC, which then skips the fault lookups).
+	armed atomic.Bool
 }
+
+// rearm recomputes armed (under f.mu).
+func (f *Faults) rearm() {
+	f.armed.Store(len(f.rejects) > 0 || len(f.latency) > 0)
+}
+
+// MaxCountKeys bounds the per-method, per-peer request counts. Every new
+// connection is a new peer, so without a bound a long-running engine
+// (conformance runs, soaks) keeps a counter, and up to 1,000 timestamps,
+// for every connection it ever served. Beyond the bound, the least
+// recently active peer's counts are folded into its method's EvictedPeer
+// entry: totals per method and code stay exact.
+const MaxCountKeys = 1024
+
+// EvictedPeer is the peer name under which evicted peers' counts are kept.
+const EvictedPeer = "(evicted peers)"
 
 type pollFault struct {
 	code  codes.Code
@@ -69,6 +90,7 @@ type Count struct {
 	Total        int64
 	ByCode       map[string]int64
 	Timestamps   []int64
+	last         int64 // last arrival (Unix ms), for eviction
 }
 
 // NewFaults returns an empty fault set.
@@ -86,6 +108,7 @@ func (f *Faults) AddReject(method string, partition int32, code codes.Code, coun
 		msg = "rejected by injected fault"
 	}
 	f.rejects = append(f.rejects, &rejectFault{method: method, partition: partition, code: code, left: count, msg: msg})
+	f.rearm()
 }
 
 // SetLatency delays every request of method.
@@ -93,6 +116,7 @@ func (f *Faults) SetLatency(method string, d time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.latency[method] = d
+	f.rearm()
 }
 
 // Clear removes every fault.
@@ -102,6 +126,7 @@ func (f *Faults) Clear() {
 	f.rejects = nil
 	f.polls = nil
 	f.latency = map[string]time.Duration{}
+	f.rearm()
 }
 
 func (f *Faults) takeReject(method string, partition int32) (codes.Code, string, bool) {
@@ -112,6 +137,7 @@ func (f *Faults) takeReject(method string, partition int32) (codes.Code, string,
 			r.left--
 			if r.left == 0 {
 				f.rejects = append(f.rejects[:i:i], f.rejects[i+1:]...)
+				f.rearm()
 			}
 			return r.code, r.msg, true
 		}
@@ -127,10 +153,57 @@ func (f *Faults) count(method, peer string) *Count {
 	k := countKey{method, peer}
 	c := f.counts[k]
 	if c == nil {
+		for len(f.counts) >= MaxCountKeys && f.evictCount() {
+		}
 		c = &Count{Method: method, Peer: peer, ByCode: map[string]int64{}}
 		f.counts[k] = c
 	}
 	return c
+}
+
+// evictCount folds the least recently active peer's counts into its
+// method's EvictedPeer entry and reports whether there was one (under
+// f.mu; called at MaxCountKeys, so the scan is amortized over new
+// connections, not requests).
+func (f *Faults) evictCount() bool {
+	var old *Count
+	for _, c := range f.counts {
+		if c.Peer != EvictedPeer && (old == nil || c.last < old.last) {
+			old = c
+		}
+	}
+	if old == nil {
+		return false
+	}
+	delete(f.counts, countKey{old.Method, old.Peer})
+	k := countKey{old.Method, EvictedPeer}
+	agg := f.counts[k]
+	if agg == nil {
+		agg = &Count{Method: old.Method, Peer: EvictedPeer, ByCode: map[string]int64{}}
+		f.counts[k] = agg
+	}
+	agg.Total += old.Total
+	for code, n := range old.ByCode {
+		agg.ByCode[code] += n
+	}
+	agg.Timestamps = append(agg.Timestamps, old.Timestamps...)
+	slices.Sort(agg.Timestamps)
+	if len(agg.Timestamps) > 1000 {
+		agg.Timestamps = slices.Clone(agg.Timestamps[len(agg.Timestamps)-1000:])
+	}
+	agg.last = max(agg.last, old.last)
+	return true
+}
+
+// arrive counts an arrival (under f.mu).
+func (f *Faults) arrive(method, peer string, at time.Time) {
+	c := f.count(method, peer)
+	c.Total++
+	c.last = at.UnixMilli()
+	c.Timestamps = append(c.Timestamps, c.last)
+	if len(c.Timestamps) > 1000 {
+		c.Timestamps = c.Timestamps[len(c.Timestamps)-1000:]
+	}
 }
 
 // Arrive counts a request when it arrives (so parked long polls and open
@@ -138,12 +211,7 @@ func (f *Faults) count(method, peer string) *Count {
 func (f *Faults) Arrive(method, peer string, at time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	c := f.count(method, peer)
-	c.Total++
-	c.Timestamps = append(c.Timestamps, at.UnixMilli())
-	if len(c.Timestamps) > 1000 {
-		c.Timestamps = c.Timestamps[len(c.Timestamps)-1000:]
-	}
+	f.arrive(method, peer, at)
 }
 
 // Finish records the status a request ended with.
@@ -192,16 +260,17 @@ func shortMethod(full string) (service, method string) {
 // health stay usable while the gateway is being broken on purpose.
 const gatewayService = "gateway_protocol.Gateway"
 
-func (f *Faults) before(ctx context.Context, full string, at time.Time) (string, error) {
-	svc, m := shortMethod(full)
-	if svc != gatewayService {
-		return "", nil
-	}
-	f.Arrive(m, peerOf(ctx), at)
+// before counts a Gateway request and applies the faults set for it. One
+// lock per request, and none for the fault lookups while no fault is set.
+func (f *Faults) before(ctx context.Context, m, peer string, at time.Time) error {
 	f.mu.Lock()
-	d := f.latency[m]
-	if d == 0 {
-		d = f.latency[""]
+	f.arrive(m, peer, at)
+	var d time.Duration
+	if f.armed.Load() {
+		d = f.latency[m]
+		if d == 0 {
+			d = f.latency[""]
+		}
 	}
 	f.mu.Unlock()
 	if d > 0 {
@@ -210,40 +279,46 @@ func (f *Faults) before(ctx context.Context, full string, at time.Time) (string,
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return m, status.FromContextError(ctx.Err()).Err()
+			return status.FromContextError(ctx.Err()).Err()
 		}
 	}
-	if code, msg, ok := f.takeReject(m, 0); ok {
-		return m, status.Error(code, msg)
+	if f.armed.Load() {
+		if code, msg, ok := f.takeReject(m, 0); ok {
+			return status.Error(code, msg)
+		}
 	}
-	return m, nil
+	return nil
 }
 
 // Unary is the fault/count interceptor for unary RPCs.
 func (f *Faults) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-	at := time.Now()
-	m, err := f.before(ctx, info.FullMethod, at)
+	svc, m := shortMethod(info.FullMethod)
+	if svc != gatewayService {
+		return h(ctx, req)
+	}
+	peer := peerOf(ctx)
+	err := f.before(ctx, m, peer, time.Now())
 	var resp any
 	if err == nil {
 		resp, err = h(ctx, req)
 	}
-	if m != "" {
-		f.Finish(m, peerOf(ctx), status.Code(err))
-	}
+	f.Finish(m, peer, status.Code(err))
 	return resp, err
 }
 
 // Stream is the fault/count interceptor for streaming RPCs.
 func (f *Faults) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-	at := time.Now()
+	svc, m := shortMethod(info.FullMethod)
+	if svc != gatewayService {
+		return h(srv, ss)
+	}
 	ctx := ss.Context()
-	m, err := f.before(ctx, info.FullMethod, at)
+	peer := peerOf(ctx)
+	err := f.before(ctx, m, peer, time.Now())
 	if err == nil {
 		err = h(srv, ss)
 	}
-	if m != "" {
-		f.Finish(m, peerOf(ctx), status.Code(err))
-	}
+	f.Finish(m, peer, status.Code(err))
 	return err
 }
 

@@ -15,6 +15,9 @@ import (
 // Replaying the log through the same processing code therefore rebuilds the
 // exact state, with side effects (replies, pushes, notifications) suppressed.
 type Command struct {
+	// V is the record version (RecordVersion when logged; absent in logs
+	// written before versions existed, read as 0).
+	V   int    `json:"v,omitempty"`
 	Op  string `json:"op"`
 	Now int64  `json:"now"` // epoch ms, pinned when first processed
 
@@ -79,6 +82,17 @@ type Command struct {
 	result         chan Result `json:"-"` // with-result completion
 	replaying      bool
 }
+
+// RecordVersion is the version of the log records this engine writes.
+// Replay reads every version up to it and refuses a newer one (a log
+// written by a later engine) with a clear error instead of guessing. A
+// change to what a logged command means (its fields, or processing that
+// must not apply to records written before it) raises it, and the
+// processing code checks Command.V where old records keep old behaviour.
+//
+// Version 0: records without "v" (before versions existed). Version 1:
+// the same encoding, versioned.
+const RecordVersion = 1
 
 // Push pins that a job was activated for a push stream.
 type Push struct {

@@ -1,5 +1,10 @@
 package partition
 
+import (
+	"maps"
+	"slices"
+)
+
 // Finished instances (completed, canceled) and jobs (completed, canceled,
 // ended by a caught error) leave the live state at once: nothing the engine
 // does needs them again (commands on them answer NOT_FOUND either way). The
@@ -79,6 +84,25 @@ func (h *History) evict() {
 		h.bytes -= len(old.ErrorVariables)
 		count(h.EvictedJobs, old.Type, old.State)
 	}
+}
+
+// frozen returns a copy of the history that later changes to h leave
+// alone: the lists are copied (the entries themselves, finished instances
+// and jobs, never change once the batch that finished them is over) and
+// so are the counts. Taken between batches for a snapshot that is encoded
+// on another goroutine.
+func (h *History) frozen() *History {
+	f := &History{Max: h.Max, Instances: slices.Clone(h.Instances), Jobs: slices.Clone(h.Jobs),
+		EvictedInstances: cloneCounts(h.EvictedInstances), EvictedJobs: cloneCounts(h.EvictedJobs), bytes: h.bytes}
+	return f
+}
+
+func cloneCounts(m map[string]map[int]int64) map[string]map[int]int64 {
+	out := make(map[string]map[int]int64, len(m))
+	for k, c := range m {
+		out[k] = maps.Clone(c)
+	}
+	return out
 }
 
 func jobFinished(st int) bool {

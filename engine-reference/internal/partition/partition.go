@@ -76,10 +76,15 @@ type Partition struct {
 	fsyncBase  atomic.Int64
 	batchBase  atomic.Int64
 	snapshots  atomic.Int64
-	snapBytes  int64 // size of the last snapshot written or loaded
+	snapBytes  atomic.Int64 // size of the last snapshot written or loaded
+	histBytes  atomic.Int64 // size of the history part of the last snapshot written
 	// pipelined commit (commitLoop)
 	commits       chan *pendingBatch
 	committerDone chan struct{}
+	// background snapshot writes (snapLoop)
+	snapJobs    chan *snapJob // committer → snapshot writer, in log order
+	snapBusy    chan struct{} // holds a token while a snapshot is being written
+	snapperDone chan struct{}
 	// counters
 	processed atomic.Int64
 	active    atomic.Int64
@@ -103,7 +108,8 @@ func Open(cfg Config) (*Partition, error) {
 	}
 	p := &Partition{cfg: cfg, dir: dir, st: newState(cfg.ID, cfg.Defs, cfg.History), queue: make(chan *Command, 8192),
 		stop: make(chan struct{}), done: make(chan struct{}), waiters: map[int64][]*Command{},
-		commits: make(chan *pendingBatch, 64), committerDone: make(chan struct{})}
+		commits: make(chan *pendingBatch, 64), committerDone: make(chan struct{}),
+		snapJobs: make(chan *snapJob, 1), snapBusy: make(chan struct{}, 1), snapperDone: make(chan struct{})}
 	start := int64(0)
 	snap, err := readSnapshotFile(filepath.Join(dir, "snapshot"))
 	if err != nil {
@@ -115,7 +121,7 @@ func Open(cfg Config) (*Partition, error) {
 			return nil, fmt.Errorf("partition %d: %s: %w", cfg.ID, filepath.Join(dir, "snapshot"), err)
 		}
 		start = d.Segment
-		p.snapBytes = int64(len(snap))
+		p.snapBytes.Store(int64(len(snap)))
 		p.base.Store(d.Position)
 	}
 	segs, err := listSegments(dir)
@@ -150,6 +156,9 @@ func Open(cfg Config) (*Partition, error) {
 		var c Command
 		if err := json.Unmarshal(b, &c); err != nil {
 			return err
+		}
+		if c.V > RecordVersion {
+			return fmt.Errorf("log record version %d is newer than this engine reads (up to %d): the log was written by a later engine version; start that version (nothing was changed)", c.V, RecordVersion)
 		}
 		c.replaying = true
 		fx := &effects{}
@@ -199,38 +208,42 @@ func Open(cfg Config) (*Partition, error) {
 	return p, nil
 }
 
-// snapshot writes the state after everything logged so far and starts a
-// new log segment; older segments are deleted. Runs on the partition
-// goroutine after a batch is durable (or after it stopped). A failure is
-// logged and leaves the log as it was (nothing is lost, the next attempt
-// retries).
 // snapshotDue says whether the log since the last snapshot is long enough
-// for the next one: at least SnapshotEvery records, and at least a quarter
+// for the next one: at least SnapshotEvery records, and at least an eighth
 // of the last snapshot's size in bytes. Replaying a logged byte costs about
 // four times as much as loading a snapshot byte (measured: ~1 MB of log
 // replays in ~90 ms, a 1 MB snapshot loads in ~20 ms), so crash recovery
-// costs at most about twice a clean start: restart time follows the live
-// state (the snapshot), not history or luck. The byte bound also keeps
-// snapshots of a large live state from being rewritten every
-// SnapshotEvery records: snapshot bytes written stay within 4× the log
-// bytes they compact.
+// adds at most about half a snapshot load to a clean start: restart time
+// follows the live state (the snapshot), not history or luck. The byte
+// bound also keeps snapshots of a large live state from being rewritten
+// every SnapshotEvery records: snapshot bytes written stay within 8× the
+// log bytes they compact. Snapshots are written off the partition
+// goroutine (startSnapshot), which is what makes this interval affordable.
+//
+// The tail is bounded by records and by bytes: replay cost follows bytes
+// more than records (one activation record can activate hundreds of jobs),
+// so a tail of SnapshotTailBytes is due even before SnapshotEvery records.
 func (p *Partition) snapshotDue() bool {
-	return p.log.Records() >= SnapshotEvery && SnapshotLogRatio*p.log.Bytes() >= p.snapBytes
+	n := p.log.Bytes()
+	return (p.log.Records() >= SnapshotEvery || n >= SnapshotTailBytes) && SnapshotLogRatio*n >= p.snapBytes.Load()
 }
+
+// SnapshotTailBytes: log bytes since the last snapshot that make a snapshot
+// due before SnapshotEvery records (see snapshotDue).
+var SnapshotTailBytes int64 = 256 << 10
 
 // SnapshotLogRatio: a snapshot waits for at least 1/SnapshotLogRatio of
 // the previous snapshot's size in log bytes (see snapshotDue). A variable
 // for crash tests, which snapshot every few records whatever the size.
-var SnapshotLogRatio int64 = 4
+var SnapshotLogRatio int64 = 8
 
+// snapshot writes the state after everything logged so far and starts a
+// new log segment; older segments are deleted. Synchronous: used when the
+// partition has stopped (Close). A failure is logged and leaves the log as
+// it was (nothing is lost, the next attempt retries).
 func (p *Partition) snapshot() {
 	if err := p.trySnapshot(); err != nil {
-		msg := fmt.Sprintf("partition %d: snapshot failed (the log is intact, will retry): %v", p.cfg.ID, err)
-		if p.cfg.Logger != nil {
-			p.cfg.Logger.Error(msg)
-		} else {
-			fmt.Fprintln(os.Stderr, "jobwire-engine:", msg)
-		}
+		p.snapshotFailed(err)
 	}
 }
 
@@ -247,12 +260,16 @@ func (p *Partition) trySnapshot() error {
 		return err
 	}
 	pos := p.base.Load() + p.log.Records()
-	b, err := p.encodeSnapshot(next, pos)
+	es, err := p.encodeSnapshot(next, pos)
+	var b []byte
+	if err == nil {
+		b, err = es.assemble()
+	}
 	if err == nil {
 		err = writeFileDurably(filepath.Join(p.dir, "snapshot"), b, p.cfg.NoSync)
 	}
 	if err == nil {
-		p.snapBytes = int64(len(b))
+		p.snapBytes.Store(int64(len(b)))
 	}
 	if err != nil {
 		nl.Close()
@@ -265,19 +282,119 @@ func (p *Partition) trySnapshot() error {
 	p.log, p.segment = nl, next
 	p.logp.Store(nl)
 	old.Close()
-	segs, err := listSegments(p.dir)
+	p.snapshots.Add(1)
+	return removeSegmentsBefore(p.dir, next)
+}
+
+// removeSegmentsBefore deletes the log segments a snapshot compacted.
+func removeSegmentsBefore(dir string, next int64) error {
+	segs, err := listSegments(dir)
 	if err != nil {
 		return err
 	}
 	for _, n := range segs {
 		if n < next {
-			if err := os.Remove(segmentPath(p.dir, n)); err != nil {
+			if err := os.Remove(segmentPath(dir, n)); err != nil {
 				return err
 			}
 		}
 	}
-	p.snapshots.Add(1)
 	return nil
+}
+
+// snapJob is a snapshot encoded on the partition goroutine, on its way to
+// disk: data covers every record of the segments before next; old is the
+// segment that was current until then (closed once the file is written).
+type snapJob struct {
+	snap      *encodedSnapshot
+	next      int64
+	old       *wal.Log
+	oldFsyncs int64 // old.Fsyncs() when the partition switched segments
+}
+
+// startSnapshot takes a snapshot while the partition keeps running
+// (between batches, where the state is consistent). On the partition
+// goroutine it only encodes the state, makes the current segment durable
+// and switches appends to a new segment; the committer releases the
+// snapshot to snapLoop once everything before it is durable, and snapLoop
+// writes the file (tmp, fsync, rename, directory fsync) and deletes the
+// compacted segments while the next batches are processed and committed.
+// A crash at any point leaves either the old snapshot with every segment
+// after it, or the new snapshot (segments it covers are deleted at the
+// next start), both of which recover the same state.
+func (p *Partition) startSnapshot() {
+	p.snapBusy <- struct{}{} // at most one snapshot in flight (waits for the previous one, rarely)
+	release := func() { <-p.snapBusy }
+	// Every record of the current segment is on disk before the next
+	// segment gets any: only the last segment can ever end in a torn
+	// record (recovery relies on it), even after a power loss.
+	if err := p.log.SyncFile(); err != nil {
+		p.fatal(err)
+	}
+	next := p.segment + 1
+	nl, err := wal.OpenSegment(segmentPath(p.dir, next), p.cfg.NoSync, true, func([]byte) error {
+		return fmt.Errorf("segment %d already has records", next)
+	})
+	if err != nil {
+		release()
+		p.snapshotFailed(err)
+		return
+	}
+	pos := p.base.Load() + p.log.Records()
+	es, err := p.encodeSnapshot(next, pos)
+	if err != nil {
+		nl.Close()
+		os.Remove(segmentPath(p.dir, next))
+		release()
+		p.snapshotFailed(err)
+		return
+	}
+	old := p.log
+	j := &snapJob{snap: es, next: next, old: old, oldFsyncs: old.Fsyncs()}
+	p.fsyncBase.Add(j.oldFsyncs)
+	p.batchBase.Add(old.Batches())
+	p.base.Store(pos)
+	p.log, p.segment = nl, next
+	p.logp.Store(nl)
+	// The exact size is known once snapLoop has encoded the history; until
+	// then snapshotDue uses the live state's size plus the last history's.
+	p.snapBytes.Store(int64(len(es.head)+len(es.tail)) + p.histBytes.Load())
+	p.snapshots.Add(1)
+	p.commits <- &pendingBatch{snap: j}
+}
+
+// snapLoop writes the snapshots startSnapshot took, in order (one per
+// partition, stopped by the committer when the partition stops).
+func (p *Partition) snapLoop() {
+	defer close(p.snapperDone)
+	for j := range p.snapJobs {
+		b, err := j.snap.assemble()
+		if err == nil {
+			p.histBytes.Store(int64(len(b) - len(j.snap.head) - len(j.snap.tail)))
+			p.snapBytes.Store(int64(len(b)))
+			err = writeFileDurably(filepath.Join(p.dir, "snapshot"), b, p.cfg.NoSync)
+		}
+		if cerr := j.old.Close(); err == nil {
+			err = cerr
+		}
+		p.fsyncBase.Add(j.old.Fsyncs() - j.oldFsyncs) // the committer's last syncs of the old segment
+		if err == nil {
+			err = removeSegmentsBefore(p.dir, j.next)
+		}
+		if err != nil {
+			p.snapshotFailed(err)
+		}
+		<-p.snapBusy
+	}
+}
+
+func (p *Partition) snapshotFailed(err error) {
+	msg := fmt.Sprintf("partition %d: snapshot failed (the log is intact, will retry): %v", p.cfg.ID, err)
+	if p.cfg.Logger != nil {
+		p.cfg.Logger.Error(msg)
+	} else {
+		fmt.Fprintln(os.Stderr, "jobwire-engine:", msg)
+	}
 }
 
 // ID returns the partition id.
@@ -286,11 +403,14 @@ func (p *Partition) ID() int32 { return p.cfg.ID }
 // Run processes commands until Close.
 func (p *Partition) Run() {
 	go p.commitLoop()
+	go p.snapLoop()
 	defer func() {
-		// Every processed batch is made durable and answered before the
-		// partition reports that it stopped.
+		// Every processed batch is made durable and answered, and the
+		// snapshot being written is finished, before the partition reports
+		// that it stopped.
 		close(p.commits)
 		<-p.committerDone
+		<-p.snapperDone
 		close(p.done)
 	}()
 	p.timer = time.NewTimer(time.Hour)
@@ -438,7 +558,7 @@ func (p *Partition) processBatch(batch []*Command) {
 			// The command was rejected, but it may have taken keys before it
 			// failed. Log the key counter so a restart never hands them out
 			// again (keys never go back).
-			b, merr := json.Marshal(&Command{Op: OpKeys, Key: p.st.counter, Now: c.Now})
+			b, merr := json.Marshal(&Command{V: RecordVersion, Op: OpKeys, Key: p.st.counter, Now: c.Now})
 			if merr == nil {
 				merr = p.log.Append(b)
 			}
@@ -448,6 +568,7 @@ func (p *Partition) processBatch(batch []*Command) {
 		}
 		if err == nil && p.changesState(c) {
 			c.KeyMark = p.st.counter
+			c.V = RecordVersion
 			b, merr := json.Marshal(c)
 			if merr == nil {
 				merr = p.log.Append(b)
@@ -483,8 +604,7 @@ func (p *Partition) processBatch(batch []*Command) {
 	p.commit(&pendingBatch{log: p.log, wrote: wrote, answers: answers, fx: fx, obs: obs})
 	p.compactTimers()
 	if p.snapshotDue() {
-		p.waitCommitted()
-		p.snapshot()
+		p.startSnapshot()
 	}
 }
 
@@ -503,6 +623,7 @@ type pendingBatch struct {
 	answers []answer
 	fx      *effects
 	barrier chan struct{}   // waitCommitted: closed once everything before is committed
+	snap    *snapJob        // a snapshot to write once everything before is durable
 	obs     *CommittedBatch // the live view's record of the batch, or nil
 }
 
@@ -529,6 +650,7 @@ func (p *Partition) waitCommitted() {
 // commitLoop is the committer goroutine (one per partition).
 func (p *Partition) commitLoop() {
 	defer close(p.committerDone)
+	defer close(p.snapJobs)
 	for first := range p.commits {
 		group := []*pendingBatch{first}
 	more:
@@ -562,6 +684,17 @@ func (p *Partition) commitLoop() {
 func (p *Partition) afterCommit(b *pendingBatch) {
 	if b.barrier != nil {
 		close(b.barrier)
+		return
+	}
+	if b.snap != nil {
+		// Everything the snapshot covers is durable now. The new segment's
+		// directory entry is made durable before any batch appended to it
+		// is released (they come after this marker); the snapshot file is
+		// written by snapLoop while the next batches commit.
+		if err := syncDir(p.dir, p.cfg.NoSync); err != nil {
+			p.fatal(err)
+		}
+		p.snapJobs <- b.snap
 		return
 	}
 	committedAt := time.Now() // the batch is durable from here on

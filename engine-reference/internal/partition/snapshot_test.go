@@ -2,12 +2,14 @@ package partition
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
+	"github.com/jobwire/jobwire/engine-reference/internal/vars"
 )
 
 const waitBPMN = `<?xml version="1.0" encoding="UTF-8"?>
@@ -60,9 +62,11 @@ func snapshotsAfterCreates(t *testing.T, bpmn string, n, pad int) int64 {
 // large state is not rewritten every SnapshotEvery records (the snapshot
 // bytes written stay within the log bytes they compact).
 func TestSnapshotIntervalBacksOffForLargeLiveState(t *testing.T) {
-	old := SnapshotEvery
-	SnapshotEvery = 20
-	defer func() { SnapshotEvery = old }()
+	old, oldRatio, oldTail := SnapshotEvery, SnapshotLogRatio, SnapshotTailBytes
+	// the mechanism, at a ratio that shows it within 200 creates (and no
+	// bound by tail bytes: TestSnapshotTailBoundedByBytes)
+	SnapshotEvery, SnapshotLogRatio, SnapshotTailBytes = 20, 4, 1<<40
+	defer func() { SnapshotEvery, SnapshotLogRatio, SnapshotTailBytes = old, oldRatio, oldTail }()
 	// Small state (instances finish at once, history of 5): every 20
 	// records (deploy + 200 creates → 10 snapshots).
 	if got := snapshotsAfterCreates(t, passBPMN, 200, 10); got != 10 {
@@ -75,6 +79,23 @@ func TestSnapshotIntervalBacksOffForLargeLiveState(t *testing.T) {
 	got := snapshotsAfterCreates(t, waitBPMN, 200, 20_000)
 	if got < 3 || got > 7 {
 		t.Fatalf("large live state: %d snapshots, want 3..7 (intervals growing with the state)", got)
+	}
+}
+
+// The log since the last snapshot is bounded by bytes as well as records:
+// big records (here 10 KB creates) make a snapshot due every
+// SnapshotTailBytes, long before SnapshotEvery records, because replay
+// cost follows bytes.
+func TestSnapshotTailBoundedByBytes(t *testing.T) {
+	old, oldTail := SnapshotEvery, SnapshotTailBytes
+	SnapshotEvery, SnapshotTailBytes = 1_000_000, 50_000
+	defer func() { SnapshotEvery, SnapshotTailBytes = old, oldTail }()
+	// Instances finish at once (history of 5, ≈ 50 KB snapshots): the
+	// snapshot's size allows one every 50 KB / SnapshotLogRatio of log, so
+	// the tail bound decides: one snapshot per ~5 creates of 10 KB.
+	got := snapshotsAfterCreates(t, passBPMN, 100, 10_000)
+	if got < 15 || got > 23 {
+		t.Fatalf("%d snapshots after 100 creates of 10 KB, want 15..23 (one per %d log bytes)", got, SnapshotTailBytes)
 	}
 }
 
@@ -118,5 +139,43 @@ func TestTimerHeapFollowsLiveJobs(t *testing.T) {
 	p.Query(ctx, func(*State) { heapLen = len(p.timers) })
 	if heapLen > 8192 {
 		t.Fatalf("timer heap holds %d entries after %d jobs completed (none live)", heapLen, n)
+	}
+}
+
+// A snapshot is encoded in parts (the live state on the partition
+// goroutine, the history by the snapshot writer); the assembled payload is
+// byte for byte what encoding the whole document gives, with and without
+// the optional fields after the history, so the format does not change.
+func TestSnapshotAssemblyMatchesWholeEncoding(t *testing.T) {
+	h := newHistory(10)
+	h.addInstance(&Instance{Key: 7, BpmnProcessID: "p", State: InstCompleted, Vars: vars.Doc{"x": json.RawMessage(`"<a & b>"`)}})
+	h.addJob(&Job{Key: 8, Type: "w", State: JobCompleted, ErrorVariables: `{"e":"<&>"}`})
+	count(h.EvictedInstances, "p", InstCompleted)
+	for _, tail := range []snapshotTail{{}, {Events: json.RawMessage(`{"timers":[1]}`)}, {DMN: []snapDRG{{}}}} {
+		d := &snapshotData{snapshotHead: snapshotHead{Format: SnapshotFormat, Partition: 2, Segment: 3,
+			Resources: map[string][]byte{"c": []byte("<bpmn/>")}, Jobs: []*Job{{Key: 9, Headers: `{"h":"<>"}`}},
+			Queues: map[string][]snapQueued{"w": {{1, 2}}}}, History: h, snapshotTail: tail}
+		want, err := encodeJSON(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		es := &encodedSnapshot{history: h.frozen()}
+		if es.head, err = encodeJSON(&d.snapshotHead); err != nil {
+			t.Fatal(err)
+		}
+		if es.tail, err = encodeJSON(&d.snapshotTail); err != nil {
+			t.Fatal(err)
+		}
+		h.addInstance(&Instance{Key: 99, BpmnProcessID: "later"}) // after the freeze: not in this snapshot
+		count(h.EvictedInstances, "p", InstCompleted)
+		got, err := es.assemble()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want)+"\n" {
+			t.Fatalf("assembled snapshot differs:\n got %s\nwant %s", got, want)
+		}
+		h = newHistory(10)
+		h.addJob(&Job{Key: 8, Type: "w", State: JobCompleted})
 	}
 }

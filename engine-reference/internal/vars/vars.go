@@ -173,7 +173,25 @@ func Encode(d Doc) string {
 	return b.String()
 }
 
+// writeString writes s as a JSON string, exactly as encoding/json does
+// without HTML escaping. Printable ASCII without quotes or backslashes (the
+// variable names and most values) is written as it is; anything else goes
+// through encoding/json.
 func writeString(b *bytes.Buffer, s string) {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b.Grow(len(s) + 2)
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)

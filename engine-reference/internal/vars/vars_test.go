@@ -1,7 +1,9 @@
 package vars
 
 import (
+	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -95,5 +97,34 @@ func TestLimits(t *testing.T) {
 	huge := `{"a":"` + strings.Repeat("x", MaxDocumentBytes) + `"}`
 	if _, err := Parse(huge); err == nil || !strings.Contains(err.Error(), "limit is 4194304 bytes") {
 		t.Fatalf("size: %v", err)
+	}
+}
+
+// writeString's fast path for plain ASCII gives exactly encoding/json's
+// output (no HTML escaping), for every kind of string.
+func TestWriteStringMatchesEncodingJSON(t *testing.T) {
+	cases := []string{"", "a", "orderId", "with space", "<&>", "q\"uote", "back\\slash", "tab\t", "nl\n", "\x00\x1f\x7f",
+		"é ü", "\u2028\u2029", "\xff\xfe bad utf-8", "emoji 😀"}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 2000; i++ {
+		b := make([]byte, r.IntN(12))
+		for k := range b {
+			b[k] = byte(r.IntN(256))
+			if r.IntN(2) == 0 {
+				b[k] = byte(0x20 + r.IntN(0x60))
+			}
+		}
+		cases = append(cases, string(b))
+	}
+	for _, s := range cases {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		enc.Encode(s)
+		var got bytes.Buffer
+		writeString(&got, s)
+		if got.String()+"\n" != want.String() {
+			t.Fatalf("writeString(%q) = %s, encoding/json gives %s", s, got.String(), want.String())
+		}
 	}
 }
