@@ -88,7 +88,7 @@ class ParkedJobsTest {
     Thread.sleep(200);
     String payload = "x".repeat(kib * 1024);
     for (int i = 0; i < N; i++) client.createProcessInstance("one-task-" + type, Map.of("payload", payload, "i", i)).get();
-    Thread.sleep(1_500);
+    Thread.sleep(1_000);
     assertTrue(paused.getHeldJobs() <= 2);
     // a fast worker takes every job the paused one does not hold or park
     AtomicInteger done = new AtomicInteger();
@@ -98,11 +98,11 @@ class ParkedJobsTest {
     }).open();
     long waitEnd = System.currentTimeMillis() + 4_000;
     int last = -1;
-    while (System.currentTimeMillis() < waitEnd) { // until the count is stable for 1 s
+    while (System.currentTimeMillis() < waitEnd) { // until the count is stable for 500 ms
       int now = done.get();
       if (now == last && now > 0) break;
       last = now;
-      Thread.sleep(1_000);
+      Thread.sleep(500);
     }
     int parked = N - 2 - done.get();
     System.out.printf("jobwire-java parked-jobs: %d KiB jobs: a paused capacity-2 worker parks %d jobs "
