@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/resolver/manual"
 
 	"github.com/jobwire/jobwire/sdk-go/internal/pb"
+	"github.com/jobwire/jobwire/sdk-go/internal/pb/streampb"
 )
 
 // Version is the SDK version.
@@ -68,6 +69,7 @@ type Client struct {
 type longConn struct {
 	conn    *grpc.ClientConn
 	gw      pb.GatewayClient
+	control streampb.StreamControlServiceClient
 	workers int
 }
 
@@ -90,7 +92,7 @@ func (c *Client) leaseLong() (*longConn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobwire: connect %s: %w", target, err)
 	}
-	lc := &longConn{conn: conn, gw: pb.NewGatewayClient(conn), workers: 1}
+	lc := &longConn{conn: conn, gw: pb.NewGatewayClient(conn), control: streampb.NewStreamControlServiceClient(conn), workers: 1}
 	c.long = append(c.long, lc)
 	return lc, nil
 }

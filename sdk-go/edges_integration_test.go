@@ -70,8 +70,9 @@ func waitStreaming(t *testing.T, w *jobwire.Worker) {
 }
 
 // TestEngineCloseStrandsNoJob: a graceful close drains the stream and hands
-// back every job that reached the process (docs/worker-semantics.md, push and
-// poll rule 7). The numbers are logged (sdk-go/README.md quotes them).
+// back every job that reached the process, then releases what is still in
+// transport (docs/worker-semantics.md, push and poll rule 7). The numbers are
+// logged (sdk-go/README.md quotes them).
 func TestEngineCloseStrandsNoJob(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -79,10 +80,11 @@ func TestEngineCloseStrandsNoJob(t *testing.T) {
 		recycle time.Duration // streamTimeout: recycles happen while the worker is full
 		settle  time.Duration
 	}{
+		// 30 KiB jobs (40 of them) gave the same result (README); every SDK's
+		// close and recycle with jobs still in transport is checked by the
+		// conformance scenario lifecycle/close-releases-jobs-in-transport.
 		{"1KiB", 150, 1 << 10, time.Hour, time.Second},
-		{"30KiB", 40, 30 << 10, time.Hour, time.Second},
 		{"1KiB-after-recycles", 150, 1 << 10, 600 * time.Millisecond, 2500 * time.Millisecond},
-		{"30KiB-after-recycles", 40, 30 << 10, 600 * time.Millisecond, 2500 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stranded, received := strandedAfterClose(t, "drain-"+strings.ToLower(tc.name), tc.n, tc.size, tc.recycle, tc.settle)

@@ -181,7 +181,7 @@ func (c *Client) NewWorker(jobType string, handler HandlerFunc, opts ...WorkerOp
 	w := &Worker{c: c, cfg: cfg, handler: handler, long: lc}
 	// Commands go over the client's command channel; the long poll and the
 	// stream over a long-call connection, so they never hold commands up.
-	w.inner = worker.Start(cfg.Config, worker.Gateways{Unary: c.gw, Long: lc.gw}, w.run)
+	w.inner = worker.Start(cfg.Config, worker.Gateways{Unary: c.gw, Long: lc.gw, Control: lc.control}, w.run)
 	for _, f := range cfg.listeners {
 		w.OnStateChange(f)
 	}

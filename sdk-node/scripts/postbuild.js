@@ -12,11 +12,11 @@ fs.writeFileSync(
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 const here = path.dirname(fileURLToPath(import.meta.url))
-/** Location of the gateway.proto shipped in the package. */
-export function protoPath() {
-  const candidates = [path.join(here, '..', 'proto', 'gateway.proto'), path.join(here, '..', '..', 'proto', 'gateway.proto')]
+/** Location of a .proto shipped in the package (gateway.proto, stream.proto). */
+export function protoPath(file = 'gateway.proto') {
+  const candidates = [path.join(here, '..', 'proto', file), path.join(here, '..', '..', 'proto', file)]
   for (const c of candidates) if (fs.existsSync(c)) return c
-  throw new Error('jobwire: gateway.proto not found (looked in ' + candidates.join(', ') + ')')
+  throw new Error('jobwire: ' + file + ' not found (looked in ' + candidates.join(', ') + ')')
 }
 `,
 )

@@ -4,9 +4,9 @@ import * as path from 'node:path'
 // The ESM build replaces this file (scripts/postbuild.js) with one based on import.meta.url.
 const here = __dirname
 
-/** Location of the gateway.proto shipped in the package. @internal */
-export function protoPath(): string {
-  const candidates = [path.join(here, '..', 'proto', 'gateway.proto'), path.join(here, '..', '..', 'proto', 'gateway.proto')]
+/** Location of a .proto shipped in the package (gateway.proto, stream.proto). @internal */
+export function protoPath(file = 'gateway.proto'): string {
+  const candidates = [path.join(here, '..', 'proto', file), path.join(here, '..', '..', 'proto', file)]
   for (const c of candidates) if (fs.existsSync(c)) return c
-  throw new Error(`jobwire: gateway.proto not found (looked in ${candidates.join(', ')})`)
+  throw new Error(`jobwire: ${file} not found (looked in ${candidates.join(', ')})`)
 }

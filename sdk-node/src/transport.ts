@@ -7,8 +7,12 @@ import { OAuthProvider } from './oauth.js'
 import { protoPath } from './protoPath.js'
 import type { ProtoGrpcType } from './generated/gateway.js'
 import type { GatewayClient } from './generated/gateway_protocol/Gateway.js'
+import type { ProtoGrpcType as StreamProtoGrpcType } from './generated/stream.js'
+import type { StreamControlServiceClient } from './generated/jobwire/stream/v1/StreamControlService.js'
+import type { ReleaseUnreadResponse__Output } from './generated/jobwire/stream/v1/ReleaseUnreadResponse.js'
 
 let cachedPackage: ProtoGrpcType | undefined
+let cachedStreamPackage: StreamProtoGrpcType | undefined
 
 function loadPackage(): ProtoGrpcType {
   if (!cachedPackage) {
@@ -17,6 +21,20 @@ function loadPackage(): ProtoGrpcType {
   }
   return cachedPackage
 }
+
+/** jobwire's StreamControlService (proto/jobwire/stream/v1/stream.proto). */
+function loadStreamPackage(): StreamProtoGrpcType {
+  if (!cachedStreamPackage) {
+    const def = protoLoader.loadSync(protoPath('stream.proto'), { longs: String, enums: String, defaults: true, oneofs: true })
+    cachedStreamPackage = grpc.loadPackageDefinition(def) as unknown as StreamProtoGrpcType
+  }
+  return cachedStreamPackage
+}
+
+/** Response header by which a jobwire gateway names a job stream for ReleaseUnread. */
+export const STREAM_ID_HEADER = 'jobwire-stream-id'
+/** Bound on one ReleaseUnread call (as in every SDK). */
+export const RELEASE_TIMEOUT_MS = 2_000
 
 /** Per-call options common to every client command. */
 export interface CallOptions {
@@ -93,6 +111,12 @@ export interface LongLease {
   serverStream<Res>(method: 'ActivateJobs' | 'StreamActivatedJobs', req: object, deadline: number, gate?: ReadGate): Promise<{ call: grpc.ClientReadableStream<Res>; token?: string }>
   /** A unary call on the leased connection (see Transport.unary). */
   unary<Res>(method: Method, req: object, opts?: CallOptions): Promise<Res>
+  /**
+   * StreamControlService/ReleaseUnread on the leased connection (the one the stream used, so the
+   * gateway sees the stream's cancel first): the gateway hands back the jobs the stream sent after
+   * the first `messagesRead`. Rejects with a typed JobwireError (UNIMPLEMENTED on gateways without it).
+   */
+  releaseUnread(streamId: string, messagesRead: number): Promise<ReleaseUnreadResponse__Output>
   /**
    * The gateway of this worker's address could not be reached: move the worker's long calls (and
    * hand-backs) to the next address. At most once per second, so the poll and the stream failing
@@ -262,6 +286,19 @@ export class Transport {
         return { call, token }
       },
       unary: <Res>(method: Method, req: object, opts: CallOptions = {}) => this.unary<Res>(method, req, opts, released ? undefined : pinned),
+      releaseUnread: async (streamId: string, messagesRead: number) => {
+        if (this.closed) throw new CancelledError('ReleaseUnread: client is closed', grpc.status.CANCELLED)
+        const { md } = await this.metadata()
+        const ch = pinned[0]!.getChannel()
+        const Svc = loadStreamPackage().jobwire.stream.v1.StreamControlService
+        const ctl: StreamControlServiceClient = new Svc('unused', grpc.credentials.createInsecure(), { channelOverride: ch as grpc.Channel })
+        return await new Promise<ReleaseUnreadResponse__Output>((resolve, reject) => {
+          ctl.releaseUnread({ streamId, messagesRead: String(messagesRead) }, md, { deadline: Date.now() + RELEASE_TIMEOUT_MS }, (err, res) => {
+            if (err) reject(toJobwireError(err, 'ReleaseUnread'))
+            else resolve(res!)
+          })
+        })
+      },
       failover: () => {
         if (c.stubs.length < 2 || Date.now() - movedAt < 1_000) return
         movedAt = Date.now()

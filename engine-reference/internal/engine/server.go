@@ -12,6 +12,7 @@ import (
 	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
 	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
+	spb "github.com/jobwire/jobwire/engine-reference/internal/pb/streampb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	// Zeebe's gateway accepts gzip-compressed requests, and @camunda8/sdk
@@ -67,6 +68,7 @@ func newGatewayServer(cfg Config, gw *gateway.Gateway, auth *gateway.Auth, guard
 		gsd := decodeErrorsAsInvalidArgument(withEvaluateDecision(pb.Gateway_ServiceDesc))
 		srv.RegisterService(&gsd, gw)
 		apb.RegisterAdminServiceServer(srv, admin)
+		spb.RegisterStreamControlServiceServer(srv, gateway.StreamControl{S: gw.Streams})
 		healthpb.RegisterHealthServer(srv, hs)
 		return srv
 	}

@@ -1,6 +1,9 @@
 package gateway
 
 import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
+	spb "github.com/jobwire/jobwire/engine-reference/internal/pb/streampb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -38,6 +42,7 @@ type Streams struct {
 	g       *Gateway
 	mu      sync.Mutex
 	byType  map[string][]*clientStream
+	byID    map[string]*clientStream // open streams and those ended less than EndedStreamKeep ago (ReleaseUnread)
 	aggs    map[string]*aggregate
 	stalled map[string]time.Time
 	nextID  uint64
@@ -56,6 +61,25 @@ const (
 	StreamSlots       = 32
 	StreamBufferBytes = 16 << 10
 )
+
+// StreamIDHeader is the StreamActivatedJobs response header naming the
+// stream for jobwire.stream.v1.StreamControlService/ReleaseUnread.
+const StreamIDHeader = "jobwire-stream-id"
+
+// SentLogMax bounds how many of its most recently sent jobs a stream
+// remembers for ReleaseUnread (far more than any transport window holds:
+// 8192 jobs are at least 1 MiB on the wire); EndedStreamKeep is how long an
+// ended stream can still be released.
+const (
+	SentLogMax      = 8192
+	EndedStreamKeep = 60 * time.Second
+)
+
+// sentJob is a job a stream sent: enough to hand it back (the deadline makes
+// a stale hand-back a no-op in the partition).
+type sentJob struct {
+	key, deadline int64
+}
 
 // queuedJob is a job in a stream's handoff queue.
 type queuedJob struct {
@@ -82,6 +106,31 @@ type clientStream struct {
 	avgSize           int // running average job size (reservation estimate)
 	closed            bool
 	pushed, yielded   int64
+
+	// ReleaseUnread bookkeeping (under Streams.mu): sent[i] is the job sent
+	// at position sentBase+i; nsent counts every job sent.
+	sid        string
+	sent       []sentJob
+	sentBase   int64
+	nsent      int64
+	releasedAt int64         // -1; else messages_read of the ReleaseUnread call
+	release    chan struct{} // closed by ReleaseUnread: the sender stops
+	endedAt    time.Time     // zero while the RPC runs
+}
+
+// record notes a job the sender has sent (under Streams.mu) and reports
+// whether it must be handed back at once (the stream was released with fewer
+// messages read than this job's position).
+func (c *clientStream) record(job *pb.ActivatedJob) bool {
+	pos := c.nsent
+	c.nsent++
+	c.sent = append(c.sent, sentJob{job.Key, job.Deadline})
+	if len(c.sent) >= 2*SentLogMax {
+		drop := len(c.sent) - SentLogMax
+		c.sent = append(c.sent[:0:0], c.sent[drop:]...)
+		c.sentBase += int64(drop)
+	}
+	return c.releasedAt >= 0 && pos >= c.releasedAt
 }
 
 // ready reports whether the stream can take another job (under Streams.mu).
@@ -99,7 +148,8 @@ func (c *clientStream) queued(size int) {
 }
 
 func newStreams(g *Gateway) *Streams {
-	return &Streams{g: g, byType: map[string][]*clientStream{}, aggs: map[string]*aggregate{}, stalled: map[string]time.Time{}}
+	return &Streams{g: g, byType: map[string][]*clientStream{}, byID: map[string]*clientStream{}, aggs: map[string]*aggregate{},
+		stalled: map[string]time.Time{}}
 }
 
 // target is a reservation handed to the partition.
@@ -141,6 +191,15 @@ func (t target) Deliver(job *pb.ActivatedJob) {
 
 func (s *Streams) yield(job *pb.ActivatedJob) {
 	s.g.broker.Post(partition.PartitionOf(job.Key), &partition.Command{Op: partition.OpYield, Key: job.Key, Deadline: job.Deadline})
+}
+
+// handBack makes a job a stream sent but its worker never read activatable
+// again: retries unchanged, pushed again if a stream is ready (the same
+// internal command as activated jobs a poller could not be given). A job
+// that has an outcome or was activated again since is left alone (the
+// deadline no longer matches).
+func (s *Streams) handBack(key, deadline int64) {
+	s.g.broker.Post(partition.PartitionOf(key), &partition.Command{Op: partition.OpReturn, Key: key, Deadline: deadline})
 }
 
 func tenantMatch(ts []string, tenant string) bool {
@@ -209,14 +268,42 @@ func (s *Streams) add(r *pb.StreamActivatedJobsRequest, peer string) *clientStre
 	a.refs++
 	c := &clientStream{id: fmt.Sprintf("stream-%d", s.nextID), aggID: a.id, aggKey: key, typ: r.Type, worker: r.Worker,
 		peer: peer, timeout: r.Timeout, fetch: r.FetchVariable, tenants: r.TenantIds,
-		ch: make(chan queuedJob, StreamSlots), reset: make(chan codes.Code, 1), avgSize: 512}
+		ch: make(chan queuedJob, StreamSlots), reset: make(chan codes.Code, 1), avgSize: 512,
+		sid: newStreamID(), releasedAt: -1, release: make(chan struct{})}
 	s.byType[r.Type] = append(s.byType[r.Type], c)
+	now := time.Now()
+	for id, x := range s.byID {
+		if !x.endedAt.IsZero() && now.Sub(x.endedAt) > EndedStreamKeep {
+			delete(s.byID, id)
+		}
+	}
+	s.byID[c.sid] = c
 	return c
 }
 
-// remove closes a stream; jobs still in its slots are yielded.
-func (s *Streams) remove(c *clientStream) {
+// newStreamID is an unguessable stream id: only the worker that opened the
+// stream (it got the id in the response headers) can release its jobs.
+func newStreamID() string {
+	var b [16]byte
+	_, _ = crand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// remove closes a stream; jobs still in its slots are yielded. It returns
+// how many.
+func (s *Streams) remove(c *clientStream) int {
 	s.mu.Lock()
+	pending := s.closeLocked(c)
+	s.mu.Unlock()
+	for _, j := range pending {
+		s.yield(j)
+	}
+	return len(pending)
+}
+
+// closeLocked takes a stream out of the registry (under s.mu) and returns the
+// jobs still in its handoff queue, which the caller yields.
+func (s *Streams) closeLocked(c *clientStream) []*pb.ActivatedJob {
 	var pending []*pb.ActivatedJob
 	if !c.closed {
 		c.closed = true
@@ -249,11 +336,78 @@ func (s *Streams) remove(c *clientStream) {
 			}
 		}
 	}
-	s.mu.Unlock()
-	for _, j := range pending {
-		s.yield(j)
-	}
+	return pending
 }
+
+// ended marks a stream's RPC as over; the stream stays releasable for
+// EndedStreamKeep.
+func (s *Streams) ended(c *clientStream) {
+	s.mu.Lock()
+	c.endedAt = time.Now()
+	s.mu.Unlock()
+}
+
+// ReleaseUnread implements jobwire.stream.v1.StreamControlService: it ends
+// the stream if it still runs, and hands back every job the stream sent at a
+// position >= messages_read (the worker never read it), plus the jobs still
+// queued for it. A job sent later by a sender still finishing its Send is
+// handed back by the sender itself (record). Never a job the worker read.
+func (s *Streams) ReleaseUnread(ctx context.Context, r *spb.ReleaseUnreadRequest) (*spb.ReleaseUnreadResponse, error) {
+	if r.MessagesRead < 0 {
+		return nil, status.Errorf(codes.InvalidArgument, "Expected messages_read to be at least 0, but it was %d", r.MessagesRead)
+	}
+	s.mu.Lock()
+	c := s.byID[r.StreamId]
+	if c == nil {
+		s.mu.Unlock()
+		return nil, status.Errorf(codes.NotFound, "job stream %q is not known to this gateway (it ended more than %s ago, or the gateway restarted)", r.StreamId, EndedStreamKeep)
+	}
+	if c.releasedAt >= 0 { // idempotent
+		sent := c.nsent
+		s.mu.Unlock()
+		return &spb.ReleaseUnreadResponse{MessagesSent: sent}, nil
+	}
+	// messages_read may exceed nsent by the job whose Send has not returned
+	// yet (the worker read it already): it is then recorded below releasedAt
+	// and kept, as it must be.
+	c.releasedAt = r.MessagesRead
+	close(c.release)
+	var back []sentJob
+	from := max(r.MessagesRead-c.sentBase, 0)
+	if from < int64(len(c.sent)) {
+		back = append(back, c.sent[from:]...)
+	}
+	forgotten := max(c.sentBase-r.MessagesRead, 0) // older than the sent log
+	sent := c.nsent
+	pending := s.closeLocked(c)
+	s.mu.Unlock()
+	for _, j := range back {
+		s.handBack(j.key, j.deadline)
+	}
+	for _, j := range pending {
+		s.handBack(j.Key, j.Deadline)
+	}
+	if forgotten > 0 {
+		return nil, status.Errorf(codes.OutOfRange, "released %d jobs; %d unread jobs of stream %q are older than its sent log (%d) and return after their activation timeout",
+			len(back)+len(pending), forgotten, r.StreamId, SentLogMax)
+	}
+	return &spb.ReleaseUnreadResponse{MessagesSent: sent, Released: int64(len(back) + len(pending))}, nil
+}
+
+// StreamControl serves jobwire.stream.v1.StreamControlService.
+type StreamControl struct {
+	spb.UnimplementedStreamControlServiceServer
+	S *Streams
+}
+
+// ReleaseUnread: see Streams.ReleaseUnread.
+func (sc StreamControl) ReleaseUnread(ctx context.Context, r *spb.ReleaseUnreadRequest) (*spb.ReleaseUnreadResponse, error) {
+	return sc.S.ReleaseUnread(ctx, r)
+}
+
+// StreamControlService is the full name of the StreamControl service (same
+// authentication as the Gateway service).
+const StreamControlService = "jobwire.stream.v1.StreamControlService"
 
 // DeliverPushed hands a job that a broker pushed to an aggregated stream
 // to one of the aggregate's ready client streams (random start). If none is
@@ -362,9 +516,11 @@ func (g *Gateway) StreamActivatedJobs(r *pb.StreamActivatedJobsRequest, stream g
 	}
 	ctx := stream.Context()
 	c := g.Streams.add(r, peerOf(ctx))
+	defer g.Streams.ended(c)
 	defer g.Streams.remove(c)
-	// Headers now, so clients see the stream as open once it is registered.
-	if err := stream.SendHeader(metadata.MD{}); err != nil {
+	// Headers now, so clients see the stream as open once it is registered;
+	// the stream id lets the worker hand back what it did not read.
+	if err := stream.SendHeader(metadata.Pairs(StreamIDHeader, c.sid)); err != nil {
 		return err
 	}
 	for {
@@ -372,14 +528,25 @@ func (g *Gateway) StreamActivatedJobs(r *pb.StreamActivatedJobsRequest, stream g
 		case q := <-c.ch:
 			g.Streams.mu.Lock()
 			c.queuedBytes -= q.size // now the transport's (Send blocks while its window is full)
+			released := c.releasedAt >= 0
 			g.Streams.mu.Unlock()
+			if released { // ReleaseUnread ran: never send another job
+				g.Streams.handBack(q.job.Key, q.job.Deadline)
+				continue
+			}
 			if err := stream.Send(q.job); err != nil {
 				g.Streams.yield(q.job)
 				return err
 			}
 			g.Streams.mu.Lock()
 			c.pending--
+			back := c.record(q.job)
 			g.Streams.mu.Unlock()
+			if back {
+				g.Streams.handBack(q.job.Key, q.job.Deadline)
+			}
+		case <-c.release:
+			return status.Error(codes.Canceled, "job stream released by its worker (ReleaseUnread)")
 		case code := <-c.reset:
 			return status.Error(code, "job stream ended by the gateway (admin reset)")
 		case <-g.closing:

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/jobwire/jobwire/sdk-go/internal/pb"
@@ -27,6 +28,10 @@ type fakeCall[T any] struct {
 	ch   chan *T
 	gate chan struct{} // when set, Recv waits for it, then returns a queued response even after cancel (it was in flight)
 }
+
+// Header: the fake gateway sends no jobwire-stream-id (like Zeebe), so the
+// worker never calls ReleaseUnread on it.
+func (s *fakeCall[T]) Header() (metadata.MD, error) { return metadata.MD{}, nil }
 
 func (s *fakeCall[T]) Recv() (*T, error) {
 	if s.gate != nil {

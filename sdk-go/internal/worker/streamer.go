@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/jobwire/jobwire/sdk-go/internal/pb"
+	"github.com/jobwire/jobwire/sdk-go/internal/pb/streampb"
 )
 
 var unimplementedOnce sync.Map // job type → logged
@@ -23,7 +24,12 @@ const (
 	stallSilence = 2 * time.Second        // a reserved read silent this long while a poll found jobs: stalled
 	stallMinGap  = 10 * time.Second       // at most one stall recycle per this
 	shortStream  = time.Second            // a cleanly ended stream younger than this reopens after a backoff
+	releaseMax   = 2 * time.Second        // bound on the ReleaseUnread call after a drain
 )
+
+// StreamIDHeader is the response header by which a jobwire gateway names a
+// job stream for StreamControlService/ReleaseUnread (proto/jobwire/stream/v1).
+const StreamIDHeader = "jobwire-stream-id"
 
 // MsgRecycled is sent with the jobs a drained (recycled) stream hands back.
 const MsgRecycled = "jobwire: stream recycled; job returned"
@@ -52,13 +58,23 @@ type openStream struct {
 	cancel  context.CancelFunc
 	next    chan struct{}
 	results chan recvResult
-	pending bool // a read was requested and its result not taken yet
-	failed  bool // Recv returned an error; the reader is gone
+	pending bool  // a read was requested and its result not taken yet
+	failed  bool  // Recv returned an error; the reader is gone
+	nread   int64 // jobs taken from the stream (every one is run or handed back by the worker)
+	id      string
+	idDone  chan struct{} // closed once id is known ("" when the gateway sent none)
 }
 
 func newOpenStream(stream pb.Gateway_StreamActivatedJobsClient, cancel context.CancelFunc) *openStream {
-	s := &openStream{stream: stream, cancel: cancel, next: make(chan struct{}, 1), results: make(chan recvResult, 1)}
+	s := &openStream{stream: stream, cancel: cancel, next: make(chan struct{}, 1), results: make(chan recvResult, 1),
+		idDone: make(chan struct{})}
 	go func() {
+		if md, err := stream.Header(); err == nil {
+			if v := md.Get(StreamIDHeader); len(v) == 1 {
+				s.id = v[0]
+			}
+		}
+		close(s.idDone)
 		for range s.next {
 			job, err := stream.Recv()
 			s.results <- recvResult{job, err}
@@ -81,6 +97,8 @@ func (s *openStream) take(r recvResult) recvResult {
 	s.pending = false
 	if r.err != nil {
 		s.failed = true
+	} else {
+		s.nread++
 	}
 	return r
 }
@@ -301,10 +319,47 @@ loop:
 		}
 	}
 	close(s.next)
+	w.releaseUnread(s)
 	if len(aside) > 0 {
 		w.log.Debug("drained job stream; handing jobs back", "count", len(aside), "reason", msg)
 	}
 	for _, j := range aside {
 		w.exec.giveBack(j, "push", msg)
+	}
+}
+
+// releaseUnread asks a jobwire gateway to hand back the jobs the (cancelled)
+// stream sent that the worker never read: those still in transport when the
+// drain ended (docs/worker-semantics.md, push and poll rule 7). s.nread is
+// final: the stream is cancelled and its last read taken, and nothing read
+// after that point is ever run. A gateway without the stream id header (real
+// Zeebe) is not asked; any error is logged at debug level (those jobs return
+// after their activation timeout).
+func (w *Worker) releaseUnread(s *openStream) {
+	if w.gw.Control == nil {
+		return
+	}
+	select {
+	case <-s.idDone:
+	case <-time.After(releaseMax):
+	}
+	select {
+	case <-s.idDone:
+	default:
+		return // headers never came
+	}
+	if s.id == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), releaseMax)
+	defer cancel()
+	r, err := w.gw.Control.ReleaseUnread(ctx, &streampb.ReleaseUnreadRequest{StreamId: s.id, MessagesRead: s.nread})
+	if err != nil {
+		w.log.Debug("could not release the job stream's unread jobs; they return after their activation timeout",
+			"err", err, "read", s.nread)
+		return
+	}
+	if r.Released > 0 {
+		w.log.Debug("released the job stream's unread jobs", "released", r.Released, "sent", r.MessagesSent, "read", s.nread)
 	}
 }

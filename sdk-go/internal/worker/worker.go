@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/jobwire/jobwire/sdk-go/internal/pb"
+	"github.com/jobwire/jobwire/sdk-go/internal/pb/streampb"
 )
 
 // Config is the resolved worker configuration (defaults applied by the caller).
@@ -80,6 +81,9 @@ type Handler func(ctx context.Context, d *Delivery) Outcome
 type Gateways struct {
 	Unary pb.GatewayClient
 	Long  pb.GatewayClient
+	// Control (optional) is jobwire's StreamControlService on the long-call
+	// connection: a stream the worker ends is released there (ReleaseUnread).
+	Control streampb.StreamControlServiceClient
 }
 
 // Worker is one running job worker.

@@ -5,7 +5,7 @@ import { Backoff, sleep } from './backoff.js'
 import type { WorkerContext } from './context.js'
 import { MSG_CLOSING, MSG_RECYCLED, type Executor } from './executor.js'
 import type { Poller } from './poller.js'
-import { ReadGate } from '../transport.js'
+import { ReadGate, STREAM_ID_HEADER, type LongLease } from '../transport.js'
 
 /** A stream that held a reserved slot this long without a delivery while a poll found jobs is stalled. */
 export const STALL_MS = 2_000
@@ -39,6 +39,10 @@ class OpenStream {
   private offLedger: () => void = () => {}
   private lastData = 0
   private wake: (() => void) | undefined
+  /** Jobs this worker took from the stream (each is run or handed back by it). */
+  private nread = 0
+  /** The gateway's jobwire-stream-id response header (absent on Zeebe). */
+  private streamId: string | undefined
 
   constructor(
     readonly call: ClientReadableStream<ActivatedJob__Output>,
@@ -47,8 +51,13 @@ class OpenStream {
     private readonly ctx: WorkerContext,
     private readonly exec: Executor,
     private readonly poller: Poller,
+    private readonly long: LongLease,
   ) {
     this.lastDelivery = openedAt
+    this.call.on('metadata', (md: { get(k: string): unknown[] }) => {
+      const v = md.get(STREAM_ID_HEADER)
+      if (v.length === 1 && typeof v[0] === 'string') this.streamId = v[0]
+    })
   }
 
   start(): void {
@@ -92,6 +101,8 @@ class OpenStream {
 
   private onData(job: ActivatedJob__Output): void {
     const { ctx } = this
+    if (this.released) return // after ReleaseUnread's count: never run, the gateway hands it back
+    this.nread++
     if (this.draining) {
       // Stopped running jobs from this stream: set aside, handed back after the cancel.
       this.lastData = Date.now()
@@ -168,8 +179,29 @@ class OpenStream {
     }
     this.call.cancel()
     const jobs = this.aside.splice(0)
-    await Promise.allSettled(jobs.map((j) => this.exec.handBack(j, 'push', message)))
+    await Promise.allSettled([this.releaseUnread(), ...jobs.map((j) => this.exec.handBack(j, 'push', message))])
     return jobs.length
+  }
+
+  private released = false
+
+  /**
+   * Asks a jobwire gateway to hand back what the (cancelled) stream sent and this worker never read:
+   * jobs still in transport when the drain ended (docs/worker-semantics.md, push and poll rule 7).
+   * The count is final: from here on a message still arriving is dropped, not run. A gateway without
+   * the stream id header (Zeebe) is not asked; an error is logged at debug level (those jobs return
+   * after their activation timeout).
+   */
+  private async releaseUnread(): Promise<void> {
+    this.released = true
+    const read = this.nread
+    if (!this.streamId) return
+    try {
+      const r = await this.long.releaseUnread(this.streamId, read)
+      if (Number(r.released) > 0) this.ctx.logger.debug(`released ${r.released} unread job(s) of the job stream (sent ${r.messagesSent}, read ${read})`)
+    } catch (e) {
+      this.ctx.logger.debug(`could not release the job stream's unread jobs; they return after their activation timeout: ${e instanceof Error ? e.message : String(e)}`)
+    }
   }
 }
 
@@ -297,7 +329,7 @@ export class Streamer {
     // Nothing passes the gate until the reader holds a reserved slot.
     const gate = new ReadGate()
     const { call, token } = await ctx.long.serverStream<ActivatedJob__Output>('StreamActivatedJobs', req, openedAt + o.streamTimeoutMs + 60_000, gate)
-    const s = new OpenStream(call, gate, openedAt, ctx, this.exec, this.poller)
+    const s = new OpenStream(call, gate, openedAt, ctx, this.exec, this.poller, ctx.long)
     if (ctx.stopSignal.aborted) return { stream: s, openedAt }
     this.current = s
     ctx.state.streamOpen = true

@@ -49,8 +49,9 @@ afterAll(() => {
 
 describe('close strands no job that reached the worker (rule 7)', () => {
   it.each([
+    // 30 KiB jobs (40) gave the same result (README, 2026-11-25); every SDK's close and recycle with
+    // jobs still in transport is checked by the conformance scenario close-releases-jobs-in-transport.
     ['1 KiB', 1024, 150],
-    ['30 KiB', 30 * 1024, 40],
   ])('%s jobs: a paused capacity-2 worker hands back every job it holds; another worker completes all at once', async (label, size, total) => {
     const type = `drain-${size}`
     const id = await deploy(type)

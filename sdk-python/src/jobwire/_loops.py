@@ -11,7 +11,7 @@ import grpc.aio
 
 from ._backoff import Backoff
 from ._executor import MSG_CLOSING, MSG_RECYCLED, Executor, WorkerContext
-from ._proto import gateway_pb2
+from ._proto import gateway_pb2, stream_pb2
 from .errors import JobwireError, from_rpc_error
 
 THRESHOLD = 0.3
@@ -27,6 +27,11 @@ STALL_MIN_INTERVAL_S = 10.0
 DRAIN_QUIET_S = 0.05
 DRAIN_MAX_S = 0.5
 EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
+
+#: Response header by which a jobwire gateway names a job stream for ReleaseUnread.
+STREAM_ID_HEADER = "jobwire-stream-id"
+#: Bound on one ReleaseUnread call (as in every SDK), seconds.
+RELEASE_TIMEOUT_S = 2.0
 """End of a server stream (grpc.aio)."""
 LOUD = frozenset({grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED})
 
@@ -274,6 +279,11 @@ class _Session:
         self.s = streamer
         self.ctx = streamer.ctx
         self.call: Optional[Any] = None
+        self.stub: Optional[Any] = None
+        # jobs taken from the stream (each is run or handed back by this worker); the gateway's
+        # jobwire-stream-id response header (absent on Zeebe)
+        self.nread = 0
+        self.headers: Optional["asyncio.Future[Any]"] = None
         self.opened_at = time.monotonic()
         self.last_delivery = self.opened_at
         self.reserved_since: Optional[float] = None
@@ -309,8 +319,11 @@ class _Session:
             md, token = await ctx.transport.metadata()
         except JobwireError as e:
             return "error", e
-        call = ctx.lease.stub().StreamActivatedJobs(req, metadata=md)
+        self.stub = ctx.lease.stub()
+        call = self.stub.StreamActivatedJobs(req, metadata=md)
         self.call = call
+        self.headers = asyncio.ensure_future(call.initial_metadata())
+        self.headers.add_done_callback(_retrieve)
         self.opened_at = time.monotonic()
         self.last_delivery = self.opened_at
         recycle_at = self.opened_at + o.stream_timeout
@@ -368,6 +381,7 @@ class _Session:
                 if msg is EOF:
                     led.drop_reservation()
                     return "closed", None
+                self.nread += 1
                 self.last_delivery = time.monotonic()
                 self.s.backoff.reset()
                 self.s.auth_retried = False
@@ -413,16 +427,47 @@ class _Session:
                 msg = r.result()
                 if msg is EOF:
                     break
+                self.nread += 1
                 aside.append(msg)
         finally:
             call.cancel()
             if read is not None:
                 read.add_done_callback(_retrieve)
+        await self.release_unread()
         # Handing back after the cancel keeps the engine from pushing the same jobs into this stream.
         for job in aside:
             self.s.executor.give_back(job, "push", message, via_lease=True)
         if aside:
             self.ctx.logger.debug("stream drained: %d job(s) handed back", len(aside))
+
+
+    async def release_unread(self) -> None:
+        """Asks a jobwire gateway to hand back what the (cancelled) stream sent and this worker never
+        read: jobs still in transport when the drain ended (docs/worker-semantics.md, push and poll
+        rule 7). The count is final: the call is cancelled and a read still pending is never run. A
+        gateway without the stream id header (Zeebe) is not asked; an error is logged at debug level
+        (those jobs return after their activation timeout)."""
+        read = self.nread
+        h = self.headers
+        if h is None or self.stub is None:
+            return
+        if not h.done():
+            await asyncio.wait({h}, timeout=RELEASE_TIMEOUT_S)
+        if not h.done() or h.cancelled() or h.exception() is not None:
+            return
+        ids = [v for k, v in (h.result() or ()) if k == STREAM_ID_HEADER]
+        if len(ids) != 1 or not isinstance(ids[0], str):
+            return
+        ctx = self.ctx
+        try:
+            md, _ = await ctx.transport.metadata()
+            r = await ctx.lease.control_for(self.stub).ReleaseUnread(
+                stream_pb2.ReleaseUnreadRequest(stream_id=ids[0], messages_read=read), metadata=md, timeout=RELEASE_TIMEOUT_S
+            )
+            if r.released > 0:
+                ctx.logger.debug("released %d unread job(s) of the job stream (sent %d, read %d)", r.released, r.messages_sent, read)
+        except (grpc.aio.AioRpcError, JobwireError) as e:
+            ctx.logger.debug("could not release the job stream's unread jobs; they return after their activation timeout: %s", e)
 
 
 class Streamer:

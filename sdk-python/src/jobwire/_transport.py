@@ -13,7 +13,7 @@ import grpc
 import grpc.aio
 
 from ._oauth import OAuthProvider
-from ._proto import gateway_pb2_grpc
+from ._proto import gateway_pb2_grpc, stream_pb2_grpc
 from .config import ClientConfig
 from .errors import CancelledError, JobwireError, from_rpc_error
 
@@ -55,6 +55,8 @@ class _LongConnection:
     def __init__(self, channels: List[grpc.aio.Channel]) -> None:
         self.channels = channels
         self.stubs = [gateway_pb2_grpc.GatewayStub(c) for c in channels]  # type: ignore[no-untyped-call]
+        # jobwire's StreamControlService (ReleaseUnread), one per channel like the stubs
+        self.controls = [stream_pb2_grpc.StreamControlServiceStub(c) for c in channels]  # type: ignore[no-untyped-call]
         self.workers = 0
 
 
@@ -74,6 +76,11 @@ class LongLease:
         s = self._conn.stubs[self._next % len(self._conn.stubs)]
         self._next += 1
         return s
+
+    def control_for(self, stub: Any) -> Any:
+        """The StreamControlService stub on the same channel as ``stub`` (the one a stream used, so the
+        gateway sees the stream's cancel before the ReleaseUnread call)."""
+        return self._conn.controls[self._conn.stubs.index(stub)]
 
     async def unary(self, method: str, req: Any, *, timeout: Optional[float] = None) -> Any:
         """A unary call over this lease's connection (used to hand jobs back at close)."""

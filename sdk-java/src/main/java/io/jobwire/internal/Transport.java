@@ -267,8 +267,20 @@ public final class Transport {
 
     /** A new call of a server-streaming method on the leased connection. */
     public <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method, Duration deadline) {
-      ManagedChannel ch = conn.channels.get(Math.floorMod(rr.getAndIncrement(), conn.channels.size()));
-      return ch.newCall(method, options(deadline, false));
+      return newCall(method, deadline, pickChannel());
+    }
+
+    /** The next channel of the leased connection (round robin over the addresses), for {@link #newCall(MethodDescriptor, Duration, int)}. */
+    public int pickChannel() {
+      return Math.floorMod(rr.getAndIncrement(), conn.channels.size());
+    }
+
+    /**
+     * A new call on one channel of the leased connection: a stream's ReleaseUnread goes to the channel
+     * the stream used, so the gateway sees the stream's cancel first.
+     */
+    public <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method, Duration deadline, int channel) {
+      return conn.channels.get(Math.floorMod(channel, conn.channels.size())).newCall(method, options(deadline, false));
     }
 
     /** A unary call on the leased connection (keeps the order of this connection). */

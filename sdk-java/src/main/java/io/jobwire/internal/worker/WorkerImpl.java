@@ -2,6 +2,9 @@ package io.jobwire.internal.worker;
 
 import com.google.protobuf.GeneratedMessage;
 import io.grpc.ClientCall;
+import io.grpc.ForwardingClientCall;
+import io.grpc.ForwardingClientCallListener;
+import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
@@ -25,6 +28,9 @@ import io.jobwire.internal.gateway.GatewayOuterClass.FailJobRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.StreamActivatedJobsRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.ThrowErrorRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.UpdateJobTimeoutRequest;
+import io.jobwire.stream.v1.ReleaseUnreadRequest;
+import io.jobwire.stream.v1.ReleaseUnreadResponse;
+import io.jobwire.stream.v1.StreamControlServiceGrpc;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
@@ -195,6 +201,33 @@ public final class WorkerImpl implements JobWorker {
     final List<ActivatedJob> aside = new ArrayList<>();
     ScheduledFuture<?> recycleTimer;
     final CompletableFuture<Void> drained = new CompletableFuture<>();
+    /** The lease channel the call runs on (ReleaseUnread goes there too). */
+    int channel;
+    /** Jobs this worker took from the stream, counted on the control thread (each is run or handed back). */
+    long nread;
+    /** The gateway's jobwire-stream-id response header (absent on Zeebe); set on a transport thread. */
+    volatile String streamId;
+  }
+
+  /** Response header by which a jobwire gateway names a job stream for ReleaseUnread. */
+  static final Metadata.Key<String> STREAM_ID_HEADER = Metadata.Key.of("jobwire-stream-id", Metadata.ASCII_STRING_MARSHALLER);
+  /** Bound on one ReleaseUnread call (as in every SDK). */
+  static final Duration RELEASE_TIMEOUT = Duration.ofSeconds(2);
+
+  /** Wraps a stream's call to note its jobwire-stream-id response header. */
+  private static <Q, R> ClientCall<Q, R> notingStreamId(ClientCall<Q, R> call, StreamCtx s) {
+    return new ForwardingClientCall.SimpleForwardingClientCall<Q, R>(call) {
+      @Override
+      public void start(Listener<R> listener, Metadata headers) {
+        super.start(new ForwardingClientCallListener.SimpleForwardingClientCallListener<R>(listener) {
+          @Override
+          public void onHeaders(Metadata md) {
+            s.streamId = md.get(STREAM_ID_HEADER);
+            super.onHeaders(md);
+          }
+        }, headers);
+      }
+    };
   }
 
   public WorkerImpl(Transport transport, WorkerOptions o, Consumer<WorkerImpl> onClosed) {
@@ -573,7 +606,8 @@ public final class WorkerImpl implements JobWorker {
         .addAllTenantIds(o.tenantIds())
         .build();
     // the deadline only guards against a lost recycle timer; recycling happens at streamTimeout
-    s.call = lease.newCall(GatewayGrpc.getStreamActivatedJobsMethod(), o.streamTimeout().plusMinutes(1));
+    s.channel = lease.pickChannel();
+    s.call = notingStreamId(lease.newCall(GatewayGrpc.getStreamActivatedJobsMethod(), o.streamTimeout().plusMinutes(1), s.channel), s);
     current = s;
     ClientCalls.asyncServerStreamingCall(s.call, req, new ClientResponseObserver<StreamActivatedJobsRequest, ActivatedJob>() {
       @Override
@@ -620,6 +654,9 @@ public final class WorkerImpl implements JobWorker {
   }
 
   private void streamJob(StreamCtx s, ActivatedJob job) {
+    // after the drain finished (and ReleaseUnread was sent with the count): never run, the gateway hands it back
+    if (s.drainFinished) return;
+    s.nread++;
     s.lastRead = System.currentTimeMillis();
     if (s.draining) {
       tel.jobActivated("push");
@@ -780,7 +817,49 @@ public final class WorkerImpl implements JobWorker {
     }
     if (!s.aside.isEmpty()) LOG.debug("handed back {} job(s) read from a drained stream", s.aside.size());
     s.aside.clear();
-    CompletableFuture.allOf(sends.toArray(new CompletableFuture[0])).whenComplete((v, e) -> s.drained.complete(null));
+    List<CompletableFuture<?>> all = new ArrayList<>(sends);
+    all.add(releaseUnread(s));
+    CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).whenComplete((v, e) -> s.drained.complete(null));
+  }
+
+  /**
+   * Asks a jobwire gateway to hand back what the (cancelled) stream sent and this worker never read:
+   * jobs still in transport when the drain ended (docs/worker-semantics.md, push and poll rule 7).
+   * Runs on the control thread after drainFinished is set, so the count is final: a job delivered later
+   * is dropped, never run. A gateway without the stream id header (Zeebe) is not asked; an error is
+   * logged at debug level (those jobs return after their activation timeout).
+   */
+  private CompletableFuture<Void> releaseUnread(StreamCtx s) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    String id = s.streamId;
+    if (id == null) {
+      done.complete(null);
+      return done;
+    }
+    long read = s.nread;
+    ReleaseUnreadRequest req = ReleaseUnreadRequest.newBuilder().setStreamId(id).setMessagesRead(read).build();
+    ClientCall<ReleaseUnreadRequest, ReleaseUnreadResponse> call =
+        lease.newCall(StreamControlServiceGrpc.getReleaseUnreadMethod(), RELEASE_TIMEOUT, s.channel);
+    ClientCalls.asyncUnaryCall(call, req, new StreamObserver<ReleaseUnreadResponse>() {
+      @Override
+      public void onNext(ReleaseUnreadResponse r) {
+        if (r.getReleased() > 0) {
+          LOG.debug("released {} unread job(s) of the job stream (sent {}, read {})", r.getReleased(), r.getMessagesSent(), read);
+        }
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        LOG.debug("could not release the job stream's unread jobs; they return after their activation timeout: {}", t.toString());
+        done.complete(null);
+      }
+
+      @Override
+      public void onCompleted() {
+        done.complete(null);
+      }
+    });
+    return done;
   }
 
   // =====================================================================================
