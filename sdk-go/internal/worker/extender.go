@@ -17,14 +17,22 @@ func startExtender(ctx context.Context, d *Delivery, timeout time.Duration) (sto
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		retry := false
 		for {
-			wait := time.Until(d.Deadline()) * 2 / 3
-			if wait < 10*time.Millisecond {
-				wait = 10 * time.Millisecond
+			// After a failed attempt the next one follows its back-off alone:
+			// waiting two thirds of the remaining time again as well left two
+			// transient failures in a row too little time before the deadline
+			// (the job timed out under load in auto-extend-survives-failed-update).
+			if !retry {
+				wait := time.Until(d.Deadline()) * 2 / 3
+				if wait < 10*time.Millisecond {
+					wait = 10 * time.Millisecond
+				}
+				if !sleep(ctx, wait) {
+					return
+				}
 			}
-			if !sleep(ctx, wait) {
-				return
-			}
+			retry = false
 			rctx, rcancel := context.WithTimeout(ctx, d.e.w.requestBudget())
 			err := d.ExtendTimeout(rctx, timeout)
 			rcancel()
@@ -42,6 +50,7 @@ func startExtender(ctx context.Context, d *Delivery, timeout time.Duration) (sto
 				if !sleep(ctx, NewBackoff().Next()) {
 					return
 				}
+				retry = true
 			}
 		}
 	}()
