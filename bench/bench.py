@@ -362,7 +362,7 @@ def w2_open(eng: Engine, work: Path, clients: List[str], rate: float, seconds: f
             warm_s: float = 1) -> List[Dict[str, Any]]:
     """Open loop at a steady rate: activation latency (created -> handler started). The first `warm_s`
     seconds are warm-up: a JVM or V8 worker on a loaded machine compiles its hot path for a few seconds
-    (java-jobwire and java-official both showed p50 0.4-0.8 s in their first second, 3-30 ms after the
+    (java-jobwire and java-official both showed p50 0.4-0.8 s in their first second, 2-55 ms from the
     third), and that start-up cost is not the activation latency of a running worker."""
     rows = []
     n = int(rate * seconds)
