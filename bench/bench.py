@@ -5,7 +5,7 @@ the same run. See bench/README.md for the workloads and bench/DRIVERS.md for the
              [--workloads 1,2,3,4,5,6,7] [--scale F]
 
 Every worker runs in a driver process of its own (one per client and case); the load generator
-(bench/go loadgen) is another process, so the worker's CPU time (user + sys from /proc/<pid>/stat)
+(bench/go loadgen) is another process, so the worker's CPU time (user + sys, the process's CPU-time clock)
 and peak RSS (VmHWM) are the worker's alone. Engines: `jobwire-engine dev` with fsync on, and the
 real in-memory Zeebe engine (tools/zeebe-engine). All servers bind 127.0.0.1 on free ports and are
 stopped at the end. Results: <out>/bench.json, <out>/*.png, <out>/latest.md.
@@ -62,10 +62,18 @@ def log(msg: str) -> None:
 
 
 def cpu_s(pid: int) -> float:
-    """user + sys CPU seconds of a process (all its threads)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
+    """user + sys CPU seconds of a running process (all its threads, also those that have exited).
+
+    Read from the process's CPU-time clock (clock_gettime on the clock id Linux derives from the pid:
+    MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)), which counts nanoseconds. /proc/<pid>/stat counts
+    clock ticks (10 ms), too coarse for a small run: 200 jobs of a Go worker take ~12 ms of CPU and
+    read as 0, 10 or 20 ms there. /proc stays the fallback where that clock cannot be read."""
+    try:
+        return time.clock_gettime(((~pid) << 3) | 2)
+    except OSError:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def mem_kb(pid: int, key: str) -> int:
@@ -350,11 +358,15 @@ def w1_closed(eng: Engine, work: Path, clients: List[str], n: int, warm: int, ca
     return rows
 
 
-def w2_open(eng: Engine, work: Path, clients: List[str], rate: float, seconds: float, cap: int) -> List[Dict[str, Any]]:
-    """Open loop at a steady rate: activation latency (created -> handler started)."""
+def w2_open(eng: Engine, work: Path, clients: List[str], rate: float, seconds: float, cap: int,
+            warm_s: float = 1) -> List[Dict[str, Any]]:
+    """Open loop at a steady rate: activation latency (created -> handler started). The first `warm_s`
+    seconds are warm-up: a JVM or V8 worker on a loaded machine compiles its hot path for a few seconds
+    (java-jobwire and java-official both showed p50 0.4-0.8 s in their first second, 2-55 ms from the
+    third), and that start-up cost is not the activation latency of a running worker."""
     rows = []
     n = int(rate * seconds)
-    warm = int(rate)  # the first second is warm-up
+    warm = int(rate * warm_s)
     for client in clients:
         for mode in ("push", "poll"):
             jt = new_type("w2")
@@ -841,10 +853,14 @@ def main() -> int:
     s = a.scale
     if a.smoke:
         # the `make test` suite: every client once (push), the other workloads for the first client only
-        P = dict(n=200, warm=50, cap=32, inflight=32, rate=100, zb_rate=100, secs=2, idle_workers=20, idle_secs=3,
+        P = dict(n=200, warm=50, cap=32, inflight=32, rate=100, zb_rate=100, secs=2, warm_s=1, idle_workers=20, idle_secs=3,
                  mix_n=25, backlog=300, pad_kb=10, scale_n=200, ceiling=500, zb_warm=0)
     else:
-        P = dict(n=int(3000 * s), warm=int(500 * s), cap=32, inflight=32, rate=200, zb_rate=100, secs=max(3, int(10 * s)), idle_workers=100,
+        # warm-up: 1,000 instances (x scale) before the measured closed loop and 3 s before the open loop, so
+        # JIT compilation of the JVM and V8 workers falls before the measurement (250 and 1 s were too short
+        # on a loaded machine: see w2_open)
+        P = dict(n=int(3000 * s), warm=int(1000 * s), cap=32, inflight=32, rate=200, zb_rate=100, secs=max(3, int(10 * s)), warm_s=3,
+                 idle_workers=100,
                  idle_secs=max(5, int(20 * s)), mix_n=int(250 * s), backlog=int(5000 * s), pad_kb=10, scale_n=int(2000 * s),
                  ceiling=int(5000 * s), zb_warm=500)
     out = Path(a.out)
@@ -862,7 +878,7 @@ def main() -> int:
                                f"(CreateProcessInstanceWithResult), worker capacity {P['cap']}, no-op handler; Zeebe engines start with "
                                f"{P['zb_warm']} warm-up instances.")
         res["params"]["w2"] = (f"{P['rate']} instances/s on the jobwire engine, {P['zb_rate']}/s on Zeebe (its in-memory engine, "
-                               f"on this shared machine, does not keep up with more), for {P['secs']} s after 1 s of warm-up; worker capacity {P['cap']}.")
+                               f"on this shared machine, does not keep up with more), for {P['secs']} s after {P['warm_s']} s of warm-up; worker capacity {P['cap']}.")
         res["params"]["w3"] = (f"{P['idle_workers']} idle workers (go-jobwire driver, one process), engine CPU over "
                                f"{P['idle_secs']} s after 5 s settling; a fresh engine per mode; 'no workers' is the engine alone.")
         res["params"]["w4"] = (f"{P['mix_n']} instances, one every 40 ms, five task types in sequence, the third taking 2 s "
@@ -884,7 +900,7 @@ def main() -> int:
                 rate = P["zb_rate"] if kind == "zeebe" else P["rate"]
                 log(f"workload 2 ({kind}): open loop at {rate}/s")
                 rows += per_client(kind, work, clients[:1] if a.smoke else clients, zw, 2, lambda eng, c: w2_open(
-                    eng, work, [c], rate, P["secs"], P["cap"]))
+                    eng, work, [c], rate, P["secs"], P["cap"], P["warm_s"]))
             if 5 in wl:
                 log(f"workload 5 ({kind}): slow-worker backpressure")
                 rows += per_client(kind, work, clients[:1] if a.smoke else clients, zw, 5, lambda eng, c: w5_backpressure(

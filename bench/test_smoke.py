@@ -45,7 +45,9 @@ def test_closed_loop_every_client_completes_its_instances(run: Dict[str, Any], c
     assert r["driverJobs"] == r["n"] and r["allHandled"]
     assert 1 < r["jobsPerS"] < 100000
     assert 0 < r["p50Ms"] <= r["p99Ms"] < 60000
-    assert 0 < r["clientCpuMsPerJob"] < 100, "worker CPU comes from /proc/<driver pid>"
+    # the driver process's own CPU clock (ns resolution) over the measured round: a worker that received and
+    # completed 200 jobs over gRPC used at least 1 us per job, and no client needs 100 ms per no-op job
+    assert 0.001 < r["clientCpuMsPerJob"] < 100, f"worker CPU per job {r['clientCpuMsPerJob']} ms out of range"
     assert 5 < r["peakRssMb"] < 4096
     assert r["version"] and r["version"] != "None"
 
