@@ -211,7 +211,7 @@ class SecureCluster:
     """`jobwire-engine cluster` with TLS + mTLS + OAuth (JWT) + an admin token; gRPC clients for the
     load generator (gateway) and the faults (the supervisor's admin port)."""
 
-    def __init__(self, work: Path, token_ttl: str):
+    def __init__(self, work: Path, token_ttl: str, history: int):
         import grpc
         self.grpc = grpc
         self.work = work
@@ -227,7 +227,7 @@ class SecureCluster:
                 "--no-ui", "--exit-on-stdin-close", "--data-dir", str(work / "cluster-data"),
                 "--tls-cert", str(cert), "--tls-key", str(key), "--tls-client-ca", str(self.ca),
                 "--oauth", "--oauth-client-secret", self.secret, "--oauth-token-ttl", token_ttl,
-                "--admin-token-file", str(tf)]
+                "--admin-token-file", str(tf), "--history", str(history)]
         self.log = work / "cluster.log"
         self.proc = harness.spawn(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.reader = harness._LineReader(self.proc.stdout, self.log)
@@ -431,7 +431,10 @@ class Soak:
         a = self.a
         log(f"soak: {a.minutes} min, SDKs {','.join(self.sdks)}, faults {','.join(a.faults)} every {a.fault_every} s, "
             f"{a.rate} instances/s per SDK, out {self.out}")
-        self.c = SecureCluster(self.work, a.token_ttl)
+        # every instance of the run must stay visible to ListProcessInstances (the brokers keep 1000
+        # finished instances per partition by default; older ones would look lost)
+        self.history = int(max(10000, 1.5 * a.rate * len(self.sdks) * a.minutes * 60 / 6))
+        self.c = SecureCluster(self.work, a.token_ttl, self.history)
         log(f"cluster: gateways {','.join(self.c.gateways)} admin {self.c.admin_address} token {self.c.token_url}")
         try:
             return self._run()
@@ -644,6 +647,7 @@ class Soak:
                        "warmup_s": a.warmup_s, "settle_s": a.settle_s, "runtime_every_s": a.runtime_every,
                        "token_ttl": a.token_ttl,
                        "cluster": "2 gateways, 3 brokers, 6 partitions; TLS + mTLS + JWT (OAuth) + admin token",
+                       "history_per_partition": self.history,
                        "load_average_at_end": os.getloadavg(), "cpus": os.cpu_count()},
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.t_start)),
             "load_s": round(self.t_load_end - self.t_start, 1),
