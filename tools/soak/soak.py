@@ -553,7 +553,10 @@ class Soak:
             unacked = [k for k in by_key if k not in acked]  # created by a request whose answer was lost
             unacked_not_done = [k for k in unacked if by_key[k].completion_count < 1]
             evs = self.drivers[s].snapshot()
-            starts: dict[str, int] = {}
+            starts: dict[str, int] = {}  # soakId -> handler starts
+            key_starts: dict[str, int] = {}  # job key -> handler starts (more than one: a redelivery)
+            keys_of: dict[str, set] = {}  # soakId -> job keys (more than one: the load generator's retried
+            # create made a second instance, its first answer lost in a fault; not a redelivery)
             lat_by_min: dict[int, list[float]] = {}
             done_by_min: dict[int, int] = {}
             completed_after: list[float] = []
@@ -568,6 +571,9 @@ class Soak:
                     if sid is None:
                         continue
                     starts[sid] = starts.get(sid, 0) + 1
+                    k = str(e.get("key"))
+                    key_starts[k] = key_starts.get(k, 0) + 1
+                    keys_of.setdefault(sid, set()).add(k)
                     t = e["t"] / 1000.0
                     m = int((t - self.t_start) // 60)
                     if starts[sid] == 1 and isinstance(v.get("t0"), (int, float)):
@@ -580,7 +586,8 @@ class Soak:
                 elif e["event"] == "error":
                     errors.append({"t_s": round(e["t"] / 1000.0 - self.t_start, 1), "code": e.get("code"),
                                    "message": str(e.get("message"))[:200]})
-            dups = {sid: n for sid, n in starts.items() if n > 1}
+            dups = {k: n for k, n in key_starts.items() if n > 1}
+            two_instances = sorted(sid for sid, ks in keys_of.items() if len(ks) > 1)
             samples = self.rss[s]
             after = [v for t, v in samples if t >= warm_at] or [v for _, v in samples]
             settled = [v for t, v in samples if t >= self.t_start + a.settle_s]
@@ -621,7 +628,8 @@ class Soak:
                 "completed_more_than_once": twice,
                 "unacknowledged_creates": len(unacked), "unacknowledged_not_completed": len(unacked_not_done),
                 "handler_starts": sum(starts.values()), "duplicate_handler_starts": sum(n - 1 for n in dups.values()),
-                "instances_with_duplicate_starts": len(dups),
+                "jobs_with_duplicate_starts": len(dups),
+                "soak_ids_with_two_instances": len(two_instances), "soak_ids_with_two_instances_sample": two_instances[:10],
                 "errors_reported": len(errors), "errors_sample": errors[:10],
                 "driver_alive_at_end": self.drivers[s].proc.poll() is None,
                 "rss": rss, "rss_samples": samples, "runtime": runtime,
