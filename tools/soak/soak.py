@@ -98,12 +98,120 @@ def pct(xs: list[float], q: float) -> float | None:
     return round(s[min(len(s) - 1, int(q * len(s)))], 1)
 
 
+# ---------------------------------------------------------------- what the RSS is made of
+NODE_RUNTIME_JS = Path(__file__).with_name("node-runtime.js")
+NMT_RE = re.compile(r"^-\s+(.+?) \(reserved=(\d+)KB, committed=(\d+)KB\)", re.M)
+
+
+def tree_pids(pid: int) -> list[int]:
+    kids: dict[int, list[int]] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    st = f.read()
+                kids.setdefault(int(st[st.rindex(")") + 2:].split()[1]), []).append(int(d))
+            except (OSError, ValueError):
+                pass
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(kids.get(p, []))
+    return out
+
+
+def java_pid(pid: int) -> int | None:
+    for p in tree_pids(pid):
+        try:
+            if Path(f"/proc/{p}/comm").read_text().strip() == "java":
+                return p
+        except OSError:
+            pass
+    return None
+
+
+def resident_kb(pid: int, lo: int, hi: int) -> int:
+    """Resident KB of pid's mappings inside [lo, hi) (from /proc/<pid>/smaps)."""
+    total, inside = 0, False
+    try:
+        with open(f"/proc/{pid}/smaps") as f:
+            for line in f:
+                m = re.match(r"^([0-9a-f]+)-([0-9a-f]+) ", line)
+                if m:
+                    inside = int(m.group(1), 16) < hi and int(m.group(2), 16) > lo
+                elif inside and line.startswith("Rss:"):
+                    total += int(line.split()[1])
+    except OSError:
+        return 0
+    return total
+
+
+def java_runtime(pid: int) -> dict | None:
+    """The JVM's own view (jcmd, read only): heap generations, metaspace, and with native memory
+    tracking on, what is committed per category (MB)."""
+    try:  # the jcmd of the JDK that runs the driver
+        jcmd = str(Path(os.readlink(f"/proc/{pid}/exe")).with_name("jcmd"))
+    except OSError:
+        return None
+    out: dict = {"t": time.time()}
+    try:
+        h = subprocess.run([jcmd, str(pid), "GC.heap_info"], capture_output=True, text=True, timeout=30).stdout
+        n = subprocess.run([jcmd, str(pid), "VM.native_memory", "summary"], capture_output=True, text=True,
+                           timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for name, key in (("new generation", "young"), ("tenured generation", "old"), ("Metaspace", "metaspace")):
+        m = re.search(re.escape(name) + r"\s+(?:total (\d+)K, used (\d+)K|used (\d+)K, committed (\d+)K)", h)
+        if m:
+            if m.group(1):
+                out[key + "_committed_mb"], out[key + "_used_mb"] = round(int(m.group(1)) / 1024, 1), round(int(m.group(2)) / 1024, 1)
+            else:
+                out[key + "_used_mb"], out[key + "_committed_mb"] = round(int(m.group(3)) / 1024, 1), round(int(m.group(4)) / 1024, 1)
+    # the Java heap's resident part: the pages of its reserved range the JVM has touched so far (an
+    # eden that is touched only as allocation reaches it grows the RSS until its first full cycle)
+    lo_hi = [int(x, 16) for x in re.findall(r"generation\s+total \d+K, used \d+K \[(0x[0-9a-f]+), 0x[0-9a-f]+, (0x[0-9a-f]+)\)", h)
+             for x in x]
+    if lo_hi:
+        out["heap_resident_mb"] = round(resident_kb(pid, min(lo_hi), max(lo_hi)) / 1024, 1)
+    nmt = {cat.strip(): round(int(c) / 1024, 1) for cat, _r, c in NMT_RE.findall(n)}
+    if nmt:
+        out["nmt_committed_mb"] = nmt
+    return out if len(out) > 1 else None
+
+
+def node_runtime(path: Path, t_start: float) -> list[dict]:
+    """The Node driver's own samples (tools/soak/node-runtime.js), one row per minute: heap used at its
+    lowest in the minute (just after a GC: the live heap), heap size, code, external, RSS (MB)."""
+    rows: dict[int, dict] = {}
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return []
+    for ln in lines:
+        try:
+            x = json.loads(ln)
+        except ValueError:
+            continue
+        m = int((x["t"] / 1000.0 - t_start) // 60)
+        if m < 0:
+            continue
+        r = rows.setdefault(m, {"minute": m, "heap_used_min_mb": 1e9, "old_used_min_mb": 1e9})
+        r["heap_used_min_mb"] = min(r["heap_used_min_mb"], round(x["heapUsed"] / 1024, 1))
+        r["old_used_min_mb"] = min(r["old_used_min_mb"], round(x["oldUsed"] / 1024, 1))
+        r["heap_total_mb"] = round(x["heapTotal"] / 1024, 1)
+        r["code_used_mb"] = round(x["codeUsed"] / 1024, 1)
+        r["external_mb"] = round(x["external"] / 1024, 1)
+        r["rss_mb"] = round(x["rss"] / 1024, 1)
+    return [rows[m] for m in sorted(rows)]
+
+
 # ---------------------------------------------------------------- the cluster
 class SecureCluster:
     """`jobwire-engine cluster` with TLS + mTLS + OAuth (JWT) + an admin token; gRPC clients for the
     load generator (gateway) and the faults (the supervisor's admin port)."""
 
-    def __init__(self, work: Path, token_ttl: str):
+    def __init__(self, work: Path, token_ttl: str, history: int):
         import grpc
         self.grpc = grpc
         self.work = work
@@ -119,7 +227,7 @@ class SecureCluster:
                 "--no-ui", "--exit-on-stdin-close", "--data-dir", str(work / "cluster-data"),
                 "--tls-cert", str(cert), "--tls-key", str(key), "--tls-client-ca", str(self.ca),
                 "--oauth", "--oauth-client-secret", self.secret, "--oauth-token-ttl", token_ttl,
-                "--admin-token-file", str(tf)]
+                "--admin-token-file", str(tf), "--history", str(history)]
         self.log = work / "cluster.log"
         self.proc = harness.spawn(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.reader = harness._LineReader(self.proc.stdout, self.log)
@@ -270,6 +378,7 @@ class Soak:
         self.created: dict[str, dict[str, dict]] = {s: {} for s in self.sdks}  # soakId -> {key, t0}
         self.create_failed = {s: 0 for s in self.sdks}
         self.rss: dict[str, list] = {s: [] for s in self.sdks + ["engine"]}
+        self.java_rt: list[dict] = []  # jcmd samples of the Java driver
         self.faults: list[dict] = []
         self.stop_load = threading.Event()
         self.stop_sampling = threading.Event()
@@ -301,8 +410,15 @@ class Soak:
                     log(f"{sdk}: create {sid} failed: {str(e)[:200]}")
 
     def sample(self):
+        next_rt = 0.0
         while not self.stop_sampling.is_set():
             t = time.time()
+            if self.a.runtime_every > 0 and t >= next_rt and "java" in self.drivers:
+                next_rt = t + self.a.runtime_every
+                jp = java_pid(self.drivers["java"].proc.pid)
+                rt = java_runtime(jp) if jp else None
+                if rt:
+                    self.java_rt.append(rt)
             for s, d in self.drivers.items():
                 if d.proc.poll() is None:
                     self.rss[s].append((t, round(tree_rss_mb(d.proc.pid), 1)))
@@ -315,7 +431,10 @@ class Soak:
         a = self.a
         log(f"soak: {a.minutes} min, SDKs {','.join(self.sdks)}, faults {','.join(a.faults)} every {a.fault_every} s, "
             f"{a.rate} instances/s per SDK, out {self.out}")
-        self.c = SecureCluster(self.work, a.token_ttl)
+        # every instance of the run must stay visible to ListProcessInstances (the brokers keep 1000
+        # finished instances per partition by default; older ones would look lost)
+        self.history = int(max(10000, 1.5 * a.rate * len(self.sdks) * a.minutes * 60 / 6))
+        self.c = SecureCluster(self.work, a.token_ttl, self.history)
         log(f"cluster: gateways {','.join(self.c.gateways)} admin {self.c.admin_address} token {self.c.token_url}")
         try:
             return self._run()
@@ -338,7 +457,16 @@ class Soak:
         env = c.driver_env()
         for s in self.sdks:
             run = ROOT / "conformance-tests" / "drivers" / s / "run"
-            self.drivers[s] = harness.Driver([str(run)], env, self.work / f"driver-{s}.log")
+            e = dict(env)
+            if a.runtime_every > 0 and s == "node":
+                # the driver's own memory counters (read only; tools/soak/node-runtime.js)
+                e["NODE_OPTIONS"] = (e.get("NODE_OPTIONS", "") + f" --require {NODE_RUNTIME_JS}").strip()
+                e["SOAK_NODE_RUNTIME_FILE"] = str(self.work / "node-runtime.jsonl")
+                (self.work / "node-runtime.jsonl").unlink(missing_ok=True)
+            if a.runtime_every > 0 and s == "java":
+                # native memory tracking (summary), read with jcmd: what the JVM's RSS is made of
+                e["JAVA_TOOL_OPTIONS"] = (e.get("JAVA_TOOL_OPTIONS", "") + " -XX:NativeMemoryTracking=summary").strip()
+            self.drivers[s] = harness.Driver([str(run)], e, self.work / f"driver-{s}.log")
         for s, d in self.drivers.items():
             d.wait_event(lambda e: e["event"] == "ready", 300, f"{s} driver ready")
             d.send(cmd="start_worker", id="w", jobType=f"soak-{s}",
@@ -425,7 +553,10 @@ class Soak:
             unacked = [k for k in by_key if k not in acked]  # created by a request whose answer was lost
             unacked_not_done = [k for k in unacked if by_key[k].completion_count < 1]
             evs = self.drivers[s].snapshot()
-            starts: dict[str, int] = {}
+            starts: dict[str, int] = {}  # soakId -> handler starts
+            key_starts: dict[str, int] = {}  # job key -> handler starts (more than one: a redelivery)
+            keys_of: dict[str, set] = {}  # soakId -> job keys (more than one: the load generator's retried
+            # create made a second instance, its first answer lost in a fault; not a redelivery)
             lat_by_min: dict[int, list[float]] = {}
             done_by_min: dict[int, int] = {}
             completed_after: list[float] = []
@@ -440,6 +571,9 @@ class Soak:
                     if sid is None:
                         continue
                     starts[sid] = starts.get(sid, 0) + 1
+                    k = str(e.get("key"))
+                    key_starts[k] = key_starts.get(k, 0) + 1
+                    keys_of.setdefault(sid, set()).add(k)
                     t = e["t"] / 1000.0
                     m = int((t - self.t_start) // 60)
                     if starts[sid] == 1 and isinstance(v.get("t0"), (int, float)):
@@ -452,15 +586,36 @@ class Soak:
                 elif e["event"] == "error":
                     errors.append({"t_s": round(e["t"] / 1000.0 - self.t_start, 1), "code": e.get("code"),
                                    "message": str(e.get("message"))[:200]})
-            dups = {sid: n for sid, n in starts.items() if n > 1}
+            dups = {k: n for k, n in key_starts.items() if n > 1}
+            two_instances = sorted(sid for sid, ks in keys_of.items() if len(ks) > 1)
             samples = self.rss[s]
             after = [v for t, v in samples if t >= warm_at] or [v for _, v in samples]
+            settled = [v for t, v in samples if t >= self.t_start + a.settle_s]
+            # start = first sample after the warm-up (the issue's measure: flat = end <= start + 20 %);
+            # first_sample_mb is the raw first sample; settled_mb the first after --settle-s, reported
+            # beside it (end_vs_settled_pct), never instead of it
             rss = {"start_mb": after[0] if after else None, "peak_mb": max(after) if after else None,
                    "end_mb": samples[-1][1] if samples else None,
-                   "first_sample_mb": samples[0][1] if samples else None}
+                   "first_sample_mb": samples[0][1] if samples else None,
+                   "settled_mb": settled[0] if settled else None}
             if rss["start_mb"] and rss["end_mb"] is not None:
                 rss["end_vs_start_pct"] = round(100.0 * (rss["end_mb"] - rss["start_mb"]) / rss["start_mb"], 1)
                 rss["flat"] = rss["end_mb"] <= rss["start_mb"] * 1.2
+            if rss["first_sample_mb"] and rss["end_mb"] is not None:
+                rss["end_vs_first_sample_pct"] = round(100.0 * (rss["end_mb"] - rss["first_sample_mb"]) / rss["first_sample_mb"], 1)
+            if rss["settled_mb"] and rss["end_mb"] is not None:
+                rss["end_vs_settled_pct"] = round(100.0 * (rss["end_mb"] - rss["settled_mb"]) / rss["settled_mb"], 1)
+            runtime = None
+            if s == "node" and a.runtime_every > 0:
+                runtime = {"what": "the Node driver's own counters (tools/soak/node-runtime.js) per minute: heap used at "
+                                   "its lowest in the minute (≈ live heap after a GC), heap size, JIT code, external, RSS",
+                           "per_minute": node_runtime(self.work / "node-runtime.jsonl", self.t_start)}
+            if s == "java" and a.runtime_every > 0:
+                runtime = {"what": "jcmd GC.heap_info + VM.native_memory summary (native memory tracking on) of the "
+                                   f"Java driver every {a.runtime_every:g} s; MB, t_s from the start of the load",
+                           "samples": [dict(x, t=None, t_s=round(x["t"] - self.t_start, 1)) for x in self.java_rt]}
+                for x in runtime["samples"]:
+                    x.pop("t")
             per_min = [{"minute": m, "p50_ms": pct(lat_by_min.get(m, []), 0.5), "p99_ms": pct(lat_by_min.get(m, []), 0.99),
                         "max_ms": pct(lat_by_min.get(m, []), 1.0), "started": len(lat_by_min.get(m, [])),
                         "completed": done_by_min.get(m, 0)}
@@ -473,10 +628,11 @@ class Soak:
                 "completed_more_than_once": twice,
                 "unacknowledged_creates": len(unacked), "unacknowledged_not_completed": len(unacked_not_done),
                 "handler_starts": sum(starts.values()), "duplicate_handler_starts": sum(n - 1 for n in dups.values()),
-                "instances_with_duplicate_starts": len(dups),
+                "jobs_with_duplicate_starts": len(dups),
+                "soak_ids_with_two_instances": len(two_instances), "soak_ids_with_two_instances_sample": two_instances[:10],
                 "errors_reported": len(errors), "errors_sample": errors[:10],
                 "driver_alive_at_end": self.drivers[s].proc.poll() is None,
-                "rss": rss, "rss_samples": samples,
+                "rss": rss, "rss_samples": samples, "runtime": runtime,
                 "latency_per_minute": per_min,
                 "_completed_at": completed_after,
             }
@@ -496,8 +652,10 @@ class Soak:
         res = {
             "config": {"minutes": a.minutes, "sdks": self.sdks, "faults": a.faults, "fault_every_s": a.fault_every,
                        "rate_per_sdk": a.rate, "handler_ms": a.handler_ms, "job_timeout_ms": a.job_timeout_ms,
-                       "warmup_s": a.warmup_s, "token_ttl": a.token_ttl,
+                       "warmup_s": a.warmup_s, "settle_s": a.settle_s, "runtime_every_s": a.runtime_every,
+                       "token_ttl": a.token_ttl,
                        "cluster": "2 gateways, 3 brokers, 6 partitions; TLS + mTLS + JWT (OAuth) + admin token",
+                       "history_per_partition": self.history,
                        "load_average_at_end": os.getloadavg(), "cpus": os.cpu_count()},
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.t_start)),
             "load_s": round(self.t_load_end - self.t_start, 1),
@@ -534,6 +692,12 @@ def main(argv=None) -> int:
     ap.add_argument("--handler-ms", type=int, default=20)
     ap.add_argument("--job-timeout-ms", type=int, default=20000)
     ap.add_argument("--warmup-s", type=float, default=None, help="RSS 'start' is the first sample after this (default: min(60, a tenth of the run))")
+    ap.add_argument("--settle-s", type=float, default=None,
+                    help="also report RSS end vs the first sample after this (default: min(600, a sixth of the run)); "
+                         "the issue's flat measure stays end vs start (after --warmup-s)")
+    ap.add_argument("--runtime-every", type=float, default=60.0,
+                    help="Java: jcmd heap + native memory summary every this many s (NMT on); Node: the driver's "
+                         "memory counters (preload, every 5 s). 0 = off")
     ap.add_argument("--drain-s", type=float, default=90)
     ap.add_argument("--sample-every", type=float, default=2.0)
     ap.add_argument("--token-ttl", default="90s", help="lifetime of the cluster's tokens (they expire and refresh during the run too)")
@@ -547,6 +711,8 @@ def main(argv=None) -> int:
         ap.error(f"unknown: {bad}; faults are {FAULTS}, SDKs {SDKS}")
     if a.warmup_s is None:
         a.warmup_s = min(60.0, a.minutes * 6.0)
+    if a.settle_s is None:
+        a.settle_s = min(600.0, a.minutes * 10.0)
     if not harness.ENGINE_BIN.exists():
         ap.error(f"{harness.ENGINE_BIN} missing: make engine")
     res = Soak(a).run()
@@ -558,7 +724,8 @@ def main(argv=None) -> int:
     for name, v in res["sdks"].items():
         r = v["rss"]
         log(f"  {name:6} created {v['created']:5} lost {v['lost']} dup starts {v['duplicate_handler_starts']:3} "
-            f"RSS start/peak/end {r['start_mb']}/{r['peak_mb']}/{r['end_mb']} MB ({r.get('end_vs_start_pct')} %), "
+            f"RSS first/start/settled/peak/end {r['first_sample_mb']}/{r['start_mb']}/{r['settled_mb']}/{r['peak_mb']}/{r['end_mb']} MB "
+            f"(end vs start {r.get('end_vs_start_pct')} %, vs settled {r.get('end_vs_settled_pct')} %), "
             f"p99 per minute {[m['p99_ms'] for m in v['latency_per_minute']]}")
     e = res["engine"]["rss"]
     log(f"  engine RSS start/peak/end {e['start_mb']}/{e['peak_mb']}/{e['end_mb']} MB")

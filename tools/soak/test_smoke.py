@@ -1,7 +1,8 @@
 """Smoke test of `make soak` (the `soak` suite of `make test`): a 45-second soak of every SDK's workers
 against the secured cluster (TLS + mTLS + JWT + admin token) with two fault kinds (a gateway restart and
 token expiry, one every 15 s), then checks the report: nothing lost, nothing completed twice, every fault
-survived by every SDK, RSS and per-minute latency measured, JSON and plot written."""
+survived by every SDK, RSS (and, for Node and Java, what it is made of) and per-minute latency measured,
+JSON and plot written."""
 from __future__ import annotations
 
 import json
@@ -47,6 +48,13 @@ def test_every_sdk_worked_through_the_faults(report: dict, sdk: str) -> None:
         assert f["ok"], f
         assert f["recovered_s"][sdk] is not None, f"{sdk} never completed a job after {f['kind']}: {f}"
     assert v["rss"]["start_mb"] and v["rss"]["peak_mb"] >= v["rss"]["start_mb"] and v["rss"]["end_mb"]
+    assert v["rss"]["first_sample_mb"] and "end_vs_first_sample_pct" in v["rss"]
+    if sdk == "node":  # what the RSS is made of: the driver's own V8 counters
+        rows = v["runtime"]["per_minute"]
+        assert rows and all(0 < r["heap_used_min_mb"] <= r["heap_total_mb"] < r["rss_mb"] for r in rows), rows
+    if sdk == "java":  # jcmd: heap generations and native memory tracking
+        x = v["runtime"]["samples"][0]
+        assert x["young_committed_mb"] > 0 and x["nmt_committed_mb"]["Java Heap"] > 0, x
     lat = [m for m in v["latency_per_minute"] if m["p99_ms"] is not None]
     assert lat and all(0 <= m["p50_ms"] <= m["p99_ms"] for m in lat)
 

@@ -25,6 +25,7 @@ func clusterCmd(args []string) int {
 	noSync := fs.Bool("no-fsync", false, "brokers skip fsync (not crash-safe)")
 	uiPort := fs.Int("ui-port", 0, "port of the live view web page, served by the first gateway on 127.0.0.1 (0 = a free port)")
 	noUI := fs.Bool("no-ui", false, "do not serve the live view web page")
+	history := fs.Int("history", 0, "finished instances and jobs each partition keeps for the admin API (default: the brokers' default, 1000)")
 	security := securityFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -34,7 +35,7 @@ func clusterCmd(args []string) int {
 	t0 := time.Now()
 	var sc engine.Config
 	security(&sc)
-	s, err := supervisor.Start(supervisor.Config{Gateways: *gws, Brokers: *brokers, Partitions: *parts, BasePort: *base, UI: !*noUI, UIPort: *uiPort,
+	s, err := supervisor.Start(supervisor.Config{Gateways: *gws, Brokers: *brokers, Partitions: *parts, BasePort: *base, UI: !*noUI, UIPort: *uiPort, History: *history,
 		DataDir: *dataDir, NoSync: *noSync, Security: supervisor.Security{TLSCert: sc.TLSCert, TLSKey: sc.TLSKey,
 			TLSClientCA: sc.TLSClientCA, OAuth: sc.OAuth, OAuthID: sc.OAuthID, OAuthSecret: sc.OAuthKey, OAuthTTL: sc.OAuthTTL,
 			OAuthLeeway: sc.OAuthLeeway, Issuer: sc.OAuthIssuer, Audience: sc.OAuthAudience, OAuthSigningKey: sc.OAuthSigningKey,

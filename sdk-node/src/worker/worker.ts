@@ -122,14 +122,17 @@ export class Worker<V = Variables> extends EventEmitter<WorkerEvents> {
     this.machine.closed()
   }
 
+  /** Connection warnings given: message key -> time until which it is not repeated. */
   private readonly warned = new Map<string, number>()
 
   private warnConnection(err: { message: string; details?: string }): void {
     const text = err.details || err.message
     if (!/certificate|ssl|tls|handshake|altnames/i.test(text)) return
     const now = Date.now()
-    if ((this.warned.get(text) ?? 0) > now) return
-    this.warned.set(text, now + 30_000)
+    const key = connectionWarningKey(text)
+    if ((this.warned.get(key) ?? 0) > now) return
+    for (const [k, until] of this.warned) if (until <= now) this.warned.delete(k)
+    this.warned.set(key, now + 30_000)
     this.logger.warn(`worker ${this.options.jobType}: cannot connect to the gateway (TLS certificate or handshake problem; retrying with backoff): ${text}`)
   }
 
@@ -146,4 +149,14 @@ export class Worker<V = Variables> extends EventEmitter<WorkerEvents> {
       this.logger.error(`a '${event}' listener threw: ${String(e)}`)
     }
   }
+}
+
+/**
+ * What makes two connection failures "the same message" for the once-per-30-s warning: grpc-js
+ * stamps each failure with its time ("… (2026-11-26T11:42:41.720Z). Resolution note: …"), so
+ * the raw text would differ every time (a warning per retry, and one map entry per retry).
+ * @internal
+ */
+export function connectionWarningKey(text: string): string {
+  return text.replace(/\(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\)/g, '(…)')
 }

@@ -7,6 +7,7 @@ import * as path from 'node:path'
 import * as grpc from '@grpc/grpc-js'
 import { Client, JobwireError } from '../../src/index'
 import { resolveClientConfig } from '../../src/config'
+import { connectionWarningKey } from '../../src/worker/worker'
 import { FakeGateway } from '../support/fakeGateway'
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
@@ -52,6 +53,16 @@ it('without a client certificate the server refuses the connection: a clear type
   } finally {
     await c.close()
   }
+})
+
+it('a refused handshake is one warning per 30 s, not one per retry: the key drops grpc-js\'s time stamp', () => {
+  // as grpc-js words a stream/poll that fails on a gateway requiring a client certificate (seen in
+  // transport/mtls-without-client-certificate-rejected: six warnings in 2 s before this key)
+  const at = (ts: string) => `No connection established. Last error: 80CCC7FC4D7F0000:error:0A00045C:SSL routines:ssl3_read_bytes:tlsv13 alert certificate required:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1601:SSL alert number 116\n (${ts}). Resolution note: `
+  expect(connectionWarningKey(at('2026-11-26T11:42:41.720Z'))).toBe(connectionWarningKey(at('2026-11-26T11:42:43.494Z')))
+  expect(connectionWarningKey(at('2026-11-26T11:42:41Z'))).toBe(connectionWarningKey(at('2026-11-26T11:42:43.494Z')))
+  expect(connectionWarningKey(at('2026-11-26T11:42:41.720Z'))).toContain('certificate required')
+  expect(connectionWarningKey('unknown ca (2026-11-26T11:42:41.720Z)')).not.toBe(connectionWarningKey('certificate required (2026-11-26T11:42:41.720Z)'))
 })
 
 it('validates the mutual-TLS settings and raw channel options', () => {
