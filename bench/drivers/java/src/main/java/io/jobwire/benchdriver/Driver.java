@@ -27,17 +27,25 @@ public final class Driver {
   private static final PrintStream OUT = new PrintStream(System.out, false, StandardCharsets.UTF_8);
   private static final AtomicLong JOBS = new AtomicLong();
   private static final List<Double> LAT = new ArrayList<>();
+  /** jobwire only: how many jobs arrived by each activation (push / poll), for the done event. */
+  private static final java.util.concurrent.ConcurrentHashMap<String, AtomicLong> ACTIVATIONS =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   private static synchronized void emit(String line) {
     OUT.println(line);
     OUT.flush();
   }
 
-  private static void started(Object t0) {
+  private static final List<Double> ENG = new ArrayList<>();
+  private static final long TIMEOUT_MS = Duration.ofMinutes(5).toMillis();
+
+  private static void started(Object t0, long deadline) {
     if (t0 instanceof Number n && n.doubleValue() > 0) {
       double l = System.currentTimeMillis() + (System.nanoTime() % 1_000_000) / 1e6 - n.doubleValue();
       synchronized (LAT) {
         LAT.add(l);
+        // the engine's activation time (deadline - timeout, by the engine's clock) after t0
+        ENG.add(deadline - TIMEOUT_MS - n.doubleValue());
       }
     }
   }
@@ -66,7 +74,7 @@ public final class Driver {
         String mode = s.path("mode").asText("push");
         for (int i = 0; i < s.path("count").asInt(1); i++) {
           var b = cc.newWorker().jobType(s.get("jobType").asText()).handler((client, job) -> {
-            started(job.getVariablesAsMap().get("t0"));
+            started(job.getVariablesAsMap().get("t0"), job.getDeadline());
             pause(delay);
             client.newCompleteCommand(job.getKey()).send().join();
             JOBS.incrementAndGet();
@@ -92,9 +100,10 @@ public final class Driver {
         int delay = s.path("delayMs").asInt(0);
         String mode = s.path("mode").asText("push");
         for (int i = 0; i < s.path("count").asInt(1); i++) {
-          var b = jw.newWorker().jobType(s.get("jobType").asText()).maxJobsActive(s.path("capacity").asInt(32))
+          var b = jw.newWorker().jobType(s.get("jobType").asText()).maxJobsActive(s.path("capacity").asInt(32)).jobTimeout(Duration.ofMinutes(5))
               .streamEnabled(mode.equals("push")).handler(job -> {
-                started(job.getVariablesAsMap().get("t0"));
+                started(job.getVariablesAsMap().get("t0"), job.getDeadline());
+                ACTIVATIONS.computeIfAbsent(job.getActivation(), k -> new AtomicLong()).incrementAndGet();
                 pause(delay);
                 JOBS.incrementAndGet();
                 return null;
@@ -120,7 +129,25 @@ public final class Driver {
     }
     tick.shutdownNow();
     for (Runnable c : closers) c.run();
-    StringBuilder sb = new StringBuilder("{\"event\":\"done\",\"jobs\":").append(JOBS.get()).append(",\"latMs\":[");
+    StringBuilder sb = new StringBuilder("{\"event\":\"done\",\"jobs\":").append(JOBS.get());
+    if (!ACTIVATIONS.isEmpty()) {
+      sb.append(",\"activations\":{");
+      String sep = "";
+      for (var e : new java.util.TreeMap<>(ACTIVATIONS).entrySet()) {
+        sb.append(sep).append(quote(e.getKey())).append(':').append(e.getValue().get());
+        sep = ",";
+      }
+      sb.append('}');
+    }
+    synchronized (LAT) {
+      sb.append(",\"activatedMs\":[");
+      for (int i = 0; i < ENG.size(); i++) {
+        if (i > 0) sb.append(',');
+        sb.append(String.format(java.util.Locale.ROOT, "%.0f", ENG.get(i)));
+      }
+      sb.append(']');
+    }
+    sb.append(",\"latMs\":[");
     synchronized (LAT) {
       for (int i = 0; i < LAT.size(); i++) {
         if (i > 0) sb.append(',');
