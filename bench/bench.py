@@ -359,7 +359,7 @@ def w1_closed(eng: Engine, work: Path, clients: List[str], n: int, warm: int, ca
 
 
 def w2_open(eng: Engine, work: Path, clients: List[str], rate: float, seconds: float, cap: int,
-            warm_s: float = 1) -> List[Dict[str, Any]]:
+            warm_s: float = 1, warm_closed: int = 0) -> List[Dict[str, Any]]:
     """Open loop at a steady rate: activation latency (created -> handler started). The first `warm_s`
     seconds are warm-up: a JVM or V8 worker on a loaded machine compiles its hot path for a few seconds
     (java-jobwire and java-official both showed p50 0.4-0.8 s in their first second, 2-55 ms from the
@@ -374,20 +374,27 @@ def w2_open(eng: Engine, work: Path, clients: List[str], rate: float, seconds: f
             d = Driver(client, eng.address, [{"jobType": jt, "mode": mode, "capacity": cap}], work)
             try:
                 time.sleep(0.5)
+                if warm_closed:
+                    # as in workload 1: a closed-loop round first, so the worker's hot path is compiled before the
+                    # open loop (a JVM worker on a loaded machine was still spending 40-60 % of its CPU in the JIT
+                    # compiler 12 s after start; a push worker cannot catch up a backlog built meanwhile)
+                    loadgen("closed", eng.address, "-process", pid, "-n", str(warm_closed), "-inflight", "32")
+                    d.wait_jobs(warm_closed, 30)
+                    time.sleep(0.5)
                 load = float(open("/proc/loadavg").read().split()[0])
                 c0 = d.cpu()
                 r = loadgen("open", eng.address, "-process", pid, "-n", str(n + warm), "-rate", str(rate))
-                d.wait_jobs(n + warm, 60)
+                d.wait_jobs(warm_closed + n + warm, 60)
                 c1 = d.cpu()
             finally:
                 res = d.stop()
-            lat = (res.get("latMs") or [])[warm:]
+            lat = (res.get("latMs") or [])[warm_closed + warm:]
             row = {"workload": 2, "engine": eng.kind, "client": client, "mode": mode, "rate": rate, "n": n,
                    "created": r["created"] - warm, "handled": len(lat), "achievedRate": round(r["ratePerS"], 1),
                    "p50Ms": pctl(lat, .5), "p99Ms": pctl(lat, .99), "p999Ms": pctl(lat, .999),
                    # the worker's CPU over the whole open loop (warm-up included: a JVM compiles then)
                    "clientCpuMsPerJob": round((c1 - c0) * 1000 / max(1, n + warm), 3), "loadavg": load}
-            act = (res.get("activatedMs") or [])[warm:]
+            act = (res.get("activatedMs") or [])[warm_closed + warm:]
             if act and len(act) == len(lat):
                 # drivers that report the engine's activation time (Java): which side of it the latency lies on
                 row["engineP99Ms"] = pctl(act, .99)
@@ -901,7 +908,8 @@ def main() -> int:
                                f"(CreateProcessInstanceWithResult), worker capacity {P['cap']}, no-op handler; Zeebe engines start with "
                                f"{P['zb_warm']} warm-up instances.")
         res["params"]["w2"] = (f"{P['rate']} instances/s on the jobwire engine, {P['zb_rate']}/s on Zeebe (its in-memory engine, "
-                               f"on this shared machine, does not keep up with more), for {P['secs']} s after {P['warm_s']} s of warm-up; worker capacity {P['cap']}.")
+                               f"on this shared machine, does not keep up with more), for {P['secs']} s after a closed-loop warm-up round of {P['warm']} "
+                               f"instances (as in workload 1) and {P['warm_s']} s of open-loop warm-up; worker capacity {P['cap']}.")
         res["params"]["w3"] = (f"{P['idle_workers']} idle workers (go-jobwire driver, one process), engine CPU over "
                                f"{P['idle_secs']} s after 5 s settling; a fresh engine per mode; 'no workers' is the engine alone.")
         res["params"]["w4"] = (f"{P['mix_n']} instances, one every 40 ms, five task types in sequence, the third taking 2 s "
@@ -923,7 +931,7 @@ def main() -> int:
                 rate = P["zb_rate"] if kind == "zeebe" else P["rate"]
                 log(f"workload 2 ({kind}): open loop at {rate}/s")
                 rows += per_client(kind, work, clients[:1] if a.smoke else clients, zw, 2, lambda eng, c: w2_open(
-                    eng, work, [c], rate, P["secs"], P["cap"], P["warm_s"]))
+                    eng, work, [c], rate, P["secs"], P["cap"], P["warm_s"], P["warm"]))
             if 5 in wl:
                 log(f"workload 5 ({kind}): slow-worker backpressure")
                 rows += per_client(kind, work, clients[:1] if a.smoke else clients, zw, 5, lambda eng, c: w5_backpressure(
