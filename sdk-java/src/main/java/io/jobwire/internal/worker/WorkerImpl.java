@@ -75,6 +75,13 @@ public final class WorkerImpl implements JobWorker {
   static final double THRESHOLD = 0.3;
   static final long CANCEL_DELAY_MS = 100;
   /**
+   * A parked poll is not cancelled when the stream fills the worker (push and poll, rule 3, the same
+   * in every SDK): a cancel drops whatever the gateway had already sent for the poll (measured under
+   * overload in Go and Node: 1-15 jobs per cancel, each waiting out its activation timeout). What a
+   * parked poll brings while the worker is full is handed back at once (overflow).
+   */
+  static final boolean CANCEL_PARKED_POLL = false;
+  /**
    * A poll that got no answer for this long is parked (the gateway answers at once when jobs are
    * waiting). Until then the stream reader does not reserve a slot the poll asked for, so a
    * backfill poll that finds jobs never makes a pushed job overflow, and a parked poll never
@@ -175,6 +182,7 @@ public final class WorkerImpl implements JobWorker {
     long t0;
     volatile Thread thread;
     ScheduledFuture<?> extendTimer;
+    Backoff extendBackoff; // auto-extend retries; created on the first failure
     ScheduledFuture<?> unsettledTimer;
 
     Held(ActivatedJob raw, String activation) {
@@ -569,6 +577,7 @@ public final class WorkerImpl implements JobWorker {
    * that lasts CANCEL_DELAY_MS cancels the poll (the gateway fails back what it activated for it).
    */
   private void checkCancelParkedPoll() {
+    if (!CANCEL_PARKED_POLL) return;
     if (!pollInFlight || pollGot > 0 || pollCancelled) return;
     if (!above()) {
       pollWasBelow = true;
@@ -1223,9 +1232,28 @@ public final class WorkerImpl implements JobWorker {
 
   // ---- auto-extend: push the deadline out by jobTimeout whenever half the remaining time passed ----
 
+  static final long EXTEND_MIN_WAIT_MS = 50;
+  static final long EXTEND_MIN_RETRY_MS = 20;
+
+  /**
+   * How long to wait before the next UpdateJobTimeout (docs/worker-semantics.md, the same in every
+   * SDK): half of the time left until the deadline (at least 50 ms); after a failed attempt, the
+   * back-off's next delay alone, capped at half of the time still left (at least 20 ms), so that the
+   * retries fall before the deadline.
+   */
+  static long extendWaitMs(long leftMs, boolean retry, Backoff backoff) {
+    if (retry) return Math.min(backoff.next(), Math.max(leftMs / 2, EXTEND_MIN_RETRY_MS));
+    return Math.max(EXTEND_MIN_WAIT_MS, leftMs / 2);
+  }
+
   private void scheduleExtend(Held h) {
+    scheduleExtend(h, false);
+  }
+
+  private void scheduleExtend(Held h, boolean retry) {
     if (h.handlerDone || stopping && !closing) return;
-    long wait = Math.max(50, (h.job.deadline - System.currentTimeMillis()) / 2);
+    if (h.extendBackoff == null) h.extendBackoff = new Backoff();
+    long wait = extendWaitMs(h.job.deadline - System.currentTimeMillis(), retry, h.extendBackoff);
     h.extendTimer = ctl.schedule(() -> {
       if (h.handlerDone) return;
       extendTimeout(h.job, o.jobTimeout().toMillis()).whenCompleteAsync((v, e) -> {
@@ -1233,8 +1261,11 @@ public final class WorkerImpl implements JobWorker {
           JobwireException je = JobwireException.from(e, "UpdateJobTimeout");
           if (je.code() == Status.Code.NOT_FOUND || je.code() == Status.Code.FAILED_PRECONDITION) return; // the job is gone
           LOG.debug("auto-extend of job {} failed: {}", h.raw.getKey(), je.getMessage());
+          scheduleExtend(h, true); // after the back-off alone
+          return;
         }
-        scheduleExtend(h);
+        h.extendBackoff.reset();
+        scheduleExtend(h, false);
       }, post);
     }, wait, TimeUnit.MILLISECONDS);
   }
