@@ -415,7 +415,7 @@ class _Session:
         call = self.call
         assert call is not None
         aside: List[gateway_pb2.ActivatedJob] = []
-        end = time.monotonic() + min(DRAIN_MAX_S, self.s.close_timeout if self.ctx.stop.is_set() else DRAIN_MAX_S)
+        end = time.monotonic() + DRAIN_MAX_S  # at close too: not cut by the close timeout (rule 7)
         try:
             while True:
                 remaining = min(DRAIN_QUIET_S, end - time.monotonic())
