@@ -518,16 +518,16 @@ func TestFairnessPollWhileStreamKeepsWorkerFull(t *testing.T) {
 	stream.ch <- job(2)
 	eventually(t, "held 2", func() bool { return w.ledger.Jobs() == 2 })
 	t0 := time.Now()
-	select {
-	case p := <-gw.polls:
-		// A long poll parked before the stream filled the worker stays parked
-		// (rule 3: never cancelled for that); the gateway ends it empty here.
-		close(p.ch)
-		t0 = time.Now()
-	case <-time.After(50 * time.Millisecond):
-	}
 	for !w.ledger.PollDue() && time.Since(t0) < fairnessInterval+time.Second {
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case p := <-gw.polls:
+			// A long poll sent before the stream filled the worker stays
+			// parked (rule 3: never cancelled for that); the gateway ends it
+			// empty here, and the fairness interval counts from its end.
+			close(p.ch)
+			t0 = time.Now()
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 	// Due 1 s after the last poll ended.
 	if !w.ledger.PollDue() || time.Since(t0) < fairnessInterval-200*time.Millisecond {
