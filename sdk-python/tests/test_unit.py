@@ -12,6 +12,7 @@ import pytest
 import jobwire
 from jobwire import ConfigurationError, InvalidVariablesError
 from jobwire._backoff import Backoff
+from jobwire._executor import extend_wait
 from jobwire._json import parse_variables, variables_to_json
 from jobwire._ledger import Ledger
 from jobwire._options import resolve_worker_options
@@ -41,6 +42,16 @@ def test_backoff_jitter_is_within_10_percent() -> None:
 
 
 # --- ledger --------------------------------------------------------------------------------
+def test_auto_extend_waits_half_the_time_left_and_retries_after_the_backoff_alone() -> None:
+    b = Backoff(rand=lambda: 0.5)  # no jitter
+    assert extend_wait(10.0, False, b) == pytest.approx(5.0)
+    assert extend_wait(0.06, False, b) == pytest.approx(0.05)  # floor
+    assert extend_wait(5.0, True, b) == pytest.approx(0.05)  # back-off alone, not plus a share of the time left
+    assert extend_wait(4.95, True, b) == pytest.approx(0.08)
+    assert extend_wait(0.2, True, b) == pytest.approx(0.1)  # 0.128 capped at half of 0.2
+    assert extend_wait(0.01, True, b) == pytest.approx(0.02)  # floor
+
+
 def test_ledger_never_exceeds_max_and_releases_once() -> None:
     led = Ledger(3)
     slots = [led.try_take() for _ in range(5)]

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -77,7 +76,7 @@ func (w *Worker) pollLoop(ctx context.Context) {
 			continue
 		}
 		start := time.Now()
-		count, cancelled, err := w.activate(ctx, got, reqTimeout)
+		count, err := w.activate(ctx, got, reqTimeout)
 		firstJob := w.lastFirstJob
 		w.ledger.ReturnPoll()
 		lastEnd = time.Now()
@@ -87,13 +86,6 @@ func (w *Worker) pollLoop(ctx context.Context) {
 		wasBackfill := backfill
 		backfill = false
 		due = pushing && err == nil && count > 0 && count >= got
-		if cancelled {
-			// The stream filled the worker past the threshold while the poll was
-			// parked: poll again once held falls back to it (no backoff).
-			w.log.Debug("parked poll cancelled: the stream filled the worker past the poll threshold")
-			w.tel.Poll("cancelled")
-			continue
-		}
 		if err != nil {
 			w.tel.Poll("error")
 			w.state.PollFailed()
@@ -158,27 +150,21 @@ func pollDeadline(requestTimeout time.Duration) time.Duration {
 
 // activate runs one ActivateJobs call and hands every job to the executor as
 // it arrives. A job beyond the capacity left (the stream took slots from the
-// pool meanwhile) is handed back at once. While the call is parked (no job
-// received yet), a rise of held above the poll threshold cancels it
-// (cancelled = true): the gateway then fails back what it activated for it.
+// pool meanwhile) is handed back at once (overflow). A parked poll is never
+// cancelled because the stream filled the worker (push and poll, rule 3): a
+// cancel drops whatever the gateway had already sent for the poll, and those
+// jobs would wait out their activation timeout.
 // stallParkedMin: a poll whose first job came at least this long after the
 // call was parked by the gateway, so its jobs became activatable while the
 // stream should have been pushing them (a backlog is answered at once).
 const stallParkedMin = 500 * time.Millisecond
 
-func (w *Worker) activate(ctx context.Context, n int, requestTimeout time.Duration) (count int, cancelled bool, err error) {
+func (w *Worker) activate(ctx context.Context, n int, requestTimeout time.Duration) (count int, err error) {
 	w.lastFirstJob = 0
 	sent := time.Now()
 	rctx, cancel := context.WithTimeout(ctx, pollDeadline(requestTimeout))
 	defer cancel()
-	var received, cancelledByStream atomic.Bool
-	stopWatch := make(chan struct{})
-	watched := make(chan struct{})
-	defer func() { close(stopWatch); <-watched }()
-	go func() {
-		defer close(watched)
-		w.watchParkedPoll(stopWatch, &received, requestTimeout >= 0, func() { cancelledByStream.Store(true); cancel() })
-	}()
+	received := false
 	req := &pb.ActivateJobsRequest{
 		Type: w.cfg.JobType, Worker: w.cfg.WorkerName, Timeout: w.cfg.JobTimeout.Milliseconds(),
 		MaxJobsToActivate: int32(n), FetchVariable: w.cfg.FetchVariables,
@@ -189,12 +175,12 @@ func (w *Worker) activate(ctx context.Context, n int, requestTimeout time.Durati
 	}
 	stream, err := w.gw.Long.ActivateJobs(rctx, req)
 	if err != nil {
-		return 0, cancelledByStream.Load() && ctx.Err() == nil, err
+		return 0, err
 	}
 	for {
 		resp, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
-			return count, false, nil
+			return count, nil
 		}
 		if err != nil {
 			if status.Code(err) == codes.DeadlineExceeded && rctx.Err() != nil && ctx.Err() == nil {
@@ -203,18 +189,15 @@ func (w *Worker) activate(ctx context.Context, n int, requestTimeout time.Durati
 				if count == 0 {
 					w.log.Debug("long poll ended at its deadline without jobs")
 				}
-				return count, false, nil
+				return count, nil
 			}
-			if cancelledByStream.Load() && ctx.Err() == nil {
-				return count, true, nil
-			}
-			return count, false, err
+			return count, err
 		}
 		if len(resp.GetJobs()) > 0 {
-			if !received.Load() {
+			if !received {
 				w.lastFirstJob = time.Since(sent)
 			}
-			received.Store(true)
+			received = true
 		}
 		for _, j := range resp.GetJobs() {
 			count++
@@ -224,46 +207,6 @@ func (w *Worker) activate(ctx context.Context, n int, requestTimeout time.Durati
 				// The stream filled the worker while this poll was parked.
 				w.exec.giveBack(j, "poll", MsgAtCapacity)
 			}
-		}
-	}
-}
-
-// parkedPollCancelDelay is how long held must stay above the poll threshold
-// before a parked poll is cancelled (same in every SDK). A poll response that
-// was already in flight when the stream filled the worker arrives meanwhile and
-// is handed back losslessly (overflow); cancelling at once would drop it in the
-// transport, and the job would wait for its activation timeout.
-const parkedPollCancelDelay = 100 * time.Millisecond
-
-// watchParkedPoll calls cancel when held (received jobs) has risen from at
-// most the poll threshold to above it, and stayed there for
-// parkedPollCancelDelay, while no job has arrived for this poll: the stream
-// filled the worker, so the parked poll would only activate jobs that find no
-// slot. It returns when stop is closed or after cancelling. A parked poll is
-// only sent while held is at most the threshold, so for one (parked) the rise
-// may already have happened before this goroutine first looks: the stream can
-// fill the worker between the send and the first check.
-func (w *Worker) watchParkedPoll(stop <-chan struct{}, received *atomic.Bool, parked bool, cancel func()) {
-	max := w.ledger.Max()
-	below := parked
-	var due <-chan time.Time
-	for {
-		changed := w.ledger.Changed()
-		if jobs := w.ledger.Jobs(); jobs*10 <= max*3 {
-			below, due = true, nil
-		} else if below && !received.Load() && due == nil {
-			due = time.After(parkedPollCancelDelay)
-		}
-		select {
-		case <-changed:
-		case <-due:
-			if jobs := w.ledger.Jobs(); jobs*10 > max*3 && !received.Load() {
-				cancel()
-				return
-			}
-			due = nil
-		case <-stop:
-			return
 		}
 	}
 }

@@ -242,9 +242,11 @@ func TestCapacityOneStreamReadKeepsItsSlot(t *testing.T) {
 	closeNow(t, w)
 }
 
-// Rule 2: a parked poll is cancelled when the stream lifts held above the poll
-// threshold; the worker polls again (no backoff) once held falls back to it.
-func TestParkedPollCancelledWhenStreamFillsWorker(t *testing.T) {
+// Rule 3: a parked poll is not cancelled when the stream lifts held above the
+// poll threshold (a cancel drops what the gateway already sent for it); the
+// jobs it brings while the worker is full are handed back at once, none is
+// lost, and the worker stays streaming.
+func TestParkedPollKeptWhenStreamFillsWorker(t *testing.T) {
 	gw := newScriptedGW(false)
 	release := make(chan struct{})
 	meter := &countingMeter{}
@@ -254,30 +256,35 @@ func TestParkedPollCancelledWhenStreamFillsWorker(t *testing.T) {
 	}, meter)
 	stream := recv(t, gw.streams, "stream")
 	poll := recv(t, gw.polls, "parked poll")
-	stream.ch <- job(1) // held 1 ≤ 30 % of 4: the poll stays parked
-	eventually(t, "held 1", func() bool { return w.Held() == 1 })
-	time.Sleep(30 * time.Millisecond)
-	if poll.ctx.Err() != nil {
-		t.Fatal("poll cancelled at held 1 of 4")
+	for k := int64(1); k <= 4; k++ {
+		stream.ch <- job(k) // held 4 of 4: far above the threshold
 	}
-	stream.ch <- job(2) // held 2 > 1.2: cancel
-	eventually(t, "parked poll cancelled", func() bool { return poll.ctx.Err() != nil })
-	eventually(t, "cancel counted", func() bool { return meter.get("jobwire.worker.poll.requests{result=cancelled}") == 1 })
-	select {
-	case <-gw.polls:
-		t.Fatal("polled again while held is above the threshold")
-	case <-time.After(150 * time.Millisecond):
+	eventually(t, "held 4", func() bool { return w.Held() == 4 })
+	time.Sleep(300 * time.Millisecond) // the old rule cancelled 100 ms after the rise
+	if poll.ctx.Err() != nil {
+		t.Fatal("parked poll cancelled when the stream filled the worker")
+	}
+	// The gateway answers the parked poll now: the worker is full, so both jobs
+	// go back at once (FailJob, retries unchanged, no back-off).
+	poll.ch <- &pb.ActivateJobsResponse{Jobs: []*pb.ActivatedJob{job(11), job(12)}}
+	close(poll.ch)
+	eventually(t, "both polled jobs handed back", func() bool { gw.mu.Lock(); defer gw.mu.Unlock(); return len(gw.fails) == 2 })
+	gw.mu.Lock()
+	for _, f := range gw.fails {
+		if f.GetRetries() != 3 || f.GetRetryBackOff() != 0 || f.GetErrorMessage() != MsgAtCapacity {
+			t.Fatalf("hand-back %+v, want retries unchanged, no back-off, %q", f, MsgAtCapacity)
+		}
+	}
+	gw.mu.Unlock()
+	if n := meter.get("jobwire.worker.poll.requests{result=cancelled}"); n != 0 {
+		t.Fatalf("%d polls counted cancelled", n)
 	}
 	if s := w.State(); s != StateStreaming {
-		t.Fatalf("state %s after a capacity cancel, want streaming (no backoff)", s)
+		t.Fatalf("state %s, want streaming", s)
 	}
 	close(release)
-	recv(t, gw.polls, "poll after held fell to the threshold")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if err := w.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
+	eventually(t, "the four pushed jobs completed", func() bool { gw.mu.Lock(); defer gw.mu.Unlock(); return len(gw.completes) == 4 })
+	closeNow(t, w)
 }
 
 // countingMeter records counter increments by name and the "outcome" /
@@ -512,10 +519,17 @@ func TestFairnessPollWhileStreamKeepsWorkerFull(t *testing.T) {
 	eventually(t, "held 2", func() bool { return w.ledger.Jobs() == 2 })
 	t0 := time.Now()
 	for !w.ledger.PollDue() && time.Since(t0) < fairnessInterval+time.Second {
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case p := <-gw.polls:
+			// A long poll sent before the stream filled the worker stays
+			// parked (rule 3: never cancelled for that); the gateway ends it
+			// empty here, and the fairness interval counts from its end.
+			close(p.ch)
+			t0 = time.Now()
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
-	// Due 1 s after the last poll (the parked poll, cancelled ~100 ms after the
-	// stream filled the worker) ended.
+	// Due 1 s after the last poll ended.
 	if !w.ledger.PollDue() || time.Since(t0) < fairnessInterval-200*time.Millisecond {
 		t.Fatalf("fairness poll due after %v, want ~%v after the last poll", time.Since(t0), fairnessInterval)
 	}

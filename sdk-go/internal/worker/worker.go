@@ -112,7 +112,7 @@ type Worker struct {
 	lastFirstJob time.Duration
 	drains       sync.WaitGroup // streams being drained after a recycle
 	closeMu      sync.Mutex
-	closeCtx     context.Context // Close's ctx: bounds the stream drain
+	closeCtx     context.Context // Close's ctx
 }
 
 // Start creates the worker and starts it.

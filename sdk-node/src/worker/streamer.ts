@@ -243,7 +243,7 @@ export class Streamer {
       // The stream failed (or the gateway lacks it): polling must not wait for it any longer.
       if (res.err) this.poller.begin()
       if (ctx.stopSignal.aborted) {
-        if (res.stream) await this.drainStream(res.stream, MSG_CLOSING, Math.min(DRAIN_MAX_MS, ctx.closeTimeoutMs ?? DRAIN_MAX_MS))
+        if (res.stream) await this.drainStream(res.stream, MSG_CLOSING, DRAIN_MAX_MS) // not cut by the close timeout (rule 7)
         break
       }
       if (res.recycled) {

@@ -1,6 +1,7 @@
 import { status } from '@grpc/grpc-js'
 import { Backoff } from '../../src/worker/backoff'
 import { Ledger } from '../../src/worker/ledger'
+import { extendWaitMs } from '../../src/worker/extender'
 import { StateMachine, type WorkerState } from '../../src/worker/state'
 import { toJobwireError, BackpressureError, NotFoundError, UnavailableError, JobwireError, UnimplementedError } from '../../src/errors'
 import { resolveClientConfig, parseAddresses } from '../../src/config'
@@ -20,6 +21,18 @@ describe('Backoff', () => {
   it('jitters by ±10 %', () => {
     expect(new Backoff(() => 0).next()).toBe(45)
     expect(new Backoff(() => 0.999999).next()).toBe(55)
+  })
+})
+
+describe('auto-extend timing', () => {
+  it('extends at half the time left; retries after the back-off alone, capped at half the time left', () => {
+    const b = new Backoff(() => 0.5) // no jitter
+    expect(extendWaitMs(10_000, false, b)).toBe(5_000)
+    expect(extendWaitMs(60, false, b)).toBe(50) // floor
+    expect(extendWaitMs(5_000, true, b)).toBe(50) // back-off alone, not plus a share of the time left
+    expect(extendWaitMs(4_950, true, b)).toBe(80)
+    expect(extendWaitMs(200, true, b)).toBe(100) // 128 capped at half of 200
+    expect(extendWaitMs(10, true, b)).toBe(20) // floor
   })
 })
 

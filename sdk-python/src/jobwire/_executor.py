@@ -78,6 +78,20 @@ def _traceparent(job: Job) -> Optional[str]:
     return job.custom_headers.get("traceparent")
 
 
+EXTEND_MIN_WAIT_S = 0.05
+EXTEND_MIN_RETRY_S = 0.02
+
+
+def extend_wait(left: float, retry: bool, bo: Backoff) -> float:
+    """Seconds to wait before the next UpdateJobTimeout (docs/worker-semantics.md, the same in every
+    SDK): half of the time left until the deadline (at least 50 ms); after a failed attempt, the
+    backoff's next delay alone, capped at half of the time still left (at least 20 ms), so that the
+    retries fall before the deadline."""
+    if retry:
+        return min(bo.next(), max(left / 2, EXTEND_MIN_RETRY_S))
+    return max(EXTEND_MIN_WAIT_S, left / 2)
+
+
 class Executor:
     """Queues received jobs, runs handlers, sends outcomes, hands jobs back at close."""
 
@@ -280,24 +294,22 @@ class Executor:
 
     async def _extend(self, job: Job) -> None:
         """Auto-extend: push the deadline out by job_timeout whenever half of the remaining time
-        passed; a failed UpdateJobTimeout is retried with the shared backoff (never later than
-        half the time still left) until it lands or the job is gone."""
+        passed; a failed UpdateJobTimeout is retried after the shared backoff alone (capped at half
+        the time still left) until it lands or the job is gone (extend_wait)."""
         timeout = self.ctx.opts.job_timeout
         bo = Backoff()
+        retry = False
         while True:
-            await asyncio.sleep(max(0.05, (job.deadline / 1000 - time.time()) / 2))
-            while True:
-                try:
-                    await job.extend_timeout(timeout)
-                    bo.reset()
-                    break
-                except JobwireError as e:
-                    if e.code in BENIGN_OUTCOME_CODES:
-                        return  # the job is gone: stop extending
-                    left = job.deadline / 1000 - time.time()
-                    delay = min(bo.next(), max(0.02, left / 2))
-                    self.ctx.logger.debug("auto-extend of job %s failed (%s); retrying in %.0f ms", job.key, e.code_name, delay * 1000)
-                    await asyncio.sleep(delay)
+            await asyncio.sleep(extend_wait(job.deadline / 1000 - time.time(), retry, bo))
+            try:
+                await job.extend_timeout(timeout)
+                bo.reset()
+                retry = False
+            except JobwireError as e:
+                if e.code in BENIGN_OUTCOME_CODES:
+                    return  # the job is gone: stop extending
+                self.ctx.logger.debug("auto-extend of job %s failed (%s); retrying", job.key, e.code_name)
+                retry = True
 
     def _finish(self, h: _Held) -> None:
         """Releases a held job's slot, exactly once; runs a waiting redelivery."""

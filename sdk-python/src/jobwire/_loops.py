@@ -18,6 +18,11 @@ THRESHOLD = 0.3
 """Poll only when at most this share of the capacity is held (or a backfill / fairness poll is due)."""
 CANCEL_DELAY_S = 0.1
 """Held must stay above the threshold this long before a parked poll is cancelled."""
+CANCEL_PARKED_POLL = False
+"""A parked poll is not cancelled when the stream fills the worker (push and poll, rule 3, the same
+in every SDK): a cancel drops whatever the gateway had already sent for the poll (measured under
+overload in Go and Node: 1-15 jobs per cancel, each waiting out its activation timeout). What a
+parked poll brings while the worker is full is handed back at once (overflow)."""
 DEADLINE_OFFSET_S = 10.0
 """The ActivateJobs deadline is the long-poll duration plus this."""
 FAIRNESS_AFTER_S = 1.0
@@ -220,7 +225,7 @@ class Poller:
             elif state["below"] and got == 0 and not state["cancelled"] and timer[0] is None:
                 timer[0] = loop.call_later(CANCEL_DELAY_S, fire)
 
-        off = led.on_change(on_change)
+        off = led.on_change(on_change) if CANCEL_PARKED_POLL else (lambda: None)
         try:
             while True:
                 try:
@@ -410,7 +415,7 @@ class _Session:
         call = self.call
         assert call is not None
         aside: List[gateway_pb2.ActivatedJob] = []
-        end = time.monotonic() + min(DRAIN_MAX_S, self.s.close_timeout if self.ctx.stop.is_set() else DRAIN_MAX_S)
+        end = time.monotonic() + DRAIN_MAX_S  # at close too: not cut by the close timeout (rule 7)
         try:
             while True:
                 remaining = min(DRAIN_QUIET_S, end - time.monotonic())

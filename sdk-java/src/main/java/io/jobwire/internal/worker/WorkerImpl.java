@@ -75,6 +75,13 @@ public final class WorkerImpl implements JobWorker {
   static final double THRESHOLD = 0.3;
   static final long CANCEL_DELAY_MS = 100;
   /**
+   * A parked poll is not cancelled when the stream fills the worker (push and poll, rule 3, the same
+   * in every SDK): a cancel drops whatever the gateway had already sent for the poll (measured under
+   * overload in Go and Node: 1-15 jobs per cancel, each waiting out its activation timeout). What a
+   * parked poll brings while the worker is full is handed back at once (overflow).
+   */
+  static final boolean CANCEL_PARKED_POLL = false;
+  /**
    * A poll that got no answer for this long is parked (the gateway answers at once when jobs are
    * waiting). Until then the stream reader does not reserve a slot the poll asked for, so a
    * backfill poll that finds jobs never makes a pushed job overflow, and a parked poll never
@@ -175,6 +182,7 @@ public final class WorkerImpl implements JobWorker {
     long t0;
     volatile Thread thread;
     ScheduledFuture<?> extendTimer;
+    Backoff extendBackoff; // auto-extend retries; created on the first failure
     ScheduledFuture<?> unsettledTimer;
 
     Held(ActivatedJob raw, String activation) {
@@ -207,7 +215,20 @@ public final class WorkerImpl implements JobWorker {
     long nread;
     /** The gateway's jobwire-stream-id response header (absent on Zeebe); set on a transport thread. */
     volatile String streamId;
+    /**
+     * Whether the gateway hands back what this worker did not read (control thread): RELEASE_PENDING
+     * until ReleaseUnread answered, RELEASED when it did, NOT_RELEASED when there is no release (no
+     * stream id: Zeebe, or UNIMPLEMENTED). A job delivered after the drain finished is dropped when
+     * RELEASED (the gateway hands it back), handed back by the worker when NOT_RELEASED, and held
+     * until the answer while RELEASE_PENDING.
+     */
+    int release = RELEASE_PENDING;
+    final List<ActivatedJob> late = new ArrayList<>();
   }
+
+  static final int RELEASE_PENDING = 0;
+  static final int RELEASED = 1;
+  static final int NOT_RELEASED = 2;
 
   /** Response header by which a jobwire gateway names a job stream for ReleaseUnread. */
   static final Metadata.Key<String> STREAM_ID_HEADER = Metadata.Key.of("jobwire-stream-id", Metadata.ASCII_STRING_MARSHALLER);
@@ -569,6 +590,7 @@ public final class WorkerImpl implements JobWorker {
    * that lasts CANCEL_DELAY_MS cancels the poll (the gateway fails back what it activated for it).
    */
   private void checkCancelParkedPoll() {
+    if (!CANCEL_PARKED_POLL) return;
     if (!pollInFlight || pollGot > 0 || pollCancelled) return;
     if (!above()) {
       pollWasBelow = true;
@@ -654,8 +676,13 @@ public final class WorkerImpl implements JobWorker {
   }
 
   private void streamJob(StreamCtx s, ActivatedJob job) {
-    // after the drain finished (and ReleaseUnread was sent with the count): never run, the gateway hands it back
-    if (s.drainFinished) return;
+    // after the drain finished (and ReleaseUnread was sent with the count): never run; the gateway
+    // hands it back when it released the stream, else this worker does
+    if (s.drainFinished) {
+      if (s.release == NOT_RELEASED) handBackLate(s, List.of(job));
+      else if (s.release == RELEASE_PENDING) s.late.add(job);
+      return;
+    }
     s.nread++;
     s.lastRead = System.currentTimeMillis();
     if (s.draining) {
@@ -829,10 +856,28 @@ public final class WorkerImpl implements JobWorker {
    * is dropped, never run. A gateway without the stream id header (Zeebe) is not asked; an error is
    * logged at debug level (those jobs return after their activation timeout).
    */
+  /** Hands back jobs a drained stream delivered after its drain finished, when no release covers them. */
+  private void handBackLate(StreamCtx s, List<ActivatedJob> jobs) {
+    for (ActivatedJob j : jobs) {
+      tel.jobActivated("push");
+      CompletableFuture<Sent> f = sendFail(j.getKey(), j.getRetries(), s.drainMsg, 0, "", Math.min(j.getDeadline(), System.currentTimeMillis() + 5_000), true);
+      track(f.thenAcceptAsync(r -> tel.jobHandled(r.result() == SendResult.NOT_FOUND ? "not_found" : r.result() == SendResult.OK ? "returned" : "undelivered", null), post));
+    }
+    if (!jobs.isEmpty()) LOG.debug("handed back {} job(s) a drained stream delivered after its drain (no release)", jobs.size());
+  }
+
+  /** Control thread: the release answered (or there is none); settles the jobs that arrived late. */
+  private void releaseSettled(StreamCtx s, boolean released) {
+    s.release = released ? RELEASED : NOT_RELEASED;
+    if (!released) handBackLate(s, s.late);
+    s.late.clear();
+  }
+
   private CompletableFuture<Void> releaseUnread(StreamCtx s) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     String id = s.streamId;
     if (id == null) {
+      releaseSettled(s, false);
       done.complete(null);
       return done;
     }
@@ -851,11 +896,17 @@ public final class WorkerImpl implements JobWorker {
       @Override
       public void onError(Throwable t) {
         LOG.debug("could not release the job stream's unread jobs; they return after their activation timeout: {}", t.toString());
-        done.complete(null);
+        // UNIMPLEMENTED: nothing was released, the worker hands back late jobs itself; any other
+        // error may have come after a release, so late jobs are dropped (a FailJob could hit a job
+        // the gateway already gave another worker)
+        boolean unimplemented = io.grpc.Status.fromThrowable(t).getCode() == Status.Code.UNIMPLEMENTED;
+        post.execute(() -> releaseSettled(s, !unimplemented));
+        done.complete(null); // after the post: close's next look at the sends queues behind it
       }
 
       @Override
       public void onCompleted() {
+        post.execute(() -> releaseSettled(s, true));
         done.complete(null);
       }
     });
@@ -1223,9 +1274,28 @@ public final class WorkerImpl implements JobWorker {
 
   // ---- auto-extend: push the deadline out by jobTimeout whenever half the remaining time passed ----
 
+  static final long EXTEND_MIN_WAIT_MS = 50;
+  static final long EXTEND_MIN_RETRY_MS = 20;
+
+  /**
+   * How long to wait before the next UpdateJobTimeout (docs/worker-semantics.md, the same in every
+   * SDK): half of the time left until the deadline (at least 50 ms); after a failed attempt, the
+   * back-off's next delay alone, capped at half of the time still left (at least 20 ms), so that the
+   * retries fall before the deadline.
+   */
+  static long extendWaitMs(long leftMs, boolean retry, Backoff backoff) {
+    if (retry) return Math.min(backoff.next(), Math.max(leftMs / 2, EXTEND_MIN_RETRY_MS));
+    return Math.max(EXTEND_MIN_WAIT_MS, leftMs / 2);
+  }
+
   private void scheduleExtend(Held h) {
+    scheduleExtend(h, false);
+  }
+
+  private void scheduleExtend(Held h, boolean retry) {
     if (h.handlerDone || stopping && !closing) return;
-    long wait = Math.max(50, (h.job.deadline - System.currentTimeMillis()) / 2);
+    if (h.extendBackoff == null) h.extendBackoff = new Backoff();
+    long wait = extendWaitMs(h.job.deadline - System.currentTimeMillis(), retry, h.extendBackoff);
     h.extendTimer = ctl.schedule(() -> {
       if (h.handlerDone) return;
       extendTimeout(h.job, o.jobTimeout().toMillis()).whenCompleteAsync((v, e) -> {
@@ -1233,8 +1303,11 @@ public final class WorkerImpl implements JobWorker {
           JobwireException je = JobwireException.from(e, "UpdateJobTimeout");
           if (je.code() == Status.Code.NOT_FOUND || je.code() == Status.Code.FAILED_PRECONDITION) return; // the job is gone
           LOG.debug("auto-extend of job {} failed: {}", h.raw.getKey(), je.getMessage());
+          scheduleExtend(h, true); // after the back-off alone
+          return;
         }
-        scheduleExtend(h);
+        h.extendBackoff.reset();
+        scheduleExtend(h, false);
       }, post);
     }, wait, TimeUnit.MILLISECONDS);
   }
@@ -1283,7 +1356,7 @@ public final class WorkerImpl implements JobWorker {
       machine.streamOpen = false;
       CompletableFuture<Void> d = CompletableFuture.completedFuture(null);
       if (s != null) {
-        startDrain(s, MSG_CLOSING, Math.max(DRAIN_QUIET_MS, Math.min(DRAIN_MAX_MS, timeoutMs)));
+        startDrain(s, MSG_CLOSING, DRAIN_MAX_MS); // not cut by the close timeout (rule 7)
         d = s.drained;
       }
       // jobs received but not started go back at once

@@ -33,4 +33,15 @@ class BackoffTest {
       assertTrue(d >= 45 && d <= 55, "delay " + d);
     }
   }
+
+  @Test
+  void autoExtendWaitsHalfTheTimeLeftAndRetriesAfterTheBackoffAlone() {
+    Backoff b = new Backoff(() -> 0.5); // no jitter
+    assertEquals(5_000, WorkerImpl.extendWaitMs(10_000, false, b));
+    assertEquals(50, WorkerImpl.extendWaitMs(60, false, b)); // floor
+    assertEquals(50, WorkerImpl.extendWaitMs(5_000, true, b)); // back-off alone, not plus a share of the time left
+    assertEquals(80, WorkerImpl.extendWaitMs(4_950, true, b));
+    assertEquals(100, WorkerImpl.extendWaitMs(200, true, b)); // 128 capped at half of 200
+    assertEquals(20, WorkerImpl.extendWaitMs(10, true, b)); // floor
+  }
 }
