@@ -54,6 +54,7 @@ func (p *Partition) startCall(c *Command, fx *effects, in *Instance, e *ElemInst
 		ParentKey: in.Key, ParentElemKey: e.Key}
 	e.ChildKey = child.Key
 	p.st.Instances[child.Key] = child
+	p.st.dirtyInst(child.Key)
 	p.st.activeInstances++
 	if p.st.touched != nil {
 		p.st.touched.instance(child.Key)
@@ -68,8 +69,8 @@ func (p *Partition) childCompleted(c *Command, fx *effects, child *Instance) {
 	if child.ParentKey == 0 {
 		return
 	}
-	parent := p.st.Instances[child.ParentKey]
-	e := p.st.Elems[child.ParentElemKey]
+	parent := p.inst(child.ParentKey)
+	e := p.elem(child.ParentElemKey)
 	if parent == nil || parent.State != InstActive || e == nil || e.ChildKey != child.Key {
 		return
 	}
@@ -87,6 +88,7 @@ func (p *Partition) childCompleted(c *Command, fx *effects, child *Instance) {
 // cancelInstance terminates a process instance with everything in it
 // (called instances too) and answers its waiting with-result callers.
 func (p *Partition) cancelInstance(c *Command, fx *effects, in *Instance) {
+	p.st.dirtyInst(in.Key)
 	if p.st.touched != nil {
 		p.st.touched.instance(in.Key)
 	}
@@ -105,6 +107,7 @@ func (p *Partition) cancelInstance(c *Command, fx *effects, in *Instance) {
 	for k, inc := range p.st.Incidents {
 		if inc.InstanceKey == in.Key {
 			delete(p.st.Incidents, k)
+			p.st.dirtyInc(k)
 		}
 	}
 	in.elems = map[int64]*ElemInst{}

@@ -56,7 +56,7 @@ func (p *Partition) run(c *Command, fx *effects, in *Instance, steps []step) {
 			return
 		}
 		s := steps[i]
-		if s.scope != 0 && p.st.Elems[s.scope] == nil {
+		if s.scope != 0 && p.elem(s.scope) == nil {
 			continue // its subprocess was terminated (a caught error) meanwhile
 		}
 		*p.tokens(in, s.scope)--
@@ -80,7 +80,7 @@ func (p *Partition) stepLimit(c *Command, in *Instance, pending []step) {
 	}
 	held := map[at]bool{}
 	for _, s := range pending {
-		if s.scope != 0 && p.st.Elems[s.scope] == nil {
+		if s.scope != 0 && p.elem(s.scope) == nil {
 			continue
 		}
 		*p.tokens(in, s.scope)-- // the step's token is now held by the incident (or merged into one)
@@ -197,6 +197,8 @@ func (p *Partition) incidentOn(in *Instance, e *ElemInst, typ, msg string) {
 	inc := &Incident{Key: p.st.nextKey(), InstanceKey: in.Key, ElemKey: e.Key, Type: typ, Message: msg}
 	e.IncidentKey = inc.Key
 	p.st.Incidents[inc.Key] = inc
+	p.st.dirtyInc(inc.Key)
+	p.st.dirtyInst(inc.InstanceKey)
 	in.Incidents++
 }
 
@@ -232,6 +234,7 @@ func (p *Partition) startTask(c *Command, fx *effects, in *Instance, e *ElemInst
 		Headers: vars.StringMapJSON(el.Headers), Retries: int32(retries), TenantID: DefaultTenant}
 	e.JobKey = j.Key
 	p.st.Jobs[j.Key] = j
+	p.st.dirtyJob(j.Key)
 	c.steps -= StepsPerWait
 	if retries <= 0 {
 		p.st.setJobState(j, JobIncident)

@@ -65,7 +65,7 @@ func (p *Partition) startBody(c *Command, fx *effects, in *Instance, e *ElemInst
 	}
 	for i := range items {
 		steps = p.activateInner(c, fx, in, e, i, steps)
-		if in.State != InstActive || p.st.Elems[e.Key] == nil {
+		if in.State != InstActive || p.elem(e.Key) == nil {
 			break
 		}
 	}

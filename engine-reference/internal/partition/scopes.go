@@ -33,7 +33,7 @@ func (p *Partition) tokens(in *Instance, scope int64) *int {
 	if scope == 0 {
 		return &in.tokens
 	}
-	if e := p.st.Elems[scope]; e != nil {
+	if e := p.elem(scope); e != nil {
 		return &e.Tokens
 	}
 	return new(int) // a scope that ended: nothing to count
@@ -45,7 +45,7 @@ func (p *Partition) joinArrivals(in *Instance, scope int64, gw string) map[strin
 	if scope == 0 {
 		joins = &in.joins
 	} else {
-		joins = &p.st.Elems[scope].Joins
+		joins = &p.elem(scope).Joins
 	}
 	if *joins == nil {
 		*joins = map[string]map[string]int{}
@@ -61,19 +61,21 @@ func (p *Partition) joinArrivals(in *Instance, scope int64, gw string) map[strin
 func (p *Partition) addElem(in *Instance, e *ElemInst) {
 	in.elems[e.Key] = e
 	p.st.Elems[e.Key] = e
+	p.st.dirtyInst(e.InstanceKey)
 }
 
 func (p *Partition) removeElem(fx *effects, in *Instance, e *ElemInst) {
 	p.closeElemEvents(fx, e.Key) // its boundary timers and message subscriptions
 	delete(in.elems, e.Key)
 	delete(p.st.Elems, e.Key)
+	p.st.dirtyInst(e.InstanceKey)
 }
 
 // lookupAt resolves variables as seen from an element instance (nil: the
 // process instance).
 func (p *Partition) lookupAt(in *Instance, e *ElemInst) feel.Lookup {
 	return func(name string) (json.RawMessage, bool) {
-		for x := e; x != nil; x = p.st.Elems[x.ScopeKey] {
+		for x := e; x != nil; x = p.elem(x.ScopeKey) {
 			if v, ok := x.Vars[name]; ok {
 				return v, true
 			}
@@ -94,14 +96,14 @@ func (p *Partition) lookupScope(in *Instance, scope int64) feel.Lookup {
 	if scope == 0 {
 		return p.lookupAt(in, nil)
 	}
-	return p.lookupAt(in, p.st.Elems[scope])
+	return p.lookupAt(in, p.elem(scope))
 }
 
 // visibleVars is every variable an element instance sees, inner scopes
 // shadowing outer ones (a job's variables; a called instance's input).
 func (p *Partition) visibleVars(in *Instance, e *ElemInst) vars.Doc {
 	var chain []*ElemInst
-	for x := e; x != nil; x = p.st.Elems[x.ScopeKey] {
+	for x := e; x != nil; x = p.elem(x.ScopeKey) {
 		chain = append(chain, x)
 		if x.ScopeKey == 0 {
 			break
@@ -136,7 +138,7 @@ func (p *Partition) mergePropagate(in *Instance, from int64, doc vars.Doc) {
 	sort.Strings(names)
 	for _, k := range names {
 		set := false
-		for x := p.st.Elems[from]; from != 0 && x != nil; x = p.st.Elems[x.ScopeKey] {
+		for x := p.elem(from); from != 0 && x != nil; x = p.elem(x.ScopeKey) {
 			if old, ok := x.Vars[k]; ok && !sameValue(old, doc[k]) {
 				x.Vars[k] = doc[k]
 				set = true
@@ -316,7 +318,7 @@ func (p *Partition) completeActivity(c *Command, fx *effects, in *Instance, e *E
 	}
 	e.Stage = 0
 	if e.LoopCounter > 0 {
-		body := p.st.Elems[e.ScopeKey]
+		body := p.elem(e.ScopeKey)
 		if body != nil && body.Body != nil && el.MI.OutputElement != nil {
 			v, err := el.MI.OutputElement.Eval(p.lookupAt(in, e))
 			var raw json.RawMessage
@@ -345,7 +347,7 @@ func (p *Partition) completeActivity(c *Command, fx *effects, in *Instance, e *E
 
 // scopeDone completes an embedded subprocess whose last token ended.
 func (p *Partition) scopeDone(c *Command, fx *effects, in *Instance, scope int64, steps []step) []step {
-	e := p.st.Elems[scope]
+	e := p.elem(scope)
 	if e == nil || e.Tokens > 0 || e.IncidentKey != 0 || e.Element.Kind != bpmn.SubProcess || e.Body != nil {
 		return steps
 	}
@@ -370,7 +372,7 @@ type errorCatch struct {
 func (p *Partition) findCatch(in *Instance, from *ElemInst, scope int64, code string) *errorCatch {
 	cur, curIn := from, in
 	if cur == nil {
-		cur = p.st.Elems[scope]
+		cur = p.elem(scope)
 	}
 	for depth := 0; depth < 100_000; depth++ {
 		if cur == nil {
@@ -378,8 +380,8 @@ func (p *Partition) findCatch(in *Instance, from *ElemInst, scope int64, code st
 			if curIn.ParentKey == 0 {
 				return nil
 			}
-			parent := p.st.Instances[curIn.ParentKey]
-			pe := p.st.Elems[curIn.ParentElemKey]
+			parent := p.inst(curIn.ParentKey)
+			pe := p.elem(curIn.ParentElemKey)
 			if parent == nil || pe == nil || parent.State != InstActive {
 				return nil
 			}
@@ -394,7 +396,7 @@ func (p *Partition) findCatch(in *Instance, from *ElemInst, scope int64, code st
 		if cur.ScopeKey == 0 {
 			cur = nil
 		} else {
-			cur = p.st.Elems[cur.ScopeKey]
+			cur = p.elem(cur.ScopeKey)
 		}
 	}
 	return nil
@@ -457,20 +459,22 @@ func (p *Partition) terminateIn(c *Command, fx *effects, in *Instance, e *ElemIn
 	for _, x := range inner {
 		p.terminateIn(c, fx, in, x, kids)
 	}
-	if j := p.st.Jobs[e.JobKey]; j != nil && !jobFinished(j.State) {
-		if inc := p.st.Incidents[j.IncidentKey]; inc != nil {
+	if j := p.job(e.JobKey); j != nil && !jobFinished(j.State) {
+		if inc := p.incident(j.IncidentKey); inc != nil {
 			delete(p.st.Incidents, inc.Key)
+			p.st.dirtyInc(inc.Key)
 			in.Incidents--
 		}
 		j.IncidentKey = 0
 		j.Worker, j.Deadline = "", 0
 		p.st.setJobState(j, JobCanceled)
 	}
-	if inc := p.st.Incidents[e.IncidentKey]; inc != nil {
+	if inc := p.incident(e.IncidentKey); inc != nil {
 		delete(p.st.Incidents, inc.Key)
+		p.st.dirtyInc(inc.Key)
 		in.Incidents--
 	}
-	if child := p.st.Instances[e.ChildKey]; child != nil && child.State == InstActive {
+	if child := p.inst(e.ChildKey); child != nil && child.State == InstActive {
 		p.cancelInstance(c, fx, child)
 	}
 	p.removeElem(fx, in, e)
@@ -575,7 +579,7 @@ func (p *Partition) canArrive(in *Instance, scope int64, gw *bpmn.Element, rest 
 	var joins map[string]map[string]int
 	if scope == 0 {
 		joins = in.joins
-	} else if e := p.st.Elems[scope]; e != nil {
+	} else if e := p.elem(scope); e != nil {
 		joins = e.Joins
 	}
 	for id, arr := range joins {
