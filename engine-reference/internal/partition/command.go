@@ -7,13 +7,13 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// Command is both the request to a partition and its log record.
-//
-// The log is command-sourced: a command is written only if it was accepted,
-// together with every input that is not a pure function of the state (the
-// processing time, the jobs chosen for an activation, the push decisions).
-// Replaying the log through the same processing code therefore rebuilds the
-// exact state, with side effects (replies, pushes, notifications) suppressed.
+// Command is a request to a partition. Engines before record version 2
+// logged accepted commands as they are (command records), together with
+// every input that is not a pure function of the state (the processing
+// time, the jobs chosen for an activation, the push decisions); such
+// records are still replayed through the same processing code, with side
+// effects suppressed. This engine logs each command's results instead
+// (results.go), which recovery applies without processing anything.
 type Command struct {
 	// V is the record version (RecordVersion when logged; absent in logs
 	// written before versions existed, read as 0).

@@ -151,10 +151,18 @@ func (p *Partition) distribute(c *Command) (any, error) {
 		sum := sha256.Sum256(r.Content)
 		for _, proc := range procs {
 			for _, m := range c.Defs {
-				if m.BpmnProcessID == proc.ID && m.ResourceName == r.Name && p.st.defs.ByKey(m.Key) == nil {
-					p.addDef(&Def{Key: m.Key, BpmnProcessID: proc.ID, Version: m.Version, ResourceName: r.Name,
-						Checksum: hex.EncodeToString(sum[:]), Process: proc, DeploymentKey: m.DeploymentKey, Resource: r.Content})
+				if m.BpmnProcessID != proc.ID || m.ResourceName != r.Name {
+					continue
 				}
+				if d := p.st.defs.ByKey(m.Key); d != nil {
+					// Registered by another partition sharing the registry
+					// (a broker's or dev's partitions): still this
+					// partition's results, so its own log restores it.
+					p.trackDef(d)
+					continue
+				}
+				p.addDef(&Def{Key: m.Key, BpmnProcessID: proc.ID, Version: m.Version, ResourceName: r.Name,
+					Checksum: hex.EncodeToString(sum[:]), Process: proc, DeploymentKey: m.DeploymentKey, Resource: r.Content})
 			}
 		}
 	}

@@ -491,8 +491,7 @@ func (p *Partition) Close() error {
 	}
 	if p.log.Records() > 0 {
 		// A clean shutdown leaves a snapshot and an empty segment: the next
-		// start re-executes no command (an upgrade in between cannot change
-		// the recovered state).
+		// start applies no log record at all.
 		p.snapshot()
 	}
 	return p.log.Close()

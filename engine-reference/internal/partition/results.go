@@ -165,6 +165,11 @@ func (p *Partition) incident(k int64) *Incident {
 
 func (p *Partition) addDef(d *Def) {
 	p.st.defs.add(d)
+	p.trackDef(d)
+}
+
+// trackDef logs a definition with the command's results.
+func (p *Partition) trackDef(d *Def) {
 	if p.st.rt != nil {
 		p.st.rt.defs = append(p.st.rt.defs, d)
 	}

@@ -454,3 +454,51 @@ func TestResultsRecoveryRunsNoProcessor(t *testing.T) {
 		openMixed(t, dir)
 	}()
 }
+
+// Partitions that share a definition registry (dev, a broker's
+// partitions): a distribution whose definitions another partition already
+// registered is still logged by this partition, so it recovers alone, with
+// a registry of its own (a broker restarted with its partitions opened in
+// any order).
+func TestResultsDistributionRecoversWithoutTheSharedRegistry(t *testing.T) {
+	dir := t.TempDir()
+	defs := NewRegistry()
+	var parts []*Partition
+	for id := int32(1); id <= 2; id++ {
+		p, err := Open(Config{ID: id, Count: 2, DataDir: dir, NoSync: true, Defs: defs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go p.Run()
+		parts = append(parts, p)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res := []Resource{{Name: "p.bpmn", Content: []byte(waitBPMN)}}
+	r, err := parts[0].Submit(ctx, &Command{Op: OpDeploy, Resources: res})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := r.(*gatewaypb.DeployResourceResponse).Deployments[0].GetProcess()
+	// In the shared registry already: partition 2 registers nothing new.
+	if _, err := parts[1].Submit(ctx, &Command{Op: OpDistribute, Resources: res, Defs: []DefMeta{{Key: d.ProcessDefinitionKey,
+		BpmnProcessID: "p", Version: d.Version, ResourceName: "p.bpmn", DeploymentKey: r.(*gatewaypb.DeployResourceResponse).Key}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parts[1].Submit(ctx, &Command{Op: OpCreate, BpmnProcessID: "p", Version: -1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range parts {
+		stopWithoutSnapshot(p)
+	}
+	live := fullImage(t, parts[1])
+	p2, err := Open(Config{ID: 2, Count: 2, DataDir: dir, NoSync: true, Defs: NewRegistry()})
+	if err != nil {
+		t.Fatalf("partition 2 alone: %v", err)
+	}
+	rec := fullImage(t, p2)
+	p2.log.Close()
+	if !bytes.Equal(live, rec) {
+		t.Fatalf("recovered state differs from the live state %s", firstDiff(live, rec))
+	}
+}

@@ -29,8 +29,8 @@ import (
 //
 // A snapshot is taken after SnapshotEvery records (and at least an eighth
 // of the last snapshot's size in log bytes: see snapshotDue) and when the
-// partition closes cleanly, so a restart after a clean shutdown re-executes
-// no command at all and one after a crash costs at most about twice that.
+// partition closes cleanly, so a restart after a clean shutdown applies no
+// log record at all and one after a crash costs at most about twice that.
 
 // SnapshotFormat is the version of the snapshot encoding. A snapshot with a
 // different version is refused with a clear message (never guessed at).
