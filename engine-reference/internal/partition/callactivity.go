@@ -28,6 +28,7 @@ func (p *Partition) startCall(c *Command, fx *effects, in *Instance, e *ElemInst
 		s, err := el.CalledProcessExpr.EvalString(p.lookupAt(in, e))
 		if err != nil || s == "" {
 			e.Stage = stageStart
+			p.st.dirtyElem(e.Key)
 			p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Expected the processId of call activity '%s' to be a non-empty string: %v", el.ID, err))
 			return
 		}
@@ -36,10 +37,12 @@ func (p *Partition) startCall(c *Command, fx *effects, in *Instance, e *ElemInst
 	d := p.st.defs.Version(id, -1)
 	if d == nil {
 		e.Stage = stageStart
+		p.st.dirtyElem(e.Key)
 		p.incidentOn(in, e, "CALLED_ELEMENT_ERROR", fmt.Sprintf("Expected process with BPMN process id '%s' to be deployed, but not found.", id))
 		return
 	}
 	e.Stage = 0
+	p.st.dirtyElem(e.Key)
 	var doc vars.Doc
 	if el.PropagateAllParent {
 		doc = p.visibleVars(in, e)
@@ -53,6 +56,7 @@ func (p *Partition) startCall(c *Command, fx *effects, in *Instance, e *ElemInst
 		State: InstActive, Vars: doc, elems: map[int64]*ElemInst{}, proc: d.Process,
 		ParentKey: in.Key, ParentElemKey: e.Key}
 	e.ChildKey = child.Key
+	p.st.dirtyElem(e.Key)
 	p.st.Instances[child.Key] = child
 	p.st.dirtyInst(child.Key)
 	p.st.activeInstances++
@@ -75,6 +79,7 @@ func (p *Partition) childCompleted(c *Command, fx *effects, child *Instance) {
 		return
 	}
 	e.ChildKey = 0
+	p.st.dirtyElem(e.Key)
 	var doc vars.Doc
 	if e.Element.PropagateAllChild || len(e.Element.Outputs) > 0 {
 		doc = child.Vars.Clone()
@@ -112,9 +117,12 @@ func (p *Partition) cancelInstance(c *Command, fx *effects, in *Instance) {
 	}
 	in.elems = map[int64]*ElemInst{}
 	in.joins = nil
+	p.st.dirtyInst(in.Key)
 	in.tokens = 0
+	p.st.dirtyInst(in.Key)
 	in.Incidents = 0
 	in.State = InstCanceled
+	p.st.dirtyInst(in.Key)
 	p.st.activeInstances--
 	p.answerWaiters(fx, in, status.Errorf(codes.FailedPrecondition, "process instance '%d' was canceled before it completed", in.Key))
 	p.st.finishInstance(in)

@@ -334,6 +334,7 @@ func (p *Partition) evaluateCalledDecision(c *Command, fx *effects, in *Instance
 		s, err := cd.DecisionIDExpr.EvalString(look)
 		if err != nil {
 			e.Stage = stageStart
+			p.st.dirtyElem(e.Key)
 			p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Expected the decision id of '%s' to be a string: %v", el.ID, err))
 			return steps
 		}
@@ -342,16 +343,19 @@ func (p *Partition) evaluateCalledDecision(c *Command, fx *effects, in *Instance
 	def := p.st.decisions().latest(id)
 	if def == nil {
 		e.Stage = stageStart
+		p.st.dirtyElem(e.Key)
 		p.incidentOn(in, e, IncidentCalledDecision, fmt.Sprintf("Expected to evaluate decision '%s', but no decision found for id '%s'", id, id))
 		return steps
 	}
 	r := def.DRG.Defs.Evaluate(def.ID, look)
 	if r.Failed() {
 		e.Stage = stageStart
+		p.st.dirtyElem(e.Key)
 		p.incidentOn(in, e, IncidentDecisionEvaluation, r.Failure)
 		return steps
 	}
 	e.Stage = 0
+	p.st.dirtyElem(e.Key)
 	return p.completeActivity(c, fx, in, e, vars.Doc{cd.ResultVariable: r.Output}, steps)
 }
 

@@ -209,6 +209,7 @@ func (p *Partition) create(c *Command, fx *effects) (any, error) {
 		p.waiters[in.Key] = append(p.waiters[in.Key], c)
 	}
 	in.tokens = 1
+	p.st.dirtyInst(in.Key)
 	p.run(c, fx, in, []step{{el: d.Process.Start}})
 	return &gatewaypb.CreateProcessInstanceResponse{ProcessDefinitionKey: d.Key, BpmnProcessId: d.BpmnProcessID,
 		Version: d.Version, ProcessInstanceKey: in.Key, TenantId: DefaultTenant}, nil
@@ -248,7 +249,7 @@ func (p *Partition) setVariables(c *Command) (any, error) {
 	}
 	switch {
 	case el != nil && c.Local:
-		setLocal(el, doc)
+		p.setLocal(el, doc)
 	case el != nil:
 		p.mergePropagate(in, el.Key, doc)
 	default:

@@ -85,8 +85,10 @@ func (p *Partition) fail(c *Command, fx *effects) (any, error) {
 	if e := p.elem(j.ElemKey); e != nil && len(doc) > 0 {
 		if e.Vars == nil {
 			e.Vars = vars.Doc{}
+			p.st.dirtyElem(e.Key)
 		}
 		vars.Merge(e.Vars, doc)
+		p.st.dirtyElem(e.Key)
 	}
 	switch {
 	case c.Retries <= 0:
@@ -114,6 +116,7 @@ func (p *Partition) jobIncident(in *Instance, j *Job, typ, msg string) {
 	j.IncidentKey = inc.Key
 	if in != nil {
 		in.Incidents++
+		p.st.dirtyInst(in.Key)
 	}
 }
 
@@ -194,6 +197,7 @@ func (p *Partition) resolve(c *Command, fx *effects) (any, error) {
 		p.st.dirtyInc(inc.Key)
 		if in != nil {
 			in.Incidents--
+			p.st.dirtyInst(in.Key)
 		}
 		if j != nil {
 			j.IncidentKey = 0
@@ -208,6 +212,7 @@ func (p *Partition) resolve(c *Command, fx *effects) (any, error) {
 		return &gatewaypb.ResolveIncidentResponse{}, nil
 	}
 	in.Incidents--
+	p.st.dirtyInst(in.Key)
 	p.resolveElem(c, fx, in, e)
 	return &gatewaypb.ResolveIncidentResponse{}, nil
 }

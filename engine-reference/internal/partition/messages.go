@@ -723,6 +723,7 @@ func (p *Partition) newInstance(c *Command, d *Def, variables string) *Instance 
 	p.st.dirtyInst(in.Key)
 	p.st.activeInstances++
 	in.tokens = 1
+	p.st.dirtyInst(in.Key)
 	if p.st.touched != nil {
 		p.st.touched.instance(in.Key)
 	}

@@ -42,30 +42,39 @@ var resultsPrefix = []byte(`{"v":2,"op":"results",`)
 
 // resultsTracker collects what the command being processed touched.
 type resultsTracker struct {
-	insts, jobs, incs                       map[int64]struct{}
+	insts, elems, jobs, incs                map[int64]struct{}
 	timers, subs, msgSubs, bufMsgs, startCr map[int64]struct{}
 	startedBy, msgIDs                       map[string]struct{}
 	events                                  bool // eventState.Seq may have moved
-	histInsts                               []*Instance
-	histJobs                                []*Job
-	defs                                    []*Def
-	drgs                                    []*DRG
+	// multi-instance bodies: the collection and outputs are logged in
+	// full only when set (bodyFull); otherwise only the outputs set by
+	// the command (bodyOut), so a body of n items costs O(n) log bytes
+	// over its life, not O(n) per inner instance.
+	bodyFull  map[int64]struct{}
+	bodyOut   map[int64][]int
+	histInsts []*Instance
+	histJobs  []*Job
+	defs      []*Def
+	drgs      []*DRG
 }
 
 func newResultsTracker() *resultsTracker {
-	return &resultsTracker{insts: map[int64]struct{}{}, jobs: map[int64]struct{}{}, incs: map[int64]struct{}{},
+	return &resultsTracker{bodyFull: map[int64]struct{}{}, bodyOut: map[int64][]int{}, insts: map[int64]struct{}{}, elems: map[int64]struct{}{}, jobs: map[int64]struct{}{}, incs: map[int64]struct{}{},
 		timers: map[int64]struct{}{}, subs: map[int64]struct{}{}, msgSubs: map[int64]struct{}{}, bufMsgs: map[int64]struct{}{},
 		startCr: map[int64]struct{}{}, startedBy: map[string]struct{}{}, msgIDs: map[string]struct{}{}}
 }
 
 func (t *resultsTracker) empty() bool {
-	return len(t.insts) == 0 && len(t.jobs) == 0 && len(t.incs) == 0 && len(t.timers) == 0 && len(t.subs) == 0 &&
+	return len(t.insts) == 0 && len(t.elems) == 0 && len(t.jobs) == 0 && len(t.incs) == 0 && len(t.timers) == 0 && len(t.subs) == 0 &&
 		len(t.msgSubs) == 0 && len(t.bufMsgs) == 0 && len(t.startCr) == 0 && len(t.startedBy) == 0 && len(t.msgIDs) == 0 &&
 		!t.events && len(t.histInsts) == 0 && len(t.histJobs) == 0 && len(t.defs) == 0 && len(t.drgs) == 0
 }
 
 func (t *resultsTracker) reset() {
 	clear(t.insts)
+	clear(t.elems)
+	clear(t.bodyFull)
+	clear(t.bodyOut)
 	clear(t.jobs)
 	clear(t.incs)
 	clear(t.timers)
@@ -81,9 +90,32 @@ func (t *resultsTracker) reset() {
 
 // ---- marking (no-ops while recovering: the tracker is nil then) ----
 
+// dirtyInst marks an instance's own fields (state, variables, tokens,
+// joins, counters), written where they change; dirtyElem an element
+// instance (marked where it is looked up, created, removed or changed).
 func (s *State) dirtyInst(k int64) {
 	if s.rt != nil {
 		s.rt.insts[k] = struct{}{}
+	}
+}
+
+func (s *State) dirtyElem(k int64) {
+	if s.rt != nil {
+		s.rt.elems[k] = struct{}{}
+	}
+}
+
+// bodyReset: the body's collection and outputs were (re)set; bodyOutput:
+// output i of the body was set.
+func (s *State) bodyReset(k int64) {
+	if s.rt != nil {
+		s.rt.bodyFull[k] = struct{}{}
+	}
+}
+
+func (s *State) bodyOutput(k int64, i int) {
+	if s.rt != nil {
+		s.rt.bodyOut[k] = append(s.rt.bodyOut[k], i)
 	}
 }
 
@@ -130,18 +162,17 @@ func evStartCr(t *resultsTracker) map[int64]struct{} { return t.startCr }
 // Lookups for processing code: what a command looks at may be changed by
 // it, so it is marked (conservatively) for the command's results record.
 
+// inst does not mark the instance: its fields are marked where they
+// change (an instance is looked up by almost every command, and its
+// variables can be large).
 func (p *Partition) inst(k int64) *Instance {
-	in := p.st.Instances[k]
-	if in != nil {
-		p.st.dirtyInst(k)
-	}
-	return in
+	return p.st.Instances[k]
 }
 
 func (p *Partition) elem(k int64) *ElemInst {
 	e := p.st.Elems[k]
 	if e != nil {
-		p.st.dirtyInst(e.InstanceKey)
+		p.st.dirtyElem(k)
 	}
 	return e
 }
@@ -158,7 +189,6 @@ func (p *Partition) incident(k int64) *Incident {
 	inc := p.st.Incidents[k]
 	if inc != nil {
 		p.st.dirtyInc(k)
-		p.st.dirtyInst(inc.InstanceKey)
 	}
 	return inc
 }
@@ -196,6 +226,8 @@ type resultsRecord struct {
 	DMN         []snapDRG         `json:"dmn,omitempty"`
 	Insts       []resInstance     `json:"inst,omitempty"`
 	DelInsts    []int64           `json:"xinst,omitempty"`
+	Elems       []resElem         `json:"elems,omitempty"`
+	DelElems    []int64           `json:"xelems,omitempty"`
 	Jobs        []*resJob         `json:"jobs,omitempty"`
 	DelJobs     []int64           `json:"xjobs,omitempty"`
 	Incs        []*Incident       `json:"incs,omitempty"`
@@ -237,8 +269,20 @@ type resJob struct {
 	QueueSeq       int64  `json:"q,omitempty"`
 }
 
+// resElem is an element instance of a results record.
+type resElem struct {
+	Inst int64 `json:"i"`
+	snapElem
+	// A multi-instance body logged without its collection and outputs
+	// (Body.Items and Body.Outputs nil): they are the ones already
+	// applied, with the outputs in OutSet (index → value) set.
+	Partial bool                    `json:"part,omitempty"`
+	OutSet  map[int]json.RawMessage `json:"outs,omitempty"`
+}
+
 // resInstance is an instance with short field names and, for a live
-// instance, its tokens, joins and element instances (as in a snapshot).
+// instance, its tokens and joins (its element instances are logged one by
+// one: resElem).
 type resInstance struct {
 	Key           int64                     `json:"k"`
 	DefKey        int64                     `json:"d"`
@@ -259,8 +303,7 @@ func resInstanceOf(in *Instance, live bool) resInstance {
 	r := resInstance{Key: in.Key, DefKey: in.DefKey, BpmnProcessID: in.BpmnProcessID, Version: in.Version, State: in.State,
 		Vars: in.Vars, Incidents: in.Incidents, Completions: in.Completions, ParentKey: in.ParentKey, ParentElemKey: in.ParentElemKey}
 	if live {
-		si := snapInstanceOf(in)
-		r.Tokens, r.Joins, r.Elems = si.Tokens, si.Joins, si.Elems
+		r.Tokens, r.Joins = in.tokens, in.joins
 	}
 	return r
 }
@@ -307,12 +350,25 @@ func sortedStrings(m map[string]struct{}) []string {
 	return out
 }
 
-// snapInstanceOf is an instance as snapshots and results records write it.
+func snapElemOf(e *ElemInst) snapElem {
+	return snapElem{Key: e.Key, ElementID: e.Element.ID, Vars: e.Vars, JobKey: e.JobKey, IncidentKey: e.IncidentKey,
+		Scope: e.ScopeKey, Tokens: e.Tokens, Joins: e.Joins, Body: e.Body, LoopCounter: e.LoopCounter, ChildKey: e.ChildKey, Stage: e.Stage}
+}
+
+func elemFromSnap(in *Instance, se snapElem) (*ElemInst, error) {
+	el := in.proc.Elements[se.ElementID]
+	if el == nil {
+		return nil, fmt.Errorf("element %q of instance %d is not in its process", se.ElementID, in.Key)
+	}
+	return &ElemInst{Key: se.Key, InstanceKey: in.Key, Element: el, Vars: se.Vars, JobKey: se.JobKey, IncidentKey: se.IncidentKey,
+		ScopeKey: se.Scope, Tokens: se.Tokens, Joins: se.Joins, Body: se.Body, LoopCounter: se.LoopCounter, ChildKey: se.ChildKey, Stage: se.Stage}, nil
+}
+
+// snapInstanceOf is an instance as snapshots write it.
 func snapInstanceOf(in *Instance) snapInstance {
 	si := snapInstance{Instance: in, Tokens: in.tokens, Joins: in.joins}
 	for _, e := range in.elems {
-		si.Elems = append(si.Elems, snapElem{Key: e.Key, ElementID: e.Element.ID, Vars: e.Vars, JobKey: e.JobKey, IncidentKey: e.IncidentKey,
-			Scope: e.ScopeKey, Tokens: e.Tokens, Joins: e.Joins, Body: e.Body, LoopCounter: e.LoopCounter, ChildKey: e.ChildKey, Stage: e.Stage})
+		si.Elems = append(si.Elems, snapElemOf(e))
 	}
 	sort.Slice(si.Elems, func(i, k int) bool { return si.Elems[i].Key < si.Elems[k].Key })
 	return si
@@ -331,12 +387,10 @@ func (s *State) restoreInstance(si snapInstance) error {
 		in.Vars = vars.Doc{}
 	}
 	for _, se := range si.Elems {
-		el := def.Process.Elements[se.ElementID]
-		if el == nil {
-			return fmt.Errorf("element %q of instance %d is not in its process", se.ElementID, in.Key)
+		e, err := elemFromSnap(in, se)
+		if err != nil {
+			return err
 		}
-		e := &ElemInst{Key: se.Key, InstanceKey: in.Key, Element: el, Vars: se.Vars, JobKey: se.JobKey, IncidentKey: se.IncidentKey,
-			ScopeKey: se.Scope, Tokens: se.Tokens, Joins: se.Joins, Body: se.Body, LoopCounter: se.LoopCounter, ChildKey: se.ChildKey, Stage: se.Stage}
 		in.elems[e.Key] = e
 		s.Elems[e.Key] = e
 	}
@@ -367,6 +421,25 @@ func (p *Partition) encodeResults(now int64) ([]byte, error) {
 			r.Insts = append(r.Insts, resInstanceOf(in, true))
 		} else {
 			r.DelInsts = append(r.DelInsts, k)
+		}
+	}
+	for _, k := range sortedKeys(t.elems) {
+		if e := s.Elems[k]; e != nil {
+			re := resElem{Inst: e.InstanceKey, snapElem: snapElemOf(e)}
+			if _, full := t.bodyFull[k]; e.Body != nil && !full {
+				b := *e.Body
+				b.Items, b.Outputs = nil, nil
+				re.Body, re.Partial = &b, true
+				for _, i := range t.bodyOut[k] {
+					if re.OutSet == nil {
+						re.OutSet = map[int]json.RawMessage{}
+					}
+					re.OutSet[i] = e.Body.Outputs[i]
+				}
+			}
+			r.Elems = append(r.Elems, re)
+		} else {
+			r.DelElems = append(r.DelElems, k)
 		}
 	}
 	for _, k := range sortedKeys(t.jobs) {
@@ -493,10 +566,52 @@ func (p *Partition) applyResults(b []byte) error {
 		delete(s.Instances, k)
 	}
 	for _, ri := range r.Insts {
-		dropElems(ri.Key)
+		if in := s.Instances[ri.Key]; in != nil {
+			// the instance's own fields; its element instances stay
+			in.DefKey, in.BpmnProcessID, in.Version, in.State, in.Vars = ri.DefKey, ri.BpmnProcessID, ri.Version, ri.State, ri.Vars
+			in.Incidents, in.Completions, in.ParentKey, in.ParentElemKey = ri.Incidents, ri.Completions, ri.ParentKey, ri.ParentElemKey
+			in.tokens, in.joins = ri.Tokens, ri.Joins
+			if in.Vars == nil {
+				in.Vars = vars.Doc{}
+			}
+			continue
+		}
 		if err := s.restoreInstance(ri.snap()); err != nil {
 			return err
 		}
+	}
+	for _, k := range r.DelElems {
+		if e := s.Elems[k]; e != nil {
+			if in := s.Instances[e.InstanceKey]; in != nil {
+				delete(in.elems, k)
+			}
+			delete(s.Elems, k)
+		}
+	}
+	for _, re := range r.Elems {
+		in := s.Instances[re.Inst]
+		if in == nil {
+			return fmt.Errorf("element instance %d of unknown instance %d", re.Key, re.Inst)
+		}
+		e, err := elemFromSnap(in, re.snapElem)
+		if err != nil {
+			return err
+		}
+		if re.Partial {
+			old := s.Elems[e.Key]
+			if old == nil || old.Body == nil || e.Body == nil {
+				return fmt.Errorf("multi-instance body %d is logged without its collection, but none was applied before", e.Key)
+			}
+			e.Body.Items, e.Body.Outputs = old.Body.Items, old.Body.Outputs
+			for i, v := range re.OutSet {
+				if i < 0 || i >= len(e.Body.Outputs) {
+					return fmt.Errorf("multi-instance body %d: output %d out of range", e.Key, i)
+				}
+				e.Body.Outputs[i] = v
+			}
+		}
+		in.elems[e.Key] = e
+		s.Elems[e.Key] = e
 	}
 	for _, k := range r.DelJobs {
 		delete(s.Jobs, k)

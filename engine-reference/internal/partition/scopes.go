@@ -31,6 +31,7 @@ const (
 // tokens is the token counter of a flow scope.
 func (p *Partition) tokens(in *Instance, scope int64) *int {
 	if scope == 0 {
+		p.st.dirtyInst(in.Key)
 		return &in.tokens
 	}
 	if e := p.elem(scope); e != nil {
@@ -43,6 +44,7 @@ func (p *Partition) tokens(in *Instance, scope int64) *int {
 func (p *Partition) joinArrivals(in *Instance, scope int64, gw string) map[string]int {
 	var joins *map[string]map[string]int
 	if scope == 0 {
+		p.st.dirtyInst(in.Key)
 		joins = &in.joins
 	} else {
 		joins = &p.elem(scope).Joins
@@ -61,14 +63,17 @@ func (p *Partition) joinArrivals(in *Instance, scope int64, gw string) map[strin
 func (p *Partition) addElem(in *Instance, e *ElemInst) {
 	in.elems[e.Key] = e
 	p.st.Elems[e.Key] = e
-	p.st.dirtyInst(e.InstanceKey)
+	p.st.dirtyElem(e.Key)
+	if e.Body != nil {
+		p.st.bodyReset(e.Key) // a new body is logged in full
+	}
 }
 
 func (p *Partition) removeElem(fx *effects, in *Instance, e *ElemInst) {
 	p.closeElemEvents(fx, e.Key) // its boundary timers and message subscriptions
 	delete(in.elems, e.Key)
 	delete(p.st.Elems, e.Key)
-	p.st.dirtyInst(e.InstanceKey)
+	p.st.dirtyElem(e.Key)
 }
 
 // lookupAt resolves variables as seen from an element instance (nil: the
@@ -141,6 +146,7 @@ func (p *Partition) mergePropagate(in *Instance, from int64, doc vars.Doc) {
 		for x := p.elem(from); from != 0 && x != nil; x = p.elem(x.ScopeKey) {
 			if old, ok := x.Vars[k]; ok && !sameValue(old, doc[k]) {
 				x.Vars[k] = doc[k]
+				p.st.dirtyElem(x.Key)
 				set = true
 				break
 			}
@@ -150,6 +156,7 @@ func (p *Partition) mergePropagate(in *Instance, from int64, doc vars.Doc) {
 		}
 		if !set {
 			in.Vars[k] = doc[k]
+			p.st.dirtyInst(in.Key)
 		}
 	}
 }
@@ -172,14 +179,16 @@ func sameValue(a, b json.RawMessage) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-func setLocal(e *ElemInst, doc vars.Doc) {
+func (p *Partition) setLocal(e *ElemInst, doc vars.Doc) {
 	if len(doc) == 0 {
 		return
 	}
+	p.st.dirtyElem(e.Key)
 	if e.Vars == nil {
 		e.Vars = vars.Doc{}
 	}
 	vars.Merge(e.Vars, doc)
+	p.st.dirtyElem(e.Key)
 }
 
 // evalMappings evaluates zeebe:input/zeebe:output mappings in order, as
@@ -254,10 +263,11 @@ func (p *Partition) applyInputs(c *Command, fx *effects, in *Instance, e *ElemIn
 		doc, err := evalMappings(e.Element.Inputs, p.lookupAt(in, e))
 		if err != nil {
 			e.Stage = stageInput
+			p.st.dirtyElem(e.Key)
 			p.incidentOn(in, e, "IO_MAPPING_ERROR", fmt.Sprintf("Failed to apply the input mappings of '%s': %v", e.Element.ID, err))
 			return steps
 		}
-		setLocal(e, doc)
+		p.setLocal(e, doc)
 	}
 	if e.LoopCounter == 0 && !p.openActivityBoundaries(c, fx, in, e, stageInput) {
 		return steps
@@ -273,6 +283,7 @@ func (p *Partition) openActivityBoundaries(c *Command, fx *effects, in *Instance
 	plans, err := p.planBoundaries(c, p.lookupAt(in, e), e.Element)
 	if err != nil {
 		e.Stage = stage
+		p.st.dirtyElem(e.Key)
 		p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", err.Error())
 		return false
 	}
@@ -286,7 +297,9 @@ func (p *Partition) startActivity(c *Command, fx *effects, in *Instance, e *Elem
 		p.startTask(c, fx, in, e)
 	case bpmn.SubProcess:
 		e.Stage = 0
+		p.st.dirtyElem(e.Key)
 		e.Tokens++
+		p.st.dirtyElem(e.Key)
 		steps = append(steps, step{el: e.Element.Start, scope: e.Key})
 	case bpmn.CallActivity:
 		p.startCall(c, fx, in, e)
@@ -305,10 +318,11 @@ func (p *Partition) startActivity(c *Command, fx *effects, in *Instance, e *Elem
 func (p *Partition) completeActivity(c *Command, fx *effects, in *Instance, e *ElemInst, doc vars.Doc, steps []step) []step {
 	el := e.Element
 	if len(el.Outputs) > 0 {
-		setLocal(e, doc)
+		p.setLocal(e, doc)
 		out, err := evalMappings(el.Outputs, p.lookupAt(in, e))
 		if err != nil {
 			e.Stage = stageComplete
+			p.st.dirtyElem(e.Key)
 			p.incidentOn(in, e, "IO_MAPPING_ERROR", fmt.Sprintf("Failed to apply the output mappings of '%s': %v", el.ID, err))
 			return steps
 		}
@@ -317,6 +331,7 @@ func (p *Partition) completeActivity(c *Command, fx *effects, in *Instance, e *E
 		p.mergePropagate(in, e.Key, doc)
 	}
 	e.Stage = 0
+	p.st.dirtyElem(e.Key)
 	if e.LoopCounter > 0 {
 		body := p.elem(e.ScopeKey)
 		if body != nil && body.Body != nil && el.MI.OutputElement != nil {
@@ -327,11 +342,14 @@ func (p *Partition) completeActivity(c *Command, fx *effects, in *Instance, e *E
 			}
 			if err != nil {
 				e.Stage = stageComplete
+				p.st.dirtyElem(e.Key)
 				p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Failed to evaluate the outputElement of '%s': %v", el.ID, err))
 				return steps
 			}
 			if i := e.LoopCounter - 1; i < len(body.Body.Outputs) {
 				body.Body.Outputs[i] = raw
+				p.st.dirtyElem(body.Key)
+				p.st.bodyOutput(body.Key, i)
 			}
 		}
 		p.removeElem(fx, in, e)
@@ -352,6 +370,7 @@ func (p *Partition) scopeDone(c *Command, fx *effects, in *Instance, scope int64
 		return steps
 	}
 	e.Joins = nil
+	p.st.dirtyElem(e.Key)
 	return p.completeActivity(c, fx, in, e, nil, steps)
 }
 
@@ -464,6 +483,7 @@ func (p *Partition) terminateIn(c *Command, fx *effects, in *Instance, e *ElemIn
 			delete(p.st.Incidents, inc.Key)
 			p.st.dirtyInc(inc.Key)
 			in.Incidents--
+			p.st.dirtyInst(in.Key)
 		}
 		j.IncidentKey = 0
 		j.Worker, j.Deadline = "", 0
@@ -473,6 +493,7 @@ func (p *Partition) terminateIn(c *Command, fx *effects, in *Instance, e *ElemIn
 		delete(p.st.Incidents, inc.Key)
 		p.st.dirtyInc(inc.Key)
 		in.Incidents--
+		p.st.dirtyInst(in.Key)
 	}
 	if child := p.inst(e.ChildKey); child != nil && child.State == InstActive {
 		p.cancelInstance(c, fx, child)
@@ -484,9 +505,11 @@ func (p *Partition) terminateIn(c *Command, fx *effects, in *Instance, e *ElemIn
 func (p *Partition) resolveElem(c *Command, fx *effects, in *Instance, e *ElemInst) {
 	stage := e.Stage
 	e.IncidentKey = 0
+	p.st.dirtyElem(e.Key)
 	switch stage {
 	case stageInput:
 		e.Stage = 0
+		p.st.dirtyElem(e.Key)
 		p.run(c, fx, in, p.applyInputs(c, fx, in, e, nil))
 	case stageStart:
 		p.run(c, fx, in, p.startActivity(c, fx, in, e, nil))
@@ -494,9 +517,11 @@ func (p *Partition) resolveElem(c *Command, fx *effects, in *Instance, e *ElemIn
 		p.run(c, fx, in, p.completeActivity(c, fx, in, e, nil, nil))
 	case stageCollection:
 		e.Stage = 0
+		p.st.dirtyElem(e.Key)
 		p.run(c, fx, in, p.startBody(c, fx, in, e, nil))
 	case stageBoundaries:
 		e.Stage = 0
+		p.st.dirtyElem(e.Key)
 		if p.openActivityBoundaries(c, fx, in, e, stageBoundaries) {
 			p.run(c, fx, in, p.startBody(c, fx, in, e, nil))
 		}
