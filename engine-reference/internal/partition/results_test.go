@@ -201,7 +201,18 @@ func mixedWorkload(t *testing.T, p *Partition) {
 	for _, j := range activate("pack", 10, 600_000) {
 		do(&Command{Op: OpComplete, Key: j.Key, Variables: `{"packed":true}`})
 	}
-	// messages: o0 was buffered; o2 and o3 now; o5 never (stays waiting)
+	// messages: o0 was buffered; o2 and o3 now (TTL 0: once their
+	// subscriptions are open on the message side, which the instance side
+	// opens asynchronously); o5 never (stays waiting)
+	waitFor("the subscriptions of o2 and o3", func(s *State) bool {
+		open := 0
+		for _, ms := range s.evs().MsgSubs {
+			if ms.CorrKey == "o2" || ms.CorrKey == "o3" {
+				open++
+			}
+		}
+		return open == 2
+	})
 	for _, k := range []string{"o2", "o3"} {
 		do(&Command{Op: OpPublish, Name: "paid", CorrelationKey: k, TTL: 0, Variables: fmt.Sprintf(`{"paidBy":%q}`, k)})
 	}
