@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/engine"
+	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 )
@@ -43,6 +44,9 @@ func engines() (jobwire, zeebe bool) {
 }
 
 func TestMain(m *testing.M) {
+	// Every case also checks that the engine's results records alone
+	// rebuild its live state after every batch.
+	partition.VerifyResults = os.Getenv("JOBWIRE_VERIFY_RESULTS") != "0"
 	_, useZeebe := engines()
 	var stop func()
 	if useZeebe && wantsCases() {

@@ -35,6 +35,9 @@ func TestMain(m *testing.M) {
 		e.Close()
 		os.Exit(0)
 	}
+	// In-process engines check after every batch that their results
+	// records alone rebuild the live state (partition.VerifyResults).
+	partition.VerifyResults = os.Getenv("JOBWIRE_VERIFY_RESULTS") != "0"
 	os.Exit(m.Run())
 }
 

@@ -28,6 +28,7 @@ func (p *Partition) startCall(c *Command, fx *effects, in *Instance, e *ElemInst
 		s, err := el.CalledProcessExpr.EvalString(p.lookupAt(in, e))
 		if err != nil || s == "" {
 			e.Stage = stageStart
+			p.st.dirtyElem(e.Key)
 			p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Expected the processId of call activity '%s' to be a non-empty string: %v", el.ID, err))
 			return
 		}
@@ -36,10 +37,12 @@ func (p *Partition) startCall(c *Command, fx *effects, in *Instance, e *ElemInst
 	d := p.st.defs.Version(id, -1)
 	if d == nil {
 		e.Stage = stageStart
+		p.st.dirtyElem(e.Key)
 		p.incidentOn(in, e, "CALLED_ELEMENT_ERROR", fmt.Sprintf("Expected process with BPMN process id '%s' to be deployed, but not found.", id))
 		return
 	}
 	e.Stage = 0
+	p.st.dirtyElem(e.Key)
 	var doc vars.Doc
 	if el.PropagateAllParent {
 		doc = p.visibleVars(in, e)
@@ -53,7 +56,9 @@ func (p *Partition) startCall(c *Command, fx *effects, in *Instance, e *ElemInst
 		State: InstActive, Vars: doc, elems: map[int64]*ElemInst{}, proc: d.Process,
 		ParentKey: in.Key, ParentElemKey: e.Key}
 	e.ChildKey = child.Key
+	p.st.dirtyElem(e.Key)
 	p.st.Instances[child.Key] = child
+	p.st.dirtyInst(child.Key)
 	p.st.activeInstances++
 	if p.st.touched != nil {
 		p.st.touched.instance(child.Key)
@@ -68,12 +73,13 @@ func (p *Partition) childCompleted(c *Command, fx *effects, child *Instance) {
 	if child.ParentKey == 0 {
 		return
 	}
-	parent := p.st.Instances[child.ParentKey]
-	e := p.st.Elems[child.ParentElemKey]
+	parent := p.inst(child.ParentKey)
+	e := p.elem(child.ParentElemKey)
 	if parent == nil || parent.State != InstActive || e == nil || e.ChildKey != child.Key {
 		return
 	}
 	e.ChildKey = 0
+	p.st.dirtyElem(e.Key)
 	var doc vars.Doc
 	if e.Element.PropagateAllChild || len(e.Element.Outputs) > 0 {
 		doc = child.Vars.Clone()
@@ -87,6 +93,7 @@ func (p *Partition) childCompleted(c *Command, fx *effects, child *Instance) {
 // cancelInstance terminates a process instance with everything in it
 // (called instances too) and answers its waiting with-result callers.
 func (p *Partition) cancelInstance(c *Command, fx *effects, in *Instance) {
+	p.st.dirtyInst(in.Key)
 	if p.st.touched != nil {
 		p.st.touched.instance(in.Key)
 	}
@@ -105,13 +112,17 @@ func (p *Partition) cancelInstance(c *Command, fx *effects, in *Instance) {
 	for k, inc := range p.st.Incidents {
 		if inc.InstanceKey == in.Key {
 			delete(p.st.Incidents, k)
+			p.st.dirtyInc(k)
 		}
 	}
 	in.elems = map[int64]*ElemInst{}
 	in.joins = nil
+	p.st.dirtyInst(in.Key)
 	in.tokens = 0
+	p.st.dirtyInst(in.Key)
 	in.Incidents = 0
 	in.State = InstCanceled
+	p.st.dirtyInst(in.Key)
 	p.st.activeInstances--
 	p.answerWaiters(fx, in, status.Errorf(codes.FailedPrecondition, "process instance '%d' was canceled before it completed", in.Key))
 	p.st.finishInstance(in)

@@ -7,13 +7,13 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// Command is both the request to a partition and its log record.
-//
-// The log is command-sourced: a command is written only if it was accepted,
-// together with every input that is not a pure function of the state (the
-// processing time, the jobs chosen for an activation, the push decisions).
-// Replaying the log through the same processing code therefore rebuilds the
-// exact state, with side effects (replies, pushes, notifications) suppressed.
+// Command is a request to a partition. Engines before record version 2
+// logged accepted commands as they are (command records), together with
+// every input that is not a pure function of the state (the processing
+// time, the jobs chosen for an activation, the push decisions); such
+// records are still replayed through the same processing code, with side
+// effects suppressed. This engine logs each command's results instead
+// (results.go), which recovery applies without processing anything.
 type Command struct {
 	// V is the record version (RecordVersion when logged; absent in logs
 	// written before versions existed, read as 0).
@@ -85,14 +85,20 @@ type Command struct {
 
 // RecordVersion is the version of the log records this engine writes.
 // Replay reads every version up to it and refuses a newer one (a log
-// written by a later engine) with a clear error instead of guessing. A
-// change to what a logged command means (its fields, or processing that
-// must not apply to records written before it) raises it, and the
-// processing code checks Command.V where old records keep old behaviour.
+// written by a later engine) with a clear error instead of guessing.
 //
-// Version 0: records without "v" (before versions existed). Version 1:
-// the same encoding, versioned.
-const RecordVersion = 1
+// Version 0: command records without "v" (before versions existed).
+// Version 1: the same command records, versioned. Both are replayed by
+// running the processors over them (with the inputs pinned in the record).
+// Version 2: results records (results.go): what each command changed,
+// applied to the state without running any processing code. Records of
+// versions 0 and 1 are still read, so an older data dir recovers and then
+// continues with version 2 records.
+const RecordVersion = 2
+
+// CommandRecordVersion is the newest version of command records (replayed
+// through the processors); this engine only reads them.
+const CommandRecordVersion = 1
 
 // Push pins that a job was activated for a push stream.
 type Push struct {

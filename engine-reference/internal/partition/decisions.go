@@ -198,6 +198,7 @@ func (p *Partition) deployDMN(all []parsedDMN, depKey int64, resp *gatewaypb.Dep
 				kvs = append(kvs, DecisionKeyVer{ID: d.ID, Key: p.st.nextKey(), Version: dv})
 			}
 			ds.register(g, kvs)
+			p.trackDRG(g)
 		}
 		for _, kv := range kvs {
 			def := ds.decs[kv.Key]
@@ -254,8 +255,10 @@ func (p *Partition) distributeDMN(c *Command) error {
 				continue
 			}
 			sum := sha256.Sum256(r.Content)
-			ds.register(&DRG{Key: m.DRGKey, ID: defs.ID, Name: defs.Name, Version: m.Version, ResourceName: r.Name,
-				Checksum: hex.EncodeToString(sum[:]), DeploymentKey: m.DeploymentKey, Resource: r.Content, Defs: defs}, m.Decisions)
+			g := &DRG{Key: m.DRGKey, ID: defs.ID, Name: defs.Name, Version: m.Version, ResourceName: r.Name,
+				Checksum: hex.EncodeToString(sum[:]), DeploymentKey: m.DeploymentKey, Resource: r.Content, Defs: defs}
+			ds.register(g, m.Decisions)
+			p.trackDRG(g)
 		}
 	}
 	return nil
@@ -331,6 +334,7 @@ func (p *Partition) evaluateCalledDecision(c *Command, fx *effects, in *Instance
 		s, err := cd.DecisionIDExpr.EvalString(look)
 		if err != nil {
 			e.Stage = stageStart
+			p.st.dirtyElem(e.Key)
 			p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Expected the decision id of '%s' to be a string: %v", el.ID, err))
 			return steps
 		}
@@ -339,16 +343,19 @@ func (p *Partition) evaluateCalledDecision(c *Command, fx *effects, in *Instance
 	def := p.st.decisions().latest(id)
 	if def == nil {
 		e.Stage = stageStart
+		p.st.dirtyElem(e.Key)
 		p.incidentOn(in, e, IncidentCalledDecision, fmt.Sprintf("Expected to evaluate decision '%s', but no decision found for id '%s'", id, id))
 		return steps
 	}
 	r := def.DRG.Defs.Evaluate(def.ID, look)
 	if r.Failed() {
 		e.Stage = stageStart
+		p.st.dirtyElem(e.Key)
 		p.incidentOn(in, e, IncidentDecisionEvaluation, r.Failure)
 		return steps
 	}
 	e.Stage = 0
+	p.st.dirtyElem(e.Key)
 	return p.completeActivity(c, fx, in, e, vars.Doc{cd.ResultVariable: r.Output}, steps)
 }
 
@@ -370,17 +377,23 @@ func (p *Partition) snapshotDMN() []snapDRG {
 	}
 	var out []snapDRG
 	for _, g := range ds.drgs {
-		sg := snapDRG{Key: g.Key, Version: g.Version, ResourceName: g.ResourceName, DeploymentKey: g.DeploymentKey, Resource: g.Resource}
-		for _, d := range ds.decs {
-			if d.DRG == g {
-				sg.Decisions = append(sg.Decisions, DecisionKeyVer{ID: d.ID, Key: d.Key, Version: d.Version})
-			}
-		}
-		sort.Slice(sg.Decisions, func(i, k int) bool { return sg.Decisions[i].Key < sg.Decisions[k].Key })
-		out = append(out, sg)
+		out = append(out, p.snapDRGOf(g))
 	}
 	sort.Slice(out, func(i, k int) bool { return out[i].Key < out[k].Key })
 	return out
+}
+
+// snapDRGOf is a decision graph with its decisions, as snapshots and
+// results records write it.
+func (p *Partition) snapDRGOf(g *DRG) snapDRG {
+	sg := snapDRG{Key: g.Key, Version: g.Version, ResourceName: g.ResourceName, DeploymentKey: g.DeploymentKey, Resource: g.Resource}
+	for _, d := range p.st.dmn.decs {
+		if d.DRG == g {
+			sg.Decisions = append(sg.Decisions, DecisionKeyVer{ID: d.ID, Key: d.Key, Version: d.Version})
+		}
+	}
+	sort.Slice(sg.Decisions, func(i, k int) bool { return sg.Decisions[i].Key < sg.Decisions[k].Key })
+	return sg
 }
 
 func (p *Partition) restoreDMN(gs []snapDRG) error {

@@ -15,7 +15,14 @@ import (
 // DefaultTenant is Zeebe's tenant id when multi-tenancy is off.
 const DefaultTenant = "<default>"
 
+// dispatchHook, if set, sees every command before it is processed (tests:
+// recovery from results records must not process anything).
+var dispatchHook func(*Command)
+
 func (p *Partition) dispatch(c *Command, fx *effects) (any, error) {
+	if dispatchHook != nil {
+		dispatchHook(c)
+	}
 	switch c.Op {
 	case OpDeploy:
 		return p.deploy(c)
@@ -114,7 +121,7 @@ func (p *Partition) deploy(c *Command) (any, error) {
 				}
 				d = &Def{Key: p.st.nextKey(), BpmnProcessID: proc.ID, Version: v, ResourceName: pr.res.Name,
 					Checksum: checksum, Process: proc, DeploymentKey: depKey, Resource: pr.res.Content}
-				p.st.defs.add(d)
+				p.addDef(d)
 				p.scheduleStartTimers(c, d)
 			}
 			resp.Deployments = append(resp.Deployments, &gatewaypb.Deployment{Metadata: &gatewaypb.Deployment_Process{
@@ -144,10 +151,18 @@ func (p *Partition) distribute(c *Command) (any, error) {
 		sum := sha256.Sum256(r.Content)
 		for _, proc := range procs {
 			for _, m := range c.Defs {
-				if m.BpmnProcessID == proc.ID && m.ResourceName == r.Name && p.st.defs.ByKey(m.Key) == nil {
-					p.st.defs.add(&Def{Key: m.Key, BpmnProcessID: proc.ID, Version: m.Version, ResourceName: r.Name,
-						Checksum: hex.EncodeToString(sum[:]), Process: proc, DeploymentKey: m.DeploymentKey, Resource: r.Content})
+				if m.BpmnProcessID != proc.ID || m.ResourceName != r.Name {
+					continue
 				}
+				if d := p.st.defs.ByKey(m.Key); d != nil {
+					// Registered by another partition sharing the registry
+					// (a broker's or dev's partitions): still this
+					// partition's results, so its own log restores it.
+					p.trackDef(d)
+					continue
+				}
+				p.addDef(&Def{Key: m.Key, BpmnProcessID: proc.ID, Version: m.Version, ResourceName: r.Name,
+					Checksum: hex.EncodeToString(sum[:]), Process: proc, DeploymentKey: m.DeploymentKey, Resource: r.Content})
 			}
 		}
 	}
@@ -188,25 +203,27 @@ func (p *Partition) create(c *Command, fx *effects) (any, error) {
 	in := &Instance{Key: p.st.nextKey(), DefKey: d.Key, BpmnProcessID: d.BpmnProcessID, Version: d.Version,
 		State: InstActive, Vars: doc, elems: map[int64]*ElemInst{}, proc: d.Process}
 	p.st.Instances[in.Key] = in
+	p.st.dirtyInst(in.Key)
 	p.st.activeInstances++
 	if c.WithResult && !c.replaying {
 		p.waiters[in.Key] = append(p.waiters[in.Key], c)
 	}
 	in.tokens = 1
+	p.st.dirtyInst(in.Key)
 	p.run(c, fx, in, []step{{el: d.Process.Start}})
 	return &gatewaypb.CreateProcessInstanceResponse{ProcessDefinitionKey: d.Key, BpmnProcessId: d.BpmnProcessID,
 		Version: d.Version, ProcessInstanceKey: in.Key, TenantId: DefaultTenant}, nil
 }
 
 func (p *Partition) cancel(c *Command, fx *effects) (any, error) {
-	in := p.st.Instances[c.Key]
+	in := p.inst(c.Key)
 	if in == nil || in.State != InstActive {
 		return nil, reject(c.Op, RejNotFound, "Expected to cancel a process instance with key '%d', but no such process was found", c.Key)
 	}
 	if in.ParentKey != 0 {
 		root := in
-		for root.ParentKey != 0 && p.st.Instances[root.ParentKey] != nil {
-			root = p.st.Instances[root.ParentKey]
+		for root.ParentKey != 0 && p.inst(root.ParentKey) != nil {
+			root = p.inst(root.ParentKey)
 		}
 		return nil, reject(c.Op, RejInvalidState, "Expected to cancel a process instance with key '%d', but it is created by a parent process instance. Cancel the root process instance '%d' instead.", c.Key, root.Key)
 	}
@@ -217,11 +234,11 @@ func (p *Partition) cancel(c *Command, fx *effects) (any, error) {
 func (p *Partition) setVariables(c *Command) (any, error) {
 	var in *Instance
 	var el *ElemInst
-	if x := p.st.Instances[c.Key]; x != nil && x.State == InstActive {
+	if x := p.inst(c.Key); x != nil && x.State == InstActive {
 		in = x
-	} else if e := p.st.Elems[c.Key]; e != nil {
+	} else if e := p.elem(c.Key); e != nil {
 		el = e
-		in = p.st.Instances[e.InstanceKey]
+		in = p.inst(e.InstanceKey)
 	}
 	if in == nil {
 		return nil, reject(c.Op, RejNotFound, "Expected to update variables for element with key '%d', but no such element was found", c.Key)
@@ -232,7 +249,7 @@ func (p *Partition) setVariables(c *Command) (any, error) {
 	}
 	switch {
 	case el != nil && c.Local:
-		setLocal(el, doc)
+		p.setLocal(el, doc)
 	case el != nil:
 		p.mergePropagate(in, el.Key, doc)
 	default:
@@ -255,12 +272,14 @@ func (p *Partition) publish(c *Command) (any, error) {
 		for k, m := range p.st.messages { // order-independent, so replay-safe
 			if m.deadline <= c.Now {
 				delete(p.st.messages, k)
+				p.st.dirtyMsgID(k)
 			}
 		}
 	}
 	key := p.st.nextKey()
 	if c.MessageID != "" && c.TTL > 0 {
 		p.st.messages[id] = message{key: key, deadline: c.Now + c.TTL}
+		p.st.dirtyMsgID(id)
 	}
 	return &gatewaypb.PublishMessageResponse{Key: key, TenantId: DefaultTenant}, nil
 }

@@ -56,7 +56,7 @@ func (p *Partition) run(c *Command, fx *effects, in *Instance, steps []step) {
 			return
 		}
 		s := steps[i]
-		if s.scope != 0 && p.st.Elems[s.scope] == nil {
+		if s.scope != 0 && p.elem(s.scope) == nil {
 			continue // its subprocess was terminated (a caught error) meanwhile
 		}
 		*p.tokens(in, s.scope)--
@@ -80,7 +80,7 @@ func (p *Partition) stepLimit(c *Command, in *Instance, pending []step) {
 	}
 	held := map[at]bool{}
 	for _, s := range pending {
-		if s.scope != 0 && p.st.Elems[s.scope] == nil {
+		if s.scope != 0 && p.elem(s.scope) == nil {
 			continue
 		}
 		*p.tokens(in, s.scope)-- // the step's token is now held by the incident (or merged into one)
@@ -196,8 +196,13 @@ func (p *Partition) elementIncident(c *Command, in *Instance, el *bpmn.Element, 
 func (p *Partition) incidentOn(in *Instance, e *ElemInst, typ, msg string) {
 	inc := &Incident{Key: p.st.nextKey(), InstanceKey: in.Key, ElemKey: e.Key, Type: typ, Message: msg}
 	e.IncidentKey = inc.Key
+	p.st.dirtyElem(e.Key)
 	p.st.Incidents[inc.Key] = inc
+	p.st.dirtyInc(inc.Key)
+	p.st.dirtyInst(inc.InstanceKey)
+	p.st.dirtyElem(e.Key)
 	in.Incidents++
+	p.st.dirtyInst(in.Key)
 }
 
 // startTask creates the job of a service task instance (input mappings
@@ -211,6 +216,7 @@ func (p *Partition) startTask(c *Command, fx *effects, in *Instance, e *ElemInst
 		t, err := el.JobTypeExpr.EvalString(look)
 		if err != nil || t == "" {
 			e.Stage = stageStart
+			p.st.dirtyElem(e.Key)
 			p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Expected job type of '%s' to be a non-empty string: %v", el.ID, err))
 			return
 		}
@@ -221,17 +227,21 @@ func (p *Partition) startTask(c *Command, fx *effects, in *Instance, e *ElemInst
 		r, err := el.RetriesExpr.EvalInt(look)
 		if err != nil {
 			e.Stage = stageStart
+			p.st.dirtyElem(e.Key)
 			p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Expected retries of '%s' to be an integer: %v", el.ID, err))
 			return
 		}
 		retries = r
 	}
 	e.Stage = 0
+	p.st.dirtyElem(e.Key)
 	j := &Job{Key: p.st.nextKey(), InstanceKey: in.Key, ElemKey: e.Key, DefKey: in.DefKey,
 		BpmnProcessID: in.BpmnProcessID, ElementID: el.ID, Version: in.Version, Type: typ,
 		Headers: vars.StringMapJSON(el.Headers), Retries: int32(retries), TenantID: DefaultTenant}
 	e.JobKey = j.Key
+	p.st.dirtyElem(e.Key)
 	p.st.Jobs[j.Key] = j
+	p.st.dirtyJob(j.Key)
 	c.steps -= StepsPerWait
 	if retries <= 0 {
 		p.st.setJobState(j, JobIncident)
@@ -246,8 +256,11 @@ func (p *Partition) checkDone(c *Command, fx *effects, in *Instance) {
 		return
 	}
 	in.State = InstCompleted
+	p.st.dirtyInst(in.Key)
 	in.Completions++
+	p.st.dirtyInst(in.Key)
 	in.joins = nil
+	p.st.dirtyInst(in.Key)
 	p.st.activeInstances--
 	p.answerWaiters(fx, in, nil)
 	p.st.finishInstance(in)

@@ -112,6 +112,10 @@ func jobFinished(st int) bool {
 // finishInstance moves a completed or canceled instance to the history.
 func (s *State) finishInstance(in *Instance) {
 	delete(s.Instances, in.Key)
+	s.dirtyInst(in.Key)
+	if s.rt != nil {
+		s.rt.histInsts = append(s.rt.histInsts, in)
+	}
 	if s.touched != nil {
 		s.touched.instance(in.Key)
 		s.touched.doneInst[in.Key] = in // reported as finished, with no active elements

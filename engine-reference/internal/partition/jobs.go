@@ -15,7 +15,7 @@ const MaxActivationBytes = 4<<20 - 16<<10
 // (NOT_FOUND). Failed jobs (back-off, incident) exist but are in the wrong
 // state (FAILED_PRECONDITION) for everything but retry updates.
 func (p *Partition) findJob(c *Command, verb string, okStates ...int) (*Job, error) {
-	j := p.st.Jobs[c.Key]
+	j := p.job(c.Key)
 	if j == nil || j.State == JobCompleted || j.State == JobCanceled || j.State == JobErrorThrown {
 		return nil, reject(c.Op, RejNotFound, "Expected to %s job with key '%d', but no such job was found", verb, c.Key)
 	}
@@ -49,8 +49,8 @@ func (p *Partition) complete(c *Command, fx *effects) (any, error) {
 	p.st.setJobState(j, JobCompleted)
 	j.Completes++
 	j.Worker, j.Deadline = "", 0
-	in := p.st.Instances[j.InstanceKey]
-	e := p.st.Elems[j.ElemKey]
+	in := p.inst(j.InstanceKey)
+	e := p.elem(j.ElemKey)
 	if in == nil || e == nil {
 		return &gatewaypb.CompleteJobResponse{}, nil
 	}
@@ -82,11 +82,13 @@ func (p *Partition) fail(c *Command, fx *effects) (any, error) {
 	j.Retries = c.Retries
 	j.ErrorMessage = c.ErrorMessage
 	j.Worker, j.Deadline = "", 0
-	if e := p.st.Elems[j.ElemKey]; e != nil && len(doc) > 0 {
+	if e := p.elem(j.ElemKey); e != nil && len(doc) > 0 {
 		if e.Vars == nil {
 			e.Vars = vars.Doc{}
+			p.st.dirtyElem(e.Key)
 		}
 		vars.Merge(e.Vars, doc)
+		p.st.dirtyElem(e.Key)
 	}
 	switch {
 	case c.Retries <= 0:
@@ -95,7 +97,7 @@ func (p *Partition) fail(c *Command, fx *effects) (any, error) {
 		if msg == "" {
 			msg = "No more retries left."
 		}
-		p.jobIncident(p.st.Instances[j.InstanceKey], j, "JOB_NO_RETRIES", msg)
+		p.jobIncident(p.inst(j.InstanceKey), j, "JOB_NO_RETRIES", msg)
 	case c.Backoff > 0:
 		p.st.setJobState(j, JobFailedBackoff)
 		j.RecurAt = c.Now + c.Backoff
@@ -109,9 +111,12 @@ func (p *Partition) fail(c *Command, fx *effects) (any, error) {
 func (p *Partition) jobIncident(in *Instance, j *Job, typ, msg string) {
 	inc := &Incident{Key: p.st.nextKey(), InstanceKey: j.InstanceKey, ElemKey: j.ElemKey, JobKey: j.Key, Type: typ, Message: msg}
 	p.st.Incidents[inc.Key] = inc
+	p.st.dirtyInc(inc.Key)
+	p.st.dirtyInst(inc.InstanceKey)
 	j.IncidentKey = inc.Key
 	if in != nil {
 		in.Incidents++
+		p.st.dirtyInst(in.Key)
 	}
 }
 
@@ -124,8 +129,8 @@ func (p *Partition) throwError(c *Command, fx *effects) (any, error) {
 	if err != nil {
 		return nil, reject(c.Op, RejInvalidArgument, "Property 'variables' is invalid: %v", err)
 	}
-	in := p.st.Instances[j.InstanceKey]
-	e := p.st.Elems[j.ElemKey]
+	in := p.inst(j.InstanceKey)
+	e := p.elem(j.ElemKey)
 	j.Worker, j.Deadline = "", 0
 	j.ErrorMessage = c.ErrorMessage
 	j.ErrorCode = c.ErrorCode
@@ -175,22 +180,24 @@ func (p *Partition) updateTimeout(c *Command) (any, error) {
 }
 
 func (p *Partition) resolve(c *Command, fx *effects) (any, error) {
-	inc := p.st.Incidents[c.Key]
+	inc := p.incident(c.Key)
 	if inc == nil {
 		return nil, reject(c.Op, RejNotFound, "Expected to resolve incident with key '%d', but no such incident was found", c.Key)
 	}
-	in := p.st.Instances[inc.InstanceKey]
+	in := p.inst(inc.InstanceKey)
 	if p.st.touched != nil {
 		p.st.touched.instance(inc.InstanceKey)
 	}
 	if inc.JobKey != 0 {
-		j := p.st.Jobs[inc.JobKey]
+		j := p.job(inc.JobKey)
 		if j != nil && inc.Type == "JOB_NO_RETRIES" && j.Retries <= 0 {
 			return nil, reject(c.Op, RejInvalidState, "Expected to resolve incident with key '%d', but job '%d' has no retries left; update the job's retries first", c.Key, j.Key)
 		}
 		delete(p.st.Incidents, inc.Key)
+		p.st.dirtyInc(inc.Key)
 		if in != nil {
 			in.Incidents--
+			p.st.dirtyInst(in.Key)
 		}
 		if j != nil {
 			j.IncidentKey = 0
@@ -199,11 +206,13 @@ func (p *Partition) resolve(c *Command, fx *effects) (any, error) {
 		return &gatewaypb.ResolveIncidentResponse{}, nil
 	}
 	delete(p.st.Incidents, inc.Key)
-	e := p.st.Elems[inc.ElemKey]
+	p.st.dirtyInc(inc.Key)
+	e := p.elem(inc.ElemKey)
 	if in == nil || e == nil || in.State != InstActive {
 		return &gatewaypb.ResolveIncidentResponse{}, nil
 	}
 	in.Incidents--
+	p.st.dirtyInst(in.Key)
 	p.resolveElem(c, fx, in, e)
 	return &gatewaypb.ResolveIncidentResponse{}, nil
 }
@@ -263,7 +272,7 @@ func (p *Partition) tryPush(c *Command, fx *effects, j *Job) bool {
 			}
 		}
 		for _, ps := range c.Pushes {
-			if h := p.st.Jobs[ps.Key]; h != nil && h.State == JobActivatable && h.Type == j.Type {
+			if h := p.job(ps.Key); h != nil && h.State == JobActivatable && h.Type == j.Type {
 				p.activateJob(h, ps.Worker, ps.Deadline)
 				return h == j
 			}
@@ -314,7 +323,7 @@ func (p *Partition) activatedJob(j *Job, fetch []string) *gatewaypb.ActivatedJob
 func (p *Partition) activate(c *Command) (any, error) {
 	if c.replaying {
 		for _, k := range c.JobKeys {
-			if j := p.st.Jobs[k]; j != nil {
+			if j := p.job(k); j != nil {
 				p.activateJob(j, c.Worker, c.Now+c.Timeout)
 			}
 		}
@@ -326,7 +335,7 @@ func (p *Partition) activate(c *Command) (any, error) {
 	i := 0
 	for ; i < len(q) && int32(len(out)) < c.MaxJobs; i++ {
 		e := q[i]
-		j := p.st.Jobs[e.key]
+		j := p.job(e.key)
 		if j == nil || j.State != JobActivatable || j.QueueSeq != e.seq {
 			continue
 		}
@@ -340,7 +349,7 @@ func (p *Partition) activate(c *Command) (any, error) {
 			j.Worker, j.Deadline = "", 0
 			if len(out) == 0 {
 				p.st.setJobState(j, JobIncident)
-				p.jobIncident(p.st.Instances[j.InstanceKey], j, "MESSAGE_SIZE_EXCEEDED", "The job's variables exceed the maximum message size")
+				p.jobIncident(p.inst(j.InstanceKey), j, "MESSAGE_SIZE_EXCEEDED", "The job's variables exceed the maximum message size")
 				i++
 			}
 			break
@@ -371,7 +380,7 @@ func compactQueue(s *State, q []queued) []queued {
 // ACTIVATABLE. They carry the deadline they refer to, so a stale command
 // (the job was completed or re-activated meanwhile) is a no-op rejection.
 func (p *Partition) jobTimerLike(c *Command, fx *effects) (any, error) {
-	j := p.st.Jobs[c.Key]
+	j := p.job(c.Key)
 	if j == nil {
 		return nil, reject(c.Op, RejNotFound, "job '%d' not found", c.Key)
 	}

@@ -246,6 +246,7 @@ func (p *Partition) openSubscription(c *Command, fx *effects, in *Instance, el *
 	s := &ProcSub{Key: p.st.nextKey(), InstanceKey: in.Key, ElemKey: elemKey, ElementID: el.ID, Name: name, CorrKey: key,
 		MsgPartition: MessagePartition(key, p.cfg.Count), Interrupting: el.Kind != bpmn.BoundaryEvent || el.Interrupting}
 	ev.Subs[s.Key] = s
+	p.st.dirtyEv(evSubs, s.Key)
 	ev.ByElem[elemKey] = append(ev.ByElem[elemKey], s.Key)
 	fx.forward(s.MsgPartition, p.subOpenCommand(in, s))
 }
@@ -319,9 +320,11 @@ func (p *Partition) closeElemEvents(fx *effects, elemKey int64) {
 	for _, k := range keys {
 		if t := ev.Timers[k]; t != nil {
 			delete(ev.Timers, k)
+			p.st.dirtyEv(evTimers, k)
 		}
 		if s := ev.Subs[k]; s != nil {
 			delete(ev.Subs, k)
+			p.st.dirtyEv(evSubs, k)
 			fx.forward(s.MsgPartition, &Command{Op: OpSubClose, Key: s.Key, From: p.cfg.ID, Consumed: s.consumed()})
 		}
 	}
@@ -395,11 +398,12 @@ func (p *Partition) subCorrelate(c *Command, fx *effects) (any, error) {
 		// or already correlated (sent again after a restart).
 		return nil, reject(c.Op, RejNotFound, "Expected to correlate message '%d' to subscription '%d', but it is closed or already correlated", c.Msg, c.Key)
 	}
-	in := p.st.Instances[s.InstanceKey]
-	e := p.st.Elems[s.ElemKey]
+	in := p.inst(s.InstanceKey)
+	e := p.elem(s.ElemKey)
 	if in == nil || e == nil || in.State != InstActive {
 		return nil, reject(c.Op, RejNotFound, "Expected to correlate message '%d' to subscription '%d', but its element is no longer active", c.Msg, c.Key)
 	}
+	p.st.dirtyEv(evSubs, s.Key)
 	el := in.proc.Elements[s.ElementID]
 	doc, _ := vars.Parse(c.Variables)
 	// As Zeebe without output mappings: the message variables are set on
@@ -442,6 +446,7 @@ func (p *Partition) subOpen(c *Command, fx *effects) (any, error) {
 		return nil, reject(c.Op, RejAlreadyExists, "subscription '%d' is already open", c.Key)
 	}
 	ev.Seq++
+	p.st.dirtyEv(evMsgSubs, c.Key)
 	s := &MsgSub{Key: c.Key, From: c.From, InstanceKey: c.Inst, ElemKey: c.Elem, BpmnProcessID: c.BpmnProcessID,
 		Name: c.Name, CorrKey: c.CorrelationKey, Interrupting: !c.NonInterrupting, Seq: ev.Seq}
 	ev.MsgSubs[s.Key] = s
@@ -456,6 +461,7 @@ func (p *Partition) subOpen(c *Command, fx *effects) (any, error) {
 		m := ev.Messages[k]
 		if m.Deadline <= c.Now {
 			delete(ev.Messages, k)
+			p.st.dirtyEv(evBufMsgs, k)
 			continue
 		}
 		if m.Name == s.Name && m.CorrKey == s.CorrKey && !m.Processes[s.BpmnProcessID] {
@@ -475,6 +481,8 @@ func (p *Partition) correlateTo(fx *effects, m *BufferedMessage, s *MsgSub) {
 	}
 	m.Processes[s.BpmnProcessID] = true
 	s.Sent = append(s.Sent, SentCorrelation{MsgKey: m.Key, Vars: m.Vars})
+	p.st.dirtyEv(evBufMsgs, m.Key)
+	p.st.dirtyEv(evMsgSubs, s.Key)
 	fx.forward(s.From, &Command{Op: OpSubCorrelate, Key: s.Key, Msg: m.Key, Variables: m.Vars, From: p.cfg.ID})
 }
 
@@ -503,6 +511,7 @@ func (p *Partition) subClose(c *Command, fx *effects) (any, error) {
 		return nil, reject(c.Op, RejNotFound, "subscription '%d' is not open", c.Key)
 	}
 	delete(ev.MsgSubs, c.Key)
+	p.st.dirtyEv(evMsgSubs, c.Key)
 	done := map[int64]bool{}
 	for _, k := range c.Consumed {
 		done[k] = true
@@ -513,6 +522,7 @@ func (p *Partition) subClose(c *Command, fx *effects) (any, error) {
 			continue
 		}
 		delete(m.Processes, s.BpmnProcessID)
+		p.st.dirtyEv(evBufMsgs, m.Key)
 		for _, o := range ev.sortedMsgSubs() {
 			if o.BpmnProcessID == s.BpmnProcessID && o.Name == m.Name && o.CorrKey == m.CorrKey && !o.busy() {
 				p.correlateTo(fx, m, o)
@@ -548,10 +558,12 @@ func (p *Partition) publishAndCorrelate(c *Command, fx *effects) (any, error) {
 			for k, x := range ev.Messages {
 				if x.Deadline <= c.Now {
 					delete(ev.Messages, k)
+					p.st.dirtyEv(evBufMsgs, k)
 				}
 			}
 		}
 		ev.Messages[m.Key] = m
+		p.st.dirtyEv(evBufMsgs, m.Key)
 	}
 	return resp, nil
 }
@@ -633,21 +645,26 @@ func (p *Partition) startByMessageOf(c *Command, fx *effects, d *Def, m *Buffere
 	active := id + "\x00" + m.CorrKey
 	if m.CorrKey != "" {
 		if k, ok := ev.StartedBy[active]; ok {
-			if in := p.st.Instances[k]; in != nil && in.State == InstActive {
+			if in := p.inst(k); in != nil && in.State == InstActive {
 				return false // Zeebe: one instance per correlation key at a time
 			}
 			delete(ev.StartedBy, active)
 			delete(ev.StartCorr, k)
+			p.st.dirtyStartedBy(active)
+			p.st.dirtyEv(evStartCr, k)
 		}
 	}
 	if m.Processes == nil {
 		m.Processes = map[string]bool{}
 	}
 	m.Processes[id] = true
+	p.st.dirtyEv(evBufMsgs, m.Key)
 	in := p.newInstance(c, d, m.Vars)
 	if m.CorrKey != "" {
 		ev.StartedBy[active] = in.Key
 		ev.StartCorr[in.Key] = m.CorrKey
+		p.st.dirtyStartedBy(active)
+		p.st.dirtyEv(evStartCr, in.Key)
 	}
 	p.run(c, fx, in, []step{{el: start}})
 	return true
@@ -668,9 +685,11 @@ func (p *Partition) instanceEnded(c *Command, fx *effects, in *Instance) {
 		return
 	}
 	delete(ev.StartCorr, in.Key)
+	p.st.dirtyEv(evStartCr, in.Key)
 	active := in.BpmnProcessID + "\x00" + corr
 	if ev.StartedBy[active] == in.Key {
 		delete(ev.StartedBy, active)
+		p.st.dirtyStartedBy(active)
 	}
 	d := p.latestDef(c, in.BpmnProcessID)
 	if d == nil || len(d.Process.MessageStarts) == 0 {
@@ -701,8 +720,10 @@ func (p *Partition) newInstance(c *Command, d *Def, variables string) *Instance 
 	in := &Instance{Key: p.st.nextKey(), DefKey: d.Key, BpmnProcessID: d.BpmnProcessID, Version: d.Version,
 		State: InstActive, Vars: doc, elems: map[int64]*ElemInst{}, proc: d.Process}
 	p.st.Instances[in.Key] = in
+	p.st.dirtyInst(in.Key)
 	p.st.activeInstances++
 	in.tokens = 1
+	p.st.dirtyInst(in.Key)
 	if p.st.touched != nil {
 		p.st.touched.instance(in.Key)
 	}
@@ -724,7 +745,7 @@ func (p *Partition) resendAfterRestart() {
 	}
 	sort.Slice(subs, func(i, k int) bool { return subs[i].Key < subs[k].Key })
 	for _, s := range subs {
-		out = append(out, forward{s.MsgPartition, p.subOpenCommand(p.st.Instances[s.InstanceKey], s)})
+		out = append(out, forward{s.MsgPartition, p.subOpenCommand(p.inst(s.InstanceKey), s)})
 	}
 	for _, s := range ev.sortedMsgSubs() {
 		for _, sc := range s.Sent {
@@ -841,8 +862,10 @@ func (p *Partition) forwardLoop(o *outboxQ) {
 // ---- snapshot ----
 
 func (p *Partition) encodeEvents() json.RawMessage {
-	if p.st.events == nil {
-		return nil
+	ev := p.st.events
+	if ev == nil || (len(ev.Timers) == 0 && len(ev.Subs) == 0 && len(ev.MsgSubs) == 0 && len(ev.Messages) == 0 &&
+		len(ev.StartedBy) == 0 && len(ev.StartCorr) == 0 && ev.Seq == 0) {
+		return nil // nothing (the same whether or not the event state was ever created)
 	}
 	b, err := json.Marshal(p.st.events)
 	if err != nil {

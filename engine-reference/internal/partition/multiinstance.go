@@ -40,10 +40,13 @@ func (p *Partition) startBody(c *Command, fx *effects, in *Instance, e *ElemInst
 	items, err := collection(mi.InputCollection, p.lookupAt(in, e))
 	if err != nil {
 		e.Stage = stageCollection
+		p.st.dirtyElem(e.Key)
 		p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Expected the inputCollection '%s' of multi-instance '%s' to be a list: %v", mi.InputCollection, e.Element.ID, err))
 		return steps
 	}
 	b := e.Body
+	p.st.dirtyElem(e.Key)
+	p.st.bodyReset(e.Key) // the collection (and outputs) in full in this record
 	b.Items, b.Started = items, true
 	if mi.OutputCollection != "" {
 		b.Outputs = make([]json.RawMessage, len(items))
@@ -65,7 +68,7 @@ func (p *Partition) startBody(c *Command, fx *effects, in *Instance, e *ElemInst
 	}
 	for i := range items {
 		steps = p.activateInner(c, fx, in, e, i, steps)
-		if in.State != InstActive || p.st.Elems[e.Key] == nil {
+		if in.State != InstActive || p.elem(e.Key) == nil {
 			break
 		}
 	}
@@ -98,6 +101,7 @@ func collection(x *feel.Expr, look feel.Lookup) ([]json.RawMessage, error) {
 
 func (p *Partition) activateInner(c *Command, fx *effects, in *Instance, body *ElemInst, i int, steps []step) []step {
 	b := body.Body
+	p.st.dirtyElem(body.Key)
 	b.Next = i + 1
 	b.Active++
 	local := vars.Doc{"loopCounter": json.RawMessage(fmt.Sprint(i + 1))}
@@ -119,6 +123,7 @@ func (p *Partition) activateInner(c *Command, fx *effects, in *Instance, body *E
 // innerDone continues a body after one of its inner instances completed.
 func (p *Partition) innerDone(c *Command, fx *effects, in *Instance, body *ElemInst, steps []step) []step {
 	b := body.Body
+	p.st.dirtyElem(body.Key)
 	b.Active--
 	if body.Element.MI.Sequential && b.Next < len(b.Items) {
 		return p.activateInner(c, fx, in, body, b.Next, steps)

@@ -4,6 +4,7 @@
 package partition
 
 import (
+	"bytes"
 	"container/heap"
 	"context"
 	"encoding/json"
@@ -94,6 +95,10 @@ type Partition struct {
 	// commands to other partitions (messages.go)
 	outMu sync.Mutex
 	out   *outboxQ
+	// recovery applied event state changes (the element index is rebuilt)
+	eventsApplied bool
+	// VerifyResults: a state built only by applying the results records
+	shadow *Partition
 }
 
 // MaxBatch bounds how many queued commands share one fsync.
@@ -153,13 +158,28 @@ func Open(cfg Config) (*Partition, error) {
 		replay = []int64{start}
 	}
 	apply := func(b []byte) error {
+		if bytes.HasPrefix(b, resultsPrefix) {
+			// Version 2: the command's results, applied as data.
+			return p.applyResults(b)
+		}
+		var h struct {
+			V  int    `json:"v"`
+			Op string `json:"op"`
+		}
+		if err := json.Unmarshal(b, &h); err != nil {
+			return err
+		}
+		if h.V > RecordVersion {
+			return fmt.Errorf("log record version %d is newer than this engine reads (up to %d): the log was written by a later engine version; start that version (nothing was changed)", h.V, RecordVersion)
+		}
+		if h.V > CommandRecordVersion {
+			return fmt.Errorf("log record of version %d is not a results record (op %q); the log is damaged or was not written by jobwire-engine (nothing was changed)", h.V, h.Op)
+		}
 		var c Command
 		if err := json.Unmarshal(b, &c); err != nil {
 			return err
 		}
-		if c.V > RecordVersion {
-			return fmt.Errorf("log record version %d is newer than this engine reads (up to %d): the log was written by a later engine version; start that version (nothing was changed)", c.V, RecordVersion)
-		}
+		// Versions 0 and 1: a command, replayed through the processors.
 		c.replaying = true
 		fx := &effects{}
 		if err := p.process(&c, fx); err != nil && cfg.Logger != nil {
@@ -199,10 +219,19 @@ func Open(cfg Config) (*Partition, error) {
 		p.log, p.segment = l, n
 		p.logp.Store(l)
 	}
+	if p.eventsApplied {
+		p.st.events = p.st.evs().fill() // the element index of timers and subscriptions
+	}
+	p.st.rt = newResultsTracker()
 	if cfg.Observer != nil {
 		p.st.touched = newTouchSet()
 	}
 	p.rebuildTimers()
+	if VerifyResults {
+		if err := p.startShadow(); err != nil {
+			return nil, fmt.Errorf("partition %d: VerifyResults: %w", cfg.ID, err)
+		}
+	}
 	p.resendAfterRestart()
 	p.refreshGauges()
 	return p, nil
@@ -462,8 +491,7 @@ func (p *Partition) Close() error {
 	}
 	if p.log.Records() > 0 {
 		// A clean shutdown leaves a snapshot and an empty segment: the next
-		// start re-executes no command (an upgrade in between cannot change
-		// the recovered state).
+		// start applies no log record at all.
 		p.snapshot()
 	}
 	return p.log.Close()
@@ -553,30 +581,9 @@ func (p *Partition) processBatch(batch []*Command) {
 		if c.Now == 0 {
 			c.Now = now
 		}
+		counter := p.st.counter
 		resp, err := p.safeProcess(c, fx)
-		if c.panicked {
-			// The command was rejected, but it may have taken keys before it
-			// failed. Log the key counter so a restart never hands them out
-			// again (keys never go back).
-			b, merr := json.Marshal(&Command{V: RecordVersion, Op: OpKeys, Key: p.st.counter, Now: c.Now})
-			if merr == nil {
-				merr = p.log.Append(b)
-			}
-			if merr != nil {
-				p.fatal(merr)
-			}
-		}
-		if err == nil && p.changesState(c) {
-			c.KeyMark = p.st.counter
-			c.V = RecordVersion
-			b, merr := json.Marshal(c)
-			if merr == nil {
-				merr = p.log.Append(b)
-			}
-			if merr != nil {
-				p.fatal(merr)
-			}
-		}
+		p.logResults(c, err, counter)
 		answers = append(answers, answer{c, Result{resp, err}})
 	}
 	wrote, err := p.log.Flush()
@@ -602,9 +609,40 @@ func (p *Partition) processBatch(batch []*Command) {
 		obs = p.observation(acc)
 	}
 	p.commit(&pendingBatch{log: p.log, wrote: wrote, answers: answers, fx: fx, obs: obs})
+	if p.shadow != nil {
+		p.verifyBatch()
+	}
 	p.compactTimers()
 	if p.snapshotDue() {
 		p.startSnapshot()
+	}
+}
+
+// logResults appends the results record of the command just processed:
+// what it changed, as data (results.go). A command that changed nothing
+// (an activation that found no job) costs no I/O. A rejected command
+// changes nothing by contract and is not logged, unless it took keys
+// (they are never handed out again) — or it panicked: then whatever it
+// changed before it failed is logged, so recovery restores exactly the
+// state the partition went on with.
+func (p *Partition) logResults(c *Command, err error, counter int64) {
+	rt := p.st.rt
+	if err != nil && !c.panicked && p.st.counter == counter {
+		rt.reset()
+		return
+	}
+	if rt.empty() && p.st.counter == counter {
+		return
+	}
+	b, merr := p.encodeResults(c.Now)
+	if merr == nil {
+		merr = p.log.Append(b)
+	}
+	if merr != nil {
+		p.fatal(merr)
+	}
+	if p.shadow != nil {
+		p.verifyApply(b)
 	}
 }
 

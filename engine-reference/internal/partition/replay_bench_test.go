@@ -15,9 +15,9 @@ import (
 // snapshot, and returns a copy of its data dir as a crash would leave it.
 func fillLog(b *testing.B, n int) string {
 	b.Helper()
-	old := SnapshotEvery
-	SnapshotEvery = 1 << 40
-	defer func() { SnapshotEvery = old }()
+	old, oldTail := SnapshotEvery, SnapshotTailBytes
+	SnapshotEvery, SnapshotTailBytes = 1<<40, 1<<40
+	defer func() { SnapshotEvery, SnapshotTailBytes = old, oldTail }()
 	dir := b.TempDir()
 	p, err := Open(Config{ID: 1, Count: 1, DataDir: dir, NoSync: true, Defs: NewRegistry(), History: 1000})
 	if err != nil {
@@ -63,20 +63,26 @@ func fillLog(b *testing.B, n int) string {
 }
 
 // BenchmarkReplay measures crash recovery per logged record (go test
-// -bench Replay -cpuprofile): the cost a snapshot interval bounds.
+// -bench Replay -cpuprofile): the cost a snapshot interval bounds. It also
+// reports the log bytes and the recovery time per finished instance
+// (create, its share of an activation, complete). Run it with
+// JOBWIRE_VERIFY_RESULTS=0 (Open builds VerifyResults' second state).
 func BenchmarkReplay(b *testing.B) {
-	dir := fillLog(b, 5000)
+	const n = 5000
+	dir := fillLog(b, n)
 	b.ResetTimer()
-	var recs int64
+	var recs, size int64
 	for i := 0; i < b.N; i++ {
 		p, err := Open(Config{ID: 1, Count: 1, DataDir: dir, NoSync: true, Defs: NewRegistry(), History: 1000})
 		if err != nil {
 			b.Fatal(err)
 		}
-		recs = p.log.Records()
+		recs, size = p.log.Records(), p.log.Bytes()
 		p.log.Close()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(int64(b.N)*recs), "ns/record")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(int64(b.N)*n), "ns/instance")
+	b.ReportMetric(float64(size)/n, "log-bytes/instance")
 }
 
 // BenchmarkSnapshotEncode measures a snapshot of a partition with a full

@@ -31,9 +31,10 @@ const (
 // tokens is the token counter of a flow scope.
 func (p *Partition) tokens(in *Instance, scope int64) *int {
 	if scope == 0 {
+		p.st.dirtyInst(in.Key)
 		return &in.tokens
 	}
-	if e := p.st.Elems[scope]; e != nil {
+	if e := p.elem(scope); e != nil {
 		return &e.Tokens
 	}
 	return new(int) // a scope that ended: nothing to count
@@ -43,9 +44,10 @@ func (p *Partition) tokens(in *Instance, scope int64) *int {
 func (p *Partition) joinArrivals(in *Instance, scope int64, gw string) map[string]int {
 	var joins *map[string]map[string]int
 	if scope == 0 {
+		p.st.dirtyInst(in.Key)
 		joins = &in.joins
 	} else {
-		joins = &p.st.Elems[scope].Joins
+		joins = &p.elem(scope).Joins
 	}
 	if *joins == nil {
 		*joins = map[string]map[string]int{}
@@ -61,19 +63,24 @@ func (p *Partition) joinArrivals(in *Instance, scope int64, gw string) map[strin
 func (p *Partition) addElem(in *Instance, e *ElemInst) {
 	in.elems[e.Key] = e
 	p.st.Elems[e.Key] = e
+	p.st.dirtyElem(e.Key)
+	if e.Body != nil {
+		p.st.bodyReset(e.Key) // a new body is logged in full
+	}
 }
 
 func (p *Partition) removeElem(fx *effects, in *Instance, e *ElemInst) {
 	p.closeElemEvents(fx, e.Key) // its boundary timers and message subscriptions
 	delete(in.elems, e.Key)
 	delete(p.st.Elems, e.Key)
+	p.st.dirtyElem(e.Key)
 }
 
 // lookupAt resolves variables as seen from an element instance (nil: the
 // process instance).
 func (p *Partition) lookupAt(in *Instance, e *ElemInst) feel.Lookup {
 	return func(name string) (json.RawMessage, bool) {
-		for x := e; x != nil; x = p.st.Elems[x.ScopeKey] {
+		for x := e; x != nil; x = p.elem(x.ScopeKey) {
 			if v, ok := x.Vars[name]; ok {
 				return v, true
 			}
@@ -94,14 +101,14 @@ func (p *Partition) lookupScope(in *Instance, scope int64) feel.Lookup {
 	if scope == 0 {
 		return p.lookupAt(in, nil)
 	}
-	return p.lookupAt(in, p.st.Elems[scope])
+	return p.lookupAt(in, p.elem(scope))
 }
 
 // visibleVars is every variable an element instance sees, inner scopes
 // shadowing outer ones (a job's variables; a called instance's input).
 func (p *Partition) visibleVars(in *Instance, e *ElemInst) vars.Doc {
 	var chain []*ElemInst
-	for x := e; x != nil; x = p.st.Elems[x.ScopeKey] {
+	for x := e; x != nil; x = p.elem(x.ScopeKey) {
 		chain = append(chain, x)
 		if x.ScopeKey == 0 {
 			break
@@ -136,9 +143,10 @@ func (p *Partition) mergePropagate(in *Instance, from int64, doc vars.Doc) {
 	sort.Strings(names)
 	for _, k := range names {
 		set := false
-		for x := p.st.Elems[from]; from != 0 && x != nil; x = p.st.Elems[x.ScopeKey] {
+		for x := p.elem(from); from != 0 && x != nil; x = p.elem(x.ScopeKey) {
 			if old, ok := x.Vars[k]; ok && !sameValue(old, doc[k]) {
 				x.Vars[k] = doc[k]
+				p.st.dirtyElem(x.Key)
 				set = true
 				break
 			}
@@ -148,6 +156,7 @@ func (p *Partition) mergePropagate(in *Instance, from int64, doc vars.Doc) {
 		}
 		if !set {
 			in.Vars[k] = doc[k]
+			p.st.dirtyInst(in.Key)
 		}
 	}
 }
@@ -170,14 +179,16 @@ func sameValue(a, b json.RawMessage) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-func setLocal(e *ElemInst, doc vars.Doc) {
+func (p *Partition) setLocal(e *ElemInst, doc vars.Doc) {
 	if len(doc) == 0 {
 		return
 	}
+	p.st.dirtyElem(e.Key)
 	if e.Vars == nil {
 		e.Vars = vars.Doc{}
 	}
 	vars.Merge(e.Vars, doc)
+	p.st.dirtyElem(e.Key)
 }
 
 // evalMappings evaluates zeebe:input/zeebe:output mappings in order, as
@@ -252,10 +263,11 @@ func (p *Partition) applyInputs(c *Command, fx *effects, in *Instance, e *ElemIn
 		doc, err := evalMappings(e.Element.Inputs, p.lookupAt(in, e))
 		if err != nil {
 			e.Stage = stageInput
+			p.st.dirtyElem(e.Key)
 			p.incidentOn(in, e, "IO_MAPPING_ERROR", fmt.Sprintf("Failed to apply the input mappings of '%s': %v", e.Element.ID, err))
 			return steps
 		}
-		setLocal(e, doc)
+		p.setLocal(e, doc)
 	}
 	if e.LoopCounter == 0 && !p.openActivityBoundaries(c, fx, in, e, stageInput) {
 		return steps
@@ -271,6 +283,7 @@ func (p *Partition) openActivityBoundaries(c *Command, fx *effects, in *Instance
 	plans, err := p.planBoundaries(c, p.lookupAt(in, e), e.Element)
 	if err != nil {
 		e.Stage = stage
+		p.st.dirtyElem(e.Key)
 		p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", err.Error())
 		return false
 	}
@@ -284,7 +297,9 @@ func (p *Partition) startActivity(c *Command, fx *effects, in *Instance, e *Elem
 		p.startTask(c, fx, in, e)
 	case bpmn.SubProcess:
 		e.Stage = 0
+		p.st.dirtyElem(e.Key)
 		e.Tokens++
+		p.st.dirtyElem(e.Key)
 		steps = append(steps, step{el: e.Element.Start, scope: e.Key})
 	case bpmn.CallActivity:
 		p.startCall(c, fx, in, e)
@@ -303,10 +318,11 @@ func (p *Partition) startActivity(c *Command, fx *effects, in *Instance, e *Elem
 func (p *Partition) completeActivity(c *Command, fx *effects, in *Instance, e *ElemInst, doc vars.Doc, steps []step) []step {
 	el := e.Element
 	if len(el.Outputs) > 0 {
-		setLocal(e, doc)
+		p.setLocal(e, doc)
 		out, err := evalMappings(el.Outputs, p.lookupAt(in, e))
 		if err != nil {
 			e.Stage = stageComplete
+			p.st.dirtyElem(e.Key)
 			p.incidentOn(in, e, "IO_MAPPING_ERROR", fmt.Sprintf("Failed to apply the output mappings of '%s': %v", el.ID, err))
 			return steps
 		}
@@ -315,8 +331,9 @@ func (p *Partition) completeActivity(c *Command, fx *effects, in *Instance, e *E
 		p.mergePropagate(in, e.Key, doc)
 	}
 	e.Stage = 0
+	p.st.dirtyElem(e.Key)
 	if e.LoopCounter > 0 {
-		body := p.st.Elems[e.ScopeKey]
+		body := p.elem(e.ScopeKey)
 		if body != nil && body.Body != nil && el.MI.OutputElement != nil {
 			v, err := el.MI.OutputElement.Eval(p.lookupAt(in, e))
 			var raw json.RawMessage
@@ -325,11 +342,14 @@ func (p *Partition) completeActivity(c *Command, fx *effects, in *Instance, e *E
 			}
 			if err != nil {
 				e.Stage = stageComplete
+				p.st.dirtyElem(e.Key)
 				p.incidentOn(in, e, "EXTRACT_VALUE_ERROR", fmt.Sprintf("Failed to evaluate the outputElement of '%s': %v", el.ID, err))
 				return steps
 			}
 			if i := e.LoopCounter - 1; i < len(body.Body.Outputs) {
 				body.Body.Outputs[i] = raw
+				p.st.dirtyElem(body.Key)
+				p.st.bodyOutput(body.Key, i)
 			}
 		}
 		p.removeElem(fx, in, e)
@@ -345,11 +365,12 @@ func (p *Partition) completeActivity(c *Command, fx *effects, in *Instance, e *E
 
 // scopeDone completes an embedded subprocess whose last token ended.
 func (p *Partition) scopeDone(c *Command, fx *effects, in *Instance, scope int64, steps []step) []step {
-	e := p.st.Elems[scope]
+	e := p.elem(scope)
 	if e == nil || e.Tokens > 0 || e.IncidentKey != 0 || e.Element.Kind != bpmn.SubProcess || e.Body != nil {
 		return steps
 	}
 	e.Joins = nil
+	p.st.dirtyElem(e.Key)
 	return p.completeActivity(c, fx, in, e, nil, steps)
 }
 
@@ -370,7 +391,7 @@ type errorCatch struct {
 func (p *Partition) findCatch(in *Instance, from *ElemInst, scope int64, code string) *errorCatch {
 	cur, curIn := from, in
 	if cur == nil {
-		cur = p.st.Elems[scope]
+		cur = p.elem(scope)
 	}
 	for depth := 0; depth < 100_000; depth++ {
 		if cur == nil {
@@ -378,8 +399,8 @@ func (p *Partition) findCatch(in *Instance, from *ElemInst, scope int64, code st
 			if curIn.ParentKey == 0 {
 				return nil
 			}
-			parent := p.st.Instances[curIn.ParentKey]
-			pe := p.st.Elems[curIn.ParentElemKey]
+			parent := p.inst(curIn.ParentKey)
+			pe := p.elem(curIn.ParentElemKey)
 			if parent == nil || pe == nil || parent.State != InstActive {
 				return nil
 			}
@@ -394,7 +415,7 @@ func (p *Partition) findCatch(in *Instance, from *ElemInst, scope int64, code st
 		if cur.ScopeKey == 0 {
 			cur = nil
 		} else {
-			cur = p.st.Elems[cur.ScopeKey]
+			cur = p.elem(cur.ScopeKey)
 		}
 	}
 	return nil
@@ -457,20 +478,24 @@ func (p *Partition) terminateIn(c *Command, fx *effects, in *Instance, e *ElemIn
 	for _, x := range inner {
 		p.terminateIn(c, fx, in, x, kids)
 	}
-	if j := p.st.Jobs[e.JobKey]; j != nil && !jobFinished(j.State) {
-		if inc := p.st.Incidents[j.IncidentKey]; inc != nil {
+	if j := p.job(e.JobKey); j != nil && !jobFinished(j.State) {
+		if inc := p.incident(j.IncidentKey); inc != nil {
 			delete(p.st.Incidents, inc.Key)
+			p.st.dirtyInc(inc.Key)
 			in.Incidents--
+			p.st.dirtyInst(in.Key)
 		}
 		j.IncidentKey = 0
 		j.Worker, j.Deadline = "", 0
 		p.st.setJobState(j, JobCanceled)
 	}
-	if inc := p.st.Incidents[e.IncidentKey]; inc != nil {
+	if inc := p.incident(e.IncidentKey); inc != nil {
 		delete(p.st.Incidents, inc.Key)
+		p.st.dirtyInc(inc.Key)
 		in.Incidents--
+		p.st.dirtyInst(in.Key)
 	}
-	if child := p.st.Instances[e.ChildKey]; child != nil && child.State == InstActive {
+	if child := p.inst(e.ChildKey); child != nil && child.State == InstActive {
 		p.cancelInstance(c, fx, child)
 	}
 	p.removeElem(fx, in, e)
@@ -480,9 +505,11 @@ func (p *Partition) terminateIn(c *Command, fx *effects, in *Instance, e *ElemIn
 func (p *Partition) resolveElem(c *Command, fx *effects, in *Instance, e *ElemInst) {
 	stage := e.Stage
 	e.IncidentKey = 0
+	p.st.dirtyElem(e.Key)
 	switch stage {
 	case stageInput:
 		e.Stage = 0
+		p.st.dirtyElem(e.Key)
 		p.run(c, fx, in, p.applyInputs(c, fx, in, e, nil))
 	case stageStart:
 		p.run(c, fx, in, p.startActivity(c, fx, in, e, nil))
@@ -490,9 +517,11 @@ func (p *Partition) resolveElem(c *Command, fx *effects, in *Instance, e *ElemIn
 		p.run(c, fx, in, p.completeActivity(c, fx, in, e, nil, nil))
 	case stageCollection:
 		e.Stage = 0
+		p.st.dirtyElem(e.Key)
 		p.run(c, fx, in, p.startBody(c, fx, in, e, nil))
 	case stageBoundaries:
 		e.Stage = 0
+		p.st.dirtyElem(e.Key)
 		if p.openActivityBoundaries(c, fx, in, e, stageBoundaries) {
 			p.run(c, fx, in, p.startBody(c, fx, in, e, nil))
 		}
@@ -575,7 +604,7 @@ func (p *Partition) canArrive(in *Instance, scope int64, gw *bpmn.Element, rest 
 	var joins map[string]map[string]int
 	if scope == 0 {
 		joins = in.joins
-	} else if e := p.st.Elems[scope]; e != nil {
+	} else if e := p.elem(scope); e != nil {
 		joins = e.Joins
 	}
 	for id, arr := range joins {

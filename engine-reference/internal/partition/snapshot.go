@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
 	"github.com/jobwire/jobwire/engine-reference/internal/vars"
 )
 
@@ -30,8 +29,8 @@ import (
 //
 // A snapshot is taken after SnapshotEvery records (and at least an eighth
 // of the last snapshot's size in log bytes: see snapshotDue) and when the
-// partition closes cleanly, so a restart after a clean shutdown re-executes
-// no command at all and one after a crash costs at most about twice that.
+// partition closes cleanly, so a restart after a clean shutdown applies no
+// log record at all and one after a crash costs at most about twice that.
 
 // SnapshotFormat is the version of the snapshot encoding. A snapshot with a
 // different version is refused with a clear message (never guessed at).
@@ -151,13 +150,7 @@ func (p *Partition) encodeSnapshot(segment, position int64) (*encodedSnapshot, e
 	}
 	tail := &snapshotTail{DMN: p.snapshotDMN()}
 	for _, in := range s.Instances {
-		si := snapInstance{Instance: in, Tokens: in.tokens, Joins: in.joins}
-		for _, e := range in.elems {
-			si.Elems = append(si.Elems, snapElem{Key: e.Key, ElementID: e.Element.ID, Vars: e.Vars, JobKey: e.JobKey, IncidentKey: e.IncidentKey,
-				Scope: e.ScopeKey, Tokens: e.Tokens, Joins: e.Joins, Body: e.Body, LoopCounter: e.LoopCounter, ChildKey: e.ChildKey, Stage: e.Stage})
-		}
-		sort.Slice(si.Elems, func(i, k int) bool { return si.Elems[i].Key < si.Elems[k].Key })
-		d.Instances = append(d.Instances, si)
+		d.Instances = append(d.Instances, snapInstanceOf(in))
 	}
 	sort.Slice(d.Instances, func(i, k int) bool { return d.Instances[i].Key < d.Instances[k].Key })
 	for _, j := range s.Jobs {
@@ -169,10 +162,14 @@ func (p *Partition) encodeSnapshot(segment, position int64) (*encodedSnapshot, e
 	}
 	sort.Slice(d.Incidents, func(i, k int) bool { return d.Incidents[i].Key < d.Incidents[k].Key })
 	for t, q := range s.queues {
-		q = compactQueue(s, q)
-		out := make([]snapQueued, 0, len(q))
+		// Only the entries activation would use (stale ones are dropped
+		// lazily while processing): the same whether the queue was built
+		// by processing or rebuilt by recovery.
+		var out []snapQueued
 		for _, e := range q {
-			out = append(out, snapQueued{e.key, e.seq})
+			if x := s.Jobs[e.key]; x != nil && x.State == JobActivatable && x.QueueSeq == e.seq {
+				out = append(out, snapQueued{e.key, e.seq})
+			}
 		}
 		if len(out) > 0 {
 			d.Queues[t] = out
@@ -239,29 +236,8 @@ func (p *Partition) loadSnapshot(b []byte) (*snapshotData, error) {
 		return nil, fmt.Errorf("snapshot belongs to partition %d", d.Partition)
 	}
 	s := p.st
-	parsed := map[string][]*bpmn.Process{}
-	for _, sd := range d.Defs {
-		if s.defs.ByKey(sd.Key) != nil {
-			continue
-		}
-		res, ok := d.Resources[sd.Checksum]
-		if !ok {
-			return nil, fmt.Errorf("snapshot lacks the resource of definition %d", sd.Key)
-		}
-		procs, ok := parsed[sd.Checksum]
-		if !ok {
-			var err error
-			if procs, err = bpmn.Parse(sd.ResourceName, res); err != nil {
-				return nil, fmt.Errorf("snapshot resource '%s' does not parse: %w", sd.ResourceName, err)
-			}
-			parsed[sd.Checksum] = procs
-		}
-		for _, pr := range procs {
-			if pr.ID == sd.BpmnProcessID {
-				s.defs.add(&Def{Key: sd.Key, BpmnProcessID: sd.BpmnProcessID, Version: sd.Version, ResourceName: sd.ResourceName,
-					Checksum: sd.Checksum, Process: pr, DeploymentKey: sd.DeploymentKey, Resource: res})
-			}
-		}
+	if err := p.applyDefs(d.Defs, d.Resources); err != nil {
+		return nil, err
 	}
 	if err := p.restoreDMN(d.DMN); err != nil {
 		return nil, err
@@ -269,26 +245,9 @@ func (p *Partition) loadSnapshot(b []byte) (*snapshotData, error) {
 	s.counter, s.seq, p.lastNow = d.Counter, d.Seq, d.LastNow
 	s.jobsByState, s.activeInstances = d.JobsByState, d.ActiveInstances
 	for _, si := range d.Instances {
-		in := si.Instance
-		def := s.defs.ByKey(in.DefKey)
-		if def == nil {
-			return nil, fmt.Errorf("snapshot instance %d refers to unknown definition %d", in.Key, in.DefKey)
+		if err := s.restoreInstance(si); err != nil {
+			return nil, err
 		}
-		in.proc, in.tokens, in.joins, in.elems = def.Process, si.Tokens, si.Joins, map[int64]*ElemInst{}
-		if in.Vars == nil {
-			in.Vars = vars.Doc{}
-		}
-		for _, se := range si.Elems {
-			el := def.Process.Elements[se.ElementID]
-			if el == nil {
-				return nil, fmt.Errorf("snapshot element %q of instance %d is not in its process", se.ElementID, in.Key)
-			}
-			e := &ElemInst{Key: se.Key, InstanceKey: in.Key, Element: el, Vars: se.Vars, JobKey: se.JobKey, IncidentKey: se.IncidentKey,
-				ScopeKey: se.Scope, Tokens: se.Tokens, Joins: se.Joins, Body: se.Body, LoopCounter: se.LoopCounter, ChildKey: se.ChildKey, Stage: se.Stage}
-			in.elems[e.Key] = e
-			s.Elems[e.Key] = e
-		}
-		s.Instances[in.Key] = in
 	}
 	for _, j := range d.Jobs {
 		s.Jobs[j.Key] = j

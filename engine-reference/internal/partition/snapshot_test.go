@@ -36,6 +36,7 @@ const passBPMN = `<?xml version="1.0" encoding="UTF-8"?>
 // process bpmn with a pad-byte variable, on a partition keeping a history
 // of 5, and returns how many snapshots the partition wrote.
 func snapshotsAfterCreates(t *testing.T, bpmn string, n, pad int) int64 {
+	defer withoutVerifyResults()() // states of up to 4 MB: comparing them per batch is quadratic
 	t.Helper()
 	p, err := Open(Config{ID: 1, Count: 1, DataDir: t.TempDir(), NoSync: true, Defs: NewRegistry(), History: 5})
 	if err != nil {
@@ -76,9 +77,11 @@ func TestSnapshotIntervalBacksOffForLargeLiveState(t *testing.T) {
 	// quarter of the last one's size in log bytes, so the intervals grow
 	// by a quarter each time (20, 25, 31, 39, 49 creates) instead of 10
 	// snapshots of up to 4 MB.
+	// (8 when a create's log record is a little larger than 20 KB, as
+	// results records are: the last interval then ends at create 197.)
 	got := snapshotsAfterCreates(t, waitBPMN, 200, 20_000)
-	if got < 3 || got > 7 {
-		t.Fatalf("large live state: %d snapshots, want 3..7 (intervals growing with the state)", got)
+	if got < 3 || got > 8 {
+		t.Fatalf("large live state: %d snapshots, want 3..8 (intervals growing with the state, not 10)", got)
 	}
 }
 
@@ -103,6 +106,7 @@ func TestSnapshotTailBoundedByBytes(t *testing.T) {
 // in the timer heap; the heap is compacted from the state, so it follows
 // the live (activated) jobs, not every job activated within the timeout.
 func TestTimerHeapFollowsLiveJobs(t *testing.T) {
+	defer withoutVerifyResults()() // 20,000 instances: comparing whole states per batch is quadratic
 	p, err := Open(Config{ID: 1, Count: 1, DataDir: t.TempDir(), NoSync: true, Defs: NewRegistry()})
 	if err != nil {
 		t.Fatal(err)

@@ -153,6 +153,9 @@ type State struct {
 
 	// touched collects what a batch changed, for the Observer (nil without one).
 	touched *touchSet
+	// rt collects what the command being processed changed, for its
+	// results record (results.go; nil while recovering).
+	rt *resultsTracker
 }
 
 // setJobState moves a job to a state, keeping the per-state counters exact.
@@ -164,6 +167,7 @@ func (s *State) setJobState(j *Job, st int) {
 	}
 	j.State = st
 	s.jobsByState[st]++
+	s.dirtyJob(j.Key)
 	if s.touched != nil {
 		s.touched.job(j)
 	}
@@ -171,6 +175,9 @@ func (s *State) setJobState(j *Job, st int) {
 		if _, live := s.Jobs[j.Key]; live {
 			delete(s.Jobs, j.Key)
 			s.History.addJob(j)
+			if s.rt != nil {
+				s.rt.histJobs = append(s.rt.histJobs, j)
+			}
 			if s.touched != nil {
 				s.touched.done[j.Key] = j // the live view still reports it
 			}
@@ -200,6 +207,7 @@ func (s *State) nextKey() int64 {
 func (s *State) enqueue(j *Job) {
 	s.seq++
 	j.QueueSeq = s.seq
+	s.dirtyJob(j.Key)
 	q := compactQueue(s, s.queues[j.Type])
 	if len(q) >= 1024 && len(q) == cap(q) {
 		// Entries behind a waiting job go stale when their jobs are pushed

@@ -55,6 +55,7 @@ func timerDue(def *bpmn.EventDef, look feel.Lookup, now int64) (bpmn.Timer, erro
 func (p *Partition) scheduleTimer(t *TimerInst) {
 	ev := p.st.evs()
 	ev.Timers[t.Key] = t
+	p.st.dirtyEv(evTimers, t.Key)
 	if t.ElemKey != 0 {
 		ev.ByElem[t.ElemKey] = append(ev.ByElem[t.ElemKey], t.Key)
 	}
@@ -65,7 +66,7 @@ func (p *Partition) scheduleTimer(t *TimerInst) {
 // instance elemKey. An unusable timer value is returned as an error (the
 // caller raises an incident).
 func (p *Partition) openTimer(c *Command, in *Instance, ev *bpmn.Element, elemKey int64) error {
-	tm, err := timerDue(ev.Event, p.lookupAt(in, p.st.Elems[elemKey]), c.Now)
+	tm, err := timerDue(ev.Event, p.lookupAt(in, p.elem(elemKey)), c.Now)
 	if err != nil {
 		return fmt.Errorf("Expected a valid %s for timer event '%s', but: %v", ev.Event.TimerKind, ev.ID, err)
 	}
@@ -90,6 +91,7 @@ func (p *Partition) scheduleStartTimers(c *Command, d *Def) {
 		if t.InstanceKey == 0 {
 			if old := p.st.defs.ByKey(t.DefKey); old != nil && old.BpmnProcessID == d.BpmnProcessID {
 				delete(ev.Timers, k)
+				p.st.dirtyEv(evTimers, k)
 			}
 		}
 	}
@@ -149,8 +151,8 @@ func (p *Partition) fireTimer(c *Command, fx *effects) (any, error) {
 		p.run(c, fx, in, []step{{el: el}})
 		return nil, nil
 	}
-	in := p.st.Instances[t.InstanceKey]
-	e := p.st.Elems[t.ElemKey]
+	in := p.inst(t.InstanceKey)
+	e := p.elem(t.ElemKey)
 	if in == nil || e == nil || in.State != InstActive {
 		return nil, nil
 	}
@@ -165,6 +167,7 @@ func (p *Partition) fireTimer(c *Command, fx *effects) (any, error) {
 func (p *Partition) dropTimer(t *TimerInst) {
 	ev := p.st.evs()
 	delete(ev.Timers, t.Key)
+	p.st.dirtyEv(evTimers, t.Key)
 	if t.ElemKey != 0 {
 		ev.unindex(t.ElemKey, t.Key)
 	}

@@ -3,6 +3,7 @@ package partition
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,10 +13,11 @@ import (
 	"github.com/jobwire/jobwire/engine-reference/internal/wal"
 )
 
-// Every logged record carries the record version; a log holding a record
-// of a newer version (written by a later engine) is refused with a clear
-// message and left as it was, while records without a version (logs from
-// before versions existed) replay as before.
+// Every logged record is a results record of version 2; a log holding a
+// record of a newer version (written by a later engine) is refused with a
+// clear message and left as it was, while command records of versions 0
+// (no "v", logs from before versions existed) and 1 still replay through
+// the processors.
 func TestLogRecordVersion(t *testing.T) {
 	dir := t.TempDir()
 	p, err := Open(Config{ID: 1, Count: 1, DataDir: dir, NoSync: true, Defs: NewRegistry()})
@@ -42,8 +44,8 @@ func TestLogRecordVersion(t *testing.T) {
 		t.Fatalf("%d records logged, want 2", len(records))
 	}
 	for _, r := range records {
-		if !strings.HasPrefix(r, `{"v":1,`) {
-			t.Fatalf("record without version 1: %.80s", r)
+		if !strings.HasPrefix(r, `{"v":2,"op":"results",`) {
+			t.Fatalf("record is not a version 2 results record: %.80s", r)
 		}
 	}
 	// Stop without the closing snapshot: the records stay in the log.
@@ -51,36 +53,59 @@ func TestLogRecordVersion(t *testing.T) {
 	<-p.done
 	p.log.Close()
 
-	// A version-0 record (no "v") of a later create still replays.
+	// Command records of version 0 (no "v") and 1 after them still replay.
 	l, err = wal.Open(seg, true, func([]byte) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.Append([]byte(strings.Replace(records[1], `{"v":1,`, `{`, 1)))
+	now := time.Now().UnixMilli()
+	for _, v := range []int{0, 1} {
+		b, _ := json.Marshal(&Command{V: v, Op: OpCreate, BpmnProcessID: "p", Version: -1, Now: now})
+		if v == 0 && bytes.Contains(b, []byte(`"v"`)) {
+			t.Fatalf("a version 0 record has a version field: %s", b)
+		}
+		l.Append(b)
+	}
 	l.Close()
 	p2, err := Open(Config{ID: 1, Count: 1, DataDir: dir, NoSync: true, Defs: NewRegistry()})
 	if err != nil {
-		t.Fatalf("a log with unversioned records does not open: %v", err)
+		t.Fatalf("a log with command records does not open: %v", err)
 	}
-	if n := len(p2.st.Instances); n != 2 {
-		t.Fatalf("%d instances after replay, want 2", n)
+	if n := len(p2.st.Instances); n != 3 {
+		t.Fatalf("%d instances after replay, want 3", n)
 	}
 	p2.log.Close()
 
 	// A record from a later engine: refused, nothing changed.
-	l, err = wal.Open(seg, true, func([]byte) error { return nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Append([]byte(strings.Replace(records[1], `{"v":1,`, `{"v":99,`, 1)))
-	l.Close()
-	before, _ := os.ReadFile(seg)
-	_, err = Open(Config{ID: 1, Count: 1, DataDir: dir, NoSync: true, Defs: NewRegistry()})
-	if err == nil || !strings.Contains(err.Error(), "log record version 99 is newer than this engine reads") {
-		t.Fatalf("a newer record version was not refused: %v", err)
-	}
-	after, _ := os.ReadFile(seg)
-	if !bytes.Equal(before, after) {
-		t.Fatal("the refused log was changed")
+	for _, rec := range []string{
+		strings.Replace(records[1], `{"v":2,`, `{"v":99,`, 1),
+		`{"v":2,"op":"create","now":1}`, // version 2 holds results records only
+	} {
+		seg2 := filepath.Join(t.TempDir(), "log-000000000001")
+		b, _ := os.ReadFile(seg)
+		os.WriteFile(seg2, b, 0o644)
+		l, err = wal.Open(seg2, true, func([]byte) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Append([]byte(rec))
+		l.Close()
+		d2 := filepath.Dir(filepath.Dir(seg2))
+		os.MkdirAll(filepath.Join(d2, "partition-1"), 0o755)
+		os.Rename(seg2, filepath.Join(d2, "partition-1", "log-000000000001"))
+		seg2 = filepath.Join(d2, "partition-1", "log-000000000001")
+		before, _ := os.ReadFile(seg2)
+		_, err = Open(Config{ID: 1, Count: 1, DataDir: d2, NoSync: true, Defs: NewRegistry()})
+		want := "log record version 99 is newer than this engine reads"
+		if !strings.Contains(rec, `"v":99`) {
+			want = "log record of version 2 is not a results record"
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("record %.40s: not refused with %q: %v", rec, want, err)
+		}
+		after, _ := os.ReadFile(seg2)
+		if !bytes.Equal(before, after) {
+			t.Fatal("the refused log was changed")
+		}
 	}
 }
