@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"sync"
@@ -45,6 +46,7 @@ func bench(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	procs := reserveSyncProcs(*parts, *noSync)
 	e, err := engine.Start(engine.Config{Port: 0, Partitions: *parts, NoSync: *noSync, DataDir: *dataDir, UI: *withUI})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -166,8 +168,8 @@ func bench(args []string) int {
 	if *noSync {
 		durable = "OFF"
 	}
-	fmt.Printf("jobwire-engine bench: %d single-service-task instances, %d in flight, %d partitions, worker %s, durability %s\n",
-		*n, *conc, *parts, *mode, durable)
+	fmt.Printf("jobwire-engine bench: %d single-service-task instances, %d in flight, %d partitions, worker %s, durability %s, GOMAXPROCS %d on %d CPUs\n",
+		*n, *conc, *parts, *mode, durable, procs, runtime.NumCPU())
 	fmt.Printf("  throughput      %.0f instances/s (%.2fs)\n", float64(*n)/el.Seconds(), el.Seconds())
 	fmt.Printf("  latency         p50 %.2f ms, p99 %.2f ms, max %.2f ms (create → completed, CreateProcessInstanceWithResult)\n",
 		ms(pct(0.50)), ms(pct(0.99)), ms(lat[len(lat)-1]))

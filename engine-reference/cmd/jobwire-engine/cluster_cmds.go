@@ -129,6 +129,7 @@ func broker(args []string) int {
 	}
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
+	reserveSyncProcs(len(ids), *noSync)
 	b, err := cluster.StartBroker(cluster.BrokerConfig{NodeID: int32(*node), Port: *port, DataDir: *dataDir,
 		PartitionIDs: ids, PartitionCount: int32(*count), NoSync: *noSync, History: *history, TLS: link})
 	if err != nil {

@@ -87,6 +87,7 @@ func dev(args []string) int {
 	cfg := engine.Config{Port: *port, DataDir: *dataDir, Partitions: *parts, NoSync: *noSync, NoLongPolling: *noLongPoll,
 		History: *history, UI: !*noUI, UIPort: *uiPort}
 	security(&cfg)
+	reserveSyncProcs(*parts, *noSync)
 	e, err := engine.Start(cfg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "jobwire-engine: %v\n", err)
