@@ -194,7 +194,19 @@ func (p *Partition) encodeSnapshot(segment, position int64) (*encodedSnapshot, e
 // assemble encodes the frozen history and returns the snapshot payload:
 // the same bytes as encoding the whole snapshotData at once.
 func (es *encodedSnapshot) assemble() ([]byte, error) {
-	h, err := encodeJSON(es.history)
+	return es.assembleWith(nil)
+}
+
+// assembleWith is assemble with the history's entries taken from (and
+// added to) a cache of their encodings; nil encodes them all.
+func (es *encodedSnapshot) assembleWith(c *histCache) ([]byte, error) {
+	var h []byte
+	var err error
+	if c != nil {
+		h, err = c.encodeHistory(es.history)
+	} else {
+		h, err = encodeJSON(es.history)
+	}
 	if err != nil {
 		return nil, err
 	}
