@@ -58,7 +58,7 @@ func (p *Partition) startCall(c *Command, fx *effects, in *Instance, e *ElemInst
 	e.ChildKey = child.Key
 	p.st.dirtyElem(e.Key)
 	p.st.Instances[child.Key] = child
-	p.st.dirtyInst(child.Key)
+	p.st.newInst(child.Key)
 	p.st.activeInstances++
 	if p.st.touched != nil {
 		p.st.touched.instance(child.Key)

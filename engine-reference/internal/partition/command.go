@@ -94,7 +94,12 @@ type Command struct {
 // applied to the state without running any processing code. Records of
 // versions 0 and 1 are still read, so an older data dir recovers and then
 // continues with version 2 records.
-const RecordVersion = 2
+// Version 3: results records in which an instance that already existed
+// carries only the variables the command set ("dv", "vset"), not its whole
+// variable document. Version 2 records (always the whole document) are
+// still applied; an engine that reads only up to version 2 refuses a
+// version 3 log instead of losing variables.
+const RecordVersion = 3
 
 // CommandRecordVersion is the newest version of command records (replayed
 // through the processors); this engine only reads them.

@@ -203,7 +203,7 @@ func (p *Partition) create(c *Command, fx *effects) (any, error) {
 	in := &Instance{Key: p.st.nextKey(), DefKey: d.Key, BpmnProcessID: d.BpmnProcessID, Version: d.Version,
 		State: InstActive, Vars: doc, elems: map[int64]*ElemInst{}, proc: d.Process}
 	p.st.Instances[in.Key] = in
-	p.st.dirtyInst(in.Key)
+	p.st.newInst(in.Key)
 	p.st.activeInstances++
 	if c.WithResult && !c.replaying {
 		p.waiters[in.Key] = append(p.waiters[in.Key], c)

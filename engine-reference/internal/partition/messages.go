@@ -720,7 +720,7 @@ func (p *Partition) newInstance(c *Command, d *Def, variables string) *Instance 
 	in := &Instance{Key: p.st.nextKey(), DefKey: d.Key, BpmnProcessID: d.BpmnProcessID, Version: d.Version,
 		State: InstActive, Vars: doc, elems: map[int64]*ElemInst{}, proc: d.Process}
 	p.st.Instances[in.Key] = in
-	p.st.dirtyInst(in.Key)
+	p.st.newInst(in.Key)
 	p.st.activeInstances++
 	in.tokens = 1
 	p.st.dirtyInst(in.Key)

@@ -159,8 +159,8 @@ func Open(cfg Config) (*Partition, error) {
 		replay = []int64{start}
 	}
 	apply := func(b []byte) error {
-		if bytes.HasPrefix(b, resultsPrefix) {
-			// Version 2: the command's results, applied as data.
+		if bytes.HasPrefix(b, resultsPrefix) || bytes.HasPrefix(b, resultsPrefixV2) {
+			// Versions 2 and 3: the command's results, applied as data.
 			return p.applyResults(b)
 		}
 		var h struct {

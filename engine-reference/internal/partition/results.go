@@ -36,9 +36,13 @@ import (
 // OpResults is the op of a results record.
 const OpResults = "results"
 
-// resultsPrefix starts every results record (the encoder writes the fields
-// in struct order), so replay can tell records apart without decoding.
-var resultsPrefix = []byte(`{"v":2,"op":"results",`)
+// resultsPrefix starts every results record this engine writes (the
+// encoder writes the fields in struct order), so replay can tell records
+// apart without decoding; resultsPrefixV2 starts those of version 2.
+var (
+	resultsPrefix   = []byte(`{"v":3,"op":"results",`)
+	resultsPrefixV2 = []byte(`{"v":2,"op":"results",`)
+)
 
 // resultsTracker collects what the command being processed touched.
 type resultsTracker struct {
@@ -50,8 +54,14 @@ type resultsTracker struct {
 	// full only when set (bodyFull); otherwise only the outputs set by
 	// the command (bodyOut), so a body of n items costs O(n) log bytes
 	// over its life, not O(n) per inner instance.
-	bodyFull  map[int64]struct{}
-	bodyOut   map[int64][]int
+	bodyFull map[int64]struct{}
+	bodyOut  map[int64][]int
+	// process instance variables: an instance created by the command is
+	// logged with all its variables (newInsts); any other only with the
+	// variables the command set (varsSet), so a large variable document
+	// is not logged again by every command that touches its instance.
+	newInsts  map[int64]struct{}
+	varsSet   map[int64]map[string]struct{}
 	histInsts []*Instance
 	histJobs  []*Job
 	defs      []*Def
@@ -59,7 +69,7 @@ type resultsTracker struct {
 }
 
 func newResultsTracker() *resultsTracker {
-	return &resultsTracker{bodyFull: map[int64]struct{}{}, bodyOut: map[int64][]int{}, insts: map[int64]struct{}{}, elems: map[int64]struct{}{}, jobs: map[int64]struct{}{}, incs: map[int64]struct{}{},
+	return &resultsTracker{bodyFull: map[int64]struct{}{}, bodyOut: map[int64][]int{}, newInsts: map[int64]struct{}{}, varsSet: map[int64]map[string]struct{}{}, insts: map[int64]struct{}{}, elems: map[int64]struct{}{}, jobs: map[int64]struct{}{}, incs: map[int64]struct{}{},
 		timers: map[int64]struct{}{}, subs: map[int64]struct{}{}, msgSubs: map[int64]struct{}{}, bufMsgs: map[int64]struct{}{},
 		startCr: map[int64]struct{}{}, startedBy: map[string]struct{}{}, msgIDs: map[string]struct{}{}}
 }
@@ -75,6 +85,8 @@ func (t *resultsTracker) reset() {
 	clear(t.elems)
 	clear(t.bodyFull)
 	clear(t.bodyOut)
+	clear(t.newInsts)
+	clear(t.varsSet)
 	clear(t.jobs)
 	clear(t.incs)
 	clear(t.timers)
@@ -96,6 +108,27 @@ func (t *resultsTracker) reset() {
 func (s *State) dirtyInst(k int64) {
 	if s.rt != nil {
 		s.rt.insts[k] = struct{}{}
+	}
+}
+
+// newInst marks an instance the command created: logged in full.
+func (s *State) newInst(k int64) {
+	if s.rt != nil {
+		s.rt.insts[k] = struct{}{}
+		s.rt.newInsts[k] = struct{}{}
+	}
+}
+
+// dirtyVar marks a process-instance variable the command set.
+func (s *State) dirtyVar(k int64, name string) {
+	if s.rt != nil {
+		s.rt.insts[k] = struct{}{}
+		v := s.rt.varsSet[k]
+		if v == nil {
+			v = map[string]struct{}{}
+			s.rt.varsSet[k] = v
+		}
+		v[name] = struct{}{}
 	}
 }
 
@@ -284,12 +317,16 @@ type resElem struct {
 // instance, its tokens and joins (its element instances are logged one by
 // one: resElem).
 type resInstance struct {
-	Key           int64                     `json:"k"`
-	DefKey        int64                     `json:"d"`
-	BpmnProcessID string                    `json:"p"`
-	Version       int32                     `json:"ver"`
-	State         int                       `json:"s"`
-	Vars          vars.Doc                  `json:"vars"`
+	Key           int64    `json:"k"`
+	DefKey        int64    `json:"d"`
+	BpmnProcessID string   `json:"p"`
+	Version       int32    `json:"ver"`
+	State         int      `json:"s"`
+	Vars          vars.Doc `json:"vars"`
+	// VarsDelta (record version 3): Vars is absent and VarSet holds only
+	// the variables the command set, to be merged into the instance's.
+	VarsDelta     bool                      `json:"dv,omitempty"`
+	VarSet        vars.Doc                  `json:"vset,omitempty"`
 	Incidents     int                       `json:"inc,omitempty"`
 	Completions   int32                     `json:"cmp,omitempty"`
 	ParentKey     int64                     `json:"pk,omitempty"`
@@ -418,7 +455,17 @@ func (p *Partition) encodeResults(now int64) ([]byte, error) {
 	}
 	for _, k := range sortedKeys(t.insts) {
 		if in := s.Instances[k]; in != nil {
-			r.Insts = append(r.Insts, resInstanceOf(in, true))
+			ri := resInstanceOf(in, true)
+			if _, created := t.newInsts[k]; !created {
+				ri.Vars, ri.VarsDelta = nil, true
+				if names := t.varsSet[k]; len(names) > 0 {
+					ri.VarSet = make(vars.Doc, len(names))
+					for name := range names {
+						ri.VarSet[name] = in.Vars[name]
+					}
+				}
+			}
+			r.Insts = append(r.Insts, ri)
 		} else {
 			r.DelInsts = append(r.DelInsts, k)
 		}
@@ -568,13 +615,26 @@ func (p *Partition) applyResults(b []byte) error {
 	for _, ri := range r.Insts {
 		if in := s.Instances[ri.Key]; in != nil {
 			// the instance's own fields; its element instances stay
-			in.DefKey, in.BpmnProcessID, in.Version, in.State, in.Vars = ri.DefKey, ri.BpmnProcessID, ri.Version, ri.State, ri.Vars
+			in.DefKey, in.BpmnProcessID, in.Version, in.State = ri.DefKey, ri.BpmnProcessID, ri.Version, ri.State
+			if ri.VarsDelta {
+				if in.Vars == nil {
+					in.Vars = vars.Doc{}
+				}
+				for name, v := range ri.VarSet {
+					in.Vars[name] = v
+				}
+			} else {
+				in.Vars = ri.Vars
+			}
 			in.Incidents, in.Completions, in.ParentKey, in.ParentElemKey = ri.Incidents, ri.Completions, ri.ParentKey, ri.ParentElemKey
 			in.tokens, in.joins = ri.Tokens, ri.Joins
 			if in.Vars == nil {
 				in.Vars = vars.Doc{}
 			}
 			continue
+		}
+		if ri.VarsDelta {
+			return fmt.Errorf("results record sets variables of instance %d, which does not exist", ri.Key)
 		}
 		if err := s.restoreInstance(ri.snap()); err != nil {
 			return err

@@ -593,3 +593,94 @@ func TestResultsMultiInstanceLogGrowsLinearly(t *testing.T) {
 	}
 	t.Logf("log bytes per item: %.0f at 50 items, %.0f at 400", perItem[50], perItem[400])
 }
+
+const fiveStepsBPMN = `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="x">
+  <bpmn:process id="five" isExecutable="true">
+    <bpmn:startEvent id="s"/>
+    <bpmn:sequenceFlow id="f0" sourceRef="s" targetRef="t1"/>
+    <bpmn:serviceTask id="t1"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>
+    <bpmn:sequenceFlow id="f1" sourceRef="t1" targetRef="t2"/>
+    <bpmn:serviceTask id="t2"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>
+    <bpmn:sequenceFlow id="f2" sourceRef="t2" targetRef="t3"/>
+    <bpmn:serviceTask id="t3"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>
+    <bpmn:sequenceFlow id="f3" sourceRef="t3" targetRef="t4"/>
+    <bpmn:serviceTask id="t4"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>
+    <bpmn:sequenceFlow id="f4" sourceRef="t4" targetRef="t5"/>
+    <bpmn:serviceTask id="t5"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>
+    <bpmn:sequenceFlow id="f5" sourceRef="t5" targetRef="e"/>
+    <bpmn:endEvent id="e"/>
+  </bpmn:process>
+</bpmn:definitions>`
+
+// An instance with a large variable document logs it once, when it is
+// created: a later command logs only the variables it set (record version
+// 3), not the whole document again. Before, each of these steps logged the
+// 64 KiB document, so a long-lived instance with a payload cost its
+// payload size per command. Recovery from the log alone gives the live
+// state (variables merged from the deltas).
+func TestResultsLogOnlyTheVariablesACommandSets(t *testing.T) {
+	old, oldTail := SnapshotEvery, SnapshotTailBytes
+	SnapshotEvery, SnapshotTailBytes = 1<<40, 1<<40
+	defer func() { SnapshotEvery, SnapshotTailBytes = old, oldTail }()
+	dir := t.TempDir()
+	p, err := Open(Config{ID: 1, Count: 1, DataDir: dir, NoSync: true, Defs: NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go p.Run()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := p.Submit(ctx, &Command{Op: OpDeploy, Resources: []Resource{{Name: "five.bpmn", Content: []byte(fiveStepsBPMN)}}}); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 64<<10)
+	before := p.log.Bytes()
+	if _, err := p.Submit(ctx, &Command{Op: OpCreate, BpmnProcessID: "five", Version: -1, Variables: `{"big":"` + big + `","step":0}`}); err != nil {
+		t.Fatal(err)
+	}
+	created := p.log.Bytes() - before
+	if created < 64<<10 {
+		t.Fatalf("the create logged %d bytes, less than its variables", created)
+	}
+	var steps []int64
+	for i := 1; i <= 4; i++ { // the fifth step would finish the instance (logged in full for the history)
+		r, err := p.Submit(ctx, &Command{Op: OpActivate, Type: "step", Worker: "t", MaxJobs: 1, Timeout: 60_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs := r.([]*gatewaypb.ActivatedJob)
+		if len(jobs) != 1 {
+			t.Fatalf("step %d: %d jobs activated", i, len(jobs))
+		}
+		at := p.log.Bytes()
+		if _, err := p.Submit(ctx, &Command{Op: OpComplete, Key: jobs[0].Key, Variables: fmt.Sprintf(`{"step":%d,"s%d":true}`, i, i)}); err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, p.log.Bytes()-at)
+	}
+	for i, n := range steps {
+		if n > 4<<10 {
+			t.Fatalf("step %d's complete logged %d bytes (the whole 64 KiB document again?); all steps: %v", i+1, n, steps)
+		}
+	}
+	t.Logf("create %d bytes; completes %v bytes", created, steps)
+	stopWithoutSnapshot(p)
+	live := fullImage(t, p)
+	p2, err := Open(Config{ID: 1, Count: 1, DataDir: dir, NoSync: true, Defs: NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p2.log.Close()
+	rec := fullImage(t, p2)
+	if !bytes.Equal(live, rec) {
+		t.Fatalf("recovered state differs from the live state %s", firstDiff(live, rec))
+	}
+	var in *Instance
+	for _, x := range p2.st.Instances {
+		in = x
+	}
+	if in == nil || string(in.Vars["step"]) != "4" || string(in.Vars["s1"]) != "true" || string(in.Vars["s4"]) != "true" || len(in.Vars["big"]) != len(big)+2 {
+		t.Fatalf("recovered variables are wrong: step %s s1 %s s4 %s big %d bytes", in.Vars["step"], in.Vars["s1"], in.Vars["s4"], len(in.Vars["big"]))
+	}
+}

@@ -156,7 +156,7 @@ func (p *Partition) mergePropagate(in *Instance, from int64, doc vars.Doc) {
 		}
 		if !set {
 			in.Vars[k] = doc[k]
-			p.st.dirtyInst(in.Key)
+			p.st.dirtyVar(in.Key, k)
 		}
 	}
 }

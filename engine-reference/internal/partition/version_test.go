@@ -44,10 +44,31 @@ func TestLogRecordVersion(t *testing.T) {
 		t.Fatalf("%d records logged, want 2", len(records))
 	}
 	for _, r := range records {
-		if !strings.HasPrefix(r, `{"v":2,"op":"results",`) {
-			t.Fatalf("record is not a version 2 results record: %.80s", r)
+		if !strings.HasPrefix(r, `{"v":3,"op":"results",`) {
+			t.Fatalf("record is not a version 3 results record: %.80s", r)
 		}
 	}
+
+	// Version 2 results records (written by the previous engine; these two
+	// have the same shape in both versions) are applied as well.
+	v2dir := t.TempDir()
+	os.MkdirAll(filepath.Join(v2dir, "partition-1"), 0o755)
+	l2, err := wal.Open(filepath.Join(v2dir, "partition-1", "log-000000000001"), true, func([]byte) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range records {
+		l2.Append([]byte(strings.Replace(r, `{"v":3,`, `{"v":2,`, 1)))
+	}
+	l2.Close()
+	pv2, err := Open(Config{ID: 1, Count: 1, DataDir: v2dir, NoSync: true, Defs: NewRegistry()})
+	if err != nil {
+		t.Fatalf("a log of version 2 results records does not open: %v", err)
+	}
+	if n := len(pv2.st.Instances); n != 1 {
+		t.Fatalf("%d instances from version 2 records, want 1", n)
+	}
+	pv2.log.Close()
 	// Stop without the closing snapshot: the records stay in the log.
 	close(p.stop)
 	<-p.done
@@ -78,8 +99,8 @@ func TestLogRecordVersion(t *testing.T) {
 
 	// A record from a later engine: refused, nothing changed.
 	for _, rec := range []string{
-		strings.Replace(records[1], `{"v":2,`, `{"v":99,`, 1),
-		`{"v":2,"op":"create","now":1}`, // version 2 holds results records only
+		strings.Replace(records[1], `{"v":3,`, `{"v":99,`, 1),
+		`{"v":2,"op":"create","now":1}`, // versions 2 and 3 hold results records only
 	} {
 		seg2 := filepath.Join(t.TempDir(), "log-000000000001")
 		b, _ := os.ReadFile(seg)
