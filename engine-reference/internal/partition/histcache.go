@@ -24,9 +24,6 @@ type histCache struct {
 // cache or encoded and cached. Entries that left the history are dropped
 // from the cache.
 func (c *histCache) encodeHistory(h *History) ([]byte, error) {
-	if c.insts == nil {
-		c.insts, c.jobs = map[*Instance][]byte{}, map[*Job][]byte{}
-	}
 	var buf bytes.Buffer
 	buf.Grow(c.size + 4096)
 	buf.WriteString(`{"Max":`)
@@ -34,48 +31,14 @@ func (c *histCache) encodeHistory(h *History) ([]byte, error) {
 		return nil, err
 	}
 	buf.WriteString(`,"Instances":`)
-	insts := make(map[*Instance][]byte, len(h.Instances))
-	if h.Instances == nil {
-		buf.WriteString("null")
-	} else {
-		buf.WriteByte('[')
-		for i, in := range h.Instances {
-			b, ok := c.insts[in]
-			if !ok {
-				var err error
-				if b, err = encodeJSON(in); err != nil {
-					return nil, err
-				}
-			}
-			insts[in] = b
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			buf.Write(b)
-		}
-		buf.WriteByte(']')
+	insts, err := encodeEntries(&buf, h.Instances, c.insts)
+	if err != nil {
+		return nil, err
 	}
 	buf.WriteString(`,"Jobs":`)
-	jobs := make(map[*Job][]byte, len(h.Jobs))
-	if h.Jobs == nil {
-		buf.WriteString("null")
-	} else {
-		buf.WriteByte('[')
-		for i, j := range h.Jobs {
-			b, ok := c.jobs[j]
-			if !ok {
-				var err error
-				if b, err = encodeJSON(j); err != nil {
-					return nil, err
-				}
-			}
-			jobs[j] = b
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			buf.Write(b)
-		}
-		buf.WriteByte(']')
+	jobs, err := encodeEntries(&buf, h.Jobs, c.jobs)
+	if err != nil {
+		return nil, err
 	}
 	buf.WriteString(`,"EvictedInstances":`)
 	if err := writeJSON(&buf, h.EvictedInstances); err != nil {
@@ -88,6 +51,34 @@ func (c *histCache) encodeHistory(h *History) ([]byte, error) {
 	buf.WriteByte('}')
 	c.insts, c.jobs, c.size = insts, jobs, buf.Len()
 	return buf.Bytes(), nil
+}
+
+// encodeEntries writes list as a JSON array (null when nil), each entry's
+// encoding taken from cache or made; returns the encodings of exactly the
+// entries written (the next cache).
+func encodeEntries[T comparable](buf *bytes.Buffer, list []T, cache map[T][]byte) (map[T][]byte, error) {
+	next := make(map[T][]byte, len(list))
+	if list == nil {
+		buf.WriteString("null")
+		return next, nil
+	}
+	buf.WriteByte('[')
+	for i, x := range list {
+		b, ok := cache[x]
+		if !ok {
+			var err error
+			if b, err = encodeJSON(x); err != nil {
+				return nil, err
+			}
+		}
+		next[x] = b
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(b)
+	}
+	buf.WriteByte(']')
+	return next, nil
 }
 
 func writeJSON(buf *bytes.Buffer, v any) error {

@@ -529,6 +529,27 @@ const miOutBPMN = `<?xml version="1.0" encoding="UTF-8"?>
   </bpmn:process>
 </bpmn:definitions>`
 
+// logOnlyPartition runs a partition that never snapshots (its log holds
+// every record, for log-size tests) with bpmn deployed.
+func logOnlyPartition(t *testing.T, bpmn string) (*Partition, string, context.Context) {
+	t.Helper()
+	old, oldTail := SnapshotEvery, SnapshotTailBytes
+	SnapshotEvery, SnapshotTailBytes = 1<<40, 1<<40
+	t.Cleanup(func() { SnapshotEvery, SnapshotTailBytes = old, oldTail })
+	dir := t.TempDir()
+	p, err := Open(Config{ID: 1, Count: 1, DataDir: dir, NoSync: true, Defs: NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go p.Run()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	if _, err := p.Submit(ctx, &Command{Op: OpDeploy, Resources: []Resource{{Name: "p.bpmn", Content: []byte(bpmn)}}}); err != nil {
+		t.Fatal(err)
+	}
+	return p, dir, ctx
+}
+
 // A multi-instance body of n items costs O(n) log bytes over its life:
 // each inner instance's results carry the outputs it set, not the whole
 // collection again (which made a 1,000-item body log 76 MB). The outputs
@@ -536,22 +557,9 @@ const miOutBPMN = `<?xml version="1.0" encoding="UTF-8"?>
 // recovered state here).
 func TestResultsMultiInstanceLogGrowsLinearly(t *testing.T) {
 	defer withoutVerifyResults()() // compared once at the end (the state per batch is O(n))
-	old, oldTail := SnapshotEvery, SnapshotTailBytes
-	SnapshotEvery, SnapshotTailBytes = 1<<40, 1<<40
-	defer func() { SnapshotEvery, SnapshotTailBytes = old, oldTail }()
 	perItem := map[int]float64{}
 	for _, n := range []int{50, 400} {
-		dir := t.TempDir()
-		p, err := Open(Config{ID: 1, Count: 1, DataDir: dir, NoSync: true, Defs: NewRegistry()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		go p.Run()
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if _, err := p.Submit(ctx, &Command{Op: OpDeploy, Resources: []Resource{{Name: "mi.bpmn", Content: []byte(miOutBPMN)}}}); err != nil {
-			t.Fatal(err)
-		}
+		p, dir, ctx := logOnlyPartition(t, miOutBPMN)
 		items := make([]string, n)
 		for i := range items {
 			items[i] = fmt.Sprint(i)
@@ -620,20 +628,7 @@ const fiveStepsBPMN = `<?xml version="1.0" encoding="UTF-8"?>
 // payload size per command. Recovery from the log alone gives the live
 // state (variables merged from the deltas).
 func TestResultsLogOnlyTheVariablesACommandSets(t *testing.T) {
-	old, oldTail := SnapshotEvery, SnapshotTailBytes
-	SnapshotEvery, SnapshotTailBytes = 1<<40, 1<<40
-	defer func() { SnapshotEvery, SnapshotTailBytes = old, oldTail }()
-	dir := t.TempDir()
-	p, err := Open(Config{ID: 1, Count: 1, DataDir: dir, NoSync: true, Defs: NewRegistry()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go p.Run()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if _, err := p.Submit(ctx, &Command{Op: OpDeploy, Resources: []Resource{{Name: "five.bpmn", Content: []byte(fiveStepsBPMN)}}}); err != nil {
-		t.Fatal(err)
-	}
+	p, dir, ctx := logOnlyPartition(t, fiveStepsBPMN)
 	big := strings.Repeat("x", 64<<10)
 	before := p.log.Bytes()
 	if _, err := p.Submit(ctx, &Command{Op: OpCreate, BpmnProcessID: "five", Version: -1, Variables: `{"big":"` + big + `","step":0}`}); err != nil {
