@@ -85,10 +85,9 @@ func (p *Partition) fail(c *Command, fx *effects) (any, error) {
 	if e := p.elem(j.ElemKey); e != nil && len(doc) > 0 {
 		if e.Vars == nil {
 			e.Vars = vars.Doc{}
-			p.st.dirtyElem(e.Key)
 		}
 		vars.Merge(e.Vars, doc)
-		p.st.dirtyElem(e.Key)
+		p.st.dirtyElemVars(e.Key, doc)
 	}
 	switch {
 	case c.Retries <= 0:

@@ -60,8 +60,11 @@ type resultsTracker struct {
 	// logged with all its variables (newInsts); any other only with the
 	// variables the command set (varsSet), so a large variable document
 	// is not logged again by every command that touches its instance.
-	newInsts  map[int64]struct{}
-	varsSet   map[int64]map[string]struct{}
+	newInsts map[int64]struct{}
+	varsSet  map[int64]map[string]struct{}
+	// the same for element instances' local variables
+	newElems  map[int64]struct{}
+	elemVars  map[int64]map[string]struct{}
 	histInsts []*Instance
 	histJobs  []*Job
 	defs      []*Def
@@ -69,7 +72,7 @@ type resultsTracker struct {
 }
 
 func newResultsTracker() *resultsTracker {
-	return &resultsTracker{bodyFull: map[int64]struct{}{}, bodyOut: map[int64][]int{}, newInsts: map[int64]struct{}{}, varsSet: map[int64]map[string]struct{}{}, insts: map[int64]struct{}{}, elems: map[int64]struct{}{}, jobs: map[int64]struct{}{}, incs: map[int64]struct{}{},
+	return &resultsTracker{bodyFull: map[int64]struct{}{}, bodyOut: map[int64][]int{}, newInsts: map[int64]struct{}{}, varsSet: map[int64]map[string]struct{}{}, newElems: map[int64]struct{}{}, elemVars: map[int64]map[string]struct{}{}, insts: map[int64]struct{}{}, elems: map[int64]struct{}{}, jobs: map[int64]struct{}{}, incs: map[int64]struct{}{},
 		timers: map[int64]struct{}{}, subs: map[int64]struct{}{}, msgSubs: map[int64]struct{}{}, bufMsgs: map[int64]struct{}{},
 		startCr: map[int64]struct{}{}, startedBy: map[string]struct{}{}, msgIDs: map[string]struct{}{}}
 }
@@ -87,6 +90,8 @@ func (t *resultsTracker) reset() {
 	clear(t.bodyOut)
 	clear(t.newInsts)
 	clear(t.varsSet)
+	clear(t.newElems)
+	clear(t.elemVars)
 	clear(t.jobs)
 	clear(t.incs)
 	clear(t.timers)
@@ -123,13 +128,51 @@ func (s *State) newInst(k int64) {
 func (s *State) dirtyVar(k int64, name string) {
 	if s.rt != nil {
 		s.rt.insts[k] = struct{}{}
-		v := s.rt.varsSet[k]
-		if v == nil {
-			v = map[string]struct{}{}
-			s.rt.varsSet[k] = v
-		}
-		v[name] = struct{}{}
+		addName(s.rt.varsSet, k, name)
 	}
+}
+
+// newElem marks an element instance the command created: logged in full.
+func (s *State) newElem(k int64) {
+	if s.rt != nil {
+		s.rt.elems[k] = struct{}{}
+		s.rt.newElems[k] = struct{}{}
+	}
+}
+
+// dirtyElemVar / dirtyElemVars mark local variables the command set.
+func (s *State) dirtyElemVar(k int64, name string) {
+	if s.rt != nil {
+		s.rt.elems[k] = struct{}{}
+		addName(s.rt.elemVars, k, name)
+	}
+}
+
+func (s *State) dirtyElemVars(k int64, doc vars.Doc) {
+	for name := range doc {
+		s.dirtyElemVar(k, name)
+	}
+}
+
+func addName(m map[int64]map[string]struct{}, k int64, name string) {
+	v := m[k]
+	if v == nil {
+		v = map[string]struct{}{}
+		m[k] = v
+	}
+	v[name] = struct{}{}
+}
+
+// changedVars is the part of doc named in names (nil if none).
+func changedVars(doc vars.Doc, names map[string]struct{}) vars.Doc {
+	if len(names) == 0 {
+		return nil
+	}
+	out := make(vars.Doc, len(names))
+	for name := range names {
+		out[name] = doc[name]
+	}
+	return out
 }
 
 func (s *State) dirtyElem(k int64) {
@@ -311,6 +354,10 @@ type resElem struct {
 	// applied, with the outputs in OutSet (index → value) set.
 	Partial bool                    `json:"part,omitempty"`
 	OutSet  map[int]json.RawMessage `json:"outs,omitempty"`
+	// VarsDelta (record version 3): the element instance's local
+	// variables are the ones already applied, with VarSet merged in.
+	VarsDelta bool     `json:"dv,omitempty"`
+	VarSet    vars.Doc `json:"vset,omitempty"`
 }
 
 // resInstance is an instance with short field names and, for a live
@@ -457,13 +504,7 @@ func (p *Partition) encodeResults(now int64) ([]byte, error) {
 		if in := s.Instances[k]; in != nil {
 			ri := resInstanceOf(in, true)
 			if _, created := t.newInsts[k]; !created {
-				ri.Vars, ri.VarsDelta = nil, true
-				if names := t.varsSet[k]; len(names) > 0 {
-					ri.VarSet = make(vars.Doc, len(names))
-					for name := range names {
-						ri.VarSet[name] = in.Vars[name]
-					}
-				}
+				ri.Vars, ri.VarsDelta, ri.VarSet = nil, true, changedVars(in.Vars, t.varsSet[k])
 			}
 			r.Insts = append(r.Insts, ri)
 		} else {
@@ -473,6 +514,9 @@ func (p *Partition) encodeResults(now int64) ([]byte, error) {
 	for _, k := range sortedKeys(t.elems) {
 		if e := s.Elems[k]; e != nil {
 			re := resElem{Inst: e.InstanceKey, snapElem: snapElemOf(e)}
+			if _, created := t.newElems[k]; !created {
+				re.Vars, re.VarsDelta, re.VarSet = nil, true, changedVars(e.Vars, t.elemVars[k])
+			}
 			if _, full := t.bodyFull[k]; e.Body != nil && !full {
 				b := *e.Body
 				b.Items, b.Outputs = nil, nil
@@ -656,6 +700,19 @@ func (p *Partition) applyResults(b []byte) error {
 		e, err := elemFromSnap(in, re.snapElem)
 		if err != nil {
 			return err
+		}
+		if re.VarsDelta {
+			old := s.Elems[e.Key]
+			if old == nil {
+				return fmt.Errorf("results record sets local variables of element instance %d, which does not exist", e.Key)
+			}
+			e.Vars = old.Vars
+			if len(re.VarSet) > 0 {
+				if e.Vars == nil {
+					e.Vars = vars.Doc{}
+				}
+				vars.Merge(e.Vars, re.VarSet)
+			}
 		}
 		if re.Partial {
 			old := s.Elems[e.Key]

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/jobwire/jobwire/engine-reference/internal/vars"
 	"os"
 	"path/filepath"
 	"strings"
@@ -677,5 +678,84 @@ func TestResultsLogOnlyTheVariablesACommandSets(t *testing.T) {
 	}
 	if in == nil || string(in.Vars["step"]) != "4" || string(in.Vars["s1"]) != "true" || string(in.Vars["s4"]) != "true" || len(in.Vars["big"]) != len(big)+2 {
 		t.Fatalf("recovered variables are wrong: step %s s1 %s s4 %s big %d bytes", in.Vars["step"], in.Vars["s1"], in.Vars["s4"], len(in.Vars["big"]))
+	}
+}
+
+const subLocalBPMN = `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="x">
+  <bpmn:process id="sub" isExecutable="true">
+    <bpmn:startEvent id="s"/>
+    <bpmn:sequenceFlow id="f0" sourceRef="s" targetRef="scope"/>
+    <bpmn:subProcess id="scope">
+      <bpmn:extensionElements><zeebe:ioMapping><zeebe:input source="= big" target="payload"/><zeebe:input source="= 0" target="counter"/></zeebe:ioMapping></bpmn:extensionElements>
+      <bpmn:startEvent id="is"/>
+      <bpmn:sequenceFlow id="g0" sourceRef="is" targetRef="t1"/>
+      <bpmn:serviceTask id="t1"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>
+      <bpmn:sequenceFlow id="g1" sourceRef="t1" targetRef="t2"/>
+      <bpmn:serviceTask id="t2"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>
+      <bpmn:sequenceFlow id="g2" sourceRef="t2" targetRef="t3"/>
+      <bpmn:serviceTask id="t3"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>
+      <bpmn:sequenceFlow id="g3" sourceRef="t3" targetRef="ie"/>
+      <bpmn:endEvent id="ie"/>
+    </bpmn:subProcess>
+    <bpmn:sequenceFlow id="f1" sourceRef="scope" targetRef="e"/>
+    <bpmn:endEvent id="e"/>
+  </bpmn:process>
+</bpmn:definitions>`
+
+// The same for an element instance's local variables: a subprocess whose
+// input mapping holds a 64 KiB local variable logs it when the subprocess
+// is entered, not again with every command inside it (each looks the
+// scope up, and the whole element instance used to be logged then). A
+// variable set on the scope (counter, defined there) is logged as a delta
+// and recovered.
+func TestResultsLogOnlyTheLocalVariablesACommandSets(t *testing.T) {
+	p, dir, ctx := logOnlyPartition(t, subLocalBPMN)
+	big := strings.Repeat("y", 64<<10)
+	if _, err := p.Submit(ctx, &Command{Op: OpCreate, BpmnProcessID: "sub", Version: -1, Variables: `{"big":"` + big + `"}`}); err != nil {
+		t.Fatal(err)
+	}
+	var steps []int64
+	for i := 1; i <= 2; i++ { // t1 and t2; t3 would end the scope
+		r, err := p.Submit(ctx, &Command{Op: OpActivate, Type: "step", Worker: "t", MaxJobs: 1, Timeout: 60_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs := r.([]*gatewaypb.ActivatedJob)
+		if len(jobs) != 1 {
+			t.Fatalf("step %d: %d jobs activated", i, len(jobs))
+		}
+		at := p.log.Bytes()
+		// "counter" is defined on the scope, so a new value lands there.
+		if _, err := p.Submit(ctx, &Command{Op: OpComplete, Key: jobs[0].Key, Variables: fmt.Sprintf(`{"counter":%d}`, i)}); err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, p.log.Bytes()-at)
+	}
+	for i, n := range steps {
+		if n > 4<<10 {
+			t.Fatalf("step %d's complete logged %d bytes (the scope's 64 KiB local variable again?); all steps: %v", i+1, n, steps)
+		}
+	}
+	t.Logf("completes inside the scope: %v bytes", steps)
+	var scopeVars vars.Doc
+	for _, e := range p.st.Elems {
+		if e.Element.ID == "scope" {
+			scopeVars = e.Vars
+		}
+	}
+	if string(scopeVars["counter"]) != "2" || len(scopeVars["payload"]) != len(big)+2 {
+		t.Fatalf("the scope holds counter %s and a payload of %d bytes; want 2 and %d (the test does not exercise a local delta)",
+			scopeVars["counter"], len(scopeVars["payload"]), len(big)+2)
+	}
+	stopWithoutSnapshot(p)
+	live := fullImage(t, p)
+	p2, err := Open(Config{ID: 1, Count: 1, DataDir: dir, NoSync: true, Defs: NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p2.log.Close()
+	if rec := fullImage(t, p2); !bytes.Equal(live, rec) {
+		t.Fatalf("recovered state differs from the live state %s", firstDiff(live, rec))
 	}
 }

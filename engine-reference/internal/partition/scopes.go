@@ -63,7 +63,7 @@ func (p *Partition) joinArrivals(in *Instance, scope int64, gw string) map[strin
 func (p *Partition) addElem(in *Instance, e *ElemInst) {
 	in.elems[e.Key] = e
 	p.st.Elems[e.Key] = e
-	p.st.dirtyElem(e.Key)
+	p.st.newElem(e.Key)
 	if e.Body != nil {
 		p.st.bodyReset(e.Key) // a new body is logged in full
 	}
@@ -146,7 +146,7 @@ func (p *Partition) mergePropagate(in *Instance, from int64, doc vars.Doc) {
 		for x := p.elem(from); from != 0 && x != nil; x = p.elem(x.ScopeKey) {
 			if old, ok := x.Vars[k]; ok && !sameValue(old, doc[k]) {
 				x.Vars[k] = doc[k]
-				p.st.dirtyElem(x.Key)
+				p.st.dirtyElemVar(x.Key, k)
 				set = true
 				break
 			}
@@ -183,12 +183,11 @@ func (p *Partition) setLocal(e *ElemInst, doc vars.Doc) {
 	if len(doc) == 0 {
 		return
 	}
-	p.st.dirtyElem(e.Key)
 	if e.Vars == nil {
 		e.Vars = vars.Doc{}
 	}
 	vars.Merge(e.Vars, doc)
-	p.st.dirtyElem(e.Key)
+	p.st.dirtyElemVars(e.Key, doc)
 }
 
 // evalMappings evaluates zeebe:input/zeebe:output mappings in order, as
