@@ -639,39 +639,10 @@ func TestResultsLogOnlyTheVariablesACommandSets(t *testing.T) {
 	if created < 64<<10 {
 		t.Fatalf("the create logged %d bytes, less than its variables", created)
 	}
-	var steps []int64
-	for i := 1; i <= 4; i++ { // the fifth step would finish the instance (logged in full for the history)
-		r, err := p.Submit(ctx, &Command{Op: OpActivate, Type: "step", Worker: "t", MaxJobs: 1, Timeout: 60_000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		jobs := r.([]*gatewaypb.ActivatedJob)
-		if len(jobs) != 1 {
-			t.Fatalf("step %d: %d jobs activated", i, len(jobs))
-		}
-		at := p.log.Bytes()
-		if _, err := p.Submit(ctx, &Command{Op: OpComplete, Key: jobs[0].Key, Variables: fmt.Sprintf(`{"step":%d,"s%d":true}`, i, i)}); err != nil {
-			t.Fatal(err)
-		}
-		steps = append(steps, p.log.Bytes()-at)
-	}
-	for i, n := range steps {
-		if n > 4<<10 {
-			t.Fatalf("step %d's complete logged %d bytes (the whole 64 KiB document again?); all steps: %v", i+1, n, steps)
-		}
-	}
+	// the fifth step would finish the instance (logged in full for the history)
+	steps := completeSteps(t, p, ctx, 4, "the whole 64 KiB document", func(i int) string { return fmt.Sprintf(`{"step":%d,"s%d":true}`, i, i) })
 	t.Logf("create %d bytes; completes %v bytes", created, steps)
-	stopWithoutSnapshot(p)
-	live := fullImage(t, p)
-	p2, err := Open(Config{ID: 1, Count: 1, DataDir: dir, NoSync: true, Defs: NewRegistry()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p2.log.Close()
-	rec := fullImage(t, p2)
-	if !bytes.Equal(live, rec) {
-		t.Fatalf("recovered state differs from the live state %s", firstDiff(live, rec))
-	}
+	p2 := recoversLiveState(t, p, dir)
 	var in *Instance
 	for _, x := range p2.st.Instances {
 		in = x
@@ -715,28 +686,9 @@ func TestResultsLogOnlyTheLocalVariablesACommandSets(t *testing.T) {
 	if _, err := p.Submit(ctx, &Command{Op: OpCreate, BpmnProcessID: "sub", Version: -1, Variables: `{"big":"` + big + `"}`}); err != nil {
 		t.Fatal(err)
 	}
-	var steps []int64
-	for i := 1; i <= 2; i++ { // t1 and t2; t3 would end the scope
-		r, err := p.Submit(ctx, &Command{Op: OpActivate, Type: "step", Worker: "t", MaxJobs: 1, Timeout: 60_000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		jobs := r.([]*gatewaypb.ActivatedJob)
-		if len(jobs) != 1 {
-			t.Fatalf("step %d: %d jobs activated", i, len(jobs))
-		}
-		at := p.log.Bytes()
-		// "counter" is defined on the scope, so a new value lands there.
-		if _, err := p.Submit(ctx, &Command{Op: OpComplete, Key: jobs[0].Key, Variables: fmt.Sprintf(`{"counter":%d}`, i)}); err != nil {
-			t.Fatal(err)
-		}
-		steps = append(steps, p.log.Bytes()-at)
-	}
-	for i, n := range steps {
-		if n > 4<<10 {
-			t.Fatalf("step %d's complete logged %d bytes (the scope's 64 KiB local variable again?); all steps: %v", i+1, n, steps)
-		}
-	}
+	// t1 and t2; t3 would end the scope. "counter" is defined on the
+	// scope, so a new value lands there.
+	steps := completeSteps(t, p, ctx, 2, "the scope's 64 KiB local variable", func(i int) string { return fmt.Sprintf(`{"counter":%d}`, i) })
 	t.Logf("completes inside the scope: %v bytes", steps)
 	var scopeVars vars.Doc
 	for _, e := range p.st.Elems {
@@ -748,14 +700,52 @@ func TestResultsLogOnlyTheLocalVariablesACommandSets(t *testing.T) {
 		t.Fatalf("the scope holds counter %s and a payload of %d bytes; want 2 and %d (the test does not exercise a local delta)",
 			scopeVars["counter"], len(scopeVars["payload"]), len(big)+2)
 	}
+	recoversLiveState(t, p, dir)
+}
+
+// completeSteps activates and completes n "step" jobs one at a time, the
+// i-th with variables(i), and returns the log bytes each complete wrote;
+// it fails if one wrote more than 4 KiB (what: what that would mean).
+func completeSteps(t *testing.T, p *Partition, ctx context.Context, n int, what string, variables func(int) string) []int64 {
+	t.Helper()
+	var steps []int64
+	for i := 1; i <= n; i++ {
+		r, err := p.Submit(ctx, &Command{Op: OpActivate, Type: "step", Worker: "t", MaxJobs: 1, Timeout: 60_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs := r.([]*gatewaypb.ActivatedJob)
+		if len(jobs) != 1 {
+			t.Fatalf("step %d: %d jobs activated", i, len(jobs))
+		}
+		at := p.log.Bytes()
+		if _, err := p.Submit(ctx, &Command{Op: OpComplete, Key: jobs[0].Key, Variables: variables(i)}); err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, p.log.Bytes()-at)
+	}
+	for i, b := range steps {
+		if b > 4<<10 {
+			t.Fatalf("step %d's complete logged %d bytes (%s again?); all steps: %v", i+1, b, what, steps)
+		}
+	}
+	return steps
+}
+
+// recoversLiveState stops p as a crash would leave it and checks that the
+// log alone recovers its state byte for byte; returns the recovered
+// partition (closed with the test).
+func recoversLiveState(t *testing.T, p *Partition, dir string) *Partition {
+	t.Helper()
 	stopWithoutSnapshot(p)
 	live := fullImage(t, p)
 	p2, err := Open(Config{ID: 1, Count: 1, DataDir: dir, NoSync: true, Defs: NewRegistry()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p2.log.Close()
+	t.Cleanup(func() { p2.log.Close() })
 	if rec := fullImage(t, p2); !bytes.Equal(live, rec) {
 		t.Fatalf("recovered state differs from the live state %s", firstDiff(live, rec))
 	}
+	return p2
 }
