@@ -603,21 +603,24 @@ func TestResultsMultiInstanceLogGrowsLinearly(t *testing.T) {
 	t.Logf("log bytes per item: %.0f at 50 items, %.0f at 400", perItem[50], perItem[400])
 }
 
-const fiveStepsBPMN = `<?xml version="1.0" encoding="UTF-8"?>
+// stepChain is a chain of n "step" service tasks t1..tn from the element
+// `from` to the element `to` (sequence flows named prefix0..prefixn).
+func stepChain(from, to, prefix string, n int) string {
+	var b strings.Builder
+	prev := from
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, `<bpmn:sequenceFlow id="%s%d" sourceRef="%s" targetRef="t%d"/>`, prefix, i-1, prev, i)
+		fmt.Fprintf(&b, `<bpmn:serviceTask id="t%d"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>`, i)
+		prev = fmt.Sprintf("t%d", i)
+	}
+	fmt.Fprintf(&b, `<bpmn:sequenceFlow id="%s%d" sourceRef="%s" targetRef="%s"/>`, prefix, n, prev, to)
+	return b.String()
+}
+
+var fiveStepsBPMN = `<?xml version="1.0" encoding="UTF-8"?>
 <bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="x">
   <bpmn:process id="five" isExecutable="true">
-    <bpmn:startEvent id="s"/>
-    <bpmn:sequenceFlow id="f0" sourceRef="s" targetRef="t1"/>
-    <bpmn:serviceTask id="t1"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>
-    <bpmn:sequenceFlow id="f1" sourceRef="t1" targetRef="t2"/>
-    <bpmn:serviceTask id="t2"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>
-    <bpmn:sequenceFlow id="f2" sourceRef="t2" targetRef="t3"/>
-    <bpmn:serviceTask id="t3"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>
-    <bpmn:sequenceFlow id="f3" sourceRef="t3" targetRef="t4"/>
-    <bpmn:serviceTask id="t4"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>
-    <bpmn:sequenceFlow id="f4" sourceRef="t4" targetRef="t5"/>
-    <bpmn:serviceTask id="t5"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>
-    <bpmn:sequenceFlow id="f5" sourceRef="t5" targetRef="e"/>
+    <bpmn:startEvent id="s"/>` + stepChain("s", "e", "f", 5) + `
     <bpmn:endEvent id="e"/>
   </bpmn:process>
 </bpmn:definitions>`
@@ -652,21 +655,14 @@ func TestResultsLogOnlyTheVariablesACommandSets(t *testing.T) {
 	}
 }
 
-const subLocalBPMN = `<?xml version="1.0" encoding="UTF-8"?>
+var subLocalBPMN = `<?xml version="1.0" encoding="UTF-8"?>
 <bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="x">
   <bpmn:process id="sub" isExecutable="true">
     <bpmn:startEvent id="s"/>
     <bpmn:sequenceFlow id="f0" sourceRef="s" targetRef="scope"/>
     <bpmn:subProcess id="scope">
       <bpmn:extensionElements><zeebe:ioMapping><zeebe:input source="= big" target="payload"/><zeebe:input source="= 0" target="counter"/></zeebe:ioMapping></bpmn:extensionElements>
-      <bpmn:startEvent id="is"/>
-      <bpmn:sequenceFlow id="g0" sourceRef="is" targetRef="t1"/>
-      <bpmn:serviceTask id="t1"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>
-      <bpmn:sequenceFlow id="g1" sourceRef="t1" targetRef="t2"/>
-      <bpmn:serviceTask id="t2"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>
-      <bpmn:sequenceFlow id="g2" sourceRef="t2" targetRef="t3"/>
-      <bpmn:serviceTask id="t3"><bpmn:extensionElements><zeebe:taskDefinition type="step"/></bpmn:extensionElements></bpmn:serviceTask>
-      <bpmn:sequenceFlow id="g3" sourceRef="t3" targetRef="ie"/>
+      <bpmn:startEvent id="is"/>` + stepChain("is", "ie", "g", 3) + `
       <bpmn:endEvent id="ie"/>
     </bpmn:subProcess>
     <bpmn:sequenceFlow id="f1" sourceRef="scope" targetRef="e"/>
