@@ -17,8 +17,11 @@ import (
 // 2,849–4,780 instances/s. With 5 Ps the same binary ran 6,620–7,628/s,
 // p99 20.6–26.4 ms, every run (bench/README in the engine's README).
 //
-// An explicit GOMAXPROCS in the environment is left as it is. Returns the
-// value in effect afterwards. Call it once per process.
+// An explicit GOMAXPROCS in the environment is left as it is. The base is
+// the runtime's own value, which already follows a container's CPU limit;
+// setting it stops the runtime from following later changes of that limit
+// (Go 1.25+), which a restart picks up. Returns the value in effect
+// afterwards. Call it once per process.
 func reserveSyncProcs(partitions int, noSync bool) int {
 	cur := runtime.GOMAXPROCS(0)
 	if noSync || partitions <= 0 || os.Getenv("GOMAXPROCS") != "" {
