@@ -15,7 +15,7 @@ import (
 // and 3 partition committers, the Ps sat in fsync while runnable work
 // waited: each fsync then carried ~1 record, and `bench` ran bimodally at
 // 2,849–4,780 instances/s. With 5 Ps the same binary ran 6,620–7,628/s,
-// p99 20.6–26.4 ms, every run (bench/README in the engine's README).
+// p99 20.6–26.4 ms, every run (engine README and STATUS.md).
 //
 // An explicit GOMAXPROCS in the environment is left as it is. The base is
 // the runtime's own value, which already follows a container's CPU limit;

@@ -1,9 +1,6 @@
 package partition
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "bytes"
 
 // histCache keeps the JSON encoding of every finished instance and job in
 // the history. They never change once the batch that finished them is
@@ -81,12 +78,12 @@ func encodeEntries[T comparable](buf *bytes.Buffer, list []T, cache map[T][]byte
 	return next, nil
 }
 
+// writeJSON appends encodeJSON(v).
 func writeJSON(buf *bytes.Buffer, v any) error {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := encodeJSON(v)
+	if err != nil {
 		return err
 	}
-	buf.Truncate(buf.Len() - 1) // the encoder's newline
+	buf.Write(b)
 	return nil
 }

@@ -82,12 +82,8 @@ func (p *Partition) fail(c *Command, fx *effects) (any, error) {
 	j.Retries = c.Retries
 	j.ErrorMessage = c.ErrorMessage
 	j.Worker, j.Deadline = "", 0
-	if e := p.elem(j.ElemKey); e != nil && len(doc) > 0 {
-		if e.Vars == nil {
-			e.Vars = vars.Doc{}
-		}
-		vars.Merge(e.Vars, doc)
-		p.st.dirtyElemVars(e.Key, doc)
+	if e := p.elem(j.ElemKey); e != nil {
+		p.setLocal(e, doc)
 	}
 	switch {
 	case c.Retries <= 0:

@@ -56,23 +56,16 @@ type resultsTracker struct {
 	// over its life, not O(n) per inner instance.
 	bodyFull map[int64]struct{}
 	bodyOut  map[int64][]int
-	// process instance variables: an instance created by the command is
-	// logged with all its variables (newInsts); any other only with the
-	// variables the command set (varsSet), so a large variable document
-	// is not logged again by every command that touches its instance.
-	newInsts map[int64]struct{}
-	varsSet  map[int64]map[string]struct{}
-	// the same for element instances' local variables
-	newElems  map[int64]struct{}
-	elemVars  map[int64]map[string]struct{}
-	histInsts []*Instance
-	histJobs  []*Job
-	defs      []*Def
-	drgs      []*DRG
+	// variables of process instances and element instances (varMarks)
+	instVars, elemVars varMarks
+	histInsts          []*Instance
+	histJobs           []*Job
+	defs               []*Def
+	drgs               []*DRG
 }
 
 func newResultsTracker() *resultsTracker {
-	return &resultsTracker{bodyFull: map[int64]struct{}{}, bodyOut: map[int64][]int{}, newInsts: map[int64]struct{}{}, varsSet: map[int64]map[string]struct{}{}, newElems: map[int64]struct{}{}, elemVars: map[int64]map[string]struct{}{}, insts: map[int64]struct{}{}, elems: map[int64]struct{}{}, jobs: map[int64]struct{}{}, incs: map[int64]struct{}{},
+	return &resultsTracker{bodyFull: map[int64]struct{}{}, bodyOut: map[int64][]int{}, instVars: newVarMarks(), elemVars: newVarMarks(), insts: map[int64]struct{}{}, elems: map[int64]struct{}{}, jobs: map[int64]struct{}{}, incs: map[int64]struct{}{},
 		timers: map[int64]struct{}{}, subs: map[int64]struct{}{}, msgSubs: map[int64]struct{}{}, bufMsgs: map[int64]struct{}{},
 		startCr: map[int64]struct{}{}, startedBy: map[string]struct{}{}, msgIDs: map[string]struct{}{}}
 }
@@ -88,10 +81,8 @@ func (t *resultsTracker) reset() {
 	clear(t.elems)
 	clear(t.bodyFull)
 	clear(t.bodyOut)
-	clear(t.newInsts)
-	clear(t.varsSet)
-	clear(t.newElems)
-	clear(t.elemVars)
+	t.instVars.reset()
+	t.elemVars.reset()
 	clear(t.jobs)
 	clear(t.incs)
 	clear(t.timers)
@@ -116,63 +107,96 @@ func (s *State) dirtyInst(k int64) {
 	}
 }
 
-// newInst marks an instance the command created: logged in full.
-func (s *State) newInst(k int64) {
-	if s.rt != nil {
-		s.rt.insts[k] = struct{}{}
-		s.rt.newInsts[k] = struct{}{}
-	}
+// varMarks decides how a results record carries an entity's variables
+// (a process instance's, or an element instance's local ones): an entity
+// the command created is logged with all of them; any other only with the
+// variables the command set, so a large variable document is not logged
+// again by every command that touches (or looks up) its entity.
+type varMarks struct {
+	created map[int64]struct{}
+	set     map[int64]map[string]struct{}
 }
 
-// dirtyVar marks a process-instance variable the command set.
-func (s *State) dirtyVar(k int64, name string) {
-	if s.rt != nil {
-		s.rt.insts[k] = struct{}{}
-		addName(s.rt.varsSet, k, name)
-	}
+func newVarMarks() varMarks {
+	return varMarks{created: map[int64]struct{}{}, set: map[int64]map[string]struct{}{}}
 }
 
-// newElem marks an element instance the command created: logged in full.
-func (s *State) newElem(k int64) {
-	if s.rt != nil {
-		s.rt.elems[k] = struct{}{}
-		s.rt.newElems[k] = struct{}{}
-	}
+func (m varMarks) reset() {
+	clear(m.created)
+	clear(m.set)
 }
 
-// dirtyElemVar / dirtyElemVars mark local variables the command set.
-func (s *State) dirtyElemVar(k int64, name string) {
-	if s.rt != nil {
-		s.rt.elems[k] = struct{}{}
-		addName(s.rt.elemVars, k, name)
-	}
-}
-
-func (s *State) dirtyElemVars(k int64, doc vars.Doc) {
-	for name := range doc {
-		s.dirtyElemVar(k, name)
-	}
-}
-
-func addName(m map[int64]map[string]struct{}, k int64, name string) {
-	v := m[k]
+func (m varMarks) setVar(k int64, name string) {
+	v := m.set[k]
 	if v == nil {
 		v = map[string]struct{}{}
-		m[k] = v
+		m.set[k] = v
 	}
 	v[name] = struct{}{}
 }
 
-// changedVars is the part of doc named in names (nil if none).
-func changedVars(doc vars.Doc, names map[string]struct{}) vars.Doc {
+// delta is what a record carries for entity k with variables doc: doc
+// itself if the command created k; else nil, true and the variables the
+// command set (nil if none).
+func (m varMarks) delta(k int64, doc vars.Doc) (full vars.Doc, isDelta bool, set vars.Doc) {
+	if _, created := m.created[k]; created {
+		return doc, false, nil
+	}
+	names := m.set[k]
 	if len(names) == 0 {
-		return nil
+		return nil, true, nil
 	}
-	out := make(vars.Doc, len(names))
+	set = make(vars.Doc, len(names))
 	for name := range names {
-		out[name] = doc[name]
+		set[name] = doc[name]
 	}
-	return out
+	return nil, true, set
+}
+
+// applyVarsDelta merges a record's variable delta into the variables
+// already applied (old, possibly nil).
+func applyVarsDelta(old, set vars.Doc) vars.Doc {
+	if len(set) == 0 {
+		return old
+	}
+	if old == nil {
+		old = vars.Doc{}
+	}
+	vars.Merge(old, set)
+	return old
+}
+
+// newInst / newElem mark an entity the command created (logged in full).
+func (s *State) newInst(k int64) {
+	if s.rt != nil {
+		s.rt.insts[k] = struct{}{}
+		s.rt.instVars.created[k] = struct{}{}
+	}
+}
+
+func (s *State) newElem(k int64) {
+	if s.rt != nil {
+		s.rt.elems[k] = struct{}{}
+		s.rt.elemVars.created[k] = struct{}{}
+	}
+}
+
+// dirtyVar marks a process-instance variable the command set;
+// dirtyElemVars an element instance's local variables.
+func (s *State) dirtyVar(k int64, name string) {
+	if s.rt != nil {
+		s.rt.insts[k] = struct{}{}
+		s.rt.instVars.setVar(k, name)
+	}
+}
+
+func (s *State) dirtyElemVars(k int64, names ...string) {
+	if s.rt != nil {
+		s.rt.elems[k] = struct{}{}
+		for _, name := range names {
+			s.rt.elemVars.setVar(k, name)
+		}
+	}
 }
 
 func (s *State) dirtyElem(k int64) {
@@ -503,9 +527,7 @@ func (p *Partition) encodeResults(now int64) ([]byte, error) {
 	for _, k := range sortedKeys(t.insts) {
 		if in := s.Instances[k]; in != nil {
 			ri := resInstanceOf(in, true)
-			if _, created := t.newInsts[k]; !created {
-				ri.Vars, ri.VarsDelta, ri.VarSet = nil, true, changedVars(in.Vars, t.varsSet[k])
-			}
+			ri.Vars, ri.VarsDelta, ri.VarSet = t.instVars.delta(k, in.Vars)
 			r.Insts = append(r.Insts, ri)
 		} else {
 			r.DelInsts = append(r.DelInsts, k)
@@ -514,9 +536,7 @@ func (p *Partition) encodeResults(now int64) ([]byte, error) {
 	for _, k := range sortedKeys(t.elems) {
 		if e := s.Elems[k]; e != nil {
 			re := resElem{Inst: e.InstanceKey, snapElem: snapElemOf(e)}
-			if _, created := t.newElems[k]; !created {
-				re.Vars, re.VarsDelta, re.VarSet = nil, true, changedVars(e.Vars, t.elemVars[k])
-			}
+			re.Vars, re.VarsDelta, re.VarSet = t.elemVars.delta(k, e.Vars)
 			if _, full := t.bodyFull[k]; e.Body != nil && !full {
 				b := *e.Body
 				b.Items, b.Outputs = nil, nil
@@ -661,12 +681,7 @@ func (p *Partition) applyResults(b []byte) error {
 			// the instance's own fields; its element instances stay
 			in.DefKey, in.BpmnProcessID, in.Version, in.State = ri.DefKey, ri.BpmnProcessID, ri.Version, ri.State
 			if ri.VarsDelta {
-				if in.Vars == nil {
-					in.Vars = vars.Doc{}
-				}
-				for name, v := range ri.VarSet {
-					in.Vars[name] = v
-				}
+				in.Vars = applyVarsDelta(in.Vars, ri.VarSet)
 			} else {
 				in.Vars = ri.Vars
 			}
@@ -706,13 +721,7 @@ func (p *Partition) applyResults(b []byte) error {
 			if old == nil {
 				return fmt.Errorf("results record sets local variables of element instance %d, which does not exist", e.Key)
 			}
-			e.Vars = old.Vars
-			if len(re.VarSet) > 0 {
-				if e.Vars == nil {
-					e.Vars = vars.Doc{}
-				}
-				vars.Merge(e.Vars, re.VarSet)
-			}
+			e.Vars = applyVarsDelta(old.Vars, re.VarSet)
 		}
 		if re.Partial {
 			old := s.Elems[e.Key]

@@ -146,7 +146,7 @@ func (p *Partition) mergePropagate(in *Instance, from int64, doc vars.Doc) {
 		for x := p.elem(from); from != 0 && x != nil; x = p.elem(x.ScopeKey) {
 			if old, ok := x.Vars[k]; ok && !sameValue(old, doc[k]) {
 				x.Vars[k] = doc[k]
-				p.st.dirtyElemVar(x.Key, k)
+				p.st.dirtyElemVars(x.Key, k)
 				set = true
 				break
 			}
@@ -187,7 +187,9 @@ func (p *Partition) setLocal(e *ElemInst, doc vars.Doc) {
 		e.Vars = vars.Doc{}
 	}
 	vars.Merge(e.Vars, doc)
-	p.st.dirtyElemVars(e.Key, doc)
+	for name := range doc {
+		p.st.dirtyElemVars(e.Key, name)
+	}
 }
 
 // evalMappings evaluates zeebe:input/zeebe:output mappings in order, as
