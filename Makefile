@@ -7,7 +7,7 @@ export PATH := $(ROOT)/.tools/bin:$(PATH)
 PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint generate check-generated bootstrap \
-        test-proto test-zeebe-engine test-engine test-corpus test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
+        test-proto test-tree test-engine test-corpus test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
         test-conformance test-mutation-smoke test-conformance-zeebe test-examples test-ui test-bench test-soak soak conformance conformance-zeebe conformance-peers interop engine bench bench-engine bench-storage bench-python bench-ui fuzz
 
 help: ## list the targets
@@ -43,8 +43,8 @@ test-proto: bootstrap ## contract: buf lint, breaking check, Zeebe compatibility
 engine: ## build engine-reference/bin/jobwire-engine
 	cd engine-reference && go build -o bin/jobwire-engine ./cmd/jobwire-engine
 
-test-zeebe-engine: bootstrap ## real in-memory Zeebe launcher (tools/zeebe-engine) smoke test
-	@$(PY) -m pytest -q tools/zeebe-engine/test_smoke.py --junitxml=$(RESULTS)/zeebe-engine.xml
+test-tree: bootstrap ## only sources in git: no tracked binary or build output, and the suites left git status clean (runs last)
+	@$(PY) tools/check_tree.py --self-test --clean --junit $(RESULTS)/tree.xml
 
 test-engine: bootstrap ## engine-reference: go test (race) + pyzeebe interop
 	@engine-reference/scripts/test.sh
