@@ -71,6 +71,7 @@ func dev(args []string) int {
 	pushOrder := pushOrderFlag(fs)
 	uiPort := fs.Int("ui-port", 0, "port of the live view web page on 127.0.0.1 (0 = pick a free port)")
 	noUI := fs.Bool("no-ui", false, "do not serve the live view web page")
+	noAdmin := fs.Bool("no-admin", false, "serve no admin API (its calls get UNIMPLEMENTED, as on a Zeebe gateway) and no live view")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -85,7 +86,7 @@ func dev(args []string) int {
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	cfg := engine.Config{Port: *port, DataDir: *dataDir, Partitions: *parts, NoSync: *noSync, NoLongPolling: *noLongPoll,
-		History: *history, UI: !*noUI, UIPort: *uiPort}
+		History: *history, UI: !*noUI && !*noAdmin, UIPort: *uiPort, NoAdmin: *noAdmin}
 	security(&cfg)
 	reserveSyncProcs(*parts, *noSync)
 	e, err := engine.Start(cfg)

@@ -55,7 +55,10 @@ type Config struct {
 	// AdminTokenFile: the admin API requires this bearer token. Without it
 	// the admin API is open only while the Gateway needs no token.
 	AdminTokenFile string
-	Logger         *slog.Logger
+	// NoAdmin serves no admin API at all (its calls get UNIMPLEMENTED, as on
+	// a Zeebe gateway) and no live view, which reads through it.
+	NoAdmin bool
+	Logger  *slog.Logger
 	// UI serves the live view (internal/ui) on 127.0.0.1:UIPort (0 = free port).
 	UI     bool
 	UIPort int
@@ -126,6 +129,10 @@ func Start(cfg Config) (*Engine, error) {
 		ids[i] = int32(i + 1)
 	}
 	var obs partition.Observer
+	if cfg.NoAdmin {
+		cfg.UI = false
+		e.cfg.UI = false
+	}
 	if cfg.UI {
 		e.hub = ui.NewHub(func(ctx context.Context, limit int) ([]partition.InstanceView, []partition.JobView, error) {
 			return ui.LocalSeeder(e.local)(ctx, limit)

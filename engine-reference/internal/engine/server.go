@@ -67,7 +67,9 @@ func newGatewayServer(cfg Config, gw *gateway.Gateway, auth *gateway.Auth, guard
 		srv := grpc.NewServer(opts...)
 		gsd := decodeErrorsAsInvalidArgument(withEvaluateDecision(pb.Gateway_ServiceDesc))
 		srv.RegisterService(&gsd, gw)
-		apb.RegisterAdminServiceServer(srv, admin)
+		if !cfg.NoAdmin {
+			apb.RegisterAdminServiceServer(srv, admin)
+		}
 		spb.RegisterStreamControlServiceServer(srv, gateway.StreamControl{S: gw.Streams})
 		healthpb.RegisterHealthServer(srv, hs)
 		return srv
