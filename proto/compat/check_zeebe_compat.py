@@ -12,47 +12,133 @@ different; but a message we declare must carry every one of Zeebe's fields.
 Usage:
   check_zeebe_compat.py [--ours proto/gateway.proto] [--theirs PATH]
 
-Without --theirs, Zeebe's gateway.proto is extracted from the Maven Central
-artifact io.camunda:zeebe-gateway-protocol:8.8.0, fetched with Maven itself.
+Without --theirs, Zeebe's gateway.proto is the one shipped at the root of the
+Maven Central jar io.camunda:zeebe-gateway-protocol-impl:8.8.21, whose POM
+declares the Apache License 2.0. It is fetched with Maven (POM first: the
+script refuses the artifact unless its POM declares Apache-2.0, and only then
+fetches the jar), checked against pinned SHA-256 sums and cached under
+.tools/zeebe-proto/. The `zeebe-gateway-protocol` artifact (Camunda License
+1.0) is never fetched.
 Exit code 0 when compatible, 1 with one line per difference otherwise.
 """
 from __future__ import annotations
 
 import argparse
-import os
+import hashlib
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 
 from google.protobuf import descriptor_pb2
 
-ZEEBE_ARTIFACT = "io.camunda:zeebe-gateway-protocol:8.8.0"
+# The Apache-2.0 artifact that ships gateway.proto. Pinned: a new version
+# needs its sums below (and a look at its POM's licence).
+ZEEBE_GROUP = "io.camunda"
+ZEEBE_ARTIFACT_ID = "zeebe-gateway-protocol-impl"
+ZEEBE_VERSION = "8.8.21"
+ZEEBE_ARTIFACT = f"{ZEEBE_GROUP}:{ZEEBE_ARTIFACT_ID}:{ZEEBE_VERSION}"
+POM_SHA256 = "c9d093a76236d712f2687e2ddcd2e269c5fc57c1b230b98c8c1884eabeff47d6"
+JAR_SHA256 = "ed2d58828fa9e200b0272d4d18a3f90804480677d376c756ce4bb8ec3710e733"
+PROTO_SHA256 = "4db851d26eee622f4ac6d1014b558bd07aefff91158dd3e98c8d48ce9f099b5d"
+# Under the Camunda License 1.0: never downloaded, whatever the version.
+FORBIDDEN_ARTIFACT_IDS = {"zeebe-gateway-protocol"}
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CACHE_DIR = REPO_ROOT / ".tools" / "zeebe-proto"
+# Where earlier versions of this script cached the proto taken from the
+# Camunda-License jar: removed on sight.
+LEGACY_CACHE = CACHE_DIR / "8.8.0"
+
+_APACHE_NAME = re.compile(r"^(the )?apache( software)? license,? (version )?2\.0$|^apache-2\.0$", re.I)
+_APACHE_URL = re.compile(r"^https?://(www\.)?apache\.org/licenses/LICENSE-2\.0(\.txt|\.html)?$")
 
 
-def fetch_zeebe_proto() -> Path:
-    """Returns the path of Zeebe's gateway.proto, downloading it once."""
-    target = CACHE_DIR / "8.8.0" / "gateway.proto"
-    if target.exists():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
+class LicenceError(SystemExit):
+    """The artifact's POM does not declare the Apache License 2.0."""
+
+
+def pom_licences(pom: bytes) -> list[tuple[str, str]]:
+    """(name, url) of every <licenses><license> of a POM."""
+    root = ET.fromstring(pom)
+    ns = {"m": "http://maven.apache.org/POM/4.0.0"}
+    out = []
+    for lic in root.findall("m:licenses/m:license", ns) + root.findall("licenses/license"):
+        name = (lic.findtext("m:name", "", ns) or lic.findtext("name", "")).strip()
+        url = (lic.findtext("m:url", "", ns) or lic.findtext("url", "")).strip()
+        out.append((name, url))
+    return out
+
+
+def require_apache(pom: bytes, what: str) -> None:
+    """Refuses (LicenceError) unless the POM declares exactly one licence,
+    the Apache License 2.0: its name says so, and its URL, if any, is
+    apache.org's."""
+    lics = pom_licences(pom)
+    if len(lics) != 1:
+        raise LicenceError(f"{what}: its POM declares {len(lics)} licences {lics}, expected exactly Apache-2.0; refused")
+    name, url = lics[0]
+    if not _APACHE_NAME.match(name) or (url and not _APACHE_URL.match(url)):
+        raise LicenceError(f"{what}: its POM declares the licence {name!r} ({url}), not Apache-2.0; refused")
+
+
+def _sha256(b: bytes) -> str:
+    return hashlib.sha256(b).hexdigest()
+
+
+def _check_sum(b: bytes, want: str, what: str) -> None:
+    got = _sha256(b)
+    if got != want:
+        raise SystemExit(f"{what}: sha256 {got}, pinned {want}")
+
+
+def _mvn_copy(coords: str, out: Path) -> Path:
+    """One artifact (no dependencies) into out, with Maven."""
+    artifact_id = coords.split(":")[1]
+    if artifact_id in FORBIDDEN_ARTIFACT_IDS:
+        raise LicenceError(f"{coords}: {artifact_id} is under the Camunda License 1.0 and is never downloaded")
+    subprocess.run(["mvn", "-q", "-B", "-Dstyle.color=never", "dependency:copy", f"-Dartifact={coords}", "-Dtransitive=false",
+                    f"-DoutputDirectory={out}"], check=True)
+    ext = coords.split(":")[3] if coords.count(":") >= 3 else "jar"
+    found = sorted(out.glob(f"{artifact_id}-*.{ext}"))
+    if not found:
+        raise SystemExit(f"maven did not deliver {coords}")
+    return found[0]
+
+
+def fetch_zeebe_proto(cache_dir: Path = CACHE_DIR) -> Path:
+    """Returns the path of Zeebe's gateway.proto from the Apache-2.0
+    zeebe-gateway-protocol-impl jar, downloading it once. The cached POM's
+    licence and the cached files' sums are checked on every call."""
+    if cache_dir == CACHE_DIR and LEGACY_CACHE.exists():
+        shutil.rmtree(LEGACY_CACHE)
+    target_dir = cache_dir / f"{ZEEBE_ARTIFACT_ID}-{ZEEBE_VERSION}"
+    proto, pom = target_dir / "gateway.proto", target_dir / f"{ZEEBE_ARTIFACT_ID}-{ZEEBE_VERSION}.pom"
+    if proto.exists() and pom.exists():
+        require_apache(pom.read_bytes(), ZEEBE_ARTIFACT)
+        _check_sum(pom.read_bytes(), POM_SHA256, str(pom))
+        _check_sum(proto.read_bytes(), PROTO_SHA256, str(proto))
+        return proto
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(
-            ["mvn", "-q", "-B", "dependency:copy", f"-Dartifact={ZEEBE_ARTIFACT}",
-             f"-DoutputDirectory={tmp}"],
-            check=True,
-        )
-        jars = list(Path(tmp).glob("*.jar"))
-        if not jars:
-            raise SystemExit(f"maven did not deliver {ZEEBE_ARTIFACT}")
-        with zipfile.ZipFile(jars[0]) as jar:
-            with jar.open("gateway.proto") as src, open(target, "wb") as dst:
-                shutil.copyfileobj(src, dst)
-    return target
+        # The POM first: the jar is fetched only when it declares Apache-2.0.
+        pom_bytes = _mvn_copy(f"{ZEEBE_ARTIFACT}:pom", Path(tmp)).read_bytes()
+        require_apache(pom_bytes, ZEEBE_ARTIFACT)
+        _check_sum(pom_bytes, POM_SHA256, f"{ZEEBE_ARTIFACT} POM")
+        jar_bytes = _mvn_copy(ZEEBE_ARTIFACT, Path(tmp)).read_bytes()
+        _check_sum(jar_bytes, JAR_SHA256, f"{ZEEBE_ARTIFACT} jar")
+        with zipfile.ZipFile(Path(tmp) / f"{ZEEBE_ARTIFACT_ID}-{ZEEBE_VERSION}.jar") as jar:
+            inner_pom = jar.read(f"META-INF/maven/{ZEEBE_GROUP}/{ZEEBE_ARTIFACT_ID}/pom.xml")
+            require_apache(inner_pom, f"{ZEEBE_ARTIFACT} (POM inside the jar)")
+            proto_bytes = jar.read("gateway.proto")
+        _check_sum(proto_bytes, PROTO_SHA256, f"gateway.proto of {ZEEBE_ARTIFACT}")
+    target_dir.mkdir(parents=True, exist_ok=True)
+    pom.write_bytes(pom_bytes)
+    proto.write_bytes(proto_bytes)
+    return proto
 
 
 def compile_descriptor(proto: Path) -> descriptor_pb2.FileDescriptorProto:
@@ -177,9 +263,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"INCOMPATIBLE: {p}")
     n_rpcs = sum(len(s.method) for s in ours.service)
     if problems:
-        print(f"{len(problems)} incompatibilities with Zeebe 8.8 gateway.proto")
+        print(f"{len(problems)} incompatibilities with the gateway.proto of {ZEEBE_ARTIFACT}")
         return 1
-    print(f"compatible with Zeebe 8.8: {n_rpcs} RPCs, {len(ours.message_type)} messages checked")
+    print(f"compatible with the gateway.proto of {ZEEBE_ARTIFACT}: {n_rpcs} RPCs, {len(ours.message_type)} messages checked")
     return 0
 
 

@@ -1,4 +1,6 @@
-"""Tests of the contract: Zeebe compatibility, buf hygiene, generated code."""
+"""Tests of the contract: Zeebe compatibility (against the gateway.proto of
+the Apache-2.0 io.camunda:zeebe-gateway-protocol-impl jar), buf hygiene,
+generated code."""
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,6 +17,56 @@ BUF = str(ROOT / "tools" / "node_modules" / ".bin" / "buf")
 @pytest.fixture(scope="session")
 def zeebe_proto() -> Path:
     return compat.fetch_zeebe_proto()
+
+
+def test_reference_is_the_apache_licensed_artifact(zeebe_proto):
+    """The reference proto comes from zeebe-gateway-protocol-impl, whose
+    cached POM declares Apache-2.0; the Camunda-License artifact is refused."""
+    assert compat.ZEEBE_ARTIFACT_ID == "zeebe-gateway-protocol-impl"
+    pom = zeebe_proto.parent / f"{compat.ZEEBE_ARTIFACT_ID}-{compat.ZEEBE_VERSION}.pom"
+    assert compat.pom_licences(pom.read_bytes()) == [("Apache License, Version 2.0",
+                                                      "http://www.apache.org/licenses/LICENSE-2.0")]
+    with pytest.raises(compat.LicenceError, match="Camunda License"):
+        compat._mvn_copy(f"io.camunda:zeebe-gateway-protocol:{compat.ZEEBE_VERSION}", ROOT / "does-not-matter")
+
+
+_POM = """<?xml version="1.0"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion><groupId>io.camunda</groupId><artifactId>x</artifactId><version>1</version>
+  {licenses}
+</project>"""
+_LIC = "<license><name>{}</name><url>{}</url></license>"
+
+
+@pytest.mark.parametrize("licenses,expect", [
+    ("<licenses>" + _LIC.format("Camunda License 1.0", "https://camunda.com/legal/terms/camunda-platform/camunda-platform-8-self-managed/") + "</licenses>", "Camunda License 1.0"),
+    ("<licenses>" + _LIC.format("Zeebe Community License Version 1.1", "https://zeebe.io/legal/zeebe-community-license-1.1") + "</licenses>", "Zeebe Community"),
+    ("<licenses>" + _LIC.format("Apache License, Version 2.0", "https://camunda.com/legal/") + "</licenses>", "not Apache-2.0"),
+    ("<licenses>" + _LIC.format("Apache License, Version 2.0", "http://www.apache.org/licenses/LICENSE-2.0")
+     + _LIC.format("Camunda License 1.0", "") + "</licenses>", "2 licences"),
+    ("", "0 licences"),
+])
+def test_refuses_a_pom_without_apache_2(licenses, expect):
+    with pytest.raises(compat.LicenceError, match=expect):
+        compat.require_apache(_POM.format(licenses=licenses).encode(), "io.camunda:x:1")
+
+
+def test_accepts_apache_2_pom():
+    for name, url in [("Apache License, Version 2.0", "http://www.apache.org/licenses/LICENSE-2.0"),
+                      ("The Apache Software License, Version 2.0", "https://www.apache.org/licenses/LICENSE-2.0.txt"),
+                      ("Apache-2.0", "")]:
+        compat.require_apache(_POM.format(licenses="<licenses>" + _LIC.format(name, url) + "</licenses>").encode(), "x")
+
+
+def test_cached_pom_with_another_licence_is_refused(tmp_path, zeebe_proto):
+    """The licence is checked on every use, cached copy included."""
+    cache = tmp_path / "cache"
+    shutil.copytree(zeebe_proto.parent, cache / zeebe_proto.parent.name)
+    assert compat.fetch_zeebe_proto(cache) == cache / zeebe_proto.parent.name / "gateway.proto"
+    pom = cache / zeebe_proto.parent.name / f"{compat.ZEEBE_ARTIFACT_ID}-{compat.ZEEBE_VERSION}.pom"
+    pom.write_text(pom.read_text().replace("Apache License, Version 2.0", "Camunda License 1.0"))
+    with pytest.raises(compat.LicenceError, match="Camunda License 1.0"):
+        compat.fetch_zeebe_proto(cache)
 
 
 def test_gateway_proto_matches_zeebe(zeebe_proto):
