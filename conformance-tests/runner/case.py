@@ -239,11 +239,15 @@ class Case:
     """One scenario run for one SDK. Owns the driver, optionally its own
     engine and a proxy; evaluates facts."""
 
-    def __init__(self, sc: Scenario, sdk: str, target, workdir: Path, uid: str):
+    def __init__(self, sc: Scenario, sdk: str, target, workdir: Path, uid: str, run_id: str = ""):
         self.sc, self.sdk, self.target, self.workdir = sc, sdk, target, workdir
         short = sc.name.split("/")[1][:24].strip("-")
-        self.job_type = f"jw-{short}-{sdk}-{uid}"
-        self.process_id = f"p-{short}-{sdk}-{uid}"
+        if run_id:  # a shared gateway: every name starts with the run's prefix
+            self.job_type = f"jwc-{run_id}-{short}-{sdk}-{uid}"
+            self.process_id = f"jwc-{run_id}-p-{short}-{sdk}-{uid}"
+        else:
+            self.job_type = f"jw-{short}-{sdk}-{uid}"
+            self.process_id = f"p-{short}-{sdk}-{uid}"
         self.subs = {"jobType": self.job_type, "processId": self.process_id}
         self.data = substitute(sc.data, self.subs)
         self.clients = None

@@ -343,3 +343,25 @@ def incident_names_size_limit(case):
         assert "4 MiB" in j.error_message and "bytes" in j.error_message, \
             f"error message {j.error_message!r} does not name the size and the 4 MiB limit"
     case.note(f"incident message: {failed[0].error_message[:200]}")
+
+
+def each_instance_echoes_its_sequence_number(case):
+    """delivery/many-instances-round-trip: every instance completed with `echo` equal to its own
+    sequence number (an integer beyond 2^53 that went through the SDK's parsed variables), each number
+    exactly once: no job lost, none mixed up with another's, no digit rounded."""
+    seq = getattr(case, "sequence", None)
+    assert seq, "the scenario created no `sequence` instances"
+    name = seq["name"]
+    if case.has_admin:
+        pb = case.clients.ad_pb
+        done = [json.loads(i.variables or "{}") for i in case.instances()
+                if i.state == pb.PROCESS_INSTANCE_STATE_COMPLETED]
+    else:  # the with-result answers
+        with case._wr_lock:
+            done = [json.loads(h["variables"]) for h in case.with_result if h.get("ok")]
+    bad = [v for v in done if v.get("echo") != int(v.get(f"{name}Text", -1)) or v.get(name) != v.get("echo")]
+    assert not bad, f"{len(bad)} instances completed with another value than their own, e.g. {bad[0]}"
+    got = sorted(int(v[f"{name}Text"]) for v in done)
+    assert len(got) == len(set(got)), "an instance completed twice"
+    missing = seq["values"] - set(got)
+    assert not missing, f"{len(missing)} of {len(seq['values'])} instances did not complete"

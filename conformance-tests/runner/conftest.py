@@ -20,6 +20,9 @@ import report  # noqa: E402
 from execute import DRIVERS, PEERS, Target  # noqa: E402
 
 REFERENCE_CAPS = {"admin", "proxy", "restart", "tls", "oauth", "long_polling", "streaming", "timers"}
+# an external gateway (a Camunda 8 cluster, or `jobwire-engine dev --no-admin`): no admin API, no fault
+# proxy, no engine of the runner's own (restart, tls/oauth/mtls variants, cluster faults)
+EXTERNAL_CAPS = {"long_polling", "streaming", "timers"}
 
 
 def pytest_addoption(parser):
@@ -29,14 +32,19 @@ def pytest_addoption(parser):
     g.addoption("--scenario", default="", help="comma-separated scenario names or prefixes (e.g. polling/)")
     g.addoption("--gateway-address", default="", help="HOST:PORT of an external Zeebe-compatible gateway; "
                                                       "cases needing admin/faults are skipped")
-    g.addoption("--target-name", default="", help="label for the target in the report (e.g. zeebe)")
-    g.addoption("--zeebe", action="store_true", help="start the real in-memory Zeebe engine "
-                                                     "(tools/zeebe-engine/start.sh) and run against it")
+    g.addoption("--external", action="store_true", help="run against the external gateway of the ZEEBE_* "
+                                                        "environment variables (address, TLS, OAuth); cases "
+                                                        "needing admin/faults are skipped")
+    g.addoption("--external-caps", default=",".join(sorted(EXTERNAL_CAPS)),
+                help="capabilities the external gateway offers (default: %(default)s)")
+    g.addoption("--run-id", default="", help="prefix of every process id and job type this run creates "
+                                             "(default: a fresh one)")
+    g.addoption("--target-name", default="", help="label for the target in the report (e.g. external)")
     g.addoption("--no-cluster", action="store_true", help="do not offer the multi-process cluster "
                                                           "(`engine: cluster` scenarios are skipped)")
     g.addoption("--compare-report", default="", help="a jobwire matrix (matrix.md of `make conformance`) to set "
                                                      "the official clients' columns beside (conformance-peers)")
-    g.addoption("--report-dir", default=str(HERE.parent / "report"), help="where matrix.md/.html go")
+    g.addoption("--report-dir", default="", help="where matrix.md/.html/.json go (default $RESULTS/conformance-report)")
     g.addoption("--work-dir", default="", help="logs and data of each case (default $RESULTS/conformance)")
 
 
@@ -89,26 +97,29 @@ def work_dir(request):
 @pytest.fixture(scope="session")
 def target(request, work_dir):
     gw = request.config.getoption("--gateway-address")
-    zeebe = None
-    if request.config.getoption("--zeebe") and not gw:
-        zeebe = harness.ZeebeEngine(work_dir / "zeebe-engine.log").start()
-        gw = zeebe.address
+    settings = None
+    if request.config.getoption("--external"):
+        settings = harness.GatewaySettings()
+        problems = settings.problems()
+        if problems:
+            pytest.exit("external gateway: " + "; ".join(problems), returncode=4)
+        gw = settings.address
+    elif gw:
+        settings = harness.GatewaySettings({"ZEEBE_ADDRESS": gw, "ZEEBE_INSECURE_CONNECTION": "true"})
     if gw:
-        caps = {"streaming"}
-        kind = request.config.getoption("--target-name") or ("zeebe" if zeebe else "external")
+        caps = {c for c in request.config.getoption("--external-caps").split(",") if c}
+        kind = request.config.getoption("--target-name") or "external"
     else:
         caps = set(REFERENCE_CAPS)
         kind = "reference"
         # scenarios with `engine: cluster` start their own multi-process cluster
         if harness.cluster_supported() and not request.config.getoption("--no-cluster"):
             caps.add("cluster")
-    t = Target(work_dir / "shared", gw or None, kind, caps)
+    t = Target(work_dir / "shared", gw or None, kind, caps, settings=settings)
     (work_dir / "shared").mkdir(exist_ok=True)
     request.config._jw_target = t
     yield t
     t.close()
-    if zeebe:
-        zeebe.stop()
     harness.kill_all()
 
 
@@ -120,6 +131,20 @@ def load_expectations(sdk: str) -> dict:
 
 
 # ------------------------------------------------------------------ report
+def report_dir(config) -> Path:
+    d = config.getoption("--report-dir")
+    return Path(d) if d else Path(os.environ.get("RESULTS", str(harness.REPO / ".test-results"))) / "conformance-report"
+
+
+def run_id(config) -> str:
+    """Every process id and job type of this run starts with it (plus the case's own random part), so a
+    shared cluster tells this run's processes apart from anything else deployed there."""
+    if not getattr(config, "_jw_run_id", None):
+        config._jw_run_id = config.getoption("--run-id") or os.environ.get("JOBWIRE_CONFORMANCE_RUN_ID") or \
+            time.strftime("%m%d%H%M", time.gmtime()) + os.urandom(2).hex()[:3]
+    return config._jw_run_id
+
+
 def pytest_configure(config):
     config._jw_rows = {}
     config._jw_t0 = time.time()
@@ -163,6 +188,10 @@ def pytest_sessionfinish(session, exitstatus):
     if not rows and not ran_matrix:
         return
     t = getattr(session.config, "_jw_target", None)
-    report.write(Path(session.config.getoption("--report-dir")), list(rows.values()),
+    extra = {}
+    if t is not None and t.settings is not None:
+        extra = {"gateway": t.settings.describe(), "run_id": run_id(session.config),
+                 "capabilities": sorted(t.capabilities)}
+    report.write(report_dir(session.config), list(rows.values()),
                  target=t.kind if t else "?", wall=time.time() - session.config._jw_t0,
-                 compare=session.config.getoption("--compare-report") or None)
+                 compare=session.config.getoption("--compare-report") or None, extra=extra)

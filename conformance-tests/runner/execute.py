@@ -33,10 +33,12 @@ class Target:
     """Where cases run: the shared reference engine (started lazily, once per
     session) or an external Zeebe-compatible gateway."""
 
-    def __init__(self, workdir: Path, gateway_address: str | None, kind: str, capabilities: set[str]):
+    def __init__(self, workdir: Path, gateway_address: str | None, kind: str, capabilities: set[str],
+                 settings=None):
         self.workdir = workdir
         self.external = gateway_address
-        self.kind = kind  # "reference" | "external" | "zeebe"
+        self.settings = settings  # harness.GatewaySettings of an external gateway (TLS, OAuth)
+        self.kind = kind  # "reference" | "external"
         self.capabilities = capabilities
         self._engine: Engine | None = None
         self._clients: Clients | None = None
@@ -50,7 +52,7 @@ class Target:
         with self._lock:
             if self.external:
                 if self._clients is None:
-                    self._clients = Clients(self.external, admin=False)
+                    self._clients = Clients(self.external, admin=False, settings=self.settings)
                     self._clients.wait_ready(60)
                 return self.external, self._clients
             if self._engine is not None and self._engine.alive() and not self._responsive():
@@ -93,8 +95,8 @@ def _on_alarm(signum, frame):
     raise CaseTimeout("case exceeded its time budget (scenario timeout_s); something hung")
 
 
-def run_case(sc: Scenario, sdk: str, target: Target, workdir: Path, uid: str) -> Case:
-    case = Case(sc, sdk, target, workdir, uid)
+def run_case(sc: Scenario, sdk: str, target: Target, workdir: Path, uid: str, run_id: str = "") -> Case:
+    case = Case(sc, sdk, target, workdir, uid, run_id)
     d = case.data
     own_engine = d.get("engine", "shared")
     # a hard per-case budget, so a hung engine or driver cannot stall the matrix
@@ -176,7 +178,9 @@ def _run_case(case, sc, target, workdir, d, own_engine) -> Case:
         # ---------------------------------------------------------- driver
         env = base_env()
         env["ZEEBE_ADDRESS"] = address
-        if ca_path:
+        if target.external and target.settings is not None and own_engine == "shared":
+            env.update(target.settings.driver_env())
+        elif ca_path:
             env["ZEEBE_INSECURE_CONNECTION"] = "false"
             env["ZEEBE_CA_CERTIFICATE_PATH"] = str(driver_ca)
             cc = getattr(case, "driver_client_cert", None)
@@ -235,6 +239,12 @@ def teardown(case: Case):
             case.clients.a("ClearFaults", case.clients.ad_pb.ClearFaultsRequest())
         except Exception as e:  # noqa: BLE001 - the next case's engine probe replaces a dead engine
             case.note(f"clearing faults failed: {e}")
+    if case.target.external and not case.engine and not case.cluster and case.clients:
+        try:
+            clean_up_external(case)
+        except Exception as e:  # noqa: BLE001
+            case.note(f"clean-up failed: {e}")
+            case.cleanup_problem = str(e)
     if case.proxy:
         case.proxy.stop()
     if case.engine or case.cluster:
@@ -247,6 +257,44 @@ def teardown(case: Case):
     case.log_path = case.workdir / "case.log"
     case.log_path.write_text("\n".join(case.log) + "\n\nresults:\n" + "\n".join(
         f"  {r[3]:9} {r[0]} expected {r[1]!r} got {r[2]!r}" for r in case.results) + "\n")
+
+
+def clean_up_external(case: Case, rounds: int = 10):
+    """On an external gateway the runner has no admin API: it cancels every
+    process instance of this case that may still run, and touches nothing
+    else. It knows them from (a) the instance keys of the jobs the driver
+    started (`processInstanceKey` in job_start), (b) a sweep that activates
+    what is left of the case's own, unique job type, and skips (c) the ones a
+    with-result call saw complete. NOT_FOUND on cancel means already ended."""
+    import grpc
+    completed = set()
+    with case._wr_lock:
+        for h in case.with_result:
+            if h.get("ok") and h.get("key"):
+                completed.add(int(h["key"]))
+    keys = {int(e["processInstanceKey"]) for e in case.events("job_start") if e.get("processInstanceKey")}
+    swept = 0
+    types = {case.job_type} | {st["start_worker"].get("jobType") for st in case.data.get("steps") or []
+                               if "start_worker" in st and st["start_worker"].get("jobType")}
+    for jt in sorted(types):
+        for _ in range(rounds):
+            jobs = case.clients.activate_jobs(jt)
+            swept += len(jobs)
+            keys |= {j.processInstanceKey for j in jobs}
+            if not jobs:
+                break
+    cancelled = ended = 0
+    for k in sorted(keys - completed):
+        try:
+            case.clients.cancel_instance(k)
+            cancelled += 1
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.NOT_FOUND:
+                raise
+            ended += 1
+    case.cancelled_instances = cancelled
+    case.note(f"clean-up: {cancelled} instances cancelled ({ended} had already ended, {len(completed)} completed; "
+              f"{swept} leftover jobs of {', '.join(sorted(types))} swept)")
 
 
 # ------------------------------------------------------------------ steps
@@ -287,6 +335,13 @@ def _create_instances(case: Case, a):
     insts = a.get("instances") or [a.get("variables") or {}] * int(a.get("count", 1))
     if a.get("pad_bytes"):
         insts = [{**v, "pad": "x" * int(a["pad_bytes"])} for v in insts]
+    if a.get("sequence"):
+        # `sequence: {name: n, start: N}`: instance i gets n = N + i, its decimal text in nText and a
+        # jwBehavior completing with {echo: N + i} (read through the SDK's parsed variables)
+        name, start = a["sequence"].get("name", "n"), int(a["sequence"]["start"])
+        insts = [{**v, name: start + i, f"{name}Text": str(start + i),
+                  "jwBehavior": [{"complete": {"echo": start + i}}]} for i, v in enumerate(insts)]
+        case.sequence = {"name": name, "values": {start + i for i in range(len(insts))}}
     pid = a.get("process", case.process_id)
     if a.get("background"):
         return _create_in_background(case, pid, insts, float(a.get("rate_per_s", 20)))
@@ -302,7 +357,7 @@ def _create_instances(case: Case, a):
             def call(v=v, holder=holder):
                 try:
                     r = case.clients.create_instance_with_result(pid, v, tmo)
-                    holder.update(ok=True, variables=r.variables or "{}")
+                    holder.update(ok=True, variables=r.variables or "{}", key=r.processInstanceKey)
                 except Exception as e:  # noqa: BLE001
                     holder.update(ok=False, error=str(e))
                 holder["done"] = True
@@ -330,13 +385,16 @@ def _create_closed_loop(case: Case, pid: str, insts: list, in_flight: int):
                     return
                 _, v = todo.pop(0)
             try:
-                case.clients.create_instance_with_result(pid, {**v, "jwCreatedMs": int(time.time() * 1000)}, tmo)
+                r = case.clients.create_instance_with_result(pid, {**v, "jwCreatedMs": int(time.time() * 1000)}, tmo)
             except Exception as e:  # noqa: BLE001
                 with lock:
                     errors.append(str(e))
                 return
             with lock:
                 case.created += 1
+            with case._wr_lock:  # the no-admin facts (instances.completed, instances.var) read these
+                case.with_result.append({"done": True, "ok": True, "variables": r.variables or "{}",
+                                         "key": r.processInstanceKey})
     threads = [threading.Thread(target=loop, daemon=True) for _ in range(max(1, in_flight))]
     for t in threads:
         t.start()

@@ -78,7 +78,12 @@ def _comparison(rows: list[dict], compare: Path) -> list[str]:
     return md
 
 
-def write(out: Path, rows: list[dict], target: str, wall: float, compare: Path | str | None = None):
+def write(out: Path, rows: list[dict], target: str, wall: float, compare: Path | str | None = None,
+          extra: dict | None = None, name: str = "matrix"):
+    """Writes <name>.md, <name>.json and <name>.html into out. extra (an external gateway's run):
+    {"gateway": its description (never a secret), "run_id": the prefix of every name the run
+    created, "capabilities": what the target offers}."""
+    extra = extra or {}
     out.mkdir(parents=True, exist_ok=True)
     sdks = sorted({r["sdk"] for r in rows})
     scenarios = sorted({r["scenario"] for r in rows})
@@ -92,6 +97,10 @@ def write(out: Path, rows: list[dict], target: str, wall: float, compare: Path |
     md = [f"# Conformance matrix ({target})", "",
           f"Generated {stamp} by `conformance-tests/runner` in {wall:.0f} s. "
           "Skips are never counted as passes.", "",
+          *([f"Gateway: {extra['gateway']}. Run id `{extra.get('run_id', '')}`: every process id and job type "
+             f"this run created starts with `jwc-{extra.get('run_id', '')}-`. Capabilities offered: "
+             f"{', '.join(extra.get('capabilities') or []) or 'none'}; a scenario needing another one is "
+             "skipped and names it.", ""] if extra.get("gateway") else []),
           *(["**No SDK driver found** under `conformance-tests/drivers/*/run`: nothing to run.", ""]
             if not rows else []),
           "| SDK | driver version | passed | failed | skipped | expected-failure | seconds |",
@@ -118,8 +127,9 @@ def write(out: Path, rows: list[dict], target: str, wall: float, compare: Path |
         md += [f"- {s} `{sc}`: {u}" for s, sc, u in unchecked]
     comparison = _comparison(rows, Path(compare)) if compare and Path(compare).is_file() and rows else []
     md += comparison
-    (out / "matrix.md").write_text("\n".join(md) + "\n")
-    (out / "matrix.json").write_text(json.dumps({"target": target, "wall": wall, "rows": rows}, indent=1) + "\n")
+    (out / f"{name}.md").write_text("\n".join(md) + "\n")
+    (out / f"{name}.json").write_text(json.dumps({"target": target, "wall": wall, **extra, "rows": rows},
+                                                indent=1) + "\n")
 
     color = {"passed": "#d4f7d4", "failed": "#f7d4d4", "skipped": "#eeeeee", "expected-failure": "#f7efd0"}
     h = ["<!doctype html><meta charset=utf-8><title>jobwire conformance</title>",
@@ -161,28 +171,38 @@ def write(out: Path, rows: list[dict], target: str, wall: float, compare: Path |
             h.append("<tr>" + "".join(f"<td>{html.escape(c.strip())}</td>" for c in ln.strip("| ").split(" | ")) + "</tr>")
         elif ln:
             h.append(("</table>" if ln.startswith("Scenarios") else "") + f"<p>{html.escape(ln)}</p>")
-    (out / "matrix.html").write_text("\n".join(h) + "\n")
+    (out / f"{name}.html").write_text("\n".join(h) + "\n")
 
 
-def merge(out: Path, parts: list[Path], compare: Path | None = None):
+def merge(out: Path, parts: list[Path], compare: Path | None = None, name: str = "matrix"):
     """One report from several runs' matrix.json (e.g. one run per peer column, run side by side)."""
-    rows, wall, target = [], 0.0, "?"
+    rows, wall, target, extra = [], 0.0, "?", {}
     for p in parts:
-        d = json.loads((p / "matrix.json").read_text())
+        f = p / "matrix.json"
+        if not f.is_file():
+            print(f"report.py: {f} missing (that run wrote no report)", file=sys.stderr)
+            continue
+        d = json.loads(f.read_text())
         rows += d["rows"]
         wall = max(wall, d["wall"])
         target = d["target"]
-    write(out, rows, target, wall, compare)
+        extra = {k: d[k] for k in ("gateway", "run_id", "capabilities") if k in d} or extra
+    write(out, rows, target, wall, compare, extra=extra, name=name)
 
 
 if __name__ == "__main__":
-    # python report.py merge OUT_DIR PART_DIR... [--compare matrix.md]
+    # python report.py merge OUT_DIR PART_DIR... [--compare matrix.md] [--name report]
     a = sys.argv[1:]
     cmp_ = None
+    name = "matrix"
+    if "--name" in a:
+        i = a.index("--name")
+        name = a[i + 1]
+        del a[i:i + 2]
     if "--compare" in a:
         i = a.index("--compare")
         cmp_ = Path(a[i + 1])
         del a[i:i + 2]
     if not a or a[0] != "merge" or len(a) < 3:
         sys.exit("usage: report.py merge OUT_DIR PART_DIR... [--compare matrix.md]")
-    merge(Path(a[1]), [Path(x) for x in a[2:]], cmp_)
+    merge(Path(a[1]), [Path(x) for x in a[2:]], cmp_, name)

@@ -281,7 +281,7 @@ class Worker:
         t0 = time.time()
         variables = json.loads(job.variables or "{}")
         steps = variables.get("jwBehavior") if isinstance(variables.get("jwBehavior"), list) else self.behavior
-        emit("job_start", worker=self.id, key=key, type=job.type, retries=job.retries, activation=activation,
+        emit("job_start", worker=self.id, key=key, processInstanceKey=str(job.processInstanceKey), type=job.type, retries=job.retries, activation=activation,
              variables=job.variables, deadline=job.deadline)
         stop_extend = threading.Event()
         if self.auto_extend:

@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from conftest import load_expectations
+from conftest import load_expectations, run_id
 from execute import run_case
 
 
@@ -26,9 +26,11 @@ def test_scenario(matrix_case, target, work_dir, request):
     wd.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     try:
-        case = run_case(sc, sdk, target, wd, uuid.uuid4().hex[:6])
+        case = run_case(sc, sdk, target, wd, uuid.uuid4().hex[:6], run_id(request.config) if target.external else "")
         request.node._jw_unchecked = case.unchecked
         request.node._jw_version = getattr(case, "sdk_version", "")
+        if getattr(case, "cleanup_problem", None):
+            pytest.fail(f"the case passed but its clean-up failed (instances may still run): {case.cleanup_problem}")
     finally:
         request.node._jw_seconds = time.monotonic() - t0
         request.node._jw_log = str(wd)

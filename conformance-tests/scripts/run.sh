@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
-# The conformance suite (body of `make conformance`, `make test-conformance`
-# and, with --zeebe, `make conformance-zeebe`).
+# The conformance suite (body of `make conformance`, `make test-conformance`,
+# `make conformance-external` and `make conformance-report`).
 #
 #   conformance-tests/scripts/run.sh            reference engine: runner lint + proxy tests +
 #                                               runner self-test + the SDK x scenario matrix
-#   conformance-tests/scripts/run.sh --zeebe    the matrix against the real in-memory Zeebe engine
-#                                               (tools/zeebe-engine), scenarios needing admin/faults skipped
+#   conformance-tests/scripts/run.sh --external the external-gateway lane: every scenario needing neither
+#                                               the admin API nor the fault proxy, every SDK, against the
+#                                               gateway of ZEEBE_ADDRESS (+ ZEEBE_CLIENT_ID/SECRET,
+#                                               ZEEBE_AUTHORIZATION_SERVER_URL, ZEEBE_TOKEN_AUDIENCE,
+#                                               ZEEBE_CA_CERTIFICATE_PATH); report in
+#                                               $RESULTS/conformance-external/report.md
+#   conformance-tests/scripts/run.sh --external --local-engine
+#                                               the same against a `jobwire-engine dev --no-admin` with TLS
+#                                               and OAuth started here (`make test-conformance-external`)
+#   conformance-tests/scripts/run.sh --publish  the whole matrix, then (only if it ran to the end) copies
+#                                               its report to conformance-tests/report/ (`make conformance-report`)
 #   conformance-tests/scripts/run.sh --peers    the official clients' reference columns (peers/*/run,
 #                                               expectations/official-*.yaml) on the reference engine,
 #                                               report in report/peers/ beside the jobwire matrix
 #   any other arguments go to pytest, e.g. --sdk go --scenario streaming/ -x
 #
 # Writes JUnit XML to $RESULTS/conformance/ (two lanes run side by side: go,python and
-# node,java; CONFORMANCE_LANES=1 or any pytest argument runs one lane into conformance.xml;
-# conformance-zeebe.xml with --zeebe)
-# and the matrix to conformance-tests/report/ (report/zeebe/ with --zeebe).
+# node,java; CONFORMANCE_LANES=1 or any pytest argument runs one lane into conformance.xml)
+# and the matrix to $RESULTS/conformance-report/ (test runs never write into the tree).
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
@@ -23,38 +31,45 @@ mkdir -p "$RESULTS"
 PY="$ROOT/.tools/venv/bin/python"
 [ -x "$PY" ] || "$ROOT/tools/bootstrap.sh"
 
-ZEEBE=0; PEERS=0; ARGS=()
+EXTERNAL=0; PEERS=0; PUBLISH=0; ARGS=()
 for a in "$@"; do
-  if [ "$a" = "--zeebe" ]; then ZEEBE=1; elif [ "$a" = "--peers" ]; then PEERS=1; else ARGS+=("$a"); fi
+  case "$a" in
+    --external) EXTERNAL=1 ;;
+    --peers) PEERS=1 ;;
+    --publish) PUBLISH=1 ;;
+    *) ARGS+=("$a") ;;
+  esac
 done
 
 cd "$HERE/runner"
-if [ "$ZEEBE" = 1 ]; then
-  exec "$PY" -m pytest -q -rs test_conformance.py --zeebe --report-dir "$HERE/report/zeebe" \
-    --junitxml="$RESULTS/conformance-zeebe.xml" --work-dir "$RESULTS/conformance-zeebe" ${ARGS[@]+"${ARGS[@]}"}
-fi
-if [ ! -x "$ROOT/engine-reference/bin/jobwire-engine" ]; then
+if [ ! -x "$ROOT/engine-reference/bin/jobwire-engine" ] || { [ "$EXTERNAL" = 1 ] && \
+    ! "$ROOT/engine-reference/bin/jobwire-engine" dev --help 2>&1 | grep -q -- -no-admin; }; then
   (cd "$ROOT/engine-reference" && go build -o bin/jobwire-engine ./cmd/jobwire-engine) || exit 1
 fi
+if [ "$EXTERNAL" = 1 ]; then
+  exec "$PY" external.py ${ARGS[@]+"${ARGS[@]}"}
+fi
+REPORT="$RESULTS/conformance-report"
 if [ "$PEERS" = 1 ]; then
   # the pinned installs of bench/ (Go module, npm lockfile, venv, Maven) serve these drivers too
   "$ROOT/bench/drivers/node/run" --build-only >&2 && "$ROOT/bench/drivers/java/run" --build-only >&2 \
     && "$ROOT/bench/go/run" --build-only >&2 && "$ROOT/bench/bootstrap.sh" >&2 || exit 1
   exec "$PY" -m pytest -q -rs test_conformance.py --sdk peers --report-dir "$HERE/report/peers" \
-    --compare-report "$HERE/report/matrix.md" --junitxml="$RESULTS/conformance-peers.xml" \
+    --compare-report "$([ -f "$REPORT/matrix.md" ] && echo "$REPORT/matrix.md" || echo "$HERE/report/matrix.md")" \
+    --junitxml="$RESULTS/conformance-peers.xml" \
     --work-dir "$RESULTS/conformance-peers" ${ARGS[@]+"${ARGS[@]}"}
 fi
-RUNNER_TESTS=(test_scenarios_lint.py test_proxy.py test_selftest.py test_peer_smoke.py)
+RUNNER_TESTS=(test_scenarios_lint.py test_proxy.py test_selftest.py test_peer_smoke.py test_external.py)
 LANES="${CONFORMANCE_LANES:-2}"
 if [ "${#ARGS[@]}" -gt 0 ] || [ "$LANES" = 1 ]; then
-  exec "$PY" -m pytest -q -rs "${RUNNER_TESTS[@]}" test_conformance.py \
+  exec "$PY" -m pytest -q -rs "${RUNNER_TESTS[@]}" test_conformance.py --report-dir "$REPORT" \
     --junitxml="$RESULTS/conformance.xml" ${ARGS[@]+"${ARGS[@]}"}
 fi
 
 # The whole matrix in two lanes side by side. Most scenarios wait (idle windows, time-outs,
 # restarts) rather than compute, so two lanes take a little over half the time of one.
 # Each lane has its own shared engine, work dir, JUnit file and report part; the parts are
-# merged into report/matrix.md at the end. CONFORMANCE_LANES=1 runs one lane.
+# merged into $RESULTS/conformance-report/matrix.md at the end. CONFORMANCE_LANES=1 runs one lane.
 PARTS="$RESULTS/conformance-parts"
 rm -rf "$PARTS" "$RESULTS/conformance"; mkdir -p "$PARTS" "$RESULTS/conformance"
 lane() {  # lane NAME SDKS [extra test files...]
@@ -73,6 +88,11 @@ lane a "$LANE_A" "${RUNNER_TESTS[@]}" & PA=$!
 lane b "$LANE_B" & PB=$!
 wait "$PA"; RA=$?
 wait "$PB"; RB=$?
-"$PY" report.py merge "$HERE/report" "$PARTS/a" "$PARTS/b" || RA=1
-echo "conformance lanes: $LANE_A exit $RA; $LANE_B exit $RB; matrix: conformance-tests/report/matrix.md"
+"$PY" report.py merge "$REPORT" "$PARTS/a" "$PARTS/b" || RA=1
+echo "conformance lanes: $LANE_A exit $RA; $LANE_B exit $RB; matrix: $REPORT/matrix.md"
+if [ "$PUBLISH" = 1 ] && [ -f "$REPORT/matrix.md" ]; then
+  # the published matrix: a whole run (every SDK, every scenario), failures included
+  cp "$REPORT/matrix.md" "$REPORT/matrix.html" "$REPORT/matrix.json" "$HERE/report/"
+  echo "published: conformance-tests/report/matrix.md"
+fi
 [ "$RA" -eq 0 ] && [ "$RB" -eq 0 ]

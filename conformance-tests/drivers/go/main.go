@@ -230,7 +230,7 @@ func grpcCodeName(s string) string {
 func (d *driver) handle(ctx context.Context, rw *runningWorker, behavior []json.RawMessage, job *jobwire.Job) (result any, err error) {
 	start := time.Now()
 	key := strconv.FormatInt(job.Key, 10)
-	d.out.emit("job_start", map[string]any{"worker": rw.id, "key": key, "type": job.Type, "retries": job.Retries,
+	d.out.emit("job_start", map[string]any{"worker": rw.id, "key": key, "processInstanceKey": strconv.FormatInt(job.ProcessInstanceKey, 10), "type": job.Type, "retries": job.Retries,
 		"activation": job.Activation, "variables": string(job.VariablesJSON()), "deadline": job.Deadline.UnixMilli()})
 	outcome := "completed"
 	defer func() {

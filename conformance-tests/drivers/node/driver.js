@@ -138,7 +138,7 @@ function startWorker(cmd) {
     jobType: cmd.jobType,
     handler: async (job, { signal }) => {
       const t0 = Date.now()
-      emit('job_start', { worker: id, key: job.key, type: job.type, retries: job.retries, activation: job.activation, variables: job.variablesJson, deadline: job.deadline })
+      emit('job_start', { worker: id, key: job.key, processInstanceKey: String(job.processInstanceKey), type: job.type, retries: job.retries, activation: job.activation, variables: job.variablesJson, deadline: job.deadline })
       const steps = Array.isArray(job.variables.jwBehavior) ? job.variables.jwBehavior : behavior
       let outcome = 'completed'
       try {

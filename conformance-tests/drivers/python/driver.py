@@ -165,7 +165,7 @@ class Driver:
 
         async def handler(job: Job) -> Any:
             t0 = time.monotonic()
-            emit("job_start", worker=wid, key=str(job.key), type=job.type, retries=job.retries, activation=job.activation,
+            emit("job_start", worker=wid, key=str(job.key), processInstanceKey=str(job.process_instance_key), type=job.type, retries=job.retries, activation=job.activation,
                  variables=job.variables_json, deadline=job.deadline)
             steps = job.variables.get("jwBehavior")
             if not isinstance(steps, list):

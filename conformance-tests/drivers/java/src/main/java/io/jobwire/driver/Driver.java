@@ -223,7 +223,7 @@ public final class Driver {
 
   static Object handleJob(String id, Job job, JsonNode behavior, Gate gate) throws Exception {
     long t0 = System.currentTimeMillis();
-    ObjectNode start = f().put("worker", id).put("key", Long.toString(job.getKey())).put("type", job.getType()).put("retries", job.getRetries())
+    ObjectNode start = f().put("worker", id).put("key", Long.toString(job.getKey())).put("processInstanceKey", Long.toString(job.getProcessInstanceKey())).put("type", job.getType()).put("retries", job.getRetries())
         .put("activation", job.getActivation()).put("variables", job.getVariables()).put("deadline", job.getDeadline());
     emit("job_start", start);
     JsonNode steps = behavior;

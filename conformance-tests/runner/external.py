@@ -1,0 +1,165 @@
+"""The external-gateway lane (`make conformance-external`, `conformance-tests/scripts/run.sh --external`).
+
+Runs every scenario that needs neither the reference engine's admin API nor the
+fault proxy, for every SDK driver, against one gateway: a Camunda 8 cluster
+(SaaS or self-managed) named by the usual ZEEBE_* environment variables, or,
+with --local-engine, a `jobwire-engine dev` this script starts with the admin
+API off, TLS (certificates made here) and its OAuth token endpoint on: the CI
+lane, which tests the lane itself, its skips and its report.
+
+The SDK lanes run side by side (one pytest process per SDK, all against the same
+gateway); the report is merged into $RESULTS/conformance-external/report.md,
+.json and .html. Every process id and job type starts with the run id
+(`jwc-<run id>-`); each case cancels the instances it created that still run.
+
+usage: external.py [--local-engine] [--sdk go,node] [--jobs N] [pytest args...]
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import harness  # noqa: E402
+import report  # noqa: E402
+from conftest import available_sdks  # noqa: E402
+
+SETTINGS_VARS = ("ZEEBE_ADDRESS", "ZEEBE_GRPC_ADDRESS", "ZEEBE_CLIENT_ID", "ZEEBE_CLIENT_SECRET",
+                 "ZEEBE_AUTHORIZATION_SERVER_URL", "ZEEBE_TOKEN_AUDIENCE", "ZEEBE_TOKEN_SCOPE",
+                 "ZEEBE_CA_CERTIFICATE_PATH", "ZEEBE_INSECURE_CONNECTION")
+
+
+def start_local_engine(work: Path):
+    """`jobwire-engine dev --no-admin` with TLS and OAuth; returns (engine, env for the lane)."""
+    from certs import make_ca_and_server_cert
+    ca, cert, key = make_ca_and_server_cert(work / "certs")
+    eng = harness.Engine(work, extra_args=["--no-admin", "--no-fsync"], tls=(str(cert), str(key)), oauth=True,
+                         name="gateway").start()
+    env = {"ZEEBE_ADDRESS": eng.address, "ZEEBE_INSECURE_CONNECTION": "false", "ZEEBE_CA_CERTIFICATE_PATH": str(ca),
+           "ZEEBE_CLIENT_ID": "jobwire", "ZEEBE_CLIENT_SECRET": eng.client_secret,
+           "ZEEBE_AUTHORIZATION_SERVER_URL": eng.oauth_url, "ZEEBE_TOKEN_AUDIENCE": "zeebe-api"}
+    return eng, env
+
+
+def check_gateway(settings: harness.GatewaySettings, expect_no_admin: bool) -> str:
+    """Fails fast (with the reason) when the gateway cannot be reached; with expect_no_admin, also
+    proves the admin API is off (UNIMPLEMENTED), so the lane really runs without it."""
+    import grpc
+    c = harness.Clients(settings.address, settings=settings)
+    c.admin = None
+    try:
+        c.wait_ready(30)
+        note = "gateway reachable (Topology answered)"
+        if expect_no_admin:
+            _, _, ad_pb, ad_grpc = harness.ensure_stubs()
+            try:
+                ad_grpc.AdminServiceStub(c.channel).ListJobs(ad_pb.ListJobsRequest(type="x"), timeout=5,
+                                                              metadata=c.md())
+                raise SystemExit("external lane: the local engine answered an admin call; --no-admin did not work")
+            except grpc.RpcError as e:
+                if e.code() != grpc.StatusCode.UNIMPLEMENTED:
+                    raise SystemExit(f"external lane: admin call: want UNIMPLEMENTED, got {e.code()}") from e
+            note += "; admin API off (an admin call got UNIMPLEMENTED)"
+        return note
+    finally:
+        c.close()
+
+
+def main(argv: list[str]) -> int:
+    local = "--local-engine" in argv
+    argv = [a for a in argv if a != "--local-engine"]
+    sdks, jobs, rest = None, None, []
+    it = iter(argv)
+    for a in it:
+        if a == "--sdk":
+            sdks = [s for s in next(it).split(",") if s]
+        elif a.startswith("--sdk="):
+            sdks = [s for s in a.split("=", 1)[1].split(",") if s]
+        elif a == "--jobs":
+            jobs = int(next(it))
+        else:
+            rest.append(a)
+    sdks = sdks or available_sdks()
+    jobs = jobs or int(os.environ.get("CONFORMANCE_EXTERNAL_JOBS", "4"))
+    results = Path(os.environ.get("RESULTS", str(harness.REPO / ".test-results")))
+    out = results / "conformance-external"
+    parts = out / "parts"
+    import shutil
+    shutil.rmtree(out, ignore_errors=True)
+    parts.mkdir(parents=True)
+
+    env = dict(os.environ)
+    eng = None
+    t0 = time.time()
+    try:
+        if local:
+            for k in SETTINGS_VARS:
+                env.pop(k, None)
+            eng, lane_env = start_local_engine(out / "engine")
+            env.update(lane_env)
+            print(f"external lane: started jobwire-engine dev --no-admin with TLS and OAuth on {eng.address}",
+                  flush=True)
+        settings = harness.GatewaySettings(env)
+        problems = settings.problems()
+        if problems:
+            print("external lane: " + "; ".join(problems) + "\n  set ZEEBE_ADDRESS (and for Camunda 8 SaaS "
+                  "ZEEBE_CLIENT_ID, ZEEBE_CLIENT_SECRET, ZEEBE_AUTHORIZATION_SERVER_URL, ZEEBE_TOKEN_AUDIENCE); "
+                  "see docs/conformance.md", file=sys.stderr)
+            return 2
+        try:
+            note = check_gateway(settings, expect_no_admin=local)
+        except harness.EngineError as e:
+            print(f"external lane: cannot reach {settings.describe()}: {e}", file=sys.stderr)
+            return 2
+        run_id = env.get("JOBWIRE_CONFORMANCE_RUN_ID") or \
+            time.strftime("%m%d%H%M", time.gmtime()) + secrets.token_hex(2)[:3]
+        env["JOBWIRE_CONFORMANCE_RUN_ID"] = run_id
+        print(f"external lane: {settings.describe()}; {note}; run id {run_id}; SDKs {', '.join(sdks)} "
+              f"({min(jobs, len(sdks))} at a time)", flush=True)
+
+        py = sys.executable
+        codes: dict[str, int] = {}
+        if local:
+            # the lane's own tests first: its settings and that a case cleans up only what it created
+            r = subprocess.run([py, "-m", "pytest", "-q", "test_external.py", f"--junitxml={out / 'lane-tests.xml'}"],
+                               cwd=HERE, env=env)
+            codes["lane-tests"] = r.returncode
+        sem = threading.Semaphore(max(1, jobs))
+
+        def lane(sdk: str):
+            with sem:
+                cmd = [py, "-m", "pytest", "-q", "-rs", "test_conformance.py", "--external",
+                       "--sdk", sdk, "--report-dir", str(parts / sdk), "--work-dir", str(parts / f"{sdk}-work"),
+                       f"--junitxml={out / (sdk + '.xml')}", *rest]
+                p = subprocess.Popen(cmd, cwd=HERE, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                for raw in p.stdout:
+                    sys.stdout.write(f"[{sdk}] {raw.decode('utf-8', 'replace')}")
+                    sys.stdout.flush()
+                codes[sdk] = p.wait()
+
+        threads = [threading.Thread(target=lane, args=(s,)) for s in sdks]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        report.merge(out, [parts / s for s in sdks], name="report")
+        wall = time.time() - t0
+        for s in sdks:
+            print(f"external lane: {s}: exit {codes.get(s)}")
+        print(f"external lane: {wall:.0f} s; report {out / 'report.md'}")
+        return 0 if all(codes.get(s) == 0 for s in sdks) and codes.get("lane-tests", 0) == 0 else 1
+    finally:
+        if eng is not None:
+            eng.stop()
+        harness.kill_all()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

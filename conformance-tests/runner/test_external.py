@@ -1,0 +1,103 @@
+"""The external-gateway lane's own tests: its connection settings (the ZEEBE_*
+variables), and that a case run without the admin API cleans up after itself:
+it cancels every instance it created that still runs and touches nothing it
+did not create. The gateway here is the reference engine *with* its admin API,
+which the lane does not use; the test uses it to look at what was left."""
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+import case as case_mod
+import harness
+from conftest import EXTERNAL_CAPS
+from execute import Target, run_case
+
+SAAS = {"ZEEBE_ADDRESS": "abc-123.bru-2.zeebe.camunda.io:443", "ZEEBE_CLIENT_ID": "my-id",
+        "ZEEBE_CLIENT_SECRET": "very-secret-value", "ZEEBE_AUTHORIZATION_SERVER_URL": "https://login.cloud.camunda.io/oauth/token",
+        "ZEEBE_TOKEN_AUDIENCE": "zeebe.camunda.io"}
+
+
+def test_settings_saas_use_tls_and_oauth_and_never_show_the_secret():
+    s = harness.GatewaySettings(SAAS)
+    assert not s.problems() and s.oauth and not s.insecure
+    env = s.driver_env()
+    assert env["ZEEBE_INSECURE_CONNECTION"] == "false" and env["ZEEBE_CLIENT_SECRET"] == "very-secret-value"
+    assert env["ZEEBE_AUTHORIZATION_SERVER_URL"] == SAAS["ZEEBE_AUTHORIZATION_SERVER_URL"]
+    assert "very-secret-value" not in s.describe() and "system roots" in s.describe()
+    # the official clients' defaults when only the credentials are given
+    s2 = harness.GatewaySettings({k: v for k, v in SAAS.items() if k in ("ZEEBE_ADDRESS", "ZEEBE_CLIENT_ID",
+                                                                          "ZEEBE_CLIENT_SECRET")})
+    assert s2.auth_url == "https://login.cloud.camunda.io/oauth/token" and s2.audience == "zeebe.camunda.io"
+
+
+@pytest.mark.parametrize("env,insecure", [
+    ({"ZEEBE_ADDRESS": "127.0.0.1:26500"}, True),                      # loopback, no credentials: plaintext
+    ({"ZEEBE_ADDRESS": "zeebe.example.com:26500"}, False),             # anything else: TLS
+    ({"ZEEBE_ADDRESS": "zeebe.example.com:26500", "ZEEBE_INSECURE_CONNECTION": "true"}, True),
+    ({"ZEEBE_ADDRESS": "127.0.0.1:26500", "ZEEBE_INSECURE_CONNECTION": "false"}, False),
+    ({"ZEEBE_ADDRESS": "grpc://zeebe.local:26500"}, True),
+    ({"ZEEBE_ADDRESS": "grpcs://zeebe.local"}, False),
+])
+def test_settings_plaintext_or_tls(env, insecure):
+    s = harness.GatewaySettings(env)
+    assert s.insecure is insecure
+    assert s.driver_env()["ZEEBE_INSECURE_CONNECTION"] == str(insecure).lower()
+
+
+def test_settings_problems():
+    assert harness.GatewaySettings({}).problems()
+    assert harness.GatewaySettings({"ZEEBE_ADDRESS": "h:1", "ZEEBE_CLIENT_ID": "x"}).problems()
+    assert harness.GatewaySettings({"ZEEBE_ADDRESS": "h:1", "ZEEBE_CA_CERTIFICATE_PATH": "/nonexistent"}).problems()
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    e = harness.Engine(tmp_path_factory.mktemp("external-gw")).start()
+    yield e
+    e.stop()
+
+
+# Scenarios that leave instances running (incidents, jobs failing back) unless the case cleans up.
+LEAVES_INSTANCES = ["polling/fail-retries-backoff", "polling/handler-exception-fails-job",
+                    "observability/metrics-emitted", "polling/complete-basic"]
+
+
+@pytest.mark.parametrize("name", LEAVES_INSTANCES)
+def test_case_on_an_external_gateway_cleans_up_only_its_own(name, engine, tmp_path):
+    admin = harness.Clients(engine.address)  # the test's view, not the lane's
+    try:
+        # someone else's running instance on the same gateway, of a job type like ours
+        other = "someone-elses-process-" + uuid.uuid4().hex[:6]
+        other_type = "jwc-other-type-" + uuid.uuid4().hex[:6]
+        admin.deploy("other.bpmn", harness.REPO.joinpath(
+            "conformance-tests/scenarios/polling/complete-basic/process.bpmn").read_text()
+            .replace("${processId}", other).replace("${jobType}", other_type).encode())
+        other_key = admin.create_instance(other, {}).processInstanceKey
+
+        settings = harness.GatewaySettings({"ZEEBE_ADDRESS": engine.address, "ZEEBE_INSECURE_CONNECTION": "true"})
+        target = Target(tmp_path / "shared", engine.address, "external", set(EXTERNAL_CAPS), settings=settings)
+        sc = next(s for s in case_mod.load_all() if s.name == name)
+        try:
+            case = run_case(sc, "selftest", target, tmp_path, uuid.uuid4().hex[:6], run_id="t" + uuid.uuid4().hex[:4])
+        finally:
+            target.close()
+        assert case.process_id.startswith("jwc-") and case.job_type.startswith("jwc-")
+        assert not getattr(case, "cleanup_problem", None)
+        pb = admin.ad_pb
+        insts = admin.a("ListProcessInstances", pb.ListProcessInstancesRequest(
+            bpmn_process_id=case.process_id, include_instances=True)).instances
+        assert insts, "the case created no instance"
+        left = [i.key for i in insts if i.state not in (pb.PROCESS_INSTANCE_STATE_COMPLETED,
+                                                         pb.PROCESS_INSTANCE_STATE_CANCELED)]
+        assert not left, f"instances left running: {left}"
+        mine = admin.a("ListProcessInstances", pb.ListProcessInstancesRequest(
+            bpmn_process_id=other, include_instances=True)).instances
+        assert [(i.key, i.state) for i in mine] == [(other_key, pb.PROCESS_INSTANCE_STATE_ACTIVE)], \
+            "the case touched an instance it did not create"
+        jobs = admin.a("ListJobs", pb.ListJobsRequest(type=other_type, include_jobs=True)).jobs
+        assert [j.state for j in jobs] == [pb.JOB_STATE_ACTIVATABLE], "the case touched a job it did not create"
+        admin.cancel_instance(other_key)
+    finally:
+        admin.close()
