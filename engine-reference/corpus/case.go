@@ -1,9 +1,10 @@
-// Package corpus holds BPMN/DMN cases that must run to the same end state on
-// jobwire-engine dev and on the real in-memory Zeebe engine
-// (tools/zeebe-engine). Each case is a directory with its resources and a
-// case.json script; corpus_test.go runs every script against both engines over
-// the gateway protocol and compares what each observed with the other and
-// with the golden expectation. See README.md for the case format.
+// Package corpus holds BPMN/DMN cases with the observations Zeebe produces
+// for them. Each case is a directory with its resources, a case.json script
+// (which says where its expectation comes from) and expected.txt, the golden
+// observation lines. corpus_test.go runs every script against jobwire-engine
+// dev and a jobwire-engine cluster over the gateway protocol and fails with a
+// diff when what either observed differs from the golden lines. See README.md
+// for the case and golden formats and the goldens' provenance.
 package corpus
 
 import (
@@ -22,10 +23,128 @@ type Case struct {
 	Name        string                `json:"-"`
 	Dir         string                `json:"-"`
 	Description string                `json:"description"`
+	Source      Source                `json:"source"`
 	Resources   []string              `json:"resources"`
 	DeployCode  string                `json:"deployCode,omitempty"` // expected gRPC code of the deployment ("" = OK)
 	Steps       []Step                `json:"steps"`
 	Expect      map[string]InstanceEx `json:"expect"`
+	// Golden: the observation lines of expected.txt (comments and blank
+	// lines dropped).
+	Golden []string `json:"-"`
+}
+
+// GoldenFile is the name of a case's golden observation lines.
+const GoldenFile = "expected.txt"
+
+// Source says where a case's expectation (expected.txt and the expect*
+// fields of case.json) comes from.
+type Source struct {
+	// Kind: SourceRecorded, SourceDocs, SourceZeebeSource or SourceClientTests.
+	Kind string `json:"kind"`
+	// Ref: for recorded, RecordedRef; otherwise the address of the page or
+	// file, pinned to a version (see refPrefixes).
+	Ref string `json:"ref"`
+	// Note: which statement, line or test of Ref the expectation follows.
+	Note string `json:"note,omitempty"`
+}
+
+// Kinds of Source.
+const (
+	// SourceRecorded: the golden lines are what Zeebe 8.8.21 observed; only
+	// the cases recorded then (recordedCases) may say so, since no Zeebe
+	// engine runs here any more.
+	SourceRecorded = "recorded"
+	// SourceDocs: Zeebe's documented behaviour (docs.camunda.io).
+	SourceDocs = "docs"
+	// SourceZeebeSource: Zeebe's source, read (never copied), at a release tag.
+	SourceZeebeSource = "zeebe-source"
+	// SourceClientTests: an official client's own test suite.
+	SourceClientTests = "client-tests"
+)
+
+// RecordedRef is the Ref of every recorded case.
+const RecordedRef = "zeebe-process-test-engine 8.8.21 (in-memory), 2026-11-26"
+
+// recordedCases are the cases whose golden lines were recorded from Zeebe
+// 8.8.21 (README.md, Provenance). The list is closed: a new case takes its
+// expectation from documentation, Zeebe's source or an official client's
+// tests, and says which.
+var recordedCases = map[string]bool{
+	"business-rule-task": true, "business-rule-task-mappings": true, "business-rule-task-scopes": true,
+	"call-activity": true, "call-activity-error": true, "decision-dmn-versions": true,
+	"decision-hit-policies": true, "decision-requirements": true, "decision-unary-tests": true,
+	"error-boundary": true, "exclusive-gateway": true, "feel-expressions": true, "inclusive-gateway": true,
+	"inclusive-join-unstructured": true, "io-mapping": true, "io-mapping-edges": true,
+	"message-boundary-interrupting": true, "message-boundary-non-interrupting": true, "message-buffered": true,
+	"message-catch": true, "message-id-ttl": true, "message-parallel-waits": true, "message-start": true,
+	"message-ttl-expiry": true, "multi-instance-call-activity": true, "multi-instance-error": true,
+	"multi-instance-output-path": true, "multi-instance-parallel": true, "multi-instance-sequential": true,
+	"parallel-gateway": true, "receive-task": true, "receive-task-timeout": true, "scope-propagation": true,
+	"service-tasks": true, "subprocess-error": true, "subprocess-message-boundary": true,
+	"timer-boundary-cycle": true, "timer-boundary-interrupting": true, "timer-intermediate": true,
+	"timer-start": true,
+}
+
+// refPrefixes: where a Ref of each non-recorded kind may point.
+var refPrefixes = map[string][]string{
+	SourceDocs:        {"https://docs.camunda.io/docs/"},
+	SourceZeebeSource: {"https://github.com/camunda/camunda/blob/8."},
+	SourceClientTests: {
+		"https://github.com/camunda/camunda/blob/8.",             // Java and Go clients
+		"https://github.com/camunda/camunda-8-js-sdk/blob/",      // @camunda8/sdk
+		"https://github.com/camunda-community-hub/pyzeebe/blob/", // pyzeebe
+	},
+}
+
+func (s Source) validate(caseName string) error {
+	switch s.Kind {
+	case "":
+		return fmt.Errorf("no source: say where the expectation comes from (kind %s, %s or %s, and ref)",
+			SourceDocs, SourceZeebeSource, SourceClientTests)
+	case SourceRecorded:
+		if !recordedCases[caseName] {
+			return fmt.Errorf("source %s: only the cases recorded from Zeebe 8.8.21 may say so; a new case's "+
+				"expectation comes from %s, %s or %s", SourceRecorded, SourceDocs, SourceZeebeSource, SourceClientTests)
+		}
+		if s.Ref != RecordedRef {
+			return fmt.Errorf("source %s: ref %q, expected %q", SourceRecorded, s.Ref, RecordedRef)
+		}
+		return nil
+	}
+	prefixes, ok := refPrefixes[s.Kind]
+	if !ok {
+		return fmt.Errorf("source kind %q: expected %s, %s or %s", s.Kind, SourceDocs, SourceZeebeSource, SourceClientTests)
+	}
+	for _, p := range prefixes {
+		if strings.HasPrefix(s.Ref, p) && len(s.Ref) > len(p) && !strings.ContainsAny(s.Ref, " \t\n") {
+			if s.Note == "" {
+				return fmt.Errorf("source %s: a note must say which statement, line or test of %s the expectation follows", s.Kind, s.Ref)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("source %s: ref %q must start with one of %s (pinned to a version)", s.Kind, s.Ref, strings.Join(prefixes, ", "))
+}
+
+// readGolden reads a case's golden lines: every line of expected.txt that is
+// neither blank nor a comment (#).
+func readGolden(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimRight(l, "\r")
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		out = append(out, l)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s holds no observation lines", path)
+	}
+	return out, nil
 }
 
 // Step is one action; exactly one field is set.
@@ -68,8 +187,8 @@ type ThrowErrorAction struct {
 	Variables    json.RawMessage `json:"variables,omitempty"`
 }
 
-// FailAction is FailJob on the activated job (no back-off: Zeebe's test
-// engine never moves its clock).
+// FailAction is FailJob on the activated job (no back-off, so the job is
+// activatable again at once).
 type FailAction struct {
 	Retries      int32  `json:"retries"`
 	ErrorMessage string `json:"errorMessage,omitempty"`
@@ -91,6 +210,11 @@ type PublishStep struct {
 	TTLMs          int64           `json:"ttlMs,omitempty"`
 	MessageID      string          `json:"messageId,omitempty"`
 	ExpectCode     string          `json:"expectCode,omitempty"`
+	// SleepAfterMs: wait after the call, without a step of its own (step
+	// numbers, and so the golden lines, stay as they are). For a job that
+	// exists before the publish and must show the message's variables: a
+	// message reaches a subscription on another partition asynchronously.
+	SleepAfterMs int `json:"sleepAfterMs,omitempty"`
 }
 
 // DecisionStep evaluates a decision by id (latest version) or, with ByKey, by
@@ -154,6 +278,9 @@ func LoadCases(dir string) ([]*Case, error) {
 		if err := c.validate(); err != nil {
 			return nil, fmt.Errorf("%s: %v", p, err)
 		}
+		if c.Golden, err = readGolden(filepath.Join(c.Dir, GoldenFile)); err != nil {
+			return nil, fmt.Errorf("case %s: golden observations: %v", c.Name, err)
+		}
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -163,6 +290,9 @@ func LoadCases(dir string) ([]*Case, error) {
 func (c *Case) validate() error {
 	if c.Description == "" {
 		return fmt.Errorf("no description")
+	}
+	if err := c.Source.validate(c.Name); err != nil {
+		return err
 	}
 	if len(c.Resources) == 0 {
 		return fmt.Errorf("no resources")
@@ -217,8 +347,8 @@ func (c *Case) validate() error {
 }
 
 // jobTypes and messages of the case: they must not be shared with other
-// cases, because one Zeebe serves the whole run (a job or a buffered message
-// left by one case must not be taken by another).
+// cases, because one cluster serves the whole run (a job or a buffered
+// message left by one case must not be taken by another).
 func (c *Case) sharedNames() []string {
 	var out []string
 	for _, s := range c.Steps {

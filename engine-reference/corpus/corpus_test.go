@@ -1,56 +1,66 @@
 package corpus
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/engine"
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
+	"github.com/jobwire/jobwire/engine-reference/internal/supervisor"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 )
 
-// CORPUS_ENGINES selects the engines: "jobwire,zeebe" (default), "jobwire"
-// (skip Zeebe, e.g. without Java) or "zeebe". CORPUS_CASES: comma-separated
-// case names to run (default all).
+// CORPUS_TARGETS selects where the cases run: "dev,cluster" (default),
+// "dev" or "cluster". CORPUS_CASES: comma-separated case names to run
+// (default all). JOBWIRE_ENGINE_BIN: the jobwire-engine binary the cluster
+// runs (default: built into a temporary directory).
 var (
-	zeebeAddr string
-	zeebeErr  error
+	clusterConns []*grpc.ClientConn // one per gateway
+	clusterErr   error
 )
 
-func engines() (jobwire, zeebe bool) {
-	v := os.Getenv("CORPUS_ENGINES")
+// The cluster every case runs on: its shape.
+const (
+	clusterGateways   = 2
+	clusterBrokers    = 3
+	clusterPartitions = 6
+)
+
+func targets() (dev, cluster bool) {
+	v := os.Getenv("CORPUS_TARGETS")
 	if v == "" {
 		return true, true
 	}
 	for _, e := range strings.Split(v, ",") {
 		switch strings.TrimSpace(e) {
-		case "jobwire":
-			jobwire = true
-		case "zeebe":
-			zeebe = true
+		case "dev":
+			dev = true
+		case "cluster":
+			cluster = true
+		default:
+			fmt.Fprintf(os.Stderr, "CORPUS_TARGETS: unknown target %q (dev, cluster)\n", e)
+			os.Exit(2)
 		}
 	}
 	return
 }
 
 func TestMain(m *testing.M) {
-	// Every case also checks that the engine's results records alone
-	// rebuild its live state after every batch.
+	// Every case also checks that the in-process engine's results records
+	// alone rebuild its live state after every batch.
 	partition.VerifyResults = os.Getenv("JOBWIRE_VERIFY_RESULTS") != "0"
-	_, useZeebe := engines()
+	_, useCluster := targets()
 	var stop func()
-	if useZeebe && wantsCases() {
-		zeebeAddr, stop, zeebeErr = startZeebe()
+	if useCluster && wantsCases() {
+		stop, clusterErr = startCluster()
 	}
 	code := m.Run()
 	if stop != nil {
@@ -59,7 +69,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// wantsCases: is TestCorpus selected by -run (avoid starting Zeebe for
+// wantsCases: is TestCorpus selected by -run (avoid starting a cluster for
 // the unit tests of the runner alone)?
 func wantsCases() bool {
 	for _, a := range os.Args {
@@ -74,65 +84,67 @@ func wantsCases() bool {
 	return true
 }
 
-// startZeebe runs tools/zeebe-engine/start.sh --port 0 (building it on first
-// use) and returns its address and a stop function.
-func startZeebe() (string, func(), error) {
-	root, err := filepath.Abs("../..")
+// lockedBuffer keeps the cluster's component lines, shown if it fails.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startCluster starts one jobwire-engine cluster (broker and gateway child
+// processes on 127.0.0.1) for the whole run and dials each gateway.
+func startCluster() (func(), error) {
+	tmp, err := os.MkdirTemp("", "jobwire-corpus-cluster-")
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
-	script := filepath.Join(root, "tools", "zeebe-engine", "start.sh")
-	cmd := exec.Command(script, "--port", "0")
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe() // the engine exits when this closes
-	if err != nil {
-		return "", nil, err
+	bin := os.Getenv("JOBWIRE_ENGINE_BIN")
+	if bin == "" {
+		bin = filepath.Join(tmp, "jobwire-engine")
+		cmd := exec.Command("go", "build", "-o", bin, "../cmd/jobwire-engine")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			os.RemoveAll(tmp)
+			return nil, fmt.Errorf("building jobwire-engine: %v\n%s", err, out)
+		}
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return "", nil, err
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out lockedBuffer
 	t0 := time.Now()
-	if err := cmd.Start(); err != nil {
-		return "", nil, err
+	s, err := supervisor.Start(supervisor.Config{Gateways: clusterGateways, Brokers: clusterBrokers,
+		Partitions: clusterPartitions, Bin: bin, DataDir: filepath.Join(tmp, "data"), Out: &out})
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("jobwire-engine cluster: %v\n%s", err, out.String())
 	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	stop := func() {
-		stdin.Close()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
+	fmt.Fprintf(os.Stderr, "corpus: jobwire-engine cluster (%d gateways, %d brokers, %d partitions) healthy in %v\n",
+		clusterGateways, clusterBrokers, clusterPartitions, time.Since(t0).Round(time.Millisecond))
+	for _, a := range s.GatewayAddrs() {
+		c, err := grpc.NewClient(a, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			s.Close()
+			os.RemoveAll(tmp)
+			return nil, err
 		}
+		clusterConns = append(clusterConns, c)
 	}
-	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			select {
-			case lines <- sc.Text():
-			default:
-			}
+	return func() {
+		for _, c := range clusterConns {
+			c.Close()
 		}
-		_, _ = io.Copy(io.Discard, out)
-		close(lines)
-	}()
-	select {
-	case l, ok := <-lines:
-		const p = "zeebe-engine listening on "
-		if !ok || !strings.HasPrefix(l, p) {
-			stop()
-			return "", nil, fmt.Errorf("zeebe-engine did not start (first line %q)", l)
-		}
-		fmt.Fprintf(os.Stderr, "corpus: zeebe-engine up at %s in %v\n", strings.TrimPrefix(l, p), time.Since(t0).Round(time.Millisecond))
-		return strings.TrimPrefix(l, p), stop, nil
-	case <-time.After(10 * time.Minute): // first use builds with Maven
-		stop()
-		return "", nil, fmt.Errorf("zeebe-engine did not start within 10 minutes")
-	}
+		s.Close()
+		os.RemoveAll(tmp)
+	}, nil
 }
 
 func dial(t *testing.T, addr string) *grpc.ClientConn {
@@ -143,9 +155,9 @@ func dial(t *testing.T, addr string) *grpc.ClientConn {
 	return conn
 }
 
-// runJobwire runs a case against a fresh jobwire-engine dev (3 partitions,
-// fsync on, its own data directory).
-func runJobwire(t *testing.T, c *Case) *Run {
+// runDev runs a case against a fresh in-process jobwire-engine dev (3
+// partitions, fsync on, its own data directory).
+func runDev(t *testing.T, c *Case) *Run {
 	e, err := engine.Start(engine.Config{DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatalf("jobwire-engine dev: %v", err)
@@ -153,7 +165,7 @@ func runJobwire(t *testing.T, c *Case) *Run {
 	defer e.Close()
 	conn := dial(t, e.Addr())
 	defer conn.Close()
-	return RunCase(c, "jobwire", conn)
+	return RunCase(c, "dev", conn)
 }
 
 func TestCorpus(t *testing.T) {
@@ -167,17 +179,12 @@ func TestCorpus(t *testing.T) {
 	if err := checkShared(cases); err != nil {
 		t.Fatal(err)
 	}
-	useJobwire, useZeebe := engines()
-	if useZeebe && zeebeErr != nil {
-		t.Fatalf("real Zeebe engine: %v (CORPUS_ENGINES=jobwire runs without it)", zeebeErr)
+	useDev, useCluster := targets()
+	if useCluster && clusterErr != nil {
+		t.Fatalf("%v (CORPUS_TARGETS=dev runs on dev alone)", clusterErr)
 	}
-	if !useZeebe {
-		t.Log("CORPUS_ENGINES excludes zeebe: cases run on jobwire-engine dev only, not compared with Zeebe")
-	}
-	var zconn *grpc.ClientConn
-	if useZeebe {
-		zconn = dial(t, zeebeAddr)
-		defer zconn.Close()
+	if !useDev || !useCluster {
+		t.Logf("CORPUS_TARGETS=%s: dev %v, cluster %v", os.Getenv("CORPUS_TARGETS"), useDev, useCluster)
 	}
 	only := map[string]bool{}
 	for _, n := range strings.Split(os.Getenv("CORPUS_CASES"), ",") {
@@ -185,38 +192,44 @@ func TestCorpus(t *testing.T) {
 			only[n] = true
 		}
 	}
-	for _, c := range cases {
+	ran := 0
+	for i, c := range cases {
 		c := c
 		if len(only) > 0 && !only[c.Name] {
 			continue
 		}
+		ran++
+		// The cases take turns on the cluster's gateways.
+		var gw *grpc.ClientConn
+		if useCluster {
+			gw = clusterConns[i%len(clusterConns)]
+		}
 		t.Run(c.Name, func(t *testing.T) {
-			var jw, zb *Run
+			var dev, cl *Run
 			var wg sync.WaitGroup
-			if useJobwire {
+			if useDev {
 				wg.Add(1)
-				go func() { defer wg.Done(); jw = runJobwire(t, c) }()
+				go func() { defer wg.Done(); dev = runDev(t, c) }()
 			}
-			if useZeebe {
+			if useCluster {
 				wg.Add(1)
-				go func() { defer wg.Done(); zb = RunCase(c, "zeebe", zconn) }()
+				go func() { defer wg.Done(); cl = RunCase(c, "cluster", gw) }()
 			}
 			wg.Wait()
-			for _, r := range []*Run{jw, zb} {
+			for _, r := range []*Run{dev, cl} {
 				if r == nil {
 					continue
 				}
 				for _, e := range r.Errs {
 					t.Error(e)
 				}
-			}
-			if jw != nil && zb != nil {
-				if d := Diff(jw, zb); d != "" {
-					t.Errorf("jobwire and zeebe differ:\n%s", d)
+				if d := DiffGolden(c.Golden, r); d != "" {
+					t.Errorf("%s differs from %s/%s (source: %s %s):\n%s", r.Engine, c.Name, GoldenFile,
+						c.Source.Kind, c.Source.Ref, d)
 				}
 			}
 			if t.Failed() || testing.Verbose() {
-				for _, r := range []*Run{jw, zb} {
+				for _, r := range []*Run{dev, cl} {
 					if r != nil {
 						t.Logf("%s observed:\n  %s", r.Engine, strings.Join(r.Lines, "\n  "))
 					}
@@ -224,29 +237,33 @@ func TestCorpus(t *testing.T) {
 			}
 		})
 	}
+	if len(only) > 0 && ran != len(only) {
+		t.Errorf("CORPUS_CASES names %d cases, %d exist among them", len(only), ran)
+	}
 }
 
-// Diff describes where two runs' observations part.
-func Diff(a, b *Run) string {
+// DiffGolden describes where a run's observations part from the golden
+// lines: line by line, as they are compared ("" = equal).
+func DiffGolden(golden []string, r *Run) string {
 	var sb strings.Builder
-	n := max(len(a.Lines), len(b.Lines))
+	n := max(len(golden), len(r.Lines))
 	for i := 0; i < n; i++ {
-		var x, y string
-		if i < len(a.Lines) {
-			x = a.Lines[i]
+		x, y := "(no line)", "(no line)"
+		if i < len(golden) {
+			x = golden[i]
 		}
-		if i < len(b.Lines) {
-			y = b.Lines[i]
+		if i < len(r.Lines) {
+			y = r.Lines[i]
 		}
 		if x != y {
-			fmt.Fprintf(&sb, "  %-7s %s\n  %-7s %s\n", a.Engine+":", x, b.Engine+":", y)
+			fmt.Fprintf(&sb, "  line %d\n  - golden:  %s\n  + %-8s %s\n", i+1, x, r.Engine+":", y)
 		}
 	}
 	return sb.String()
 }
 
 // checkShared refuses job types and message names used by two cases: one
-// Zeebe serves every case, so what one case leaves must not reach another.
+// cluster serves every case, so what one case leaves must not reach another.
 func checkShared(cases []*Case) error {
 	owner := map[string]string{}
 	for _, c := range cases {

@@ -17,8 +17,8 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// Waits. Zeebe's in-memory engine answers ActivateJobs at once (no long
-// polling), so jobs are polled every pollEvery up to jobWait.
+// Waits. ActivateJobs is called without long polling (requestTimeout -1),
+// so jobs are polled every pollEvery up to jobWait.
 const (
 	jobWait    = 10 * time.Second
 	pollEvery  = 40 * time.Millisecond
@@ -27,8 +27,8 @@ const (
 )
 
 // Run is what one engine observed while running a case: one line per step
-// (and per instance result), free of keys, versions and times, so two
-// engines can be compared line by line.
+// (and per instance result), free of keys, versions and times, so it can be
+// compared line by line with the case's golden lines.
 type Run struct {
 	Engine string
 	Lines  []string
@@ -60,8 +60,9 @@ type driver struct {
 }
 
 // RunCase runs c against one engine and returns what it observed. It never
-// stops early on an unmet expectation (so both engines' runs can still be
-// compared), only when a step cannot go on (e.g. no job to act on).
+// stops early on an unmet expectation (so the whole run can still be
+// compared with the golden lines), only when a step cannot go on (e.g. no
+// job to act on).
 func RunCase(c *Case, engine string, conn grpc.ClientConnInterface) *Run {
 	d := &driver{c: c, gw: pb.NewGatewayClient(conn), conn: conn, run: &Run{Engine: engine},
 		keys: map[string]int64{}, results: map[string]chan result{}, decKeys: map[string]int64{}}
@@ -181,6 +182,7 @@ func (d *driver) step(n int, s Step) bool {
 			TimeToLive: p.TTLMs, MessageId: p.MessageID, Variables: vars(p.Variables)})
 		d.run.obs("step %d publish %s: %s", n, p.Name, codeOf(err))
 		d.expectCode(n, "publish", p.ExpectCode, err)
+		time.Sleep(time.Duration(p.SleepAfterMs) * time.Millisecond)
 		return true
 	case s.SleepMs > 0:
 		time.Sleep(time.Duration(s.SleepMs) * time.Millisecond)
@@ -277,7 +279,7 @@ func (d *driver) activateOnce(typ string, max int32) ([]*pb.ActivatedJob, error)
 	}
 }
 
-// jobView is what a job shows, compared between engines.
+// jobView is what a job shows, compared with the golden line.
 func jobView(j *pb.ActivatedJob) (string, any, any) {
 	v, err := canon([]byte(j.Variables))
 	if err != nil {
@@ -428,8 +430,8 @@ func (d *driver) finish() {
 	}
 }
 
-// cleanup ends what the case left running, so that a shared engine (Zeebe)
-// starts the next case clean.
+// cleanup ends what the case left running, so that a shared engine (the
+// cluster) starts the next case clean.
 func (d *driver) cleanup() {
 	for _, c := range d.cancel {
 		c()
@@ -441,7 +443,7 @@ func (d *driver) cleanup() {
 	}
 }
 
-// EvaluateDecisionMethod is Zeebe's path of the RPC (served by both engines).
+// EvaluateDecisionMethod is Zeebe's path of the RPC.
 const EvaluateDecisionMethod = "/gateway_protocol.Gateway/EvaluateDecision"
 
 func (d *driver) evaluate(n int, s *DecisionStep) bool {
