@@ -420,10 +420,8 @@ class GatewaySettings:
         else:
             self.insecure = host in ("localhost", "127.0.0.1", "::1") and not self.ca_path and not self.client_id
         if self.client_id and not self.auth_url:
-            # the default of the official clients (Camunda 8 SaaS)
-            self.auth_url = "https://login.cloud.camunda.io/oauth/token"
-        if self.client_id and not self.audience:
-            self.audience = "zeebe.camunda.io"
+            # the official Go client's default: Camunda 8 SaaS
+            self.auth_url = "https://login.cloud.camunda.io/oauth/token/"
 
     @property
     def oauth(self) -> bool:
@@ -448,7 +446,9 @@ class GatewaySettings:
             env["ZEEBE_CA_CERTIFICATE_PATH"] = self.ca_path
         if self.oauth:
             env.update(ZEEBE_CLIENT_ID=self.client_id, ZEEBE_CLIENT_SECRET=self.client_secret,
-                       ZEEBE_AUTHORIZATION_SERVER_URL=self.auth_url, ZEEBE_TOKEN_AUDIENCE=self.audience)
+                       ZEEBE_AUTHORIZATION_SERVER_URL=self.auth_url)
+            if self.audience:
+                env["ZEEBE_TOKEN_AUDIENCE"] = self.audience
             if self.scope:
                 env["ZEEBE_TOKEN_SCOPE"] = self.scope
         return env
@@ -457,15 +457,16 @@ class GatewaySettings:
         """For the report: never the secret."""
         tls = "plaintext" if self.insecure else ("TLS (CA " + Path(self.ca_path).name + ")" if self.ca_path
                                                   else "TLS (system roots)")
-        auth = f"OAuth client credentials (client id {self.client_id}, audience {self.audience})" if self.oauth \
+        auth = f"OAuth client credentials (client id {self.client_id}, audience {self.audience or '-'})" if self.oauth \
             else "no credentials"
         return f"{self.address}, {tls}, {auth}"
 
 
 def fetch_oauth_token_ttl(url, client_id="jobwire", client_secret="secret", audience="zeebe-api", scope=""):
     """(access token, lifetime in seconds) from an OAuth client-credentials endpoint."""
-    form = {"grant_type": "client_credentials", "client_id": client_id, "client_secret": client_secret,
-            "audience": audience}
+    form = {"grant_type": "client_credentials", "client_id": client_id, "client_secret": client_secret}
+    if audience:
+        form["audience"] = audience
     if scope:
         form["scope"] = scope
     req = urllib.request.Request(url, data=urllib.parse.urlencode(form).encode(),

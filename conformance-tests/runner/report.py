@@ -121,6 +121,15 @@ def write(out: Path, rows: list[dict], target: str, wall: float, compare: Path |
             else:
                 cells += [_cell(r).replace("|", "\\|").replace("\n", " "), f"{r['seconds']:.1f}"]
         md.append(f"| `{sc}` | " + " | ".join(cells) + " |")
+    skips: dict = {}
+    for r in rows:
+        if r["status"] == "skipped":
+            skips.setdefault(r.get("reason", ""), set()).add(r["scenario"])
+    if skips:
+        md += ["", "## Skipped, and why", "",
+               "| reason | scenarios |", "|---|---|"]
+        md += [f"| {reason.replace('|', '/')} | {len(sc)}: {', '.join(f'`{x}`' for x in sorted(sc))} |"
+               for reason, sc in sorted(skips.items(), key=lambda kv: -len(kv[1]))]
     unchecked = [(r["sdk"], r["scenario"], u) for r in rows for u in r.get("unchecked") or []]
     if unchecked:
         md += ["", "## Expectations not checked on this target", ""]

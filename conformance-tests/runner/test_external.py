@@ -29,7 +29,8 @@ def test_settings_saas_use_tls_and_oauth_and_never_show_the_secret():
     # the official clients' defaults when only the credentials are given
     s2 = harness.GatewaySettings({k: v for k, v in SAAS.items() if k in ("ZEEBE_ADDRESS", "ZEEBE_CLIENT_ID",
                                                                           "ZEEBE_CLIENT_SECRET")})
-    assert s2.auth_url == "https://login.cloud.camunda.io/oauth/token" and s2.audience == "zeebe.camunda.io"
+    assert s2.auth_url == "https://login.cloud.camunda.io/oauth/token/" and not s2.audience
+    assert "ZEEBE_TOKEN_AUDIENCE" not in s2.driver_env()
 
 
 @pytest.mark.parametrize("env,insecure", [
@@ -101,3 +102,46 @@ def test_case_on_an_external_gateway_cleans_up_only_its_own(name, engine, tmp_pa
         admin.cancel_instance(other_key)
     finally:
         admin.close()
+
+
+class _FakeClients:
+    def __init__(self, leftover):
+        self.leftover, self.cancelled, self.activated_types = list(leftover), [], []
+
+    def activate_jobs(self, job_type):
+        self.activated_types.append(job_type)
+        out, self.leftover = self.leftover, []
+        return out
+
+    def cancel_instance(self, key):
+        self.cancelled.append(key)
+
+
+def _fake_case(holders, starts, leftover=()):
+    import threading
+    from types import SimpleNamespace
+    c = SimpleNamespace(_wr_lock=threading.Lock(), with_result=holders, job_type="jwc-r1-x-go-abc", process_id="p",
+                        data={"steps": []}, clients=_FakeClients(leftover), log=[])
+    c.events = lambda kind=None: [{"event": "job_start", "processInstanceKey": str(k)} for k in starts]
+    c.note = c.log.append
+    return c
+
+
+def test_clean_up_cancels_exactly_the_unfinished_instances_it_knows():
+    from types import SimpleNamespace
+    from execute import clean_up_external
+    holders = [{"done": True, "ok": True, "key": 1}, {"done": True, "ok": False}, {"done": True, "ok": False}]
+    c = _fake_case(holders, starts=[1, 2], leftover=[SimpleNamespace(processInstanceKey=3)])
+    clean_up_external(c)
+    assert sorted(c.clients.cancelled) == [2, 3]  # 1 completed: never touched
+    assert c.clients.activated_types == ["jwc-r1-x-go-abc", "jwc-r1-x-go-abc"]  # only its own job type
+    assert not getattr(c, "cleanup_problem", None)
+
+
+def test_clean_up_reports_instances_it_cannot_cancel():
+    from execute import clean_up_external
+    holders = [{"done": True, "ok": True, "key": 1}] + [{"done": True, "ok": False} for _ in range(3)]
+    c = _fake_case(holders, starts=[1, 2])  # two instances' jobs never seen, none left activatable
+    clean_up_external(c)
+    assert c.clients.cancelled == [2]
+    assert "2 instances of p could not be cancelled" in c.cleanup_problem
