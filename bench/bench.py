@@ -1,14 +1,15 @@
 """`make bench`: every jobwire SDK beside the official client of its language, on the same engine, in
 the same run. See bench/README.md for the workloads and bench/DRIVERS.md for the driver interface.
 
-    bench.py [--smoke] [--out DIR] [--clients go-jobwire,...] [--engines jobwire,zeebe]
-             [--workloads 1,2,3,4,5,6,7] [--scale F]
+    bench.py [--smoke] [--out DIR] [--clients go-jobwire,...] [--workloads 1,2,3,4,5,6,7] [--scale F]
 
 Every worker runs in a driver process of its own (one per client and case); the load generator
 (bench/go loadgen) is another process, so the worker's CPU time (user + sys, the process's CPU-time clock)
-and peak RSS (VmHWM) are the worker's alone. Engines: `jobwire-engine dev` with fsync on, and the
-real in-memory Zeebe engine (tools/zeebe-engine). All servers bind 127.0.0.1 on free ports and are
-stopped at the end. Results: <out>/bench.json, <out>/*.png, <out>/latest.md.
+and peak RSS (VmHWM) are the worker's alone. Engine: `jobwire-engine dev` with fsync on (and
+`jobwire-engine cluster` for the scaling workload). All servers bind 127.0.0.1 on free ports and are
+stopped at the end. Results: <out>/bench.json, <out>/*.png, <out>/latest.md; latest.md ends with
+results/history-zeebe-8.8.21.md, the Zeebe rows of the last run that still measured Zeebe (history,
+no longer reproducible here).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 ENGINE_BIN = ROOT / "engine-reference" / "bin" / "jobwire-engine"
-ZEEBE_START = ROOT / "tools" / "zeebe-engine" / "start.sh"
+# The Zeebe rows of the last run that measured Zeebe too: appended to every results page.
+ZEEBE_HISTORY = HERE / "results" / "history-zeebe-8.8.21.md"
 GO_RUN = HERE / "go" / "run"
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -106,9 +108,9 @@ def bpmn(pid: str, types: List[str]) -> str:
 
 
 class Engine:
-    """A throwaway engine on 127.0.0.1 and a free port; kind 'jobwire' (dev, fsync on) or 'zeebe'."""
+    """A throwaway engine on 127.0.0.1 and a free port; kind 'jobwire' (dev, fsync on) or 'cluster'."""
 
-    def __init__(self, kind: str, work: Path, partitions: int = 3, warmup: int = 0) -> None:
+    def __init__(self, kind: str, work: Path, partitions: int = 3) -> None:
         self.kind = kind
         self.data = Path(tempfile.mkdtemp(prefix="engine-", dir=work))
         if kind == "jobwire":
@@ -123,9 +125,7 @@ class Engine:
             pat = re.compile(r"cluster ready: gateways (\S+)")
             self.label = f"jobwire-engine cluster (fsync on, 3 brokers, 2 gateways, {partitions} partitions)"
         else:
-            cmd = [str(ZEEBE_START), "--port", "0", "--warmup", str(warmup)]
-            pat = re.compile(r"zeebe-engine listening on (127\.0\.0\.1:\d+)")
-            self.label = "Zeebe 8.8.21 in-memory engine (tools/zeebe-engine, 1 partition)"
+            raise ValueError(f"engine kind {kind!r}: jobwire or cluster")
         self.errlog = open(self.data / "engine.log", "w")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errlog, text=True)
         self.address = ""
@@ -169,8 +169,7 @@ class Engine:
         self.stop()
 
 
-ENGINE_LABEL = {"jobwire": "jobwire-engine dev (fsync on, 3 partitions unless stated)",
-                "zeebe": "Zeebe 8.8.21 in-memory engine (tools/zeebe-engine, 1 partition, no long polling)"}
+ENGINE_LABEL = {"jobwire": "jobwire-engine dev (fsync on, 3 partitions unless stated)"}
 
 
 def guarded(w: int, kind: str, fn: Callable[[], List[Dict[str, Any]]]) -> List[Dict[str, Any]]:
@@ -310,14 +309,14 @@ def pctl(xs: List[float], p: float) -> Optional[float]:
 # --- workloads --------------------------------------------------------------------------------
 
 
-def per_client(kind: str, work: Path, clients: List[str], warmup: int, w: int,
+def per_client(kind: str, work: Path, clients: List[str], w: int,
                fn: Callable[[Engine, str], List[Dict[str, Any]]]) -> List[Dict[str, Any]]:
     """Runs fn(engine, client) for each client on a fresh engine (isolated: no state, log or failure
     carries over from one client to the next); a failed case becomes a row with an error."""
     rows: List[Dict[str, Any]] = []
     for client in clients:
         try:
-            with Engine(kind, work, warmup=warmup) as eng:
+            with Engine(kind, work) as eng:
                 rows += fn(eng, client)
         except Exception as e:  # noqa: BLE001 - reported in the results, the run goes on
             log(f"  w{w} {kind} {client}: FAILED: {e}")
@@ -420,10 +419,7 @@ def w3_idle(kind: str, work: Path, client: str, workers: int, seconds: float) ->
     rows = []
     for name, spec in [("no workers", {})] + IDLE_MODES:
         with Engine(kind, work) as eng:
-            if kind == "zeebe" and name == "longpoll":
-                note = "Zeebe in-memory engine has no long polling: ActivateJobs answers at once"
-            else:
-                note = ""
+            note = ""
             jt = new_type("idle")
             d = Driver(client, eng.address, [{"jobType": jt, "capacity": 32, "count": workers, **spec}], work) if spec else None
             try:
@@ -834,6 +830,8 @@ def markdown(res: Dict[str, Any], made: List[str]) -> str:
               "The plots are not committed; draw them from `bench.json` (after `bench/bootstrap.sh`):",
               "`bench/.venv/bin/python bench/bench.py --render bench/results/bench.json --out bench/results`.", ""]
         L += [f"![{m}]({m})" for m in made] + [""]
+    if ZEEBE_HISTORY.exists():
+        L += [ZEEBE_HISTORY.read_text().rstrip("\n"), ""]
     return "\n".join(L)
 
 
@@ -847,10 +845,6 @@ def build(clients: List[str], engines: List[str]) -> None:
     for c in sorted({CLIENTS[c][0] for c in clients}):
         if c != str(GO_RUN):
             subprocess.run([c, "--build-only"], check=True)
-    if "zeebe" in engines:
-        # builds the launcher once (a no-op afterwards); its first start is then quick
-        with Engine("zeebe", Path(tempfile.mkdtemp(prefix="jobwire-bench-zb-"))):
-            pass
 
 
 def main() -> int:
@@ -858,7 +852,6 @@ def main() -> int:
     ap.add_argument("--smoke", action="store_true", help="small and quick (the make test suite)")
     ap.add_argument("--out", default=str(HERE / "results"))
     ap.add_argument("--clients", default=",".join(CLIENTS))
-    ap.add_argument("--engines", default="jobwire,zeebe")
     ap.add_argument("--workloads", default="1,2,3,4,5,6,7")
     ap.add_argument("--scale", type=float, default=1.0, help="multiplies the instance counts and durations")
     ap.add_argument("--render", metavar="BENCH_JSON", help="only re-render the page and plots from a bench.json into --out")
@@ -875,24 +868,21 @@ def main() -> int:
     for c in clients:
         if c not in CLIENTS:
             ap.error(f"unknown client {c!r} (known: {', '.join(CLIENTS)})")
-    engines = [e for e in a.engines.split(",") if e]
-    for e in engines:
-        if e not in ("jobwire", "zeebe"):
-            ap.error(f"unknown engine {e!r} (jobwire, zeebe)")
+    engines = ["jobwire"]
     wl = {int(x) for x in a.workloads.split(",") if x}
     s = a.scale
     if a.smoke:
         # the `make test` suite: every client once (push), the other workloads for the first client only
-        P = dict(n=200, warm=50, cap=32, inflight=32, rate=100, zb_rate=100, secs=2, warm_s=1, idle_workers=20, idle_secs=3,
-                 mix_n=25, backlog=300, pad_kb=10, scale_n=200, ceiling=500, zb_warm=0)
+        P = dict(n=200, warm=50, cap=32, inflight=32, rate=100, secs=2, warm_s=1, idle_workers=20, idle_secs=3,
+                 mix_n=25, backlog=300, pad_kb=10, scale_n=200, ceiling=500)
     else:
         # warm-up: 1,000 instances (x scale) before the measured closed loop and 3 s before the open loop, so
         # JIT compilation of the JVM and V8 workers falls before the measurement (250 and 1 s were too short
         # on a loaded machine: see w2_open)
-        P = dict(n=int(3000 * s), warm=int(1000 * s), cap=32, inflight=32, rate=200, zb_rate=100, secs=max(3, int(10 * s)), warm_s=3,
+        P = dict(n=int(3000 * s), warm=int(1000 * s), cap=32, inflight=32, rate=200, secs=max(3, int(10 * s)), warm_s=3,
                  idle_workers=100,
                  idle_secs=max(5, int(20 * s)), mix_n=int(250 * s), backlog=int(5000 * s), pad_kb=10, scale_n=int(2000 * s),
-                 ceiling=int(5000 * s), zb_warm=500)
+                 ceiling=int(5000 * s))
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="jobwire-bench-"))
@@ -905,10 +895,8 @@ def main() -> int:
     try:
         build(clients, engines)
         res["params"]["w1"] = (f"{P['n']} instances per case after {P['warm']} warm-up, {P['inflight']} in flight "
-                               f"(CreateProcessInstanceWithResult), worker capacity {P['cap']}, no-op handler; Zeebe engines start with "
-                               f"{P['zb_warm']} warm-up instances.")
-        res["params"]["w2"] = (f"{P['rate']} instances/s on the jobwire engine, {P['zb_rate']}/s on Zeebe (its in-memory engine, "
-                               f"on this shared machine, does not keep up with more), for {P['secs']} s after a closed-loop warm-up round of {P['warm']} "
+                               f"(CreateProcessInstanceWithResult), worker capacity {P['cap']}, no-op handler.")
+        res["params"]["w2"] = (f"{P['rate']} instances/s, for {P['secs']} s after a closed-loop warm-up round of {P['warm']} "
                                f"instances (as in workload 1) and {P['warm_s']} s of open-loop warm-up; worker capacity {P['cap']}.")
         res["params"]["w3"] = (f"{P['idle_workers']} idle workers (go-jobwire driver, one process), engine CPU over "
                                f"{P['idle_secs']} s after 5 s settling; a fresh engine per mode; 'no workers' is the engine alone.")
@@ -921,20 +909,19 @@ def main() -> int:
                                "gateway vs both gateways with the SDK's client-side balancing (2 workers).")
         for kind in engines:
             res["engines"][kind] = ENGINE_LABEL[kind]
-            zw = P["zb_warm"] if kind == "zeebe" else 0
             if 1 in wl:
                 log(f"workload 1 ({kind}): closed loop, {len(clients)} clients × push/poll, a fresh engine per client")
                 modes = ("push",) if a.smoke else ("push", "poll")
-                rows += per_client(kind, work, clients, zw, 1, lambda eng, c: w1_closed(
+                rows += per_client(kind, work, clients, 1, lambda eng, c: w1_closed(
                     eng, work, [c], P["n"], P["warm"], P["cap"], P["inflight"], modes))
             if 2 in wl:
-                rate = P["zb_rate"] if kind == "zeebe" else P["rate"]
+                rate = P["rate"]
                 log(f"workload 2 ({kind}): open loop at {rate}/s")
-                rows += per_client(kind, work, clients[:1] if a.smoke else clients, zw, 2, lambda eng, c: w2_open(
+                rows += per_client(kind, work, clients[:1] if a.smoke else clients, 2, lambda eng, c: w2_open(
                     eng, work, [c], rate, P["secs"], P["cap"], P["warm_s"], P["warm"]))
             if 5 in wl:
                 log(f"workload 5 ({kind}): slow-worker backpressure")
-                rows += per_client(kind, work, clients[:1] if a.smoke else clients, zw, 5, lambda eng, c: w5_backpressure(
+                rows += per_client(kind, work, clients[:1] if a.smoke else clients, 5, lambda eng, c: w5_backpressure(
                     eng, work, [c], P["backlog"], P["pad_kb"], "go-jobwire"))
             if 3 in wl:
                 log(f"workload 3 ({kind}): idle cost")
