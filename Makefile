@@ -112,6 +112,13 @@ test-conformance-zeebe: conformance-zeebe
 conformance-zeebe: bootstrap ## conformance against the real in-memory Zeebe engine
 	@conformance-tests/scripts/run.sh --zeebe
 
+.PHONY: licences test-licences
+licences: bootstrap ## licences of every dependency tree (Go, npm, Python, Maven) against tools/licences/policy.yaml; writes docs/licences.md
+	@$(PY) tools/licences/check.py --docs
+
+test-licences: bootstrap ## licence policy: one test per dependency tree, and a planted vendor-terms dependency must fail
+	@$(PY) -m pytest -q -p no:cacheprovider tools/licences/test_licences.py --junitxml=$(RESULTS)/licences.xml
+
 test-examples: bootstrap engine ## examples smoke test against the engine
 	@examples/scripts/test.sh
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the project's pinned developer tools into .tools/ (ignored by git):
 #   .tools/venv      Python: grpcio-tools (protoc + Python plugin), pytest, ...
-#   .tools/bin       Go protoc plugins (protoc-gen-go, protoc-gen-go-grpc)
-#   tools/node_modules/.bin/buf   buf, from the npm registry
+#   .tools/bin       Go protoc plugins (protoc-gen-go, protoc-gen-go-grpc), go-licenses
+#   tools/node_modules/.bin/buf   buf, license-checker-rseidelsohn, from the npm registry
 # Idempotent and quick when everything is present. Needs only the toolchains.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,7 +20,7 @@ if ! fresh "$PY_REQ_HASH" venv; then
   stamp "$PY_REQ_HASH" venv
 fi
 
-GO_PLUGINS="google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.10 google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1"
+GO_PLUGINS="google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.10 google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1 github.com/google/go-licenses@v1.6.0"
 if ! fresh "$GO_PLUGINS" goplugins; then
   echo "bootstrap: go protoc plugins (.tools/bin)"
   for p in $GO_PLUGINS; do GOBIN="$ROOT/.tools/bin" go install "$p"; done

@@ -90,6 +90,17 @@ def test_wheel_and_sdist_install_into_a_fresh_venv_and_run_a_worker(tmp_path: Pa
     wheels = list(dist.glob("jobwire-*.whl"))
     sdists = list(dist.glob("jobwire-*.tar.gz"))
     assert len(wheels) == 1 and len(sdists) == 1
+    # Apache-2.0, and the LICENSE and NOTICE travel with both
+    import tarfile
+    import zipfile
+    with zipfile.ZipFile(wheels[0]) as whl:
+        names = whl.namelist()
+        meta = whl.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: Apache-2.0" in meta
+    for f in ("LICENSE", "NOTICE"):
+        assert any(n.endswith(f".dist-info/licenses/{f}") for n in names), f"{f} missing from the wheel"
+    with tarfile.open(sdists[0]) as sd:
+        assert {f"jobwire-{jobwire.__version__}/{f}" for f in ("LICENSE", "NOTICE")} <= set(sd.getnames())
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     py = env_dir / "bin" / "python"
