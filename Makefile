@@ -8,7 +8,7 @@ PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint generate check-generated bootstrap \
         test-proto test-tree test-engine test-corpus test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
-        test-conformance test-mutation-smoke test-conformance-zeebe test-examples test-ui test-bench test-soak soak conformance conformance-zeebe conformance-peers interop engine bench bench-engine bench-storage bench-python bench-ui fuzz
+        test-conformance test-mutation-smoke test-conformance-external test-examples test-ui test-bench test-soak soak conformance conformance-external conformance-report conformance-peers interop engine bench bench-engine bench-storage bench-python bench-ui fuzz
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-20s %s\n", $$1, $$2}'
@@ -92,8 +92,11 @@ test-sdk-java: bootstrap engine ## sdk-java: mvn test (unit + engine integration
 	@sdk-java/scripts/test.sh
 
 test-conformance: conformance
-conformance: bootstrap engine ## conformance matrix (every SDK x scenario) on the reference engine
+conformance: bootstrap engine ## conformance matrix (every SDK x scenario) on the reference engine; report in $(RESULTS)/conformance-report/
 	@conformance-tests/scripts/run.sh
+
+conformance-report: bootstrap engine ## the whole conformance matrix, then publishes its report as conformance-tests/report/matrix.md/.html/.json (~15 min)
+	@conformance-tests/scripts/run.sh --publish
 
 conformance-peers: bootstrap engine ## the official clients (Go, Node, Python, Java) as reference columns of the conformance matrix, strict known-failing lists (expectations/official-*.yaml); report/peers/ (~40 min)
 	@conformance-tests/scripts/run.sh --peers
@@ -108,9 +111,11 @@ test-mutation-smoke: bootstrap engine ## mutation proof, smoke: a few mutants mu
 	  $(PY) conformance-tests/scripts/mutation.py --clone $$d/clone --discard --only $(MUTATION_SMOKE) \
 	    --junit $(RESULTS)/mutation-smoke.xml --out $(RESULTS)/mutation-smoke.md; rc=$$?; rm -rf "$$d"; exit $$rc
 
-test-conformance-zeebe: conformance-zeebe
-conformance-zeebe: bootstrap ## conformance against the real in-memory Zeebe engine
-	@conformance-tests/scripts/run.sh --zeebe
+conformance-external: bootstrap ## conformance against your own gateway (ZEEBE_ADDRESS, ZEEBE_CLIENT_ID/SECRET, ...; docs/conformance.md): every scenario needing neither admin API nor fault proxy, every SDK; $(RESULTS)/conformance-external/report.md
+	@conformance-tests/scripts/run.sh --external
+
+test-conformance-external: bootstrap engine ## the external-gateway lane against jobwire-engine dev with the admin API off, TLS and OAuth on
+	@conformance-tests/scripts/run.sh --external --local-engine
 
 .PHONY: licences test-licences
 licences: bootstrap ## licences of every dependency tree (Go, npm, Python, Maven) against tools/licences/policy.yaml; writes docs/licences.md
