@@ -20,7 +20,7 @@ go vet ./... || fail=1
 step "go test -race (results: $OUT/go.gojson)"
 # The normal run executes the fuzz targets' committed seed corpora too.
 # The cluster load test runs on its own below (without -race).
-# The corpus (./corpus, both engines) is its own suite: make test-corpus.
+# The corpus (./corpus: dev and cluster against its golden files) is its own suite: make test-corpus.
 go test -race -count=1 -timeout 5m -json -skip 'TestClusterTenThousandWithFaults' $(go list ./... | grep -v '/corpus$') > "$OUT/go.gojson"
 rc=$?
 # Show failures in the log, not only in the JSON.
@@ -44,7 +44,7 @@ grep -o '"Output":"[^"]*\(startup\|killed\|open streams\)[^"]*"' "$OUT/cluster-l
 grep -E '"Action":"fail"' "$OUT/cluster-load.gojson" | grep -o '"Test":"[^"]*"' | sort -u || true
 [ $rc -eq 0 ] || { echo "cluster load test failed"; fail=1; }
 
-step "pyzeebe 4.7.0 interop, dev and cluster (results: $OUT/pyzeebe.xml)"
+step "pyzeebe 4.7.0 interop and pyzeebe's own integration suite, dev and cluster (results: $OUT/pyzeebe.xml)"
 VENV="$HERE/.venv-interop"
 if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV" || { echo "cannot create $VENV"; exit 1; }

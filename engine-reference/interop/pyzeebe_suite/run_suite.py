@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Runs pyzeebe's own integration tests (tests/integration of the pyzeebe
-4.7.0 sdist from PyPI, sha256-pinned) against one engine and prints one line
-per test: `<outcome> <test id>`.
+4.7.0 sdist from PyPI, sha256-pinned) against one jobwire-engine target and
+prints one line per test: `<outcome> <test id>`.
 
-    run_suite.py jobwire|zeebe [--junit FILE]
+    run_suite.py dev|cluster [--junit FILE]
 
 The sdist is fetched once with pip (`pip download --no-binary :all:`) into
 .cache/ next to this file and its hash checked; the tests run unmodified
 with `shim/` first on the path, whose `testcontainers` starts the chosen
-engine instead of a Docker container (see shim/testcontainers/__init__.py).
+jobwire-engine instead of a Docker container (see shim/testcontainers/__init__.py).
 """
 import argparse
 import hashlib
@@ -22,7 +22,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ENGINE_REF = HERE.parents[1]
-ROOT = ENGINE_REF.parent
 SDIST = "pyzeebe-4.7.0.tar.gz"
 SDIST_SHA256 = "767b94f28fbd2a6a6fba13351d7febab87c8539968355f786c581f4513d4bd93"
 CACHE = HERE / ".cache"
@@ -42,6 +41,7 @@ def sdist() -> Path:
 
 
 def run(engine: str, junit: Path) -> dict:
+    """Runs the suite against `jobwire-engine <engine>` (dev or cluster)."""
     with tempfile.TemporaryDirectory(prefix="pyzeebe-suite-") as tmp:
         with tarfile.open(sdist()) as tar:
             members = [m for m in tar.getmembers() if m.name.startswith("pyzeebe-4.7.0/tests/") or m.name == "pyzeebe-4.7.0/pyproject.toml"]
@@ -50,7 +50,6 @@ def run(engine: str, junit: Path) -> dict:
         env = dict(os.environ, PYZEEBE_SUITE_ENGINE=engine,
                    PYTHONPATH=os.pathsep.join([str(HERE / "shim"), str(src)]))
         env.setdefault("JOBWIRE_ENGINE_BIN", str(ENGINE_REF / "bin" / "jobwire-engine"))
-        env.setdefault("ZEEBE_ENGINE_START", str(ROOT / "tools" / "zeebe-engine" / "start.sh"))
         # cwd = the sdist root: their conftest deploys tests/integration/test.bpmn by relative path.
         subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/integration",
                         f"--junitxml={junit}"], cwd=src, env=env)
@@ -69,7 +68,7 @@ def run(engine: str, junit: Path) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("engine", choices=["jobwire", "zeebe"])
+    ap.add_argument("engine", choices=["dev", "cluster"])
     ap.add_argument("--junit", type=Path)
     a = ap.parse_args(argv)
     junit = a.junit or Path(tempfile.mkdtemp()) / f"pyzeebe-suite-{a.engine}.xml"

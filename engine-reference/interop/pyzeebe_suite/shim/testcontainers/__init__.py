@@ -2,10 +2,12 @@
 integration tests (tests/integration of the pinned pyzeebe sdist) unchanged.
 
 Their conftest starts Zeebe in Docker with `DockerContainer("camunda/zeebe:…")`.
-Here the "container" is a local engine on 127.0.0.1 chosen by the environment:
+Here the "container" is a local jobwire-engine on 127.0.0.1 (JOBWIRE_ENGINE_BIN)
+chosen by the environment:
 
-  PYZEEBE_SUITE_ENGINE=jobwire  JOBWIRE_ENGINE_BIN=…/jobwire-engine   → `jobwire-engine dev --port 0`
-  PYZEEBE_SUITE_ENGINE=zeebe    ZEEBE_ENGINE_START=…/start.sh         → the real in-memory Zeebe engine
+  PYZEEBE_SUITE_ENGINE=dev      → `jobwire-engine dev --port 0`
+  PYZEEBE_SUITE_ENGINE=cluster  → `jobwire-engine cluster` with the container's shape (1 broker,
+                                   1 partition) as separate gateway and broker processes
 
 Nothing else of testcontainers exists here.
 """

@@ -1,5 +1,6 @@
-"""The wait strategy pyzeebe's conftest configures; the local engine is ready
-once it prints its listening line, so there is nothing to wait for."""
+"""The wait strategy pyzeebe's conftest configures; DockerContainer.start
+waits for the local engine itself (its ready line, then a SERVING health
+check), so there is nothing to configure."""
 
 
 class LogMessageWaitStrategy:
