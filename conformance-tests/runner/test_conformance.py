@@ -16,6 +16,9 @@ def test_scenario(matrix_case, target, work_dir, request):
     missing = [c for c in sc.requires if c not in target.capabilities]
     if missing:
         pytest.skip(f"needs {', '.join(missing)} (not offered by target {target.kind})")
+    if target.external and sc.data.get("engine", "shared") != "shared":
+        pytest.skip(f"needs an engine of the runner's own (engine: {sc.data.get('engine')}), "
+                    f"not offered by target {target.kind}")
     xfail = load_expectations(sdk).get(sc.name)
     if isinstance(xfail, dict) and "skip" in xfail:
         # the client cannot express the scenario (an official client's missing feature): not run
