@@ -72,6 +72,36 @@ def check_gateway(settings: harness.GatewaySettings, expect_no_admin: bool) -> s
         c.close()
 
 
+def check_report(out: Path, sdks: list[str], caps: set[str], scenario_filter: list[str]) -> list[str]:
+    """The CI lane checks its own report: one row per SDK x scenario; a scenario runs exactly when
+    the lane offers everything it needs, and every skip names the missing capabilities."""
+    import case as case_mod
+    data = __import__("json").loads((out / "report.json").read_text())
+    rows = {(r["sdk"], r["scenario"]): r for r in data["rows"]}
+    scen = [s for s in case_mod.load_all()
+            if not scenario_filter or any(s.name == w or s.name.startswith(w.rstrip("/") + "/") for w in scenario_filter)]
+    problems = []
+    for sdk in sdks:
+        for sc in scen:
+            r = rows.get((sdk, sc.name))
+            if r is None:
+                problems.append(f"{sdk} {sc.name}: no row in the report")
+                continue
+            missing = [c for c in sc.requires if c not in caps]
+            own = sc.data.get("engine", "shared") != "shared"
+            if missing or own:
+                if r["status"] != "skipped" or not r["reason"].startswith("needs ") or \
+                        any(c not in r["reason"] for c in missing):
+                    problems.append(f"{sdk} {sc.name}: needs {missing or 'its own engine'} but {r['status']} "
+                                    f"({r['reason']})")
+            elif r["status"] == "skipped":
+                problems.append(f"{sdk} {sc.name}: skipped although the lane offers what it needs ({r['reason']})")
+    for k in ("gateway", "run_id", "capabilities"):
+        if not data.get(k):
+            problems.append(f"report.json lacks {k}")
+    return problems
+
+
 def main(argv: list[str]) -> int:
     local = "--local-engine" in argv
     argv = [a for a in argv if a != "--local-engine"]
@@ -115,8 +145,10 @@ def main(argv: list[str]) -> int:
             return 2
         try:
             note = check_gateway(settings, expect_no_admin=local)
-        except harness.EngineError as e:
-            print(f"external lane: cannot reach {settings.describe()}: {e}", file=sys.stderr)
+        except SystemExit:
+            raise
+        except Exception as e:  # noqa: BLE001 - unreachable, TLS or OAuth refused: say so, no traceback
+            print(f"external lane: cannot reach or authenticate to {settings.describe()}: {e}", file=sys.stderr)
             return 2
         run_id = env.get("JOBWIRE_CONFORMANCE_RUN_ID") or \
             time.strftime("%m%d%H%M", time.gmtime()) + secrets.token_hex(2)[:3]
@@ -150,11 +182,35 @@ def main(argv: list[str]) -> int:
         for t in threads:
             t.join()
         report.merge(out, [parts / s for s in sdks], name="report")
+        if local:
+            # the lane's report, checked (one JUnit case, counted with the lane)
+            scen_filter = []
+            for i, a in enumerate(rest):
+                if a == "--scenario" and i + 1 < len(rest):
+                    scen_filter = [x for x in rest[i + 1].split(",") if x]
+                elif a.startswith("--scenario="):
+                    scen_filter = [x for x in a.split("=", 1)[1].split(",") if x]
+            from conftest import EXTERNAL_CAPS
+            problems = check_report(out, sdks, set(EXTERNAL_CAPS), scen_filter)
+            secret = env.get("ZEEBE_CLIENT_SECRET", "")
+            if secret and any(secret in f.read_text() for f in out.glob("report.*")):
+                problems.append("the report contains the OAuth client secret")
+            from xml.sax.saxutils import escape
+            body = f'<failure message="{escape(problems[0], {chr(34): "&quot;"})}">{escape(chr(10).join(problems))}</failure>' \
+                if problems else ""
+            (out / "report-check.xml").write_text(
+                '<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="external-lane-report" '
+                f'tests="1" failures="{1 if problems else 0}"><testcase classname="external" name="report_rows_and_skips">'
+                f'{body}</testcase></testsuite></testsuites>\n')
+            for p_ in problems:
+                print(f"external lane: report check: {p_}", file=sys.stderr)
+            codes["report-check"] = 1 if problems else 0
         wall = time.time() - t0
         for s in sdks:
             print(f"external lane: {s}: exit {codes.get(s)}")
         print(f"external lane: {wall:.0f} s; report {out / 'report.md'}")
-        return 0 if all(codes.get(s) == 0 for s in sdks) and codes.get("lane-tests", 0) == 0 else 1
+        return 0 if all(codes.get(s) == 0 for s in sdks) and codes.get("lane-tests", 0) == 0 \
+            and codes.get("report-check", 0) == 0 else 1
     finally:
         if eng is not None:
             eng.stop()

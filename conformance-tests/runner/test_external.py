@@ -145,3 +145,27 @@ def test_clean_up_reports_instances_it_cannot_cancel():
     clean_up_external(c)
     assert c.clients.cancelled == [2]
     assert "2 instances of p could not be cancelled" in c.cleanup_problem
+
+
+def test_report_check_catches_wrong_skips(tmp_path):
+    """external.check_report (run by the CI lane on its own report) fails a scenario that ran though
+    the lane lacks what it needs, one skipped though runnable, and a missing row."""
+    import json as _json
+
+    import report as report_mod
+    from external import check_report
+    names = {"polling/complete-basic": [], "polling/invalid-variables-rejected": ["admin"],
+             "streaming/reconnect-after-goaway": ["proxy", "streaming"]}
+    good = [{"sdk": "go", "scenario": "polling/complete-basic", "status": "passed", "reason": "", "seconds": 1},
+            {"sdk": "go", "scenario": "polling/invalid-variables-rejected", "status": "skipped",
+             "reason": "needs admin (not offered by target external)", "seconds": 0},
+            {"sdk": "go", "scenario": "streaming/reconnect-after-goaway", "status": "skipped",
+             "reason": "needs proxy (not offered by target external)", "seconds": 0}]
+    extra = {"gateway": "g", "run_id": "r", "capabilities": ["streaming"]}
+    report_mod.write(tmp_path, good, "external", 1.0, extra=extra, name="report")
+    assert check_report(tmp_path, ["go"], set(EXTERNAL_CAPS), list(names)) == []
+    bad = [dict(good[0], status="skipped", reason="needs admin"), dict(good[1], status="passed", reason="")]
+    report_mod.write(tmp_path, bad, "external", 1.0, extra=extra, name="report")
+    problems = check_report(tmp_path, ["go"], set(EXTERNAL_CAPS), list(names))
+    assert len(problems) == 3, problems
+    assert _json.loads((tmp_path / "report.json").read_text())["run_id"] == "r"
