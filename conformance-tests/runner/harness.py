@@ -401,7 +401,7 @@ class GatewaySettings:
                 break
         else:
             self._scheme_plain = None
-        if self.address and ":" not in self.address.rsplit("]", 1)[-1]:
+        if self.address and "," not in self.address and ":" not in self.address.rsplit("]", 1)[-1]:
             self.address += ":443" if not self._scheme_plain else ":26500"
         self.client_id = get("ZEEBE_CLIENT_ID", "CAMUNDA_CLIENT_ID")
         self.client_secret = get("ZEEBE_CLIENT_SECRET", "CAMUNDA_CLIENT_SECRET")
@@ -410,7 +410,7 @@ class GatewaySettings:
         self.scope = get("ZEEBE_TOKEN_SCOPE", "CAMUNDA_TOKEN_SCOPE")
         self.ca_path = get("ZEEBE_CA_CERTIFICATE_PATH", "CAMUNDA_CA_CERTIFICATE_PATH")
         flag = get("ZEEBE_INSECURE_CONNECTION", "CAMUNDA_INSECURE_CONNECTION").lower()
-        host = self.address.rsplit(":", 1)[0].strip("[]")
+        host = self.address.split(",")[0].strip().rsplit(":", 1)[0].strip("[]")
         if flag in ("true", "1", "yes"):
             self.insecure = True
         elif flag in ("false", "0", "no"):
@@ -506,7 +506,8 @@ class Clients:
         self._token_ttl = 0.5  # the reference engine's tokens: re-fetched often (scenarios expire them)
         self.settings = settings
         if settings is not None:  # an external gateway: its own address, TLS and OAuth settings
-            address, ca_path, admin = settings.address, settings.ca_path or None, False
+            # a comma-separated list (several gateways): the SDKs balance over all, the runner uses the first
+            address, ca_path, admin = settings.address.split(",")[0].strip(), settings.ca_path or None, False
             self.address = address
             self.oauth_url = settings.auth_url if settings.oauth else None
             self.client_secret = settings.client_secret

@@ -40,6 +40,7 @@ def test_settings_saas_use_tls_and_oauth_and_never_show_the_secret():
     ({"ZEEBE_ADDRESS": "127.0.0.1:26500", "ZEEBE_INSECURE_CONNECTION": "false"}, False),
     ({"ZEEBE_ADDRESS": "grpc://zeebe.local:26500"}, True),
     ({"ZEEBE_ADDRESS": "grpcs://zeebe.local"}, False),
+    ({"ZEEBE_ADDRESS": "zeebe-0:26500,zeebe-1:26500", "ZEEBE_INSECURE_CONNECTION": "true"}, True),
 ])
 def test_settings_plaintext_or_tls(env, insecure):
     s = harness.GatewaySettings(env)
