@@ -199,7 +199,19 @@ def merge(out: Path, parts: list[Path], compare: Path | None = None, name: str =
     write(out, rows, target, wall, compare, extra=extra, name=name)
 
 
+def publish(src: Path, dst: Path):
+    """The published matrix (`make conformance-report`): the run's report without the per-case
+    log paths, which point into that machine's $RESULTS."""
+    d = json.loads((src / "matrix.json").read_text())
+    rows = [{k: v for k, v in r.items() if k != "log"} for r in d["rows"]]
+    extra = {k: d[k] for k in ("gateway", "run_id", "capabilities") if k in d}
+    write(dst, rows, d["target"], d["wall"], extra=extra)
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["publish"] and len(sys.argv) == 4:  # python report.py publish RUN_DIR OUT_DIR
+        publish(Path(sys.argv[2]), Path(sys.argv[3]))
+        sys.exit(0)
     # python report.py merge OUT_DIR PART_DIR... [--compare matrix.md] [--name report]
     a = sys.argv[1:]
     cmp_ = None

@@ -92,7 +92,7 @@ wait "$PB"; RB=$?
 echo "conformance lanes: $LANE_A exit $RA; $LANE_B exit $RB; matrix: $REPORT/matrix.md"
 if [ "$PUBLISH" = 1 ] && [ -f "$REPORT/matrix.md" ]; then
   # the published matrix: a whole run (every SDK, every scenario), failures included
-  cp "$REPORT/matrix.md" "$REPORT/matrix.html" "$REPORT/matrix.json" "$HERE/report/"
+  "$PY" report.py publish "$REPORT" "$HERE/report" || RA=1
   echo "published: conformance-tests/report/matrix.md"
 fi
 [ "$RA" -eq 0 ] && [ "$RB" -eq 0 ]
