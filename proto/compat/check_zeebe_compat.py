@@ -101,8 +101,10 @@ def _mvn_copy(coords: str, out: Path) -> Path:
     artifact_id = coords.split(":")[1]
     if artifact_id in FORBIDDEN_ARTIFACT_IDS:
         raise LicenceError(f"{coords}: {artifact_id} is under the Camunda License 1.0 and is never downloaded")
-    subprocess.run(["mvn", "-q", "-B", "-Dstyle.color=never", "dependency:copy", f"-Dartifact={coords}", "-Dtransitive=false",
-                    f"-DoutputDirectory={out}"], check=True)
+    r = subprocess.run(["mvn", "-q", "-B", "-Dstyle.color=never", "dependency:copy", f"-Dartifact={coords}",
+                        "-Dtransitive=false", f"-DoutputDirectory={out}"], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"maven could not fetch {coords} (exit {r.returncode}):\n{r.stdout}{r.stderr}")
     ext = coords.split(":")[3] if coords.count(":") >= 3 else "jar"
     found = sorted(out.glob(f"{artifact_id}-*.{ext}"))
     if not found:
