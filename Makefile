@@ -49,13 +49,13 @@ test-tree: bootstrap ## only sources in git: no tracked binary or build output, 
 test-engine: bootstrap ## engine-reference: go test (race) + pyzeebe interop
 	@engine-reference/scripts/test.sh
 
-test-corpus: ## engine-reference/corpus: every BPMN/DMN case on jobwire-engine dev and the real in-memory Zeebe, same end state
+test-corpus: ## engine-reference/corpus: every BPMN/DMN case on jobwire-engine dev and cluster against its golden Zeebe 8.8.21 observations
 	@engine-reference/scripts/test-corpus.sh
 
 fuzz: bootstrap ## long fuzzing: every Gateway RPC, BPMN, variables (engine) and the SDKs' variable parsing; FUZZ_TIME=10m each
 	@tools/fuzz.sh
 
-bench: engine ## every SDK beside the official client of its language, both engines, 7 workloads: bench/results/ (page, JSON, plots; ~30 min; BENCH_ARGS="--scale 0.5")
+bench: engine ## every SDK beside the official client of its language, on jobwire-engine, 7 workloads: bench/results/ (page, JSON, plots; ~30 min; BENCH_ARGS="--scale 0.5")
 	@bench/bootstrap.sh && bench/.venv/bin/python bench/bench.py $(BENCH_ARGS)
 
 test-bench: bootstrap engine ## make bench, smoke: every client once on the jobwire engine, checks the JSON, plots and page (~1 min)
