@@ -2,11 +2,11 @@
 //
 // This file is wire-compatible with the Zeebe 8.8 gateway protocol: the
 // package, the service, every message name, field name, field number, type and
-// label declared here match Zeebe's published `gateway.proto`
-// (io.camunda:zeebe-gateway-protocol:8.8.0). The compatibility test in
-// `proto/compat/` downloads Zeebe's file and fails on any difference, so an
-// official Zeebe client talks to the jobwire reference engine and every jobwire
-// SDK talks to a real Zeebe / Camunda 8 gateway.
+// label declared here match Zeebe's published `gateway.proto`, as shipped in
+// the Apache-2.0 artifact io.camunda:zeebe-gateway-protocol-impl:8.8.21. The
+// compatibility test in `proto/compat/` downloads that file and fails on any
+// difference, so an official Zeebe client talks to the jobwire reference
+// engine and every jobwire SDK talks to a real Zeebe / Camunda 8 gateway.
 //
 // We declare only the RPCs jobwire uses. Messages of those RPCs carry every
 // field Zeebe 8.8 declares (protobuf skips unknown fields, so omitting would be

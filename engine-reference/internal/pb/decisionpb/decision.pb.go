@@ -7,7 +7,7 @@
 // declares only the RPCs the SDKs use); the engine adds the method to the
 // Gateway service by hand (internal/engine/server.go).
 //
-// Wire-compatible with Zeebe 8.8 (io.camunda:zeebe-gateway-protocol:8.8.0):
+// Wire-compatible with Zeebe 8.8 (gateway.proto of io.camunda:zeebe-gateway-protocol-impl:8.8.21):
 // same field numbers and types; field names are in snake case here (buf
 // lint), which changes nothing on the wire (Zeebe's are lowerCamel:
 // decisionKey, decisionId, ...). proto/compat/test_contract.py checks the
