@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 )
 
@@ -38,6 +39,15 @@ func healthByPartition(t *testing.T, gw pb.GatewayClient) map[int32]pb.Partition
 // pushes and notifications cross processes; deployments reach every broker.
 func TestClusterBrokerStopStart(t *testing.T) {
 	tc := startCluster(t, 2, 3, 6)
+	// Ready means ready: each gateway's grpc.health.v1 status is SERVING at
+	// once, not one health interval later (pyzeebe's test_ping checks it
+	// right after start).
+	for i, c := range tc.conns[:2] {
+		h, err := healthpb.NewHealthClient(c).Check(ctxT(t, time.Second), &healthpb.HealthCheckRequest{})
+		if err != nil || h.Status != healthpb.HealthCheckResponse_SERVING {
+			t.Fatalf("gateway %d health right after start: %v %v", i, h, err)
+		}
+	}
 	for _, gw := range tc.gws {
 		for pid, h := range healthByPartition(t, gw) {
 			if h != pb.Partition_HEALTHY {

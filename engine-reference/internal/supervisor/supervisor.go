@@ -19,6 +19,9 @@ import (
 	"github.com/jobwire/jobwire/engine-reference/internal/cluster"
 	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 )
 
 // Config configures a cluster.
@@ -238,6 +241,23 @@ func (s *Supervisor) unhealthy() string {
 		}
 		if n != want {
 			return fmt.Sprintf("gateway %d sees %d of %d partitions healthy", i, n, want)
+		}
+		// The gateway re-derives its grpc.health.v1 status from the topology
+		// every HealthInterval; a client that checks health right after the
+		// ready line must already read SERVING. A gateway that asks for a
+		// token the supervisor does not hold cannot be read: its partitions
+		// are healthy, which is what its status follows.
+		ctx, cancel = context.WithTimeout(context.Background(), time.Second)
+		h, err := healthpb.NewHealthClient(s.gwConns[i]).Check(ctx, &healthpb.HealthCheckRequest{})
+		cancel()
+		if c := status.Code(err); c == codes.Unauthenticated || c == codes.PermissionDenied {
+			continue
+		}
+		if err != nil {
+			return fmt.Sprintf("gateway %d health: %v", i, err)
+		}
+		if h.Status != healthpb.HealthCheckResponse_SERVING {
+			return fmt.Sprintf("gateway %d health is %v", i, h.Status)
 		}
 	}
 	return ""
