@@ -292,31 +292,52 @@ def clean_up_external(case: Case, rounds: int = 10):
                 completed.add(int(h["key"]))
         not_completed = sum(1 for h in case.with_result if not h.get("ok"))
     keys = {int(e["processInstanceKey"]) for e in case.events("job_start") if e.get("processInstanceKey")}
-    swept = 0
-    types = {case.job_type} | {st["start_worker"].get("jobType") for st in case.data.get("steps") or []
-                               if "start_worker" in st and st["start_worker"].get("jobType")}
-    for jt in sorted(types):
-        for _ in range(rounds):
-            jobs = case.clients.activate_jobs(jt)
-            swept += len(jobs)
-            keys |= {j.processInstanceKey for j in jobs}
-            if not jobs:
-                break
-    cancelled = ended = 0
-    for k in sorted(keys - completed):
-        try:
-            case.clients.cancel_instance(k)
-            cancelled += 1
-        except grpc.RpcError as e:
-            if e.code() != grpc.StatusCode.NOT_FOUND:
-                raise
-            ended += 1
-    case.cancelled_instances = cancelled
-    case.note(f"clean-up: {cancelled} instances cancelled ({ended} had already ended, {len(completed)} completed; "
-              f"{swept} leftover jobs of {', '.join(sorted(types))} swept)")
-    # every instance created and not seen completing must have been cancelled (or found ended): one
-    # whose key the runner never learnt (its job still locked for a closed worker) is left running
+    types = sorted({case.job_type} | {st["start_worker"].get("jobType") for st in case.data.get("steps") or []
+                                      if "start_worker" in st and st["start_worker"].get("jobType")})
+    stats = {"swept": 0, "cancelled": 0, "ended": 0}
+    done: set = set()
+
+    def sweep():
+        for jt in types:
+            for _ in range(rounds):
+                jobs = case.clients.activate_jobs(jt)
+                stats["swept"] += len(jobs)
+                keys.update(j.processInstanceKey for j in jobs)
+                if not jobs:
+                    break
+
+    def cancel():
+        for k in sorted(keys - completed - done):
+            try:
+                case.clients.cancel_instance(k)
+                stats["cancelled"] += 1
+            except grpc.RpcError as e:
+                if e.code() != grpc.StatusCode.NOT_FOUND:
+                    raise
+                stats["ended"] += 1
+            done.add(k)
+
+    sweep()
+    cancel()
+    # every instance created and not seen completing must be cancelled (or found ended). One whose key
+    # the runner never learnt has its job still activated for a closed worker (an SDK that did not hand
+    # it back): it comes back when that activation times out, so the sweep goes on until the longest job
+    # timeout the case set has passed (at most 30 s)
     unknown = not_completed - len(keys - completed)
+    if unknown > 0:
+        longest = max([int((st["start_worker"].get("options") or {}).get("jobTimeoutMs", 30000))
+                       for st in case.data.get("steps") or [] if "start_worker" in st] or [30000])
+        end = time.monotonic() + min(30.0, longest / 1000 + 2)
+        case.note(f"clean-up: {unknown} instances not found yet; sweeping until their jobs time out "
+                  f"({end - time.monotonic():.0f} s at most)")
+        while unknown > 0 and time.monotonic() < end:
+            sweep()
+            cancel()
+            unknown = not_completed - len(keys - completed)
+            time.sleep(0.2)
+    case.cancelled_instances = stats["cancelled"]
+    case.note(f"clean-up: {stats['cancelled']} instances cancelled ({stats['ended']} had already ended, "
+              f"{len(completed)} completed; {stats['swept']} leftover jobs of {', '.join(types)} swept)")
     if unknown > 0:
         case.cleanup_problem = (f"{unknown} instances of {case.process_id} could not be cancelled: their jobs are "
                                 "still activated for a closed worker, so their keys are unknown; they remain "

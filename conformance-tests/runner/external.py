@@ -158,25 +158,27 @@ def main(argv: list[str]) -> int:
 
         py = sys.executable
         codes: dict[str, int] = {}
-        if local:
-            # the lane's own tests first: its settings and that a case cleans up only what it created
-            r = subprocess.run([py, "-m", "pytest", "-q", "test_external.py", f"--junitxml={out / 'lane-tests.xml'}"],
-                               cwd=HERE, env=env)
-            codes["lane-tests"] = r.returncode
         sem = threading.Semaphore(max(1, jobs))
+
+        def run(name: str, cmd: list[str]):
+            p = subprocess.Popen(cmd, cwd=HERE, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            for raw in p.stdout:
+                sys.stdout.write(f"[{name}] {raw.decode('utf-8', 'replace')}")
+                sys.stdout.flush()
+            codes[name] = p.wait()
 
         def lane(sdk: str):
             with sem:
-                cmd = [py, "-m", "pytest", "-q", "-rs", "test_conformance.py", "--external",
-                       "--sdk", sdk, "--report-dir", str(parts / sdk), "--work-dir", str(parts / f"{sdk}-work"),
-                       f"--junitxml={out / (sdk + '.xml')}", *rest]
-                p = subprocess.Popen(cmd, cwd=HERE, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-                for raw in p.stdout:
-                    sys.stdout.write(f"[{sdk}] {raw.decode('utf-8', 'replace')}")
-                    sys.stdout.flush()
-                codes[sdk] = p.wait()
+                run(sdk, [py, "-m", "pytest", "-q", "-rs", "test_conformance.py", "--external",
+                          "--sdk", sdk, "--report-dir", str(parts / sdk), "--work-dir", str(parts / f"{sdk}-work"),
+                          f"--junitxml={out / (sdk + '.xml')}", *rest])
 
         threads = [threading.Thread(target=lane, args=(s,)) for s in sdks]
+        if local:
+            # the lane's own tests, beside the SDK lanes (on an engine of their own, admin API on, to look
+            # at what a case left): its settings, and that a case cancels what it created and only that
+            threads.append(threading.Thread(target=run, args=("lane-tests", [
+                py, "-m", "pytest", "-q", "test_external.py", f"--junitxml={out / 'lane-tests.xml'}"])))
         for t in threads:
             t.start()
         for t in threads:
@@ -206,7 +208,7 @@ def main(argv: list[str]) -> int:
                 print(f"external lane: report check: {p_}", file=sys.stderr)
             codes["report-check"] = 1 if problems else 0
         wall = time.time() - t0
-        for s in sdks:
+        for s in [*sdks, *(["lane-tests", "report-check"] if local else [])]:
             print(f"external lane: {s}: exit {codes.get(s)}")
         print(f"external lane: {wall:.0f} s; report {out / 'report.md'}")
         return 0 if all(codes.get(s) == 0 for s in sdks) and codes.get("lane-tests", 0) == 0 \

@@ -59,7 +59,8 @@ if [ "$PEERS" = 1 ]; then
     --junitxml="$RESULTS/conformance-peers.xml" \
     --work-dir "$RESULTS/conformance-peers" ${ARGS[@]+"${ARGS[@]}"}
 fi
-RUNNER_TESTS=(test_scenarios_lint.py test_proxy.py test_selftest.py test_peer_smoke.py test_external.py)
+# (runner/test_external.py, the external lane's own tests, runs with the lane: run.sh --external --local-engine)
+RUNNER_TESTS=(test_scenarios_lint.py test_proxy.py test_selftest.py test_peer_smoke.py)
 LANES="${CONFORMANCE_LANES:-2}"
 if [ "${#ARGS[@]}" -gt 0 ] || [ "$LANES" = 1 ]; then
   exec "$PY" -m pytest -q -rs "${RUNNER_TESTS[@]}" test_conformance.py --report-dir "$REPORT" \
