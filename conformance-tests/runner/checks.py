@@ -1,12 +1,12 @@
 """Custom checks a scenario names under `checks:` (or as a `check:` step)
 when the fact vocabulary is not enough. Each takes the running Case and
-raises AssertionError (or case.Unavailable when its source is missing)."""
+raises AssertionError (or facts.Unavailable when its source is missing)."""
 from __future__ import annotations
 
 import json
 import statistics
 
-from case import Unavailable  # noqa: F401  (re-exported for check authors)
+from facts import Unavailable, metric_value
 
 
 def _starts(case, worker=None):
@@ -113,7 +113,6 @@ def metric_instruments_present(case):
     names = {m.get("name") for e in evs for m in e.get("metrics", [])}
     for n in ("jobwire.worker.job.duration", "jobwire.worker.capacity.used", "jobwire.worker.poll.requests"):
         assert n in names, f"metric {n} missing (have {sorted(names)})"
-    from case import metric_value
     cnt = metric_value(evs, {"name": "jobwire.worker.job.duration"})
     assert cnt is not None and cnt >= 4, f"duration histogram count {cnt}"
 
