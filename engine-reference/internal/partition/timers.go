@@ -1,12 +1,13 @@
 package partition
 
 import (
+	"container/heap"
 	"fmt"
-	"github.com/jobwire/jobwire/engine-reference/internal/feel"
 	"sort"
 	"time"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
+	"github.com/jobwire/jobwire/engine-reference/internal/feel"
 )
 
 // Timers: timer start events (partition 1, the deployment partition, as in
@@ -181,4 +182,106 @@ func (ev *eventState) sortedTimers() []*TimerInst {
 	}
 	sort.Slice(out, func(i, k int) bool { return out[i].Key < out[k].Key })
 	return out
+}
+
+// ---- the timer heap: due times of job time-outs, retry back-offs and timer events ----
+
+type timerEntry struct {
+	at   int64
+	key  int64
+	kind string
+}
+
+type timerHeap []timerEntry
+
+func (h timerHeap) Len() int           { return len(h) }
+func (h timerHeap) Less(i, j int) bool { return h[i].at < h[j].at }
+func (h timerHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *timerHeap) Push(x any)        { *h = append(*h, x.(timerEntry)) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func (p *Partition) addTimer(at, key int64, kind string) {
+	heap.Push(&p.timers, timerEntry{at, key, kind})
+}
+
+// compactTimers drops stale heap entries (a job completed long before its
+// deadline leaves its time-out entry behind until it would fire) by
+// rebuilding the heap from the state. Without it the heap holds an entry
+// for every job activated within the job timeout, however long finished:
+// memory followed throughput × timeout instead of the live state. The next
+// compaction waits until the heap has doubled, so the cost is amortized.
+// Called between batches, when the state is consistent.
+func (p *Partition) compactTimers() {
+	if len(p.timers) < p.timersMax {
+		return
+	}
+	p.rebuildTimers()
+	p.timersMax = max(2*len(p.timers), 4096)
+}
+
+func (p *Partition) rebuildTimers() {
+	p.timers = nil // a fresh array: the old one may be far larger than the live timers
+	for _, j := range p.st.Jobs {
+		switch j.State {
+		case JobActivated:
+			p.addTimer(j.Deadline, j.Key, OpTimeOut)
+		case JobFailedBackoff:
+			p.addTimer(j.RecurAt, j.Key, OpRecur)
+		}
+	}
+	p.rebuildEventTimers()
+}
+
+func (p *Partition) armTimer() {
+	if p.timer == nil {
+		return
+	}
+	if !p.timer.Stop() {
+		select {
+		case <-p.timer.C:
+		default:
+		}
+	}
+	if len(p.timers) == 0 {
+		p.timer.Reset(time.Hour)
+		return
+	}
+	d := time.Until(time.UnixMilli(p.timers[0].at))
+	if d < 0 {
+		d = 0
+	}
+	p.timer.Reset(d + time.Millisecond)
+}
+
+// dueTimers turns expired timers into commands. Stale entries (the job moved
+// on) are dropped here; processing checks the state again anyway.
+func (p *Partition) dueTimers(batch []*Command) []*Command {
+	now := time.Now().UnixMilli()
+	for len(p.timers) > 0 && p.timers[0].at <= now && len(batch) < MaxBatch {
+		e := heap.Pop(&p.timers).(timerEntry)
+		if e.kind == OpTimerFire {
+			batch = p.dueEventTimer(e, batch)
+			continue
+		}
+		j := p.st.Jobs[e.key]
+		if j == nil {
+			continue
+		}
+		switch e.kind {
+		case OpTimeOut:
+			if j.State == JobActivated && j.Deadline == e.at {
+				batch = append(batch, &Command{Op: OpTimeOut, Key: j.Key, Deadline: j.Deadline})
+			}
+		case OpRecur:
+			if j.State == JobFailedBackoff && j.RecurAt == e.at {
+				batch = append(batch, &Command{Op: OpRecur, Key: j.Key})
+			}
+		}
+	}
+	return batch
 }
