@@ -126,7 +126,7 @@ func (p *Partition) cancelInstance(c *Command, fx *effects, in *Instance) {
 	p.st.activeInstances--
 	p.answerWaiters(fx, in, status.Errorf(codes.FailedPrecondition, "process instance '%d' was canceled before it completed", in.Key))
 	p.st.finishInstance(in)
-	p.instanceEnded(c, fx, in) // buffered message start events (messages.go)
+	p.instanceEnded(c, fx, in) // buffered message start events (messages_correlate.go)
 }
 
 func sortElems(es []*ElemInst) {

@@ -20,7 +20,7 @@ type effects struct {
 	pushes   []pushOut
 	notify   map[string]bool
 	results  []func()
-	forwards []forward // commands to partitions (messages.go)
+	forwards []forward // commands to partitions (forward.go)
 }
 
 func (fx *effects) notifyType(t string) {

@@ -264,6 +264,6 @@ func (p *Partition) checkDone(c *Command, fx *effects, in *Instance) {
 	p.st.activeInstances--
 	p.answerWaiters(fx, in, nil)
 	p.st.finishInstance(in)
-	p.instanceEnded(c, fx, in) // buffered message start events (messages.go)
+	p.instanceEnded(c, fx, in) // buffered message start events (messages_correlate.go)
 	p.childCompleted(c, fx, in)
 }

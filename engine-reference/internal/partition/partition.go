@@ -92,7 +92,7 @@ type Partition struct {
 	activat   atomic.Int64
 	activated atomic.Int64
 	closed    atomic.Bool
-	// commands to other partitions (messages.go)
+	// commands to other partitions (forward.go)
 	outMu sync.Mutex
 	out   *outboxQ
 	// recovery applied event state changes (the element index is rebuilt)
