@@ -12,7 +12,7 @@ import pytest
 import jobwire
 from jobwire import ConfigurationError, InvalidVariablesError
 from jobwire._backoff import Backoff
-from jobwire._executor import extend_wait
+from jobwire._extender import extend_wait
 from jobwire._json import parse_variables, variables_to_json
 from jobwire._ledger import Ledger
 from jobwire._options import resolve_worker_options
@@ -65,31 +65,31 @@ def test_ledger_never_exceeds_max_and_releases_once() -> None:
 
 def test_ledger_reservation_counts_against_free_slots() -> None:
     led = Ledger(2)
-    assert led.try_reserve()
-    assert led.try_reserve() and led.reserved == 1  # one reservation at a time
+    assert led.reserve_stream()
+    assert led.reserve_stream() and led.reserved == 1  # one reservation at a time
     assert led.free == 1
     a = led.try_take()
     assert a is not None and led.try_take() is None  # the reserved slot is not handed to a poll
-    s = led.claim_reserved()
+    s = led.claim_stream()
     assert s is not None and led.held == 2 and led.reserved == 0
     s.release()
     a.release()
     assert led.held == 0 and led.free == 2
-    assert led.try_reserve()
-    led.drop_reservation()
+    assert led.reserve_stream()
+    led.drop_stream()
     assert led.free == 2
 
 
 def test_ledger_poll_pool_hard_unless_parked() -> None:
     led = Ledger(3)
     assert led.reserve_poll(5, parks=False) == 3 and led.free == 0
-    assert not led.try_reserve()  # a backfill/fairness pool is not shared with the stream
+    assert not led.reserve_stream()  # a backfill/fairness pool is not shared with the stream
     s1 = led.take_poll()
     assert s1 is not None and led.held == 1 and led.poll_reserved == 2
     led.return_poll()
     assert led.free == 2 and led.poll_reserved == 0
     assert led.reserve_poll(2, parks=True) == 2
-    assert led.try_reserve() and led.poll_reserved == 1  # the stream takes from a parked poll
+    assert led.reserve_stream() and led.poll_reserved == 1  # the stream takes from a parked poll
     assert led.take_poll() is not None
     assert led.take_poll() is None  # overflow: the caller hands the job back
     assert led.held + led.reserved + led.poll_reserved <= led.max

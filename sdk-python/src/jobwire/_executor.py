@@ -1,5 +1,5 @@
-"""Runs handlers (at most ``concurrency`` at once) and sends their outcomes.
-Every held job ends in exactly one slot release."""
+"""The executor: runs handlers (at most ``concurrency`` at once) and settles their jobs through
+the outcome sender. Every held job ends in exactly one slot release."""
 
 from __future__ import annotations
 
@@ -13,19 +13,19 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Deque, Dict, List, Optional, Set
 
-import grpc
 from opentelemetry import context as otel_context
 
-from ._backoff import Backoff
+from ._extender import run_extender
 from ._json import variables_to_json
 from ._ledger import Ledger, Slot
 from ._options import WorkerOptions
+from ._outcome import MAX_MESSAGE, RetryingOutcomeSender
 from ._proto import gateway_pb2
 from ._state import StateMachine
 from ._telemetry import Telemetry
 from ._transport import LongLease, Transport
-from .errors import BENIGN_OUTCOME_CODES, OUTCOME_RETRYABLE_CODES, InvalidVariablesError, JobError, JobwireError
-from .job import MAX_MESSAGE, Job
+from .errors import InvalidVariablesError, JobError, JobwireError
+from .job import Job
 
 EXPIRY_MARGIN_S = 0.1
 """A job whose deadline is closer than this when its turn comes is dropped (counted ``expired``)."""
@@ -52,7 +52,9 @@ class WorkerContext:
     pool: Optional[concurrent.futures.ThreadPoolExecutor] = None
 
 
-class _Held:
+class _HeldJob:
+    """A job this worker holds: the activated job, its slot, and its state in the executor."""
+
     __slots__ = ("raw", "slot", "activation", "job", "fut", "running", "abandoned", "redelivery")
 
     def __init__(self, raw: gateway_pb2.ActivatedJob, slot: Slot, activation: str, job: Job) -> None:
@@ -78,32 +80,16 @@ def _traceparent(job: Job) -> Optional[str]:
     return job.custom_headers.get("traceparent")
 
 
-EXTEND_MIN_WAIT_S = 0.05
-EXTEND_MIN_RETRY_S = 0.02
-
-
-def extend_wait(left: float, retry: bool, bo: Backoff) -> float:
-    """Seconds to wait before the next UpdateJobTimeout (docs/worker-semantics.md, the same in every
-    SDK): half of the time left until the deadline (at least 50 ms); after a failed attempt, the
-    backoff's next delay alone, capped at half of the time still left (at least 20 ms), so that the
-    retries fall before the deadline."""
-    if retry:
-        return min(bo.next(), max(left / 2, EXTEND_MIN_RETRY_S))
-    return max(EXTEND_MIN_WAIT_S, left / 2)
-
-
 class Executor:
-    """Queues received jobs, runs handlers, sends outcomes, hands jobs back at close."""
-
-    pb = gateway_pb2
+    """Queues received jobs, runs handlers, settles them through the outcome sender, hands jobs back at close."""
 
     def __init__(self, ctx: WorkerContext) -> None:
         self.ctx = ctx
-        self.held: Dict[int, _Held] = {}
-        self.queue: Deque[_Held] = collections.deque()
+        self.outcomes = RetryingOutcomeSender(ctx.transport, ctx.lease, ctx.logger, ctx.opts.retry_backoff)
+        self.held: Dict[int, _HeldJob] = {}
+        self.queue: Deque[_HeldJob] = collections.deque()
         self.running = 0
         self.closing = False
-        self.last_error: Dict[int, BaseException] = {}
         self._sends: Set["asyncio.Task[Any]"] = set()
         self._idle: List["asyncio.Future[None]"] = []
 
@@ -129,13 +115,13 @@ class Executor:
                 prev.redelivery = (raw, slot, activation)
             return
         try:
-            job = Job(raw, activation, self)
+            job = Job(raw, activation, self.outcomes)
         except JobwireError as e:
             # Unparseable variables: the handler cannot run; fail it so it surfaces as an incident.
             ctx.report_error(JobwireError(f"job {raw.key}: {e}"))
             self._track(self._fail_then_release(raw, slot, str(e)))
             return
-        h = _Held(raw, slot, activation, job)
+        h = _HeldJob(raw, slot, activation, job)
         self.held[raw.key] = h
         if self.closing:
             self._track(self._fail_back(h, MSG_CLOSING, count=True, finish=True))
@@ -145,7 +131,7 @@ class Executor:
 
     async def _fail_then_release(self, raw: gateway_pb2.ActivatedJob, slot: Slot, msg: str) -> None:
         try:
-            await self.send_fail(raw.key, max(0, raw.retries - 1), f"jobwire: {msg}", 0.0, int(time.time() * 1000) + 10_000)
+            await self.outcomes.send_fail(raw.key, max(0, raw.retries - 1), f"jobwire: {msg}", 0.0, int(time.time() * 1000) + 10_000)
         finally:
             slot.release()
 
@@ -156,7 +142,7 @@ class Executor:
         self.ctx.logger.debug("job %s: %s", raw.key, message)
 
         async def go() -> None:
-            r = await self.send_fail(raw.key, raw.retries, message, 0.0, min(raw.deadline, int(time.time() * 1000) + 5_000), via_lease=via_lease)
+            r = await self.outcomes.send_fail(raw.key, raw.retries, message, 0.0, min(raw.deadline, int(time.time() * 1000) + 5_000), via_lease=via_lease)
             self.ctx.telemetry.job_handled("not_found" if r == "not_found" else "returned" if r == "ok" else "undelivered")
 
         self._track(go())
@@ -175,7 +161,7 @@ class Executor:
             asyncio.get_running_loop().create_task(self._run(h))
         self._check_idle()
 
-    async def _run(self, h: _Held) -> None:
+    async def _run(self, h: _HeldJob) -> None:
         ctx = self.ctx
         job = h.job
         t0 = time.perf_counter()
@@ -190,7 +176,7 @@ class Executor:
             "jobwire.activation": h.activation,
         }
         span, span_ctx = ctx.telemetry.start_job_span(job.type, attrs, _traceparent(job))
-        extender = asyncio.get_running_loop().create_task(self._extend(job)) if ctx.opts.auto_extend else None
+        extender = asyncio.get_running_loop().create_task(run_extender(job, ctx.opts.job_timeout, ctx.logger)) if ctx.opts.auto_extend else None
         outcome = "completed"
         failure: Optional[BaseException] = None
         try:
@@ -253,7 +239,7 @@ class Executor:
                 Telemetry.end_job_span(span, "cancelled", failure)
             else:
                 if outcome == "undelivered":
-                    err = self.last_error.get(job.key)
+                    err = self.outcomes.last_error(job.key)
                     ctx.logger.warning("outcome of job %s was not delivered: %s", job.key, err)
                     ctx.report_error(err if err is not None else JobwireError(f"jobwire: outcome of job {job.key} was not delivered"))
                 ctx.telemetry.job_handled(outcome, time.perf_counter() - t0)
@@ -292,30 +278,11 @@ class Executor:
             except asyncio.TimeoutError:
                 continue  # the deadline may have moved (extend_timeout)
 
-    async def _extend(self, job: Job) -> None:
-        """Auto-extend: push the deadline out by job_timeout whenever half of the remaining time
-        passed; a failed UpdateJobTimeout is retried after the shared backoff alone (capped at half
-        the time still left) until it lands or the job is gone (extend_wait)."""
-        timeout = self.ctx.opts.job_timeout
-        bo = Backoff()
-        retry = False
-        while True:
-            await asyncio.sleep(extend_wait(job.deadline / 1000 - time.time(), retry, bo))
-            try:
-                await job.extend_timeout(timeout)
-                bo.reset()
-                retry = False
-            except JobwireError as e:
-                if e.code in BENIGN_OUTCOME_CODES:
-                    return  # the job is gone: stop extending
-                self.ctx.logger.debug("auto-extend of job %s failed (%s); retrying", job.key, e.code_name)
-                retry = True
-
-    def _finish(self, h: _Held) -> None:
+    def _finish(self, h: _HeldJob) -> None:
         """Releases a held job's slot, exactly once; runs a waiting redelivery."""
         if self.held.get(h.raw.key) is h:
             del self.held[h.raw.key]
-        self.last_error.pop(h.raw.key, None)
+        self.outcomes.forget(h.raw.key)
         h.slot.release()
         nxt, h.redelivery = h.redelivery, None
         if nxt is not None:
@@ -335,53 +302,13 @@ class Executor:
         t.add_done_callback(self._sends.discard)
         return t
 
-    # --- sending outcomes --------------------------------------------------------------------
-    async def send(self, method: str, req: Any, key: int, deadline_ms: int, *, via_lease: bool = False) -> str:
-        """Sends an outcome, retried on UNAVAILABLE / RESOURCE_EXHAUSTED / DEADLINE_EXCEEDED / ABORTED
-        (``OUTCOME_RETRYABLE_CODES``) with backoff until the job's deadline. Returns ``ok``,
-        ``not_found`` (benign) or ``undelivered``."""
-        ctx = self.ctx
-        bo = Backoff()
-        while True:
-            remaining = deadline_ms / 1000 - time.time()
-            timeout = max(0.5, min(ctx.transport.config.command_timeout, remaining)) if remaining > 0 else 0.5
-            try:
-                if via_lease:
-                    await ctx.lease.unary(method, req, timeout=timeout)
-                else:
-                    await ctx.transport.unary(method, req, timeout=timeout)
-                return "ok"
-            except JobwireError as e:
-                self.last_error[key] = e
-                if e.code in BENIGN_OUTCOME_CODES:
-                    ctx.logger.debug("%s of job %s: %s (the job timed out, was cancelled or completed elsewhere)", method, key, e.code_name)
-                    return "not_found"
-                delay = bo.next()
-                # a message over the gateway's size limit is refused the same way every time: not retried
-                too_large = e.code == grpc.StatusCode.RESOURCE_EXHAUSTED and (
-                    "larger than max" in (e.details or str(e)) or "exceeds maximum size" in (e.details or str(e)))
-                if (e.code in OUTCOME_RETRYABLE_CODES and not too_large and time.time() + delay < deadline_ms / 1000
-                        and not ctx.transport.closed):
-                    ctx.logger.debug("%s of job %s failed (%s); retrying in %.0f ms", method, key, e.code_name, delay * 1000)
-                    await asyncio.sleep(delay)
-                    continue
-                return "undelivered"
-
-    async def send_fail(
-        self, key: int, retries: int, message: str, backoff_s: float, deadline_ms: int, vars_json: str = "", *, via_lease: bool = False
-    ) -> str:
-        """FailJob with the given retries, message and retry back-off."""
-        req = gateway_pb2.FailJobRequest(
-            jobKey=key, retries=retries, errorMessage=message[:MAX_MESSAGE], retryBackOff=int(round(backoff_s * 1000)), variables=vars_json
-        )
-        return await self.send("FailJob", req, key, deadline_ms, via_lease=via_lease)
-
-    async def _fail_back(self, h: _Held, message: str, *, count: bool, finish: bool) -> str:
+    # --- handing back ------------------------------------------------------------------------
+    async def _fail_back(self, h: _HeldJob, message: str, *, count: bool, finish: bool) -> str:
         """Hands a held job back: FailJob with retries unchanged and no backoff, over the long-call
         connection (so the gateway sees the parked poll cancelled first)."""
         h.job._claimed = True
         deadline = min(h.job.deadline, int(time.time() * 1000) + 5_000)
-        r = await self.send_fail(h.raw.key, h.raw.retries, message, 0.0, deadline, via_lease=True)
+        r = await self.outcomes.send_fail(h.raw.key, h.raw.retries, message, 0.0, deadline, via_lease=True)
         o = "not_found" if r == "not_found" else "returned" if r == "ok" else "undelivered"
         h.job._done(o)
         if count:

@@ -86,7 +86,7 @@ class Ledger:
             self.poll_parks = False
             self._notify()
 
-    def try_reserve(self) -> bool:
+    def reserve_stream(self) -> bool:
         """Reserves a slot for the stream reader: a free one, else one from a parked poll's pool."""
         if self.reserved:
             return True
@@ -101,7 +101,7 @@ class Ledger:
             return True
         return False
 
-    def claim_reserved(self) -> Optional[Slot]:
+    def claim_stream(self) -> Optional[Slot]:
         """Turns the reservation into the slot of the job just read (None: no slot, hand it back)."""
         if self.reserved:
             self.reserved = 0
@@ -110,7 +110,7 @@ class Ledger:
             return Slot(self)
         return self.try_take()
 
-    def drop_reservation(self) -> None:
+    def drop_stream(self) -> None:
         """Gives the reservation back (the read failed or the stream is drained)."""
         if self.reserved:
             self.reserved = 0

@@ -10,17 +10,15 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Dict, Optional
 
 from ._json import VariablesInput, parse_variables, variables_to_json
+from ._outcome import MAX_MESSAGE as MAX_MESSAGE  # re-exported: jobwire.job.MAX_MESSAGE
+from ._outcome import OutcomeSender
 from .config import Duration, to_seconds
 from .errors import JobwireError, NotFoundError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._executor import Executor
     from ._proto.gateway_pb2 import ActivatedJob
 
 __all__ = ["Job"]
-
-MAX_MESSAGE = 2000
-"""Longest error message sent with FailJob / ThrowError (same in every SDK)."""
 
 
 def _headers(raw: str) -> Dict[str, str]:
@@ -50,7 +48,7 @@ class Job:
     From a *sync* handler (it runs in a worker thread) use the ``*_sync`` variants.
     """
 
-    def __init__(self, raw: "ActivatedJob", activation: str, executor: "Executor") -> None:
+    def __init__(self, raw: "ActivatedJob", activation: str, outcomes: OutcomeSender) -> None:
         self.key: int = raw.key
         self.type: str = raw.type
         self.retries: int = raw.retries
@@ -69,7 +67,7 @@ class Job:
         self.variables: Dict[str, Any] = parse_variables(self.variables_json)
         self.activation: str = activation
         """How the job arrived: ``"push"`` (stream) or ``"poll"``."""
-        self._exec = executor
+        self._outcomes = outcomes
         self._loop = asyncio.get_running_loop()
         self._cancel = threading.Event()
         self._claimed = False
@@ -124,9 +122,7 @@ class Job:
         """Sets a new activation timeout, counted from now (UpdateJobTimeout); raises typed errors."""
         s = to_seconds(timeout, "timeout", minimum=0.001)
         sent = time.time()
-        await self._exec.ctx.transport.unary(
-            "UpdateJobTimeout", self._exec.pb.UpdateJobTimeoutRequest(jobKey=self.key, timeout=int(round(s * 1000)))
-        )
+        await self._outcomes.extend_timeout(self.key, int(round(s * 1000)))
         self.deadline = int((sent + s) * 1000)
 
     # --- the same from a sync handler's thread ------------------------------------------------
@@ -181,7 +177,7 @@ class Job:
         return outcome
 
     def _raise(self, outcome: str) -> None:
-        err = self._exec.last_error.get(self.key)
+        err = self._outcomes.last_error(self.key)
         if outcome in ("completed", "failed", "error"):
             return
         if outcome == "not_found":
@@ -190,18 +186,16 @@ class Job:
 
     async def _complete(self, vars_json: str) -> str:
         self._claim("complete")
-        r = await self._exec.send(
-            "CompleteJob", self._exec.pb.CompleteJobRequest(jobKey=self.key, variables=vars_json), self.key, self.deadline
-        )
+        r = await self._outcomes.complete(self.key, vars_json, self.deadline)
         return self._done("completed" if r == "ok" else r)
 
     async def _fail(self, message: str, retries: Optional[int], backoff_s: Optional[float], vars_json: str = "") -> str:
         self._claim("fail")
-        r = await self._exec.send_fail(
+        r = await self._outcomes.fail(
             self.key,
             max(0, self.retries - 1) if retries is None else retries,
             message or "job failed",
-            self._exec.ctx.opts.retry_backoff if backoff_s is None else backoff_s,
+            backoff_s,
             self.deadline,
             vars_json,
         )
@@ -209,9 +203,6 @@ class Job:
 
     async def _throw_error(self, code: str, message: str, vars_json: str) -> str:
         self._claim("throw_error")
-        req = self._exec.pb.ThrowErrorRequest(
-            jobKey=self.key, errorCode=code, errorMessage=(message or "")[:MAX_MESSAGE], variables=vars_json
-        )
-        r = await self._exec.send("ThrowError", req, self.key, self.deadline)
+        r = await self._outcomes.throw_error(self.key, code, message, vars_json, self.deadline)
         return self._done("error" if r == "ok" else r)
 

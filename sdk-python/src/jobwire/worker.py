@@ -10,9 +10,10 @@ from typing import Callable, List, Optional
 
 from ._executor import Executor, WorkerContext
 from ._ledger import Ledger
-from ._loops import Poller, Streamer
 from ._options import WorkerOptions
+from ._poller import Poller
 from ._state import StateMachine, WorkerState
+from ._streamer import Streamer
 from ._telemetry import Telemetry
 from ._transport import Transport
 from .config import Duration, to_seconds
