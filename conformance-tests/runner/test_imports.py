@@ -27,11 +27,16 @@ SCRIPT = textwrap.dedent("""
     mods = sys.argv[1:]
     graph = grimp.build_graph(*mods, cache_dir=None)
     edges = sorted((a, b) for a in mods for b in graph.find_modules_directly_imported_by(a) if b in mods)
-    cycles = []
+    cycles, seen = [], set()
     for a, b in itertools.combinations(mods, 2):
         there, back = graph.find_shortest_chain(a, b), graph.find_shortest_chain(b, a)
         if there and back:
-            cycles.append(list(there) + list(back[1:]))
+            ring = list(there) + list(back[1:-1])
+            i = ring.index(min(ring))
+            ring = ring[i:] + ring[:i]  # one way to write each cycle
+            if tuple(ring) not in seen:
+                seen.add(tuple(ring))
+                cycles.append(ring + ring[:1])
     print(json.dumps({"edges": edges, "cycles": cycles}))
 """)
 
