@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sdk-node test suite (make test-sdk-node): install (npm ci when the lock file
-# changed), build both module formats, run Jest (unit: fake gateway; integration:
+# changed), build both module formats, type-check, fail on any import cycle (madge), run Jest (unit: fake gateway; integration:
 # the reference engine), check `npm pack`. Against a real Camunda 8 cluster:
 # `make conformance-external`.
 # Writes $RESULTS/sdk-node.jest.json; exits non-zero on any failure.
@@ -24,6 +24,8 @@ ENGINE="$ROOT/engine-reference/bin/jobwire-engine"
 npm run --silent build
 # ts-jest only transpiles: type-check sources, tests and bench here.
 npm run --silent typecheck
+# No import cycle between source files (madge, type-only imports included): fails on any cycle.
+npm run --silent cycles
 
 status=0
 npx jest --ci --json --outputFile="$RESULTS/sdk-node.jest.json" || status=$?

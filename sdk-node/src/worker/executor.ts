@@ -1,13 +1,13 @@
-import { status as Status } from '@grpc/grpc-js'
 import { context as otelContext } from '@opentelemetry/api'
 import type { ActivatedJob__Output } from '../generated/gateway_protocol/ActivatedJob.js'
-import { BENIGN_OUTCOME_CODES, CancelledError, JobError, JobwireError, OUTCOME_RETRYABLE_CODES, toJobwireError } from '../errors.js'
+import { CancelledError, JobError, JobwireError } from '../errors.js'
 import { variablesToJson } from '../json.js'
-import { JobImpl, MAX_MESSAGE, type Settled } from './jobImpl.js'
-import { Backoff, sleep } from './backoff.js'
+import { HeldJob, type Settled } from './heldJob.js'
+import { sleep } from './backoff.js'
 import type { WorkerContext } from './context.js'
 import { Extender } from './extender.js'
 import type { Slot } from './ledger.js'
+import { GatewayOutcomeSender, MAX_MESSAGE, MSG_AT_CAPACITY, MSG_CLOSING, type OutcomeSender, type SendResult } from './outcome.js'
 import type { Outcome } from './telemetry.js'
 
 /** A job whose deadline is closer than this when its turn comes is dropped (counted `expired`). */
@@ -15,29 +15,19 @@ const EXPIRY_MARGIN_MS = 100
 
 /** After close's timeout cancels running handlers, how long to wait for them before handing their jobs back (same in every SDK). */
 export const CLOSE_GRACE_MS = 1_000
-/** FailJob messages of a job handed back untouched (retries unchanged, no backoff); same in every SDK. */
-export const MSG_CLOSING = 'jobwire: worker closing; job returned'
-export const MSG_AT_CAPACITY = 'jobwire: worker at capacity; job returned'
-export const MSG_RECYCLED = 'jobwire: stream recycled; job returned'
-
-/** How an outcome send ended. */
-export type OutcomeResult = 'ok' | 'not_found' | 'gave_up'
-/** An outcome send's result and, unless acknowledged, the typed error. */
-export interface SendResult {
-  result: OutcomeResult
-  error?: JobwireError
-}
+export { MSG_AT_CAPACITY, MSG_CLOSING, MSG_RECYCLED } from './outcome.js'
 
 /** What a hand-back (retries unchanged) counts. */
 function returned(r: SendResult): Outcome {
   return r.result === 'ok' ? 'returned' : r.result === 'not_found' ? 'not_found' : 'undelivered'
 }
 
-interface Held {
+/** The executor's record of a held job: queued, running, or sending its outcome. */
+interface Entry {
   raw: ActivatedJob__Output
   slot: Slot
   activation: 'push' | 'poll'
-  job: JobImpl
+  job: HeldJob
   abort: AbortController
   running: boolean
   /** Failed back by close(): whatever the handler does later is ignored. */
@@ -54,14 +44,19 @@ interface Held {
  * @internal
  */
 export class Executor {
-  private readonly held = new Map<string, Held>()
-  private readonly queue: Held[] = []
+  private readonly held = new Map<string, Entry>()
+  private readonly queue: Entry[] = []
   private running = 0
   private closing = false
   private readonly idleWaiters: Array<() => void> = []
   private readonly pendingSends = new Set<Promise<unknown>>()
 
-  constructor(readonly ctx: WorkerContext) {}
+  /** Sends the outcomes of this worker's jobs (the held jobs call it). */
+  readonly outcomes: OutcomeSender
+
+  constructor(readonly ctx: WorkerContext) {
+    this.outcomes = new GatewayOutcomeSender(ctx)
+  }
 
   /** Jobs received and not yet finished (queued + running). */
   get size(): number {
@@ -94,18 +89,18 @@ export class Executor {
       }
       return
     }
-    let job: JobImpl
+    let job: HeldJob
     try {
-      job = new JobImpl(raw, activation, this)
+      job = new HeldJob(raw, activation, this.outcomes)
     } catch (e) {
       // Unparseable variables: the handler cannot run; fail it so it surfaces as an incident eventually.
       ctx.reportError(new JobwireError(`job ${raw.key}: ${(e as Error).message}`))
-      void this.track(this.sendFail(raw, raw.retries - 1, `jobwire: ${(e as Error).message}`, 0, Date.now() + 10_000))
+      void this.track(this.outcomes.sendFail(raw.key, raw.retries - 1, `jobwire: ${(e as Error).message}`, 0, Date.now() + 10_000))
         .then((r) => ctx.telemetry.jobHandled(r.result === 'ok' ? 'failed' : r.result === 'not_found' ? 'not_found' : 'undelivered'))
         .finally(() => slot.release())
       return
     }
-    const h: Held = { raw, slot, activation, job, abort: new AbortController(), running: false, abandoned: false, awaitingSettle: false }
+    const h: Entry = { raw, slot, activation, job, abort: new AbortController(), running: false, abandoned: false, awaitingSettle: false }
     this.held.set(raw.key, h)
     if (this.closing) {
       this.failBack(h)
@@ -131,7 +126,7 @@ export class Executor {
     this.checkIdle()
   }
 
-  private async run(h: Held): Promise<void> {
+  private async run(h: Entry): Promise<void> {
     const { ctx } = this
     const { job } = h
     const t0 = performance.now()
@@ -219,7 +214,7 @@ export class Executor {
   }
 
   /** Releases a held job's slot, exactly once. */
-  private finish(h: Held): void {
+  private finish(h: Entry): void {
     if (this.held.get(h.raw.key) === h) this.held.delete(h.raw.key)
     h.slot.release()
     const next = h.redelivery
@@ -249,15 +244,15 @@ export class Executor {
   }
 
   /** Gives a job back at once: FailJob with retries unchanged and no backoff, counted `returned`. */
-  private failBack(h: Held): void {
+  private failBack(h: Entry): void {
     void this.failBackOutcome(h, false).finally(() => this.finish(h))
   }
 
   /** Hands a held job back (close). `inRun`: run() counts the outcome itself. */
-  private failBackOutcome(h: Held, inRun: boolean): Promise<Outcome> {
+  private failBackOutcome(h: Entry, inRun: boolean): Promise<Outcome> {
     h.job.outcomeSent = true
     const deadline = Math.min(h.job.deadline, Date.now() + 5_000)
-    return this.track(this.sendFail(h.raw, h.raw.retries, MSG_CLOSING, 0, deadline)).then((r) => {
+    return this.track(this.outcomes.sendFail(h.raw.key, h.raw.retries, MSG_CLOSING, 0, deadline)).then((r) => {
       const o = returned(r)
       if (!inRun) this.ctx.telemetry.jobHandled(o)
       return o
@@ -279,60 +274,11 @@ export class Executor {
    */
   handBack(raw: ActivatedJob__Output, activation: 'push' | 'poll', message: string): Promise<Outcome> {
     this.ctx.telemetry.jobActivated(activation)
-    return this.track(this.sendFail(raw, raw.retries, message, 0, Math.min(Number(raw.deadline), Date.now() + 10_000))).then((r) => {
+    return this.track(this.outcomes.sendFail(raw.key, raw.retries, message, 0, Math.min(Number(raw.deadline), Date.now() + 10_000))).then((r) => {
       const o = returned(r)
       this.ctx.telemetry.jobHandled(o)
       return o
     })
-  }
-
-  sendFail(raw: ActivatedJob__Output, retries: number, message: string, backoffMs: number, deadline: number, variables = '', quiet = false): Promise<SendResult> {
-    // Close and a stream recycle hand jobs back over the connection that carried this worker's long
-    // poll and stream: HTTP/2 keeps the order of one connection, so the gateway sees the poll or
-    // stream cancelled before the job is activatable again and cannot hand it to that (dead) call.
-    const viaLong = message === MSG_CLOSING || message === MSG_RECYCLED
-    return this.send('FailJob', { jobKey: raw.key, retries, errorMessage: message.slice(0, MAX_MESSAGE), retryBackOff: String(backoffMs), variables }, raw.key, deadline, { viaLong, quiet })
-  }
-
-  /**
-   * Sends an outcome; retries UNAVAILABLE / RESOURCE_EXHAUSTED / DEADLINE_EXCEEDED / ABORTED
-   * (OUTCOME_RETRYABLE_CODES) with backoff until the job's deadline. NOT_FOUND / FAILED_PRECONDITION are benign
-   * (`not_found`); anything else, or the deadline passing, gives up (`gave_up`, logged at warn;
-   * reported to the application unless `quiet`: the caller of a manual outcome gets the error).
-   */
-  async send(
-    method: 'CompleteJob' | 'FailJob' | 'ThrowError' | 'UpdateJobTimeout',
-    req: object,
-    key: string,
-    deadline: number,
-    o: { viaLong?: boolean; quiet?: boolean } = {},
-  ): Promise<SendResult> {
-    const backoff = new Backoff()
-    for (;;) {
-      try {
-        const left = deadline - Date.now()
-        const opts = { timeoutMs: Math.max(1_000, Math.min(this.ctx.transport.config.commandTimeoutMs, left)) }
-        await (o.viaLong ? this.ctx.long.unary(method, req, opts) : this.ctx.transport.unary(method, req, opts))
-        return { result: 'ok' }
-      } catch (e) {
-        const err = toJobwireError(e)
-        if (err.code !== undefined && BENIGN_OUTCOME_CODES.has(err.code)) {
-          this.ctx.logger.info(`${method} for job ${key}: ${err.codeName} (job timed out, was cancelled or completed elsewhere)`)
-          return { result: 'not_found', error: err }
-        }
-        const delay = backoff.next()
-        // a message over the gateway's size limit is refused the same way every time: not retried
-        const tooLarge = err.code === Status.RESOURCE_EXHAUSTED && /larger than max|exceeds maximum size/.test(err.details || err.message)
-        if (err.code !== undefined && OUTCOME_RETRYABLE_CODES.has(err.code) && !tooLarge && Date.now() + delay < deadline) {
-          this.ctx.logger.debug(`${method} for job ${key} failed (${err.codeName}); retrying in ${delay} ms`)
-          await sleep(delay)
-          continue
-        }
-        this.ctx.logger.warn(`${method} for job ${key} not delivered (${err.codeName}): ${err.message}`)
-        if (!o.quiet) this.ctx.reportError(err)
-        return { result: 'gave_up', error: err }
-      }
-    }
   }
 
   /**
@@ -372,7 +318,7 @@ export class Executor {
   }
 }
 
-function pickTraceparent(job: JobImpl): unknown {
+function pickTraceparent(job: HeldJob): unknown {
   const v = (job.variables as Record<string, unknown>)['traceparent']
   return typeof v === 'string' ? v : job.customHeaders['traceparent']
 }

@@ -10,6 +10,11 @@
  *   it answers or is parked) the slots it asked for are its own, so a backlog
  *   answer finds them free.
  * Invariant: 0 ≤ held + reserved + pollFirm ≤ max, always.
+ *
+ * Verbs shared with the other SDKs: tryTake, takePoll, reserveStream /
+ * claimStream / dropStream, Slot.release. The poll's slots are Node's own
+ * model (firmPoll / softenPoll: firm for at most 100 ms, then free for
+ * anyone), not the reservePoll / returnPoll of the other SDKs.
  * @internal
  */
 export class Ledger {
@@ -50,23 +55,23 @@ export class Ledger {
     return new Slot(this)
   }
 
-  /** The stream reader reserves a slot; false when none is free. */
-  reserve(): boolean {
+  /** The stream reader reserves a slot; false when none is free (it never takes a poll's firm slot). */
+  reserveStream(): boolean {
     if (this.free <= 0) return false
     this.reservedCount++
     this.notify()
     return true
   }
 
-  /** Gives a reservation back unused. */
-  unreserve(): void {
+  /** Gives the stream reader's reservation back unused. */
+  dropStream(): void {
     if (this.reservedCount <= 0) throw new Error('jobwire: ledger underflow (no reservation to give back)')
     this.reservedCount--
     this.notify()
   }
 
-  /** Turns a reservation into the slot of the job that landed in it. */
-  takeReserved(): Slot {
+  /** Turns the stream reader's reservation into the slot of the job that landed in it. */
+  claimStream(): Slot {
     if (this.reservedCount <= 0) throw new Error('jobwire: ledger underflow (no reservation to take)')
     this.reservedCount--
     this.heldCount++
@@ -83,7 +88,7 @@ export class Ledger {
   }
 
   /** Takes one of the poll's firm slots for a polled job, else a free slot. */
-  takeForPoll(): Slot | undefined {
+  takePoll(): Slot | undefined {
     if (this.pollFirmCount > 0) {
       this.pollFirmCount--
       this.heldCount++

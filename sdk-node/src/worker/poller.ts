@@ -8,21 +8,6 @@ import type { Executor } from './executor.js'
 
 /** Poll only when at most this share of the capacity is held (or a backfill or fairness poll is due). */
 export const THRESHOLD = 0.3
-/**
- * Held must stay above the threshold this long before a parked poll is cancelled (same in every SDK):
- * a poll response already in flight when the stream filled the worker arrives meanwhile and is handed
- * back losslessly; cancelling at once would drop it in the transport until its activation timeout.
- */
-const CANCEL_DELAY_MS = 100
-/**
- * A parked poll is not cancelled when the stream fills the worker (rule 3 of "Push and poll",
- * docs/worker-semantics.md, the same in every SDK): a cancel drops whatever the gateway had already
- * sent for the poll, and those jobs wait out their whole activation timeout. Measured under overload
- * (capacity 16, no-op handlers, 256 in flight): Node 13–14 jobs in 4 of 14 runs, Go 1–15 jobs in 4 of
- * 22 runs with the cancel; 0 without. What a parked poll brings while the worker is full is handed
- * back at once (overflow), which the engine can give to another worker immediately.
- */
-const CANCEL_PARKED_POLL = false
 /** While the stream keeps held above the threshold, a fairness poll is due this long after the last poll ended. */
 export const FAIRNESS_INTERVAL_MS = 1_000
 /**
@@ -180,7 +165,7 @@ export class Poller {
       let wasBackfill = true
       let parkedThenGot = false
       try {
-        const r = await this.poll(want, rt, kind)
+        const r = await this.poll(want, rt)
         got = r.got
         parkedThenGot = r.parkedThenGot
         // While streaming, a poll that filled every slot it asked for means more is waiting (jobs the
@@ -197,13 +182,6 @@ export class Poller {
             this.kick?.()
           }, READER_TURN_MS + 5)
           this.owedTimer.unref?.()
-        }
-        if (r.cancelled && !stopSignal.aborted) {
-          // The stream filled the worker past the threshold while the poll was parked:
-          // poll again once held falls back to it (no backoff).
-          ctx.logger.debug('parked poll cancelled: the stream filled the worker past the poll threshold')
-          ctx.telemetry.pollRequest('cancelled')
-          continue
         }
         if (r.deadlineExceeded) ctx.logger.debug('poll ended at its deadline with no job: an empty poll')
       } catch (e) {
@@ -281,11 +259,13 @@ export class Poller {
   }
 
   /**
-   * One ActivateJobs call; resolves with the number of jobs received. While it is parked (no job
-   * received yet), a rise of held from at most the threshold to above it cancels the call
-   * (`cancelled`): the gateway fails back whatever it activated for it.
+   * One ActivateJobs call; resolves with the number of jobs received. A parked poll is never
+   * cancelled because the stream filled the worker (rule 3 of "Push and poll",
+   * docs/worker-semantics.md, the same in every SDK): a cancel drops whatever the gateway had
+   * already sent for it, and those jobs wait out their whole activation timeout. What it brings
+   * while the worker is full is handed back at once (overflow). Only close cancels it.
    */
-  private async poll(max: number, requestTimeoutMs: number, kind: PollKind): Promise<{ got: number; cancelled: boolean; deadlineExceeded: boolean; parkedThenGot: boolean }> {
+  private async poll(max: number, requestTimeoutMs: number): Promise<{ got: number; deadlineExceeded: boolean; parkedThenGot: boolean }> {
     const { ctx } = this
     const o = ctx.opts
     const req = {
@@ -310,34 +290,10 @@ export class Poller {
     this.call = call
     if (ctx.stopSignal.aborted) call.cancel()
     let got = 0
-    let cancelled = false
     let deadlineExceeded = false
     const sentAt = Date.now()
     let firstDataAfter = -1
     const { ledger } = ctx
-    const above = () => this.aboveThreshold()
-    let below = !above()
-    let timer: NodeJS.Timeout | undefined
-    const off =
-      kind === 'fairness' || !CANCEL_PARKED_POLL
-        ? () => {}
-        : ledger.onChange(() => {
-            if (!above()) {
-              below = true
-              clearTimeout(timer)
-              timer = undefined
-            } else if (below && got === 0 && !cancelled && !timer) {
-              // Held must stay above the threshold for CANCEL_DELAY_MS: a response already in flight
-              // arrives meanwhile and is handed back losslessly instead of being dropped by the cancel.
-              timer = setTimeout(() => {
-                timer = undefined
-                if (above() && got === 0 && !cancelled) {
-                  cancelled = true
-                  call.cancel()
-                }
-              }, CANCEL_DELAY_MS)
-            }
-          })
     try {
       await new Promise<void>((resolve, reject) => {
         call.on('data', (res: ActivateJobsResponse__Output) => {
@@ -350,7 +306,6 @@ export class Poller {
           // message per partition, and the next one must still find its slots.
         })
         call.on('error', (e: unknown) => {
-          if (cancelled) return resolve()
           const err = toJobwireError(e, 'ActivateJobs')
           if (err.code === Status.DEADLINE_EXCEEDED) {
             // The gateway kept the poll until our deadline: an empty poll (or the jobs received so far), not an error.
@@ -363,18 +318,16 @@ export class Poller {
         call.on('end', () => resolve())
       })
     } finally {
-      off()
-      clearTimeout(timer)
       clearTimeout(firmTimer)
       ledger.softenPoll()
       this.call = undefined
     }
     // Jobs that reached a poll after it was parked became activatable while it waited (not backlog).
-    return { got, cancelled: cancelled && got === 0, deadlineExceeded, parkedThenGot: got > 0 && firstDataAfter >= STALL_EVIDENCE_MS }
+    return { got, deadlineExceeded, parkedThenGot: got > 0 && firstDataAfter >= STALL_EVIDENCE_MS }
   }
 
   private receive(job: ActivatedJob__Output): void {
-    const slot = this.ctx.ledger.takeForPoll()
+    const slot = this.ctx.ledger.takePoll()
     if (slot) {
       this.exec.submit(job, slot, 'poll')
       return

@@ -3,7 +3,8 @@ import type { ActivatedJob__Output } from '../generated/gateway_protocol/Activat
 import { toJobwireError, type JobwireError } from '../errors.js'
 import { Backoff, sleep } from './backoff.js'
 import type { WorkerContext } from './context.js'
-import { MSG_CLOSING, MSG_RECYCLED, type Executor } from './executor.js'
+import type { Executor } from './executor.js'
+import { MSG_CLOSING, MSG_RECYCLED } from './outcome.js'
 import type { Poller } from './poller.js'
 import { ReadGate, STREAM_ID_HEADER, type LongLease } from '../transport.js'
 
@@ -15,7 +16,7 @@ export const STALL_RECYCLE_INTERVAL_MS = 10_000
 const YIELD_AFTER_MS = 100
 /** Draining ends when the stream was quiet this long... */
 export const DRAIN_QUIET_MS = 50
-/** ...or after this long (at close: or the close timeout, whichever comes first). */
+/** ...or after this long (at close too: the close timeout does not cut the drain short; it bounds the wait for running handlers). */
 export const DRAIN_MAX_MS = 500
 
 type RecycleReason = 'recycled' | 'stalled'
@@ -26,7 +27,7 @@ type RecycleReason = 'recycled' | 'stalled'
  * always lands in a slot of its own and, while the worker is full, the small
  * HTTP/2 window fills and the gateway gives jobs to other workers.
  */
-class OpenStream {
+class StreamSession {
   reserved = false
   armedSince = 0
   lastDelivery = 0
@@ -76,7 +77,7 @@ class OpenStream {
         this.reserved = true
         this.armedSince = Date.now()
         this.ownTurn = this.poller.readerTookTurn()
-        ledger.reserve()
+        ledger.reserveStream()
         this.gate.grant(1) // read exactly one job: it lands in this slot
       } else if (this.reserved && this.poller.due() && ledger.free === 0) {
         // A poll is due (backfill, fairness) and only our idle reservation is free: let it have the
@@ -85,7 +86,7 @@ class OpenStream {
         if (!this.ownTurn || idle >= YIELD_AFTER_MS) {
           this.reserved = false
           this.gate.revoke()
-          ledger.unreserve()
+          ledger.dropStream()
         } else if (!this.yieldTimer) {
           this.yieldTimer = setTimeout(() => {
             this.yieldTimer = undefined
@@ -113,7 +114,7 @@ class OpenStream {
     this.lastDelivery = Date.now()
     if (this.reserved) {
       this.reserved = false
-      const slot = ctx.ledger.takeReserved()
+      const slot = ctx.ledger.claimStream()
       this.exec.submit(job, slot, 'push')
     } else {
       // Cannot happen while we read only with a reserved slot; if it does, take a free slot or give it back.
@@ -133,7 +134,7 @@ class OpenStream {
     if (this.reserved) {
       this.reserved = false
       this.gate.revoke()
-      this.ctx.ledger.unreserve()
+      this.ctx.ledger.dropStream()
     }
     this.call.cancel()
   }
@@ -149,7 +150,7 @@ class OpenStream {
     this.offLedger()
     if (this.reserved) {
       this.reserved = false
-      this.ctx.ledger.unreserve()
+      this.ctx.ledger.dropStream()
     }
     const start = Date.now()
     this.lastData = start
@@ -216,7 +217,7 @@ class OpenStream {
  */
 export class Streamer {
   private readonly backoff = new Backoff()
-  private current: OpenStream | undefined
+  private current: StreamSession | undefined
   private recycle: ((reason: RecycleReason) => void) | undefined
   private lastStallRecycle = 0
   private readonly drains = new Set<Promise<unknown>>()
@@ -233,7 +234,7 @@ export class Streamer {
     const { ctx } = this
     ctx.state.streamActive = true
     while (!ctx.stopSignal.aborted) {
-      let res: { err?: JobwireError; recycled?: RecycleReason; stream?: OpenStream; openedAt: number }
+      let res: { err?: JobwireError; recycled?: RecycleReason; stream?: StreamSession; openedAt: number }
       try {
         res = await this.openOnce()
       } catch (e) {
@@ -297,7 +298,7 @@ export class Streamer {
     ctx.state.streamActive = false
   }
 
-  private drainStream(s: OpenStream, message: string, maxMs: number): Promise<unknown> {
+  private drainStream(s: StreamSession, message: string, maxMs: number): Promise<unknown> {
     const p = s.drain(message, maxMs).then((n) => {
       this.handedBack += n
       if (n > 0) this.ctx.logger.debug(`drained job stream: ${n} buffered job(s) handed back`)
@@ -320,7 +321,7 @@ export class Streamer {
   }
 
   /** Opens one stream and resolves when it ends, fails, or is to be recycled. */
-  private async openOnce(): Promise<{ err?: JobwireError; recycled?: RecycleReason; stream?: OpenStream; openedAt: number }> {
+  private async openOnce(): Promise<{ err?: JobwireError; recycled?: RecycleReason; stream?: StreamSession; openedAt: number }> {
     const { ctx } = this
     const o = ctx.opts
     const req = { type: o.jobType, worker: o.workerName, timeout: String(o.jobTimeoutMs), fetchVariable: o.fetchVariables, tenantIds: o.tenantIds }
@@ -329,7 +330,7 @@ export class Streamer {
     // Nothing passes the gate until the reader holds a reserved slot.
     const gate = new ReadGate()
     const { call, token } = await ctx.long.serverStream<ActivatedJob__Output>('StreamActivatedJobs', req, openedAt + o.streamTimeoutMs + 60_000, gate)
-    const s = new OpenStream(call, gate, openedAt, ctx, this.exec, this.poller, ctx.long)
+    const s = new StreamSession(call, gate, openedAt, ctx, this.exec, this.poller, ctx.long)
     if (ctx.stopSignal.aborted) return { stream: s, openedAt }
     this.current = s
     ctx.state.streamOpen = true

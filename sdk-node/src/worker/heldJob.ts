@@ -2,11 +2,8 @@ import type { ActivatedJob__Output } from '../generated/gateway_protocol/Activat
 import { JobwireError, type JobError } from '../errors.js'
 import type { FailOptions, Job, ThrowErrorOptions, Variables } from '../job.js'
 import { parseLossless, variablesToJson } from '../json.js'
-import type { Executor, SendResult } from './executor.js'
+import { MAX_MESSAGE, type OutcomeSender, type SendResult } from './outcome.js'
 import type { Outcome } from './telemetry.js'
-
-/** Longest error message sent with FailJob / ThrowError. */
-export const MAX_MESSAGE = 2_000
 
 function parseHeaders(raw: string): Record<string, string> {
   if (!raw) return {}
@@ -31,8 +28,11 @@ function settle(kind: 'completed' | 'failed' | 'error', r: SendResult): Settled 
   return { outcome: 'undelivered', error: r.error }
 }
 
-/** The Job given to handlers. @internal */
-export class JobImpl implements Job<Variables> {
+/**
+ * The held job: an activated job this worker holds, given to the handler as its `Job`, with its
+ * one outcome (sent through the {@link OutcomeSender}) and its deadline. @internal
+ */
+export class HeldJob implements Job<Variables> {
   readonly key: string
   readonly type: string
   readonly retries: number
@@ -57,7 +57,7 @@ export class JobImpl implements Job<Variables> {
   constructor(
     raw: ActivatedJob__Output,
     readonly activation: 'push' | 'poll',
-    private readonly exec: Executor,
+    private readonly outcomes: OutcomeSender,
   ) {
     this.key = raw.key
     this.type = raw.type
@@ -123,7 +123,7 @@ export class JobImpl implements Job<Variables> {
   /** Sends CompleteJob with already-serialized variables. */
   completeOutcome(varsJson: string, strict = false): Promise<Settled> {
     return this.claim('complete', strict, async () =>
-      settle('completed', await this.exec.send('CompleteJob', { jobKey: this.key, variables: varsJson }, this.key, this.deadline, { quiet: strict })),
+      settle('completed', await this.outcomes.send('CompleteJob', { jobKey: this.key, variables: varsJson }, this.key, this.deadline, { quiet: strict })),
     )
   }
 
@@ -134,11 +134,11 @@ export class JobImpl implements Job<Variables> {
       vars = variablesToJson(o.variables, `fail variables of job ${this.key}`)
     } catch (err) {
       if (strict) return Promise.reject(err)
-      this.exec.ctx.reportError(err as Error)
+      this.outcomes.ctx.reportError(err as Error)
     }
-    const backoff = o.retryBackOffMs ?? this.exec.ctx.opts.retryBackOffMs
+    const backoff = o.retryBackOffMs ?? this.outcomes.ctx.opts.retryBackOffMs
     return this.claim('fail', strict, async () =>
-      settle('failed', await this.exec.sendFail({ key: this.key } as ActivatedJob__Output, retries, o.message ?? 'job failed', backoff, this.deadline, vars, strict)),
+      settle('failed', await this.outcomes.sendFail(this.key, retries, o.message ?? 'job failed', backoff, this.deadline, vars, strict)),
     )
   }
 
@@ -149,11 +149,11 @@ export class JobImpl implements Job<Variables> {
     } catch (err) {
       if (strict) return Promise.reject(err)
       // Invalid variables: nothing bad is sent; the job fails with the reason instead.
-      this.exec.ctx.reportError(err as Error)
+      this.outcomes.ctx.reportError(err as Error)
       return this.failOutcome({ message: (err as Error).message })
     }
     const req = { jobKey: this.key, errorCode: e.code, errorMessage: (e.message ?? '').slice(0, MAX_MESSAGE), variables: vars }
-    return this.claim('throwError', strict, async () => settle('error', await this.exec.send('ThrowError', req, this.key, this.deadline, { quiet: strict })))
+    return this.claim('throwError', strict, async () => settle('error', await this.outcomes.send('ThrowError', req, this.key, this.deadline, { quiet: strict })))
   }
 
   /** Resolves when the engine acknowledged; rejects with the typed error (NotFoundError, ...) otherwise. */
@@ -178,14 +178,14 @@ export class JobImpl implements Job<Variables> {
       await this.extendTimeoutOrThrow(timeoutMs)
     } catch (e) {
       // benign for the process: the job is gone or the gateway refused; the caller sees it in the log
-      this.exec.ctx.logger.warn(`extendTimeout of job ${this.key} failed: ${(e as Error).message}`)
+      this.outcomes.ctx.logger.warn(`extendTimeout of job ${this.key} failed: ${(e as Error).message}`)
     }
   }
 
   /** UpdateJobTimeout; throws typed errors (used by the auto-extender). */
   async extendTimeoutOrThrow(timeoutMs: number): Promise<void> {
     const sentAt = Date.now()
-    await this.exec.ctx.transport.unary('UpdateJobTimeout', { jobKey: this.key, timeout: String(Math.round(timeoutMs)) })
+    await this.outcomes.ctx.transport.unary('UpdateJobTimeout', { jobKey: this.key, timeout: String(Math.round(timeoutMs)) })
     this.deadline = sentAt + timeoutMs
   }
 }
