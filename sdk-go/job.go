@@ -32,11 +32,11 @@ type Job struct {
 	Activation               string // "push" (job stream) or "poll" (ActivateJobs)
 
 	raw    *pb.ActivatedJob
-	d      *worker.Delivery // nil for jobs from Client.ActivateJobs
+	d      *worker.HeldJob // nil for jobs from Client.ActivateJobs
 	client *Client
 }
 
-func newJob(j *pb.ActivatedJob, activation string, d *worker.Delivery, c *Client) *Job {
+func newJob(j *pb.ActivatedJob, activation string, d *worker.HeldJob, c *Client) *Job {
 	return &Job{
 		Key: j.GetKey(), Type: j.GetType(), ProcessInstanceKey: j.GetProcessInstanceKey(), BPMNProcessID: j.GetBpmnProcessId(),
 		ProcessDefinitionVersion: j.GetProcessDefinitionVersion(), ProcessDefinitionKey: j.GetProcessDefinitionKey(),

@@ -193,7 +193,7 @@ func (c *Client) NewWorker(jobType string, handler HandlerFunc, opts ...WorkerOp
 }
 
 // run adapts the public handler to the internal executor.
-func (w *Worker) run(ctx context.Context, d *worker.Delivery) worker.Outcome {
+func (w *Worker) run(ctx context.Context, d *worker.HeldJob) worker.Outcome {
 	job := newJob(d.Job, d.Activation, d, w.c)
 	vars, err := w.handler(ctx, job)
 	if err != nil {

@@ -36,7 +36,7 @@ type item struct {
 // entry is a job key the worker holds: queued, running, or sending its outcome.
 type entry struct {
 	it      item
-	d       *Delivery
+	d       *HeldJob
 	running bool  // its handler runs now
 	next    *item // a redelivery that arrived while the outcome was in flight
 }
@@ -99,7 +99,7 @@ func (e *executor) enqueue(it item) {
 		w.log.Debug("job delivered again while its outcome is in flight; it runs after the acknowledgement", "key", key)
 		return
 	}
-	en := &entry{it: it, d: e.newDelivery(it)}
+	en := &entry{it: it, d: e.newHeldJob(it)}
 	e.held[key] = en
 	switch {
 	case e.closing:
@@ -241,7 +241,7 @@ func (e *executor) failBack(en *entry) {
 func (e *executor) giveBack(job *pb.ActivatedJob, activation, msg string) {
 	e.w.tel.Activated(activation)
 	e.w.log.Debug("returning a received job to the engine", "key", job.GetKey(), "activation", activation, "reason", msg)
-	d := e.newDelivery(item{job: job, activation: activation})
+	d := e.newHeldJob(item{job: job, activation: activation})
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
@@ -249,8 +249,8 @@ func (e *executor) giveBack(job *pb.ActivatedJob, activation, msg string) {
 	}()
 }
 
-func (e *executor) newDelivery(it item) *Delivery {
-	d := &Delivery{Job: it.job, Activation: it.activation, e: e}
+func (e *executor) newHeldJob(it item) *HeldJob {
+	d := &HeldJob{Job: it.job, Activation: it.activation, e: e}
 	d.deadline.Store(it.job.GetDeadline())
 	return d
 }
@@ -305,7 +305,7 @@ func (e *executor) execute(en *entry) (pending bool) {
 }
 
 // call runs the handler, turning a panic into a failure.
-func (e *executor) call(ctx context.Context, d *Delivery) (o Outcome) {
+func (e *executor) call(ctx context.Context, d *HeldJob) (o Outcome) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.w.log.Error("job handler panicked", "key", d.Job.GetKey(), "panic", r, "stack", string(debug.Stack()))

@@ -40,7 +40,7 @@ type extendClock struct {
 // worker's job timeout again; a failed call is retried after the back-off
 // (capped at half the time still left). It stops when the returned func is
 // called, when ctx ends, or when the engine no longer knows the job.
-func startExtender(ctx context.Context, d *Delivery, timeout time.Duration) (stop func()) {
+func startExtender(ctx context.Context, d *HeldJob, timeout time.Duration) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	clk := extendClock{until: time.Until, sleep: sleep, extend: func(ctx context.Context) error {

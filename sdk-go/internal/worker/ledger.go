@@ -176,10 +176,10 @@ func (l *Ledger) ReturnPoll() {
 	l.mu.Unlock()
 }
 
-// Reserve blocks until a slot is free (or one of a parked poll's pool can be
+// ReserveStream blocks until a slot is free (or one of a parked poll's pool can be
 // taken) and no poll is due, or ctx is done, and marks it as the streamer's
 // reservation. Call it before Recv, then ClaimStream or DropStream.
-func (l *Ledger) Reserve(ctx context.Context) error {
+func (l *Ledger) ReserveStream(ctx context.Context) error {
 	for {
 		l.mu.Lock()
 		switch {

@@ -30,7 +30,7 @@ func TestLedgerInvariantUnderConcurrency(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := 0; i < 300; i++ {
-			if l.Reserve(ctx) != nil {
+			if l.ReserveStream(ctx) != nil {
 				return
 			}
 			if rand.IntN(4) == 0 {
@@ -106,7 +106,7 @@ func TestPollWantedThreshold(t *testing.T) {
 		t.Fatalf("PollWanted at 4/10 = %d %v, want 6 false", got, below)
 	}
 	// The streamer's reservation counts as held: a poll never asks for its slot.
-	if err := l.Reserve(context.Background()); err != nil {
+	if err := l.ReserveStream(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := l.PollWanted(); got != 5 {
@@ -125,7 +125,7 @@ func TestStreamTakesFromParkedPoll(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if err := l.Reserve(ctx); err != nil { // must not wait for the poll
+	if err := l.ReserveStream(ctx); err != nil { // must not wait for the poll
 		t.Fatalf("stream could not reserve while a poll was parked: %v", err)
 	}
 	s := l.ClaimStream()
@@ -149,7 +149,7 @@ func TestStreamTakesFromParkedPoll(t *testing.T) {
 
 func TestReservedStreamSlotIsNeverLent(t *testing.T) {
 	l := NewLedger(1, nil)
-	if err := l.Reserve(context.Background()); err != nil {
+	if err := l.ReserveStream(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := l.PollWanted(); got != 0 {
@@ -173,7 +173,7 @@ func TestPollDueHoldsTheStreamBack(t *testing.T) {
 	l.SetPollDue(true)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if err := l.Reserve(ctx); err == nil {
+	if err := l.ReserveStream(ctx); err == nil {
 		t.Fatal("the streamer reserved while a poll was due")
 	}
 	if got := l.ReservePoll(1, false); got != 1 {
@@ -182,11 +182,11 @@ func TestPollDueHoldsTheStreamBack(t *testing.T) {
 	// A non-parking (fairness) poll's pool is not lent to the streamer.
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel2()
-	if err := l.Reserve(ctx2); err == nil {
+	if err := l.ReserveStream(ctx2); err == nil {
 		t.Fatal("the streamer took a slot of a fairness poll")
 	}
 	l.ReturnPoll()
-	if err := l.Reserve(context.Background()); err != nil {
+	if err := l.ReserveStream(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	l.DropStream()
@@ -197,10 +197,10 @@ func TestReserveWaitsForRelease(t *testing.T) {
 	l := NewLedger(1, nil)
 	s := l.TakePoll()
 	done := make(chan error, 1)
-	go func() { done <- l.Reserve(context.Background()) }()
+	go func() { done <- l.ReserveStream(context.Background()) }()
 	select {
 	case <-done:
-		t.Fatal("Reserve returned while the ledger was full")
+		t.Fatal("ReserveStream returned while the ledger was full")
 	case <-time.After(30 * time.Millisecond):
 	}
 	s.Release()
@@ -210,6 +210,6 @@ func TestReserveWaitsForRelease(t *testing.T) {
 			t.Fatal(err)
 		}
 	case <-time.After(time.Second):
-		t.Fatal("Reserve did not wake on release")
+		t.Fatal("ReserveStream did not wake on release")
 	}
 }

@@ -13,8 +13,9 @@ import (
 	"github.com/jobwire/jobwire/sdk-go/internal/pb"
 )
 
-// Delivery is a job handed to the handler, with the means to settle it.
-type Delivery struct {
+// HeldJob is a job this worker holds, handed to the handler, with the means to
+// settle it (its one outcome, sent with retries) and its deadline.
+type HeldJob struct {
 	Job        *pb.ActivatedJob
 	Activation string // "push" or "poll"
 	e          *executor
@@ -34,9 +35,9 @@ type Delivery struct {
 var ErrAlreadySettled = errors.New("job outcome already sent")
 
 // Deadline returns the job's current deadline.
-func (d *Delivery) Deadline() time.Time { return time.UnixMilli(d.deadline.Load()) }
+func (d *HeldJob) Deadline() time.Time { return time.UnixMilli(d.deadline.Load()) }
 
-func (d *Delivery) outcome() string {
+func (d *HeldJob) outcome() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.result
@@ -46,7 +47,7 @@ func (d *Delivery) outcome() string {
 // the whole send, retries included. It returns nil only when the engine
 // acknowledged the outcome, else the error (NOT_FOUND and FAILED_PRECONDITION
 // included: the job timed out, was cancelled or completed elsewhere).
-func (d *Delivery) Settle(ctx context.Context, o Outcome) error {
+func (d *HeldJob) Settle(ctx context.Context, o Outcome) error {
 	if err := ctx.Err(); err != nil {
 		return err // nothing sent: the job is still open
 	}
@@ -73,7 +74,7 @@ func (e *notAcceptedError) GRPCStatus() *status.Status { return status.Convert(e
 // Counted as completed / failed / error / returned only when acknowledged;
 // NOT_FOUND and FAILED_PRECONDITION count as not_found; anything else given up
 // counts as undelivered.
-func (d *Delivery) send(ctx context.Context, o Outcome) (err error) {
+func (d *HeldJob) send(ctx context.Context, o Outcome) (err error) {
 	d.mu.Lock()
 	if d.settled.Load() {
 		d.mu.Unlock()
@@ -147,7 +148,7 @@ func (d *Delivery) send(ctx context.Context, o Outcome) (err error) {
 }
 
 // finish ends a pending manual-mode job once (its slot released, its span ended).
-func (d *Delivery) finish() {
+func (d *HeldJob) finish() {
 	d.done.Do(func() {
 		if d.onDone != nil {
 			d.onDone()
@@ -159,7 +160,7 @@ func (d *Delivery) finish() {
 // outcome: unless an outcome is already being sent, the job stays held until
 // one is acknowledged (onDone then runs) or its deadline passes (counted
 // unsettled). It reports false when an outcome was sent meanwhile.
-func (d *Delivery) holdUntilSettled(onDone func()) bool {
+func (d *HeldJob) holdUntilSettled(onDone func()) bool {
 	d.mu.Lock()
 	if d.settled.Load() {
 		d.mu.Unlock()
@@ -191,7 +192,7 @@ func (d *Delivery) holdUntilSettled(onDone func()) bool {
 	return true
 }
 
-func (d *Delivery) rpc(ctx context.Context, o Outcome) error {
+func (d *HeldJob) rpc(ctx context.Context, o Outcome) error {
 	gw, key := d.e.w.gw.Unary, d.Job.GetKey()
 	if o.Kind == OutcomeReturn && (o.Message == MsgClosing || o.Message == MsgRecycled) {
 		// Close hands jobs back over the connection that carried the worker's
@@ -216,7 +217,7 @@ func (d *Delivery) rpc(ctx context.Context, o Outcome) error {
 }
 
 // raiseDeadline moves the deadline to ms if that is later (a redelivery).
-func (d *Delivery) raiseDeadline(ms int64) {
+func (d *HeldJob) raiseDeadline(ms int64) {
 	for {
 		cur := d.deadline.Load()
 		if ms <= cur || d.deadline.CompareAndSwap(cur, ms) {
@@ -226,7 +227,7 @@ func (d *Delivery) raiseDeadline(ms int64) {
 }
 
 // ExtendTimeout sets the job's activation timeout to d from now.
-func (d *Delivery) ExtendTimeout(ctx context.Context, timeout time.Duration) error {
+func (d *HeldJob) ExtendTimeout(ctx context.Context, timeout time.Duration) error {
 	_, err := d.e.w.gw.Unary.UpdateJobTimeout(ctx, &pb.UpdateJobTimeoutRequest{JobKey: d.Job.GetKey(), Timeout: timeout.Milliseconds()})
 	if err == nil {
 		d.deadline.Store(time.Now().Add(timeout).UnixMilli())

@@ -50,10 +50,10 @@ type recvResult struct {
 	err error
 }
 
-// openStream is one StreamActivatedJobs call and its reader goroutine, which
+// streamSession is one StreamActivatedJobs call and its reader goroutine, which
 // calls Recv once per request on next, so the stream is read only when the
 // worker asks (with a reserved slot, or while draining).
-type openStream struct {
+type streamSession struct {
 	stream  pb.Gateway_StreamActivatedJobsClient
 	cancel  context.CancelFunc
 	next    chan struct{}
@@ -65,8 +65,8 @@ type openStream struct {
 	idDone  chan struct{} // closed once id is known ("" when the gateway sent none)
 }
 
-func newOpenStream(stream pb.Gateway_StreamActivatedJobsClient, cancel context.CancelFunc) *openStream {
-	s := &openStream{stream: stream, cancel: cancel, next: make(chan struct{}, 1), results: make(chan recvResult, 1),
+func newStreamSession(stream pb.Gateway_StreamActivatedJobsClient, cancel context.CancelFunc) *streamSession {
+	s := &streamSession{stream: stream, cancel: cancel, next: make(chan struct{}, 1), results: make(chan recvResult, 1),
 		idDone: make(chan struct{})}
 	go func() {
 		if md, err := stream.Header(); err == nil {
@@ -86,14 +86,14 @@ func newOpenStream(stream pb.Gateway_StreamActivatedJobsClient, cancel context.C
 	return s
 }
 
-func (s *openStream) read() {
+func (s *streamSession) read() {
 	if !s.pending && !s.failed {
 		s.pending = true
 		s.next <- struct{}{}
 	}
 }
 
-func (s *openStream) take(r recvResult) recvResult {
+func (s *streamSession) take(r recvResult) recvResult {
 	s.pending = false
 	if r.err != nil {
 		s.failed = true
@@ -113,7 +113,7 @@ func (s *openStream) take(r recvResult) recvResult {
 // worker to polling alone.
 func (w *Worker) streamLoop(ctx context.Context) {
 	reason := ""
-	var prev *openStream
+	var prev *streamSession
 	var lastStall time.Time
 	for {
 		if ctx.Err() != nil {
@@ -182,7 +182,7 @@ func (w *Worker) streamLoop(ctx context.Context) {
 
 // streamOnce opens a stream (then drains prev, the stream it replaces, in the
 // background) and reads it with a reserved slot per read until it ends.
-func (w *Worker) streamOnce(ctx context.Context, reason string, prev *openStream, lastStall time.Time) (streamEnd, error, *openStream, time.Duration) {
+func (w *Worker) streamOnce(ctx context.Context, reason string, prev *streamSession, lastStall time.Time) (streamEnd, error, *streamSession, time.Duration) {
 	rpcCtx, cancel := context.WithCancel(context.Background()) // cancelled by the drain, never simply dropped
 	stream, err := w.gw.Long.StreamActivatedJobs(rpcCtx, &pb.StreamActivatedJobsRequest{
 		Type: w.cfg.JobType, Worker: w.cfg.WorkerName, Timeout: w.cfg.JobTimeout.Milliseconds(),
@@ -199,7 +199,7 @@ func (w *Worker) streamOnce(ctx context.Context, reason string, prev *openStream
 		}
 		return endError, err, nil, 0
 	}
-	s := newOpenStream(stream, cancel)
+	s := newStreamSession(stream, cancel)
 	opened := time.Now()
 	w.streamOpen.Store(true)
 	if reason != "" {
@@ -214,7 +214,7 @@ func (w *Worker) streamOnce(ctx context.Context, reason string, prev *openStream
 	life, endLife := context.WithTimeout(ctx, w.cfg.StreamTimeout)
 	defer endLife()
 	for {
-		if err := w.ledger.Reserve(life); err != nil {
+		if err := w.ledger.ReserveStream(life); err != nil {
 			if ctx.Err() != nil {
 				return endStop, nil, s, time.Since(opened)
 			}
@@ -282,7 +282,7 @@ func (w *Worker) closeDrainBudget() time.Duration { return drainMax }
 // then it cancels the stream and only then hands every job set aside back
 // (retries unchanged, no backoff, msg), so the engine cannot push them into
 // the stream being drained.
-func (w *Worker) drain(s *openStream, budget time.Duration, msg string) {
+func (w *Worker) drain(s *streamSession, budget time.Duration, msg string) {
 	var aside []*pb.ActivatedJob
 	quiet := time.NewTimer(drainQuiet)
 	limit := time.NewTimer(budget)
@@ -327,7 +327,7 @@ loop:
 // after that point is ever run. A gateway without the stream id header (real
 // Zeebe) is not asked; any error is logged at debug level (those jobs return
 // after their activation timeout).
-func (w *Worker) releaseUnread(s *openStream) {
+func (w *Worker) releaseUnread(s *streamSession) {
 	if w.gw.Control == nil {
 		return
 	}

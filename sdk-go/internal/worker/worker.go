@@ -70,8 +70,8 @@ type Outcome struct {
 }
 
 // Handler runs one job and returns what to send (unless it settled the job
-// itself through the Delivery).
-type Handler func(ctx context.Context, d *Delivery) Outcome
+// itself through the HeldJob).
+type Handler func(ctx context.Context, d *HeldJob) Outcome
 
 // Gateways are the two stubs a worker uses. Long carries the long-lived calls
 // (ActivateJobs long polls and StreamActivatedJobs) on a long-call connection
