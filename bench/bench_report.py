@@ -1,0 +1,292 @@
+"""The bench's report (bench.py): the targets, the plots and the results page.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+from bench_rig import CLIENTS, LANGS, OFFICIAL_NAME, ZEEBE_HISTORY
+from bench_workloads import IDLE_MODES, MIXED_MODES
+
+def ratio(a: Optional[float], b: Optional[float]) -> Optional[float]:
+    if a is None or b is None or b == 0:
+        return None
+    return round(a / b, 2)
+
+
+def fmt(x: Any, nd: int = 1) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        return f"{x:.{nd}f}"
+    return str(x)
+
+
+def targets(rows: List[Dict[str, Any]]) -> List[Tuple[str, str, str]]:
+    """(target, measured, met?) lines for the issue's targets."""
+    rows = [r for r in rows if "error" not in r]
+    out: List[Tuple[str, str, str]] = []
+    w1 = [r for r in rows if r["workload"] == 1]
+    for eng in sorted({r["engine"] for r in w1}):
+        for lang in LANGS:
+            for mode in ("push", "poll"):
+                jw = next((r for r in w1 if r["engine"] == eng and r["client"] == f"{lang}-jobwire" and r["mode"] == mode), None)
+                of = next((r for r in w1 if r["engine"] == eng and r["client"] == f"{lang}-official" and r["mode"] == mode), None)
+                if not jw or not of:
+                    continue
+                t = ratio(jw["jobsPerS"], of["jobsPerS"])
+                c = ratio(jw["clientCpuMsPerJob"], of["clientCpuMsPerJob"])
+                out.append((f"{lang} {mode} ({eng}): jobs/s ≥ 1.5× official", f"{fmt(t, 2)}×", "yes" if t and t >= 1.5 else "no"))
+                out.append((f"{lang} {mode} ({eng}): client CPU/job ≤ 0.5× official", f"{fmt(c, 2)}×", "yes" if c is not None and c <= 0.5 else "no"))
+    w2 = [r for r in rows if r["workload"] == 2]
+    for eng in sorted({r["engine"] for r in w2}):
+        for client in CLIENTS:
+            p = next((r for r in w2 if r["engine"] == eng and r["client"] == client and r["mode"] == "push"), None)
+            q = next((r for r in w2 if r["engine"] == eng and r["client"] == client and r["mode"] == "poll"), None)
+            if p and q and client.endswith("jobwire"):
+                x = ratio(p["p99Ms"], q["p99Ms"])
+                out.append((f"{client} ({eng}): push p99 ≤ 0.25× long-poll p99", f"{fmt(x, 2)}×", "yes" if x is not None and x <= 0.25 else "no"))
+    w3 = [r for r in rows if r["workload"] == 3]
+    for eng in sorted({r["engine"] for r in w3}):
+        base = next((r for r in w3 if r["engine"] == eng and r["mode"] == "shortpoll-100ms"), None)
+        for m in ("longpoll", "push"):
+            r = next((r for r in w3 if r["engine"] == eng and r["mode"] == m), None)
+            if base and r:
+                x = ratio(r["engineCpuSPerMin"], base["engineCpuSPerMin"])
+                out.append((f"idle engine CPU, {m} ({eng}) ≤ 1/20 of 100 ms polling", f"{fmt(x, 3)}×", "yes" if x is not None and x <= 0.05 else "no"))
+    for r in rows:
+        if r["workload"] == 5 and r["client"].endswith("jobwire"):
+            ok = r["rssPeakMb"] <= r["rssStartMb"] + 50 and r["fastShare"] >= 0.9 and r["lost"] == 0 and r["drained"]
+            lost = f"lost {r['lost']}" if r["drained"] else f"not drained in time ({r['lost']} open)"
+            out.append((f"{r['client']} slow worker ({r['engine']}): peak RSS ≤ start + 50 MB, fast ≥ 90 %, none lost",
+                        f"+{r['rssPeakMb'] - r['rssStartMb']:.0f} MB, fast {r['fastShare'] * 100:.0f} %, {lost}", "yes" if ok else "no"))
+    return out
+
+
+def plots(rows: List[Dict[str, Any]], out: Path) -> List[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    made = []
+    rows = [r for r in rows if "error" not in r]
+
+    def save(fig: Any, name: str) -> None:
+        fig.tight_layout()
+        fig.savefig(out / name, dpi=90)
+        plt.close(fig)
+        made.append(name)
+
+    w1 = [r for r in rows if r["workload"] == 1]
+    for eng in sorted({r["engine"] for r in w1}):
+        rs = [r for r in w1 if r["engine"] == eng]
+        clients = [c for c in CLIENTS if any(r["client"] == c for r in rs)]
+        for metric, label, fname in (("jobsPerS", "jobs/s (closed loop)", "throughput"),
+                                     ("clientCpuMsPerJob", "worker CPU ms per job", "cpu-per-job"),
+                                     ("peakRssMb", "worker peak RSS (MB)", "peak-rss")):
+            fig, ax = plt.subplots(figsize=(9, 3.6))
+            for j, mode in enumerate(("push", "poll")):
+                ys = [next((r[metric] for r in rs if r["client"] == c and r["mode"] == mode), 0) for c in clients]
+                ax.bar([i + j * 0.4 for i in range(len(clients))], ys, width=0.4, label=mode)
+            ax.set_xticks([i + 0.2 for i in range(len(clients))], clients, rotation=20, fontsize=8)
+            ax.set_ylabel(label)
+            ax.set_title(f"Workload 1 — {label} — {eng}")
+            ax.legend()
+            save(fig, f"w1-{fname}-{eng}.png")
+    w2 = [r for r in rows if r["workload"] == 2]
+    for eng in sorted({r["engine"] for r in w2}):
+        rs = [r for r in w2 if r["engine"] == eng]
+        clients = [c for c in CLIENTS if any(r["client"] == c for r in rs)]
+        fig, ax = plt.subplots(figsize=(9, 3.6))
+        k = 0
+        for mode in ("push", "poll"):
+            for q in ("p50Ms", "p99Ms", "p999Ms"):
+                ys = [next((r[q] or 0 for r in rs if r["client"] == c and r["mode"] == mode), 0) for c in clients]
+                ax.bar([i + k * 0.13 for i in range(len(clients))], ys, width=0.13, label=f"{mode} {q[:-2]}")
+                k += 1
+        ax.set_yscale("log")
+        ax.set_xticks([i + 0.33 for i in range(len(clients))], clients, rotation=20, fontsize=8)
+        ax.set_ylabel("activation latency (ms, log)")
+        ax.set_title(f"Workload 2 — activation latency at a steady rate — {eng}")
+        ax.legend(fontsize=7, ncol=2)
+        save(fig, f"w2-latency-{eng}.png")
+    w3 = [r for r in rows if r["workload"] == 3]
+    if w3:
+        fig, ax = plt.subplots(figsize=(7, 3.4))
+        engs = sorted({r["engine"] for r in w3})
+        modes = [m for m, _ in IDLE_MODES]
+        for j, eng in enumerate(engs):
+            ys = [next((r["engineCpuSPerMin"] for r in w3 if r["engine"] == eng and r["mode"] == m), 0) for m in modes]
+            ax.bar([i + j * 0.4 for i in range(len(modes))], ys, width=0.4, label=eng)
+        ax.set_xticks([i + 0.2 for i in range(len(modes))], modes, fontsize=8)
+        ax.set_ylabel("engine CPU s per minute")
+        ax.set_title(f"Workload 3 — idle cost, {w3[0]['workers']} idle workers")
+        ax.legend()
+        save(fig, "w3-idle.png")
+    w4 = [r for r in rows if r["workload"] == 4]
+    if w4:
+        fig, ax = plt.subplots(figsize=(7, 3.4))
+        engs = sorted({r["engine"] for r in w4})
+        modes = [m for m, _ in MIXED_MODES]
+        for j, eng in enumerate(engs):
+            ys = [next((r["seconds"] for r in w4 if r["engine"] == eng and r["mode"] == m), 0) for m in modes]
+            ax.bar([i + j * 0.4 for i in range(len(modes))], ys, width=0.4, label=eng)
+        ax.axhline(w4[0]["idealSeconds"], color="grey", ls="--", label="floor")
+        ax.set_xticks([i + 0.2 for i in range(len(modes))], modes, fontsize=8)
+        ax.set_ylabel("total time (s)")
+        ax.set_title(f"Workload 4 — mixed workload, {w4[0]['n']} instances")
+        ax.legend()
+        save(fig, "w4-mixed.png")
+    w5 = [r for r in rows if r["workload"] == 5]
+    for eng in sorted({r["engine"] for r in w5}):
+        fig, ax = plt.subplots(figsize=(8, 3.6))
+        for r in (r for r in w5 if r["engine"] == eng):
+            ax.plot([s[0] for s in r["rssSamples"]], [s[1] for s in r["rssSamples"]], label=r["client"])
+        ax.set_xlabel("s since the slow worker started")
+        ax.set_ylabel("slow worker RSS (MB)")
+        ax.set_title(f"Workload 5 — slow worker memory, backlog of {w5[0]['backlog']} × {w5[0]['padKb']} KiB — {eng}")
+        ax.legend(fontsize=7)
+        save(fig, f"w5-rss-{eng}.png")
+    w6 = [r for r in rows if r["workload"] == 6]
+    if w6:
+        fig, ax = plt.subplots(figsize=(7, 3.4))
+        for p in sorted({r["partitions"] for r in w6}):
+            rs = [r for r in w6 if r["partitions"] == p and r.get("topology", "dev") == "dev"]
+            ax.plot([r["workers"] for r in rs], [r["jobsPerS"] for r in rs], marker="o", label=f"{p} partitions")
+        ax.set_xlabel("workers")
+        ax.set_ylabel("jobs/s")
+        ax.set_title(f"Workload 6 — scaling ({w6[0]['client']}, jobwire engine)")
+        ax.legend()
+        save(fig, "w6-scaling.png")
+    return made
+
+
+def machine() -> str:
+    cpu = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = mem_kb_total()
+    return f"{os.cpu_count()} cores ({cpu}), {mem / 1024 / 1024:.0f} GiB, {platform.system()} {platform.release()}"
+
+
+def mem_kb_total() -> int:
+    with open("/proc/meminfo") as f:
+        return int(f.readline().split()[1])
+
+
+def markdown(res: Dict[str, Any], made: List[str]) -> str:
+    failed = [r for r in res["rows"] if "error" in r]
+    rows = [r for r in res["rows"] if "error" not in r]
+    L = [f"# `make bench` — latest run", "",
+         f"- date: {res['date']}", f"- machine: {res['machine']}", f"- load average at start: {res['loadavg']}",
+         f"- command: `{res['command']}` ({res['seconds']:.0f} s)",
+         f"- engines: " + "; ".join(f"**{k}** = {v}" for k, v in res["engines"].items()),
+         f"- official clients: " + ", ".join(f"{k}: {v}" for k, v in OFFICIAL_NAME.items()),
+         "", "Numbers come from one run on a shared machine (other jobs were running): compare **ratios within this run**, "
+         "not absolute values across runs. Client CPU is user + sys of the worker process alone (the load generator is "
+         "another process); peak RSS is the worker's VmHWM.", ""]
+    w1 = [r for r in rows if r["workload"] == 1]
+    if w1:
+        L += ["## 1. Closed loop: throughput, latency, client cost", "",
+              f"{res['params'].get('w1', '')}", "",
+              "| engine | client | mode | jobs/s | p50 ms | p99 ms | worker CPU ms/job | engine CPU ms/job | peak RSS MB | all handled |",
+              "|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
+        for r in w1:
+            L.append(f"| {r['engine']} | {r['client']} | {r['mode']} | {r['jobsPerS']:.0f} | {r['p50Ms']:.1f} | {r['p99Ms']:.1f} | "
+                     f"{r['clientCpuMsPerJob']:.3f} | {r['engineCpuMsPerJob']:.3f} | {r['peakRssMb']:.0f} | {'yes' if r['allHandled'] and not r['errors'] else 'NO'} |")
+        L.append("")
+    w2 = [r for r in rows if r["workload"] == 2]
+    if w2:
+        L += ["## 2. Activation latency at a steady rate (created → handler started)", "", f"{res['params'].get('w2', '')}", "",
+              "Worker CPU covers the whole open loop, warm-up included. *After activation p99*: for drivers that report the "
+              "engine's activation time (Java: the job's deadline − its timeout), the p99 of handler start − activation, i.e. the part "
+              "of the latency spent between the engine activating the job and the worker running it (push: the transport "
+              "and the worker); *via poll*: jobs of a jobwire push worker that arrived by a poll (Zeebe yields a job when "
+              "the stream is not ready; only polls collect it).", "",
+              "| engine | client | mode | jobs | achieved rate/s | p50 ms | p99 ms | p99.9 ms | worker CPU ms/job | after activation p99 ms | via poll | load |",
+              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for r in w2:
+            acts = r.get("activations") or {}
+            via = f"{acts.get('poll', 0)}/{sum(acts.values())}" if acts and r["mode"] == "push" else ""
+            L.append(f"| {r['engine']} | {r['client']} | {r['mode']} | {r['handled']} | {r['achievedRate']:.0f} | {fmt(r['p50Ms'])} | {fmt(r['p99Ms'])} | {fmt(r['p999Ms'])} | "
+                     f"{fmt(r.get('clientCpuMsPerJob'), 2)} | {fmt(r.get('afterActivationP99Ms'))} | {via} | {fmt(r.get('loadavg'))} |")
+        L.append("")
+    w3 = [r for r in rows if r["workload"] == 3]
+    if w3:
+        L += ["## 3. Idle cost: engine CPU with idle workers", "", f"{res['params'].get('w3', '')}", "",
+              "| engine | mode | engine CPU s/min | × of 100 ms polling | note |", "|---|---|---:|---:|---|"]
+        for r in w3:
+            base = next((b for b in w3 if b["engine"] == r["engine"] and b["mode"] == "shortpoll-100ms"), None)
+            L.append(f"| {r['engine']} | {r['mode']} | {r['engineCpuSPerMin']:.3f} | {fmt(ratio(r['engineCpuSPerMin'], base['engineCpuSPerMin'] if base else None), 3)} | {r['note']} |")
+        L.append("")
+    w4 = [r for r in rows if r["workload"] == 4]
+    if w4:
+        L += ["## 4. Mixed workload (five task types, one slow)", "", f"{res['params'].get('w4', '')}", "",
+              "| engine | mode | completed | total s | floor s | × of 100 ms polling |", "|---|---|---:|---:|---:|---:|"]
+        for r in w4:
+            base = next((b for b in w4 if b["engine"] == r["engine"] and b["mode"] == "shortpoll-100ms"), None)
+            L.append(f"| {r['engine']} | {r['mode']} | {r['completed']} | {r['seconds']:.2f} | {r['idealSeconds']:.2f} | {fmt(ratio(r['seconds'], base['seconds'] if base else None), 2)} |")
+        L.append("")
+    w5 = [r for r in rows if r["workload"] == 5]
+    if w5:
+        L += ["## 5. Backpressure memory: slow worker beside a fast one", "", f"{res['params'].get('w5', '')}", "",
+              "'lost' counts only when the backlog drained; otherwise the jobs still open when the time limit "
+              "(max(60 s, backlog/100 s)) ended are shown as 'open at limit' (slow engine, nothing known lost).", "",
+              "| engine | slow worker | RSS start MB | peak MB | end MB | slow jobs | fast jobs | fast share | lost | drained |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+        for r in w5:
+            lost = str(r['lost']) if r['drained'] else f"{r['lost']} open at limit"
+            L.append(f"| {r['engine']} | {r['client']} | {r['rssStartMb']:.0f} | {r['rssPeakMb']:.0f} | {r['rssEndMb']:.0f} | {r['slowJobs']} | "
+                     f"{r['fastJobs']} | {r['fastShare'] * 100:.1f} % | {lost} | {'yes' if r['drained'] else 'NO'} |")
+        L.append("")
+    w6 = [r for r in rows if r["workload"] == 6]
+    if w6:
+        L += ["## 6. Scaling (jobwire engine)", "", f"{res['params'].get('w6', '')}", "",
+              "| topology | partitions | workers | jobs/s | p99 ms |", "|---|---:|---:|---:|---:|"]
+        for r in w6:
+            L.append(f"| {r.get('topology', 'dev')} | {r['partitions']} | {r['workers']} | {r['jobsPerS']:.0f} | {r['p99Ms']:.1f} |")
+        L.append("")
+    w7 = [r for r in rows if r["workload"] == 7]
+    if w7:
+        L += ["## 7. The engine's own ceiling and each client's efficiency", "",
+              "`jobwire-engine bench` (in-process worker, fsync on). Efficiency = the client's closed-loop jobs/s on the "
+              "jobwire engine ÷ this ceiling, same mode.", "",
+              "| mode | ceiling instances/s | " + " | ".join(c for c in CLIENTS if any(r["client"] == c and r["engine"] == "jobwire" for r in w1)) + " |",
+              "|---|---:|" + "---:|" * len([c for c in CLIENTS if any(r["client"] == c and r["engine"] == "jobwire" for r in w1)])]
+        for r in w7:
+            effs = []
+            for c in CLIENTS:
+                x = next((q for q in w1 if q["client"] == c and q["engine"] == "jobwire" and q["mode"] == r["mode"]), None)
+                if any(q["client"] == c and q["engine"] == "jobwire" for q in w1):
+                    effs.append(fmt(ratio(x["jobsPerS"] if x else None, r["jobsPerS"]), 2))
+            L.append(f"| {r['mode']} | {fmt(r['jobsPerS'], 0)} | " + " | ".join(effs) + " |")
+        L.append("")
+    if failed:
+        L += ["## Failed cases", "", "| workload | engine | client | error |", "|---|---|---|---|"]
+        L += [f"| {r['workload']} | {r['engine']} | {r['client']} | {r['error'][:300].replace('|', '/')} |" for r in failed]
+        L.append("")
+    t = targets(rows)
+    if t:
+        L += ["## Targets of issue 16 (ratios from this run)", "", "| target | measured | met |", "|---|---|---|"]
+        L += [f"| {a} | {b} | {c} |" for a, b, c in t]
+        L.append("")
+    if made:
+        L += ["## Plots", "",
+              "The plots are not committed; draw them from `bench.json` (after `bench/bootstrap.sh`):",
+              "`bench/.venv/bin/python bench/bench.py --render bench/results/bench.json --out bench/results`.", ""]
+        L += [f"![{m}]({m})" for m in made] + [""]
+    if ZEEBE_HISTORY.exists():
+        L += [ZEEBE_HISTORY.read_text().rstrip("\n"), ""]
+    return "\n".join(L)
