@@ -10,21 +10,19 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-/** The {@link Job} given to handlers; outcome methods go through the worker's control thread. */
+/** The {@link Job} given to handlers; outcome methods go to its {@link OutcomeSender} (the worker's control thread). */
 final class JobImpl implements Job {
   private final ActivatedJob raw;
   private final String activation;
-  private final WorkerImpl worker;
-  final WorkerImpl.Held held;
+  private final OutcomeSender outcomes;
   volatile long deadline;
   volatile boolean cancelled;
   private Map<String, String> headers;
 
-  JobImpl(ActivatedJob raw, String activation, WorkerImpl worker, WorkerImpl.Held held) {
+  JobImpl(ActivatedJob raw, String activation, OutcomeSender outcomes) {
     this.raw = raw;
     this.activation = activation;
-    this.worker = worker;
-    this.held = held;
+    this.outcomes = outcomes;
     this.deadline = raw.getDeadline();
   }
 
@@ -139,32 +137,32 @@ final class JobImpl implements Job {
   @Override
   public CompletableFuture<Void> complete(Object variables) {
     String json = Json.variablesToJson(variables, "complete of job " + getKey());
-    return worker.manualOutcome(held, WorkerImpl.OutcomeKind.COMPLETE, json, null, 0, null, null);
+    return outcomes.send(OutcomeSender.Kind.COMPLETE, json, null, 0, null, null);
   }
 
   @Override
   public CompletableFuture<Void> fail(String message) {
-    return worker.manualOutcome(held, WorkerImpl.OutcomeKind.FAIL, "", message, Math.max(0, getRetries() - 1), null, null);
+    return outcomes.send(OutcomeSender.Kind.FAIL, "", message, Math.max(0, getRetries() - 1), null, null);
   }
 
   @Override
   public CompletableFuture<Void> fail(String message, int retries, Duration retryBackOff, Object variables) {
     if (retries < 0) throw new IllegalArgumentException("retries must be >= 0");
     String json = Json.variablesToJson(variables, "fail of job " + getKey());
-    return worker.manualOutcome(held, WorkerImpl.OutcomeKind.FAIL, json, message, retries, retryBackOff, null);
+    return outcomes.send(OutcomeSender.Kind.FAIL, json, message, retries, retryBackOff, null);
   }
 
   @Override
   public CompletableFuture<Void> throwError(String code, String message, Object variables) {
     if (code == null || code.isEmpty()) throw new IllegalArgumentException("throwError needs an error code");
     String json = Json.variablesToJson(variables, "throwError of job " + getKey());
-    return worker.manualOutcome(held, WorkerImpl.OutcomeKind.ERROR, json, message, 0, null, code);
+    return outcomes.send(OutcomeSender.Kind.ERROR, json, message, 0, null, code);
   }
 
   @Override
   public CompletableFuture<Void> extendTimeout(Duration timeout) {
     if (timeout == null || timeout.isNegative() || timeout.isZero()) throw new IllegalArgumentException("timeout must be positive");
-    return worker.extendTimeout(this, timeout.toMillis());
+    return outcomes.extendTimeout(timeout.toMillis());
   }
 
   /** The W3C traceparent from the variables or custom headers, if any. */
