@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
+	"github.com/jobwire/jobwire/engine-reference/internal/gateway/auth"
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	"github.com/jobwire/jobwire/engine-reference/internal/ui"
 	"google.golang.org/grpc/health"
@@ -46,7 +47,7 @@ type Config struct {
 	OAuthID  string
 	OAuthKey string
 	OAuthTTL time.Duration
-	// Token validation beyond the defaults (see gateway.AuthConfig). A
+	// Token validation beyond the defaults (see auth.AuthConfig). A
 	// public key or JWKS file alone turns validation on without an endpoint.
 	OAuthIssuer, OAuthAudience string
 	OAuthPublicKey, OAuthJWKS  string
@@ -70,10 +71,10 @@ type Engine struct {
 	local  *gateway.Local // dev only
 	remote io.Closer      // gateway process only
 	GW     *gateway.Gateway
-	Auth   *gateway.Auth
+	Auth   *auth.Auth
 	// adminGuard is the admin API's credential check; the live view takes
 	// the same credential.
-	adminGuard *gateway.AdminGuard
+	adminGuard *auth.AdminGuard
 	srv        *gwServer
 	lis        net.Listener
 	health     *health.Server
@@ -241,7 +242,7 @@ func (e *Engine) serve(lis net.Listener) error {
 		if key == "" {
 			key = "secret"
 		}
-		a, err := gateway.NewAuth(gateway.AuthConfig{Issuer: cfg.OAuthIssuer, Audience: cfg.OAuthAudience,
+		a, err := auth.NewAuth(auth.AuthConfig{Issuer: cfg.OAuthIssuer, Audience: cfg.OAuthAudience,
 			Leeway: cfg.OAuthLeeway, PublicKeyFile: cfg.OAuthPublicKey, JWKSFile: cfg.OAuthJWKS,
 			Endpoint: cfg.OAuth, ClientID: cfg.OAuthID, ClientSecret: key, TTL: cfg.OAuthTTL,
 			SigningKeyFile: cfg.OAuthSigningKey}, e.GW.Faults)
@@ -253,10 +254,10 @@ func (e *Engine) serve(lis net.Listener) error {
 			return err
 		}
 	}
-	guard := &gateway.AdminGuard{Off: e.Auth != nil}
+	guard := &auth.AdminGuard{Off: e.Auth != nil}
 	e.adminGuard = guard
 	if cfg.AdminTokenFile != "" {
-		t, err := gateway.LoadAdminToken(cfg.AdminTokenFile)
+		t, err := auth.LoadAdminToken(cfg.AdminTokenFile)
 		if err != nil {
 			return err
 		}

@@ -22,7 +22,7 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/golang-jwt/jwt/v5"
-	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
+	"github.com/jobwire/jobwire/engine-reference/internal/gateway/auth"
 	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	"google.golang.org/grpc"
@@ -191,7 +191,7 @@ func TestOAuthRejectsEveryBadToken(t *testing.T) {
 func TestOAuthTokenWithoutExpIsRejected(t *testing.T) {
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "sign.pem")
-	if err := gateway.WriteSigningKey(keyFile); err != nil {
+	if err := auth.WriteSigningKey(keyFile); err != nil {
 		t.Fatal(err)
 	}
 	en := start(t, Config{NoSync: true, OAuth: true, OAuthSigningKey: keyFile})

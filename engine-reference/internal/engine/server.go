@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
+	"github.com/jobwire/jobwire/engine-reference/internal/gateway/auth"
 	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	spb "github.com/jobwire/jobwire/engine-reference/internal/pb/streampb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+
 	// Zeebe's gateway accepts gzip-compressed requests, and @camunda8/sdk
 	// compresses every call with it: register the codec so such clients work.
 	_ "google.golang.org/grpc/encoding/gzip"
@@ -35,12 +37,12 @@ type gwServer struct {
 	lis   *muxListener
 }
 
-func newGatewayServer(cfg Config, gw *gateway.Gateway, auth *gateway.Auth, guard *gateway.AdminGuard, hs *health.Server, lis net.Listener) (*gwServer, error) {
+func newGatewayServer(cfg Config, gw *gateway.Gateway, a *auth.Auth, guard *auth.AdminGuard, hs *health.Server, lis net.Listener) (*gwServer, error) {
 	unary := []grpc.UnaryServerInterceptor{gateway.RecoverUnary, guard.Unary, gw.Faults.Unary}
 	streams := []grpc.StreamServerInterceptor{gateway.RecoverStream, guard.Stream, gw.Faults.Stream}
-	if auth != nil {
-		unary = append(unary, auth.Unary)
-		streams = append(streams, auth.Stream)
+	if a != nil {
+		unary = append(unary, a.Unary)
+		streams = append(streams, a.Stream)
 	}
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(unary...),

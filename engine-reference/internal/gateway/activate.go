@@ -6,11 +6,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jobwire/jobwire/engine-reference/internal/gateway/faults"
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 )
 
@@ -143,13 +143,6 @@ func (l *LongPolls) ResetAll(code codes.Code) int {
 	return n
 }
 
-func peerOf(ctx context.Context) string {
-	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
-		return p.Addr.String()
-	}
-	return ""
-}
-
 // ActivateJobs implements long polling: one pass over the partitions
 // (round-robin start per type), one response message per partition that
 // yielded jobs; a pass with jobs ends the call; otherwise the request parks
@@ -168,7 +161,7 @@ func (g *Gateway) ActivateJobs(r *pb.ActivateJobsRequest, stream grpc.ServerStre
 		return err
 	}
 	ctx := stream.Context()
-	w := &pollWaiter{typ: r.Type, worker: r.Worker, peer: peerOf(ctx), max: r.MaxJobsToActivate,
+	w := &pollWaiter{typ: r.Type, worker: r.Worker, peer: faults.PeerOf(ctx), max: r.MaxJobsToActivate,
 		wake: make(chan struct{}, 1), reset: make(chan codes.Code, 1)}
 	var timer *time.Timer
 	defer func() {
@@ -200,7 +193,7 @@ func (g *Gateway) ActivateJobs(r *pb.ActivateJobsRequest, stream grpc.ServerStre
 		}
 		var failC <-chan time.Time
 		failCode := codes.OK
-		if code, after, ok := g.Faults.takeLongPollFault(); ok {
+		if code, after, ok := g.Faults.TakeLongPollFault(); ok {
 			ft := time.NewTimer(after)
 			defer ft.Stop()
 			failC, failCode = ft.C, code
@@ -235,7 +228,7 @@ func (g *Gateway) activationPass(ctx context.Context, r *pb.ActivateJobsRequest,
 		if !g.broker.Healthy(pid) {
 			continue // no reachable leader: skipped, as Zeebe skips it
 		}
-		if code, msg, ok := g.Faults.partitionReject("ActivateJobs", pid); ok {
+		if code, msg, ok := g.Faults.PartitionReject("ActivateJobs", pid); ok {
 			if code == codes.ResourceExhausted {
 				exhausted = true
 				continue

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jobwire/jobwire/engine-reference/internal/gateway/faults"
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	"google.golang.org/grpc/codes"
@@ -56,7 +57,7 @@ type Gateway struct {
 	broker  Broker
 	Streams *Streams
 	Polls   *LongPolls
-	Faults  *Faults
+	Faults  *faults.Faults
 	rr      atomic.Uint32
 	// brokerSet: SetBroker ran (partitions may forward commands from then on).
 	brokerSet atomic.Bool
@@ -96,7 +97,7 @@ func (g *Gateway) PushedJob(aggID string, job *pb.ActivatedJob) {
 
 // New creates a gateway; SetBroker must be called before serving.
 func New() *Gateway {
-	g := &Gateway{DefaultLongPoll: 10 * time.Second, RequestTimeout: 15 * time.Second, Faults: NewFaults(),
+	g := &Gateway{DefaultLongPoll: 10 * time.Second, RequestTimeout: 15 * time.Second, Faults: faults.NewFaults(),
 		closing: make(chan struct{})}
 	g.Streams = newStreams(g)
 	g.Polls = newLongPolls()

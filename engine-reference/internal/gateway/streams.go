@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jobwire/jobwire/engine-reference/internal/gateway/faults"
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	spb "github.com/jobwire/jobwire/engine-reference/internal/pb/streampb"
@@ -515,7 +516,7 @@ func (g *Gateway) StreamActivatedJobs(r *pb.StreamActivatedJobsRequest, stream g
 		return err
 	}
 	ctx := stream.Context()
-	c := g.Streams.add(r, peerOf(ctx))
+	c := g.Streams.add(r, faults.PeerOf(ctx))
 	defer g.Streams.ended(c)
 	defer g.Streams.remove(c)
 	// Headers now, so clients see the stream as open once it is registered;

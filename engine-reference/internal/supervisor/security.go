@@ -15,7 +15,8 @@ import (
 
 	"github.com/jobwire/jobwire/engine-reference/internal/cluster"
 	"github.com/jobwire/jobwire/engine-reference/internal/engine"
-	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
+	"github.com/jobwire/jobwire/engine-reference/internal/gateway/auth"
+	"github.com/jobwire/jobwire/engine-reference/internal/gateway/faults"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
@@ -58,14 +59,14 @@ type security struct {
 	gwArgs      []string
 	dialCreds   credentials.TransportCredentials
 	adminToken  string // the supervisor's credential towards the gateways' admin API
-	guard       *gateway.AdminGuard
+	guard       *auth.AdminGuard
 	serverCreds credentials.TransportCredentials // admin port (nil: plaintext)
-	faults      *gateway.Faults                  // token endpoint faults and counts
-	auth        *gateway.Auth                    // the token endpoint (OAuth only)
+	faults      *faults.Faults                   // token endpoint faults and counts
+	auth        *auth.Auth                       // the token endpoint (OAuth only)
 }
 
 func prepareSecurity(c Security, dir string, link *cluster.LinkTLS) (*security, error) {
-	s := &security{faults: gateway.NewFaults(), dialCreds: insecure.NewCredentials()}
+	s := &security{faults: faults.NewFaults(), dialCreds: insecure.NewCredentials()}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return nil, errors.New("TLS needs both a certificate and a key")
 	}
@@ -145,11 +146,11 @@ func prepareSecurity(c Security, dir string, link *cluster.LinkTLS) (*security, 
 			key := c.OAuthSigningKey
 			if key == "" {
 				key = filepath.Join(dir, "oauth-signing-key.pem")
-				if err := gateway.WriteSigningKey(key); err != nil {
+				if err := auth.WriteSigningKey(key); err != nil {
 					return nil, err
 				}
 			}
-			a, err := gateway.NewAuth(gateway.AuthConfig{Issuer: issuer, Audience: audience, Leeway: leeway,
+			a, err := auth.NewAuth(auth.AuthConfig{Issuer: issuer, Audience: audience, Leeway: leeway,
 				Endpoint: true, ClientID: c.OAuthID, ClientSecret: c.OAuthSecret, TTL: c.OAuthTTL, SigningKeyFile: key}, s.faults)
 			if err != nil {
 				return nil, err
@@ -165,9 +166,9 @@ func prepareSecurity(c Security, dir string, link *cluster.LinkTLS) (*security, 
 			s.gwArgs = append(s.gwArgs, "--oauth-public-key", pub)
 		}
 	}
-	s.guard = &gateway.AdminGuard{Off: c.tokensRequired()}
+	s.guard = &auth.AdminGuard{Off: c.tokensRequired()}
 	if c.AdminTokenFile != "" {
-		t, err := gateway.LoadAdminToken(c.AdminTokenFile)
+		t, err := auth.LoadAdminToken(c.AdminTokenFile)
 		if err != nil {
 			return nil, err
 		}

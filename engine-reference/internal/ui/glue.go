@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
+	"github.com/jobwire/jobwire/engine-reference/internal/gateway/auth"
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
@@ -157,7 +158,7 @@ func ResolverOf(g *gateway.Gateway, h *Hub) Resolver {
 // browser can send; the user name is ignored). While the gateway requires
 // tokens and no admin token is set, the admin API is off, and so is the
 // page. With auth off it is open (nil Authorizer).
-func AdminCheck(g *gateway.AdminGuard) Authorizer {
+func AdminCheck(g *auth.AdminGuard) Authorizer {
 	if g == nil || (g.Token == "" && !g.Off) {
 		return nil
 	}

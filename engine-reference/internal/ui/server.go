@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jobwire/jobwire/engine-reference/internal/gateway"
+	"github.com/jobwire/jobwire/engine-reference/internal/gateway/faults"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -215,7 +215,7 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 			code = http.StatusServiceUnavailable
 		}
 		w.WriteHeader(code)
-		_ = json.NewEncoder(w).Encode(map[string]string{"error": st.Message(), "code": gateway.CodeName(st.Code())})
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": st.Message(), "code": faults.CodeName(st.Code())})
 		return
 	}
 	_ = json.NewEncoder(w).Encode(map[string]any{"resolved": strconv.FormatInt(key, 10)})

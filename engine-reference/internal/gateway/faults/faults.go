@@ -1,4 +1,8 @@
-package gateway
+// Package faults is the gateway's fault injection and request counting:
+// rejects, latency and long-poll faults set through the admin API, the
+// per-method, per-peer request counts, and the gRPC interceptors that apply
+// both to every Gateway RPC.
+package faults
 
 import (
 	"context"
@@ -10,6 +14,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 )
 
@@ -59,7 +64,9 @@ func (f *Faults) AddLongPollFault(code codes.Code, count int32, after time.Durat
 	f.polls = append(f.polls, &pollFault{code: code, left: count, after: after})
 }
 
-func (f *Faults) takeLongPollFault() (codes.Code, time.Duration, bool) {
+// TakeLongPollFault takes one parked long poll's fault, if any is set: the
+// code to end the poll with after it was parked for the duration.
+func (f *Faults) TakeLongPollFault() (codes.Code, time.Duration, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for len(f.polls) > 0 {
@@ -129,7 +136,9 @@ func (f *Faults) Clear() {
 	f.rearm()
 }
 
-func (f *Faults) takeReject(method string, partition int32) (codes.Code, string, bool) {
+// TakeReject takes one reject of method (at the gateway: partition 0), if
+// any is set: the code and message to answer with.
+func (f *Faults) TakeReject(method string, partition int32) (codes.Code, string, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, r := range f.rejects {
@@ -145,8 +154,10 @@ func (f *Faults) takeReject(method string, partition int32) (codes.Code, string,
 	return 0, "", false
 }
 
-func (f *Faults) partitionReject(method string, partition int32) (codes.Code, string, bool) {
-	return f.takeReject(method, partition)
+// PartitionReject takes one reject of method by partition (partition > 0),
+// if any is set.
+func (f *Faults) PartitionReject(method string, partition int32) (codes.Code, string, bool) {
+	return f.TakeReject(method, partition)
 }
 
 func (f *Faults) count(method, peer string) *Count {
@@ -248,7 +259,9 @@ func (f *Faults) Counts(method string) []Count {
 	return out
 }
 
-func shortMethod(full string) (service, method string) {
+// ShortMethod splits a full gRPC method name ("/pkg.Service/Method") into
+// its service and method.
+func ShortMethod(full string) (service, method string) {
 	i := strings.LastIndexByte(full, '/')
 	if i < 0 {
 		return "", full
@@ -256,9 +269,9 @@ func shortMethod(full string) (service, method string) {
 	return strings.TrimPrefix(full[:i], "/"), full[i+1:]
 }
 
-// gatewayService is the only service faults and counts apply to; admin and
+// GatewayService is the only service faults and counts apply to; admin and
 // health stay usable while the gateway is being broken on purpose.
-const gatewayService = "gateway_protocol.Gateway"
+const GatewayService = "gateway_protocol.Gateway"
 
 // before counts a Gateway request and applies the faults set for it. One
 // lock per request, and none for the fault lookups while no fault is set.
@@ -283,7 +296,7 @@ func (f *Faults) before(ctx context.Context, m, peer string, at time.Time) error
 		}
 	}
 	if f.armed.Load() {
-		if code, msg, ok := f.takeReject(m, 0); ok {
+		if code, msg, ok := f.TakeReject(m, 0); ok {
 			return status.Error(code, msg)
 		}
 	}
@@ -292,11 +305,11 @@ func (f *Faults) before(ctx context.Context, m, peer string, at time.Time) error
 
 // Unary is the fault/count interceptor for unary RPCs.
 func (f *Faults) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-	svc, m := shortMethod(info.FullMethod)
-	if svc != gatewayService {
+	svc, m := ShortMethod(info.FullMethod)
+	if svc != GatewayService {
 		return h(ctx, req)
 	}
-	peer := peerOf(ctx)
+	peer := PeerOf(ctx)
 	err := f.before(ctx, m, peer, time.Now())
 	var resp any
 	if err == nil {
@@ -308,12 +321,12 @@ func (f *Faults) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo,
 
 // Stream is the fault/count interceptor for streaming RPCs.
 func (f *Faults) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-	svc, m := shortMethod(info.FullMethod)
-	if svc != gatewayService {
+	svc, m := ShortMethod(info.FullMethod)
+	if svc != GatewayService {
 		return h(srv, ss)
 	}
 	ctx := ss.Context()
-	peer := peerOf(ctx)
+	peer := PeerOf(ctx)
 	err := f.before(ctx, m, peer, time.Now())
 	if err == nil {
 		err = h(srv, ss)
@@ -357,4 +370,12 @@ func (f *Faults) TokensExpiredUpTo() int64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.tokensUpTo
+}
+
+// PeerOf is the peer name a request is counted under: the client's address.
+func PeerOf(ctx context.Context) string {
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		return p.Addr.String()
+	}
+	return ""
 }

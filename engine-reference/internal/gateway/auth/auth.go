@@ -1,4 +1,7 @@
-package gateway
+// Package auth is the gateway's authentication: bearer-JWT validation on the
+// Gateway and StreamControl services, the development OAuth token endpoint,
+// and the admin API's guard.
+package auth
 
 import (
 	"context"
@@ -24,6 +27,8 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/jobwire/jobwire/engine-reference/internal/gateway/faults"
+	spb "github.com/jobwire/jobwire/engine-reference/internal/pb/streampb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -63,7 +68,7 @@ type AuthConfig struct {
 // that method (a token endpoint that is down).
 type Auth struct {
 	cfg    AuthConfig
-	faults *Faults
+	faults *faults.Faults
 	signer *ecdsa.PrivateKey
 	kid    string
 	keys   map[string]crypto.PublicKey // by kid ("" = any kid)
@@ -80,7 +85,7 @@ type Auth struct {
 var validMethods = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
 
 // NewAuth loads the keys and prepares the validator.
-func NewAuth(cfg AuthConfig, f *Faults) (*Auth, error) {
+func NewAuth(cfg AuthConfig, f *faults.Faults) (*Auth, error) {
 	if cfg.Issuer == "" {
 		cfg.Issuer = "jobwire-engine"
 	}
@@ -276,7 +281,7 @@ func (a *Auth) token(w http.ResponseWriter, r *http.Request) {
 	defer func() { a.faults.Record("oauth/token", r.RemoteAddr, code, at) }()
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	if c, _, ok := a.faults.takeReject("oauth/token", 0); ok {
+	if c, _, ok := a.faults.TakeReject("oauth/token", 0); ok {
 		// A token endpoint that is down (injected fault).
 		code = c
 		w.WriteHeader(http.StatusServiceUnavailable)
@@ -441,7 +446,7 @@ func bearer(ctx context.Context) (string, error) {
 }
 
 func (a *Auth) check(ctx context.Context, full string) error {
-	if svc, _ := shortMethod(full); svc != gatewayService && svc != StreamControlService {
+	if svc, _ := faults.ShortMethod(full); svc != faults.GatewayService && svc != spb.StreamControlService_ServiceDesc.ServiceName {
 		return nil // health: open; admin: its own guard (AdminGuard)
 	}
 	tok, err := bearer(ctx)
@@ -497,7 +502,7 @@ func LoadAdminToken(path string) (string, error) {
 }
 
 func (g *AdminGuard) check(ctx context.Context, full string) error {
-	if svc, _ := shortMethod(full); svc != AdminService {
+	if svc, _ := faults.ShortMethod(full); svc != AdminService {
 		return nil
 	}
 	if g.Token == "" {
