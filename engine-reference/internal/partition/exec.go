@@ -267,3 +267,91 @@ func (p *Partition) checkDone(c *Command, fx *effects, in *Instance) {
 	p.instanceEnded(c, fx, in) // buffered message start events (messages_correlate.go)
 	p.childCompleted(c, fx, in)
 }
+
+// inclusive is the inclusive gateway. As a join (more than one incoming
+// flow) it waits until no token of its scope can still arrive: none is
+// queued, waiting or held at an element from which the gateway is
+// reachable. Then (or as a plain fork) it takes every outgoing flow whose
+// condition is true, the default flow when none is, and raises an incident
+// when there is neither.
+func (p *Partition) inclusive(c *Command, in *Instance, s step, steps, rest []step) []step {
+	el := s.el
+	if len(el.Incoming) > 1 && s.via != nil {
+		arr := p.joinArrivals(in, s.scope, el.ID)
+		arr[s.via.ID]++
+		*p.tokens(in, s.scope)++
+		if p.canArrive(in, s.scope, el, rest) {
+			return steps
+		}
+		n := 0
+		for _, f := range el.Incoming {
+			if arr[f.ID] > 0 {
+				arr[f.ID]--
+				n++
+			}
+		}
+		*p.tokens(in, s.scope) -= n
+	}
+	if len(el.Outgoing) == 1 && el.Outgoing[0].Condition == nil {
+		return p.follow(in, s.scope, steps, el.Outgoing)
+	}
+	var def *bpmn.Flow
+	var taken []*bpmn.Flow
+	look := p.lookupScope(in, s.scope)
+	for _, f := range el.Outgoing {
+		if f.ID == el.DefaultFlow {
+			def = f
+			continue
+		}
+		if f.Condition == nil {
+			continue
+		}
+		ok, err := f.Condition.EvalBool(look)
+		if err != nil {
+			p.elementIncident(c, in, el, s.scope, "CONDITION_ERROR", fmt.Sprintf("Failed to evaluate expression '%s' of sequence flow '%s': %v", f.Condition, f.ID, err))
+			return steps
+		}
+		if ok {
+			taken = append(taken, f)
+		}
+	}
+	if len(taken) == 0 && def != nil {
+		taken = []*bpmn.Flow{def}
+	}
+	if len(taken) == 0 {
+		p.elementIncident(c, in, el, s.scope, "CONDITION_ERROR", fmt.Sprintf("Expected at least one condition to evaluate to true, or to have a default flow, but none of the conditions of inclusive gateway '%s' was true", el.ID))
+		return steps
+	}
+	return p.follow(in, s.scope, steps, taken)
+}
+
+// canArrive reports whether a token of the scope may still reach the join.
+func (p *Partition) canArrive(in *Instance, scope int64, gw *bpmn.Element, rest []step) bool {
+	for _, s := range rest {
+		if s.scope == scope && (s.el == gw || gw.Reach[s.el.ID]) {
+			return true
+		}
+	}
+	for _, e := range in.elems {
+		if e.ScopeKey == scope && gw.Reach[e.Element.ID] && e.Element != gw {
+			return true
+		}
+	}
+	var joins map[string]map[string]int
+	if scope == 0 {
+		joins = in.joins
+	} else if e := p.elem(scope); e != nil {
+		joins = e.Joins
+	}
+	for id, arr := range joins {
+		if id == gw.ID || !gw.Reach[id] {
+			continue
+		}
+		for _, n := range arr {
+			if n > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
