@@ -268,6 +268,95 @@ class FakeGatewayTest {
     assertEquals(5, calls[1].get());
   }
 
+  /**
+   * A job redelivered (the same key activated again, e.g. after its timeout) while its first
+   * attempt's outcome is in flight takes a slot when it arrives and keeps it: that slot is the one
+   * its own run uses. When the first outcome is acknowledged only the first attempt's slot is
+   * released, so once both attempts completed no slot is held and the worker can again hold
+   * maxJobsActive jobs (docs/worker-semantics.md: each slot released exactly once).
+   */
+  @Test
+  void redeliveryWhileTheOutcomeIsInFlightLeaksNoSlot() throws Exception {
+    final int max = 4;
+    AtomicInteger phase = new AtomicInteger(); // 0 first delivery, 1 outcome pending, 2 redeliver, 3 idle, 4 fill
+    List<Integer> fillAsked = new CopyOnWriteArrayList<>();
+    List<FailJobRequest> failed = new CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicReference<StreamObserver<CompleteJobResponse>> firstComplete = new java.util.concurrent.atomic.AtomicReference<>();
+    Gw gw = new Gw(0) {
+      @Override
+      public void activateJobs(ActivateJobsRequest req, StreamObserver<ActivateJobsResponse> obs) {
+        polls.incrementAndGet();
+        if (phase.compareAndSet(0, 1) || phase.compareAndSet(2, 3)) {
+          obs.onNext(ActivateJobsResponse.newBuilder().addJobs(job(7)).build());
+        } else if (phase.compareAndSet(4, 5)) {
+          fillAsked.add(req.getMaxJobsToActivate());
+          ActivateJobsResponse.Builder b = ActivateJobsResponse.newBuilder();
+          for (int i = 0; i < req.getMaxJobsToActivate(); i++) b.addJobs(job(100 + i));
+          obs.onNext(b.build());
+        }
+        obs.onCompleted();
+      }
+
+      @Override
+      public void completeJob(CompleteJobRequest req, StreamObserver<CompleteJobResponse> obs) {
+        if (req.getJobKey() == 7 && firstComplete.compareAndSet(null, obs)) {
+          phase.set(2); // the first attempt's outcome stays in flight; the job is redelivered meanwhile
+          return;
+        }
+        completed.add(req.getJobKey());
+        obs.onNext(CompleteJobResponse.getDefaultInstance());
+        obs.onCompleted();
+      }
+
+      @Override
+      public void failJob(FailJobRequest req, StreamObserver<FailJobResponse> obs) {
+        failed.add(req);
+        obs.onNext(FailJobResponse.getDefaultInstance());
+        obs.onCompleted();
+      }
+    };
+    gw.completeFailures.set(0);
+    AtomicInteger runsOf7 = new AtomicInteger();
+    AtomicInteger fillRunning = new AtomicInteger();
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    JobWorker w = start(gw).newWorker().jobType("t").streamEnabled(false).maxJobsActive(max).concurrency(max)
+        .requestTimeout(Duration.ofMillis(-1)).pollInterval(Duration.ofMillis(20)).handler(job -> {
+          if (job.getKey() == 7) {
+            runsOf7.incrementAndGet();
+            return null;
+          }
+          fillRunning.incrementAndGet();
+          release.await();
+          return null;
+        }).open();
+    try {
+      // the first attempt ran, its CompleteJob is unanswered, and the redelivery arrived
+      EngineIntegrationTest.waitFor(() -> phase.get() == 3 && w.getHeldJobs() == 2, 5_000);
+      assertEquals(1, runsOf7.get(), "the redelivery waits for the first attempt's outcome");
+      firstComplete.get().onNext(CompleteJobResponse.getDefaultInstance());
+      firstComplete.get().onCompleted();
+      // the redelivery runs after the acknowledgement and completes
+      EngineIntegrationTest.waitFor(() -> gw.completed.size() == 1, 5_000);
+      assertEquals(2, runsOf7.get());
+      long end = System.currentTimeMillis() + 2_000;
+      while (w.getHeldJobs() != 0 && System.currentTimeMillis() < end) Thread.sleep(10);
+      assertEquals(0, w.getHeldJobs(), "both attempts of job 7 completed: no slot may stay held");
+      // the worker can again hold maxJobsActive jobs
+      phase.set(4);
+      end = System.currentTimeMillis() + 5_000;
+      while (fillRunning.get() < max && System.currentTimeMillis() < end) Thread.sleep(10);
+      assertEquals(List.of(max), fillAsked, "the next poll asks for the whole capacity");
+      assertEquals(max, fillRunning.get(), "maxJobsActive jobs run at once");
+      assertEquals(max, w.getHeldJobs());
+      assertEquals(List.of(), failed, "no job was handed back at capacity");
+    } finally {
+      release.countDown();
+    }
+    EngineIntegrationTest.waitFor(() -> gw.completed.size() == 1 + max, 5_000);
+    EngineIntegrationTest.waitFor(() -> w.getHeldJobs() == 0, 2_000);
+    w.close(Duration.ofSeconds(2));
+  }
+
   @Test
   void emptyPollsPauseWhenTheGatewayDoesNotPark() throws Exception {
     Gw gw = new Gw(0) {

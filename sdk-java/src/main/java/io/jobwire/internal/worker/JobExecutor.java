@@ -327,10 +327,8 @@ final class JobExecutor {
     HeldJob next = h.redelivery;
     h.redelivery = null;
     c.ledger.release();
-    if (next != null) {
-      c.ledger.retake(); // the redelivery's slot was counted when it arrived; re-taken for its own run
-      submit(next.raw, next.activation, true);
-    }
+    // the redelivery took its own slot when it arrived and keeps it for its run (not taken again)
+    if (next != null) submit(next.raw, next.activation, true);
     c.onLedgerChange();
     pump();
   }

@@ -78,15 +78,6 @@ final class Ledger {
     onHeld.accept(held);
   }
 
-  /**
-   * Counts a slot again without a capacity check: a redelivery that waited for its job's outcome
-   * runs under a slot of its own (see {@link JobExecutor}).
-   */
-  void retake() {
-    held++;
-    onHeld.accept(held);
-  }
-
   // ---- the stream reader's one reserved slot ----
 
   /** The stream reader reserves a slot before it asks the transport for one more job. */

@@ -83,15 +83,6 @@ class LedgerTest {
   }
 
   @Test
-  void retakeCountsAgainWithoutACheck() {
-    Ledger l = ledger(1);
-    assertTrue(l.tryTake());
-    l.retake();
-    assertEquals(2, l.held());
-    assertEquals(-1, l.free());
-  }
-
-  @Test
   void aboveTheThreshold() {
     Ledger l = ledger(10); // threshold 3
     for (int i = 0; i < 3; i++) assertTrue(l.tryTake());
