@@ -83,7 +83,7 @@ trap 'exit 129' HUP
 
 # --- 1. build -------------------------------------------------------------
 say "building the engine, the load driver and the order-workers (${SDK_LIST[*]})"
-(cd engine-reference && go build -o bin/jobwire-engine ./cmd/jobwire-engine)
+make -s -C "$ROOT" --no-print-directory engine
 (cd "$EX/go/load" && go build -o "$RUN_DIR/load" .)
 for sdk in "${SDK_LIST[@]}"; do
   [ -x "$EX/$sdk/order-worker.sh" ] || { echo "run: examples/$sdk/order-worker.sh is missing" >&2; exit 1; }

@@ -94,7 +94,7 @@ def prepare(clone: Path, refresh: bool):
             raise SetupError(f"bootstrap failed:\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
     eng = clone / "engine-reference"
     if fresh or refresh or not (eng / "bin" / "jobwire-engine").exists():
-        r = sh(["go", "build", "-o", "bin/jobwire-engine", "./cmd/jobwire-engine"], cwd=eng)
+        r = sh(["make", "-s", "-C", str(clone), "--no-print-directory", "engine"], cwd=clone)
         if r.returncode:
             raise SetupError(f"engine build failed: {r.stderr}")
 

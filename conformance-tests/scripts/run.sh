@@ -44,7 +44,7 @@ done
 cd "$HERE/runner"
 if [ ! -x "$ROOT/engine-reference/bin/jobwire-engine" ] || { [ "$EXTERNAL" = 1 ] && \
     ! "$ROOT/engine-reference/bin/jobwire-engine" dev --help 2>&1 | grep -q -- -no-admin; }; then
-  (cd "$ROOT/engine-reference" && go build -o bin/jobwire-engine ./cmd/jobwire-engine) || exit 1
+  make -s -C "$ROOT" --no-print-directory engine || exit 1
 fi
 if [ "$EXTERNAL" = 1 ]; then
   exec "$PY" external.py ${ARGS[@]+"${ARGS[@]}"}

@@ -11,7 +11,7 @@ ROOT="$(cd "$HERE/.." && pwd)"
 RESULTS="${RESULTS:-$ROOT/.test-results}"
 mkdir -p "$RESULTS"
 cd "$HERE"
-go build -o bin/jobwire-engine ./cmd/jobwire-engine || { echo "corpus: engine build failed"; exit 1; }
+make -s -C "$ROOT" --no-print-directory engine || { echo "corpus: engine build failed"; exit 1; }
 export JOBWIRE_ENGINE_BIN="$HERE/bin/jobwire-engine"
 go test -count=1 -timeout 10m -json ./corpus/ > "$RESULTS/corpus.gojson"
 rc=$?

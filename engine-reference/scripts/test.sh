@@ -12,7 +12,7 @@ fail=0
 step() { echo "== engine: $*"; }
 
 step "build"
-go build -o bin/jobwire-engine ./cmd/jobwire-engine || { echo "build failed"; exit 1; }
+make -s -C "$ROOT" --no-print-directory engine || { echo "build failed"; exit 1; }
 
 step "go vet"
 go vet ./... || fail=1

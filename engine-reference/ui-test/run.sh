@@ -24,7 +24,8 @@ fi
 export CHROMIUM="${CHROMIUM:-$(command -v chromium)}"
 "$CHROMIUM" --version 2>/dev/null || true
 
-(cd "$ENGINE" && go build -o bin/jobwire-engine ./cmd/jobwire-engine && go build -o bin/uiworker ./cmd/uiworker)
+make -s -C "$ROOT" --no-print-directory engine
+(cd "$ENGINE" && go build -o bin/uiworker ./cmd/uiworker)
 cd "$HERE"
 npm ci --no-audit --no-fund --loglevel=error
 

@@ -11,5 +11,5 @@ RESULTS="${RESULTS:-$ROOT/.test-results}"
 mkdir -p "$RESULTS"
 PY="$ROOT/.tools/venv/bin/python"
 [ -x "$PY" ] || tools/bootstrap.sh
-(cd engine-reference && go build -o bin/jobwire-engine ./cmd/jobwire-engine)
+make -s -C "$ROOT" --no-print-directory engine
 exec "$PY" -m pytest -q -p no:cacheprovider examples/tests --junitxml="$RESULTS/examples.xml" "$@"

@@ -6,7 +6,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 ENGINE="${JOBWIRE_ENGINE:-$ROOT/engine-reference/bin/jobwire-engine}"
-[ -x "$ENGINE" ] || (cd "$ROOT" && make engine)
+[ -x "$ENGINE" ] || make -s -C "$ROOT" --no-print-directory engine
 (cd "$HERE/.." && mvn -B -q install -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true)
 (cd "$HERE" && mvn -B -q package dependency:build-classpath -Dmdep.outputFile=target/classpath.txt)
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/jobwire-bench.XXXXXX")"

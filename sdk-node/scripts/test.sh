@@ -19,7 +19,7 @@ fi
 
 # The engine-backed tests need the binary; `make test-sdk-node` builds it first.
 ENGINE="$ROOT/engine-reference/bin/jobwire-engine"
-[ -x "$ENGINE" ] || (cd "$ROOT" && make engine >/dev/null)
+[ -x "$ENGINE" ] || make -s -C "$ROOT" --no-print-directory engine >/dev/null
 
 npm run --silent build
 # ts-jest only transpiles: type-check sources, tests and bench here.
