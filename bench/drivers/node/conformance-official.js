@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Conformance driver (../../DRIVER-CONTRACT.md) for the official Node client, @camunda8/sdk
-// (pinned by bench/drivers/node/package-lock.json; resolved from there through NODE_PATH).
+// Conformance driver (conformance-tests/DRIVER-CONTRACT.md) for the official Node client,
+// @camunda8/sdk (pinned by package-lock.json here, beside the bench driver that uses it too).
+// Started by conformance-tests/peers/official-node/run.
 // Each contract step is written as a user of that SDK writes it: the handler returns
 // job.complete / job.fail({retries: retries − 1, retryBackOff}) / job.error, and an exception
 // is left to the SDK (which fails the job). streamEnabled: true uses zbc.streamJobs (the SDK's

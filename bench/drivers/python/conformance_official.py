@@ -1,6 +1,6 @@
-"""Conformance driver (../../DRIVER-CONTRACT.md) for pyzeebe, the community Python client the
-issue names as Python's official-client peer (pinned in bench/requirements.txt, installed in the
-bench venv). Each contract step is written as a pyzeebe user writes it: a task function taking
+"""Conformance driver (conformance-tests/DRIVER-CONTRACT.md) for pyzeebe, the community Python
+client the issue names as Python's official-client peer (pinned in bench/requirements.txt,
+installed in the bench venv). Started by conformance-tests/peers/official-python/run. Each contract step is written as a pyzeebe user writes it: a task function taking
 ``job: Job`` whose return value completes the job, exceptions routed through an exception handler
 that fails the job (retries − 1, the worker's back-off) or throws a BPMN error. Nothing pyzeebe
 lacks is added: no worker states, spans or metrics, no UpdateJobTimeout (not in its public API),
