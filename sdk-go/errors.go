@@ -33,6 +33,21 @@ func (e *JobwireError) Unwrap() error { return e.Err }
 // GRPCStatus lets status.FromError/status.Code see through the wrapper.
 func (e *JobwireError) GRPCStatus() *status.Status { return status.New(e.Code, e.Message) }
 
+// Retryable reports whether resending the command may help: UNAVAILABLE,
+// RESOURCE_EXHAUSTED and DEADLINE_EXCEEDED (the same set in every jobwire
+// SDK). ABORTED is not retryable here: the command may have been applied, and
+// a resent CreateProcessInstance would create a second instance. (A worker's
+// outcomes are resent after ABORTED too: an outcome names its job by key.)
+// Every typed error below has this method.
+func (e *JobwireError) Retryable() bool { return retryableCodes[e.Code] }
+
+// retryableCodes is the general retryable set of client commands.
+var retryableCodes = map[codes.Code]bool{
+	codes.Unavailable:       true,
+	codes.ResourceExhausted: true,
+	codes.DeadlineExceeded:  true,
+}
+
 // The typed errors, one per gRPC status code (same names in every jobwire SDK).
 // Each wraps a *JobwireError, so errors.As works for both.
 type (
@@ -56,7 +71,8 @@ type (
 	UnauthenticatedError struct{ *JobwireError }
 	// PermissionDeniedError: PERMISSION_DENIED.
 	PermissionDeniedError struct{ *JobwireError }
-	// InternalError: INTERNAL (and UNKNOWN / DATA_LOSS).
+	// InternalError: INTERNAL, and every code without its own type (UNKNOWN,
+	// ABORTED, OUT_OF_RANGE, DATA_LOSS).
 	InternalError struct{ *JobwireError }
 	// UnimplementedError: UNIMPLEMENTED, the gateway lacks this RPC.
 	UnimplementedError struct{ *JobwireError }
@@ -76,7 +92,8 @@ func (e *PermissionDeniedError) Unwrap() error   { return e.JobwireError }
 func (e *InternalError) Unwrap() error           { return e.JobwireError }
 func (e *UnimplementedError) Unwrap() error      { return e.JobwireError }
 
-// errorTable is the one place that maps status codes to typed errors.
+// errorTable maps status codes to typed errors; errorFor is the one place that
+// reads it.
 var errorTable = map[codes.Code]func(*JobwireError) error{
 	codes.ResourceExhausted:  func(b *JobwireError) error { return &BackpressureError{b} },
 	codes.Unavailable:        func(b *JobwireError) error { return &UnavailableError{b} },
@@ -89,9 +106,16 @@ var errorTable = map[codes.Code]func(*JobwireError) error{
 	codes.Unauthenticated:    func(b *JobwireError) error { return &UnauthenticatedError{b} },
 	codes.PermissionDenied:   func(b *JobwireError) error { return &PermissionDeniedError{b} },
 	codes.Internal:           func(b *JobwireError) error { return &InternalError{b} },
-	codes.Unknown:            func(b *JobwireError) error { return &InternalError{b} },
-	codes.DataLoss:           func(b *JobwireError) error { return &InternalError{b} },
 	codes.Unimplemented:      func(b *JobwireError) error { return &UnimplementedError{b} },
+}
+
+// errorFor wraps base in the typed error for its code: a code without its own
+// type (UNKNOWN, ABORTED, OUT_OF_RANGE, DATA_LOSS, ...) is an InternalError.
+func errorFor(base *JobwireError) error {
+	if f, ok := errorTable[base.Code]; ok {
+		return f(base)
+	}
+	return &InternalError{base}
 }
 
 // wrapError turns a gRPC error from op into the typed error for its code.
@@ -109,10 +133,7 @@ func wrapError(op string, err error) error {
 		return fmt.Errorf("jobwire: %s: %w", op, err)
 	}
 	base := &JobwireError{Code: st.Code(), Op: op, Message: st.Message(), Err: err}
-	if f, ok := errorTable[st.Code()]; ok {
-		return f(base)
-	}
-	return base
+	return errorFor(base)
 }
 
 // Code returns the gRPC status code of err (codes.OK for nil, codes.Unknown

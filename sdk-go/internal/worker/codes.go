@@ -36,11 +36,38 @@ var outcomeRetryable = map[codes.Code]bool{
 	codes.Aborted:           true,
 }
 
-// outcomeBenign: the job is not (any longer) ours — it timed out, was
+// benignOutcomeCodes: the job is not (any longer) ours — it timed out, was
 // cancelled, or an earlier attempt of this very outcome was applied.
-var outcomeBenign = map[codes.Code]bool{
+var benignOutcomeCodes = map[codes.Code]bool{
 	codes.NotFound:           true,
 	codes.FailedPrecondition: true,
+}
+
+// outcomeDecision is what the worker does after a failed outcome call.
+type outcomeDecision string
+
+const (
+	// outcomeRetry: resent with the shared backoff until the job's deadline.
+	outcomeRetry outcomeDecision = "retry"
+	// outcomeBenign: the job is no longer activated; counted not_found, not
+	// reported, not resent.
+	outcomeBenign outcomeDecision = "benign"
+	// outcomeGiveUp: undelivered, reported, not resent.
+	outcomeGiveUp outcomeDecision = "give_up"
+)
+
+// classifyOutcome is the one decision for a failed outcome call (code and
+// message of its status; never called with codes.OK).
+func classifyOutcome(code codes.Code, message string) outcomeDecision {
+	switch {
+	case benignOutcomeCodes[code]:
+		return outcomeBenign
+	case tooLarge(code, message):
+		return outcomeGiveUp
+	case outcomeRetryable[code]:
+		return outcomeRetry
+	}
+	return outcomeGiveUp
 }
 
 // outcomeTooLarge: the gateway (or our own transport) refused the message for
@@ -51,9 +78,46 @@ var outcomeBenign = map[codes.Code]bool{
 // its time-out.
 func outcomeTooLarge(err error) bool {
 	s := status.Convert(err)
-	if s.Code() != codes.ResourceExhausted {
-		return false
+	return tooLarge(s.Code(), s.Message())
+}
+
+func tooLarge(code codes.Code, m string) bool {
+	return code == codes.ResourceExhausted &&
+		(strings.Contains(m, "larger than max") || strings.Contains(m, "exceeds maximum size"))
+}
+
+// activationCall is the kind of activation call that failed.
+type activationCall string
+
+// activationDecision is what the worker does after a failed activation call.
+type activationDecision string
+
+const (
+	callPoll   activationCall = "poll"   // ActivateJobs
+	callStream activationCall = "stream" // StreamActivatedJobs
+
+	// activationBackoff: wait the next step of the shared backoff, log a
+	// warning, do not report to the application.
+	activationBackoff activationDecision = "backoff"
+	// activationMaxBackoffReport: report the error to the application and
+	// wait the maximum backoff — a fixed configuration or a rotated
+	// credential then recovers without a restart.
+	activationMaxBackoffReport activationDecision = "max_backoff_report"
+	// activationPollingOnly: the gateway has no job streaming; poll only,
+	// never reopen the stream.
+	activationPollingOnly activationDecision = "polling_only"
+)
+
+// classifyActivation is the one decision for a failed ActivateJobs (poll) or
+// StreamActivatedJobs (stream) — docs/worker-semantics.md, "Backoff".
+func classifyActivation(call activationCall, code codes.Code) activationDecision {
+	switch code {
+	case codes.InvalidArgument, codes.PermissionDenied, codes.Unauthenticated:
+		return activationMaxBackoffReport
+	case codes.Unimplemented:
+		if call == callStream {
+			return activationPollingOnly
+		}
 	}
-	m := s.Message()
-	return strings.Contains(m, "larger than max") || strings.Contains(m, "exceeds maximum size")
+	return activationBackoff
 }

@@ -69,7 +69,7 @@ func (e *notAcceptedError) Unwrap() []error            { return []error{errNotAc
 func (e *notAcceptedError) GRPCStatus() *status.Status { return status.Convert(e.err) }
 
 // send delivers the outcome, retrying UNAVAILABLE, RESOURCE_EXHAUSTED,
-// DEADLINE_EXCEEDED and ABORTED (see outcomeRetryable) with backoff until the
+// DEADLINE_EXCEEDED and ABORTED (see classifyOutcome) with backoff until the
 // job's deadline (or ctx ends).
 // Counted as completed / failed / error / returned only when acknowledged;
 // NOT_FOUND and FAILED_PRECONDITION count as not_found; anything else given up
@@ -111,13 +111,18 @@ func (d *HeldJob) send(ctx context.Context, o Outcome) (err error) {
 		err := d.rpc(actx, o)
 		stop()
 		cancel()
-		switch code := status.Code(err); {
+		st := status.Convert(err)
+		code, decision := st.Code(), outcomeDecision("")
+		if err != nil {
+			decision = classifyOutcome(code, st.Message())
+		}
+		switch {
 		case err == nil:
 			d.result = name
 			w.tel.Handled(name)
 			finished = true
 			return nil
-		case outcomeBenign[code]:
+		case decision == outcomeBenign:
 			d.result = "not_found"
 			w.tel.Handled("not_found")
 			w.log.Info("job outcome not accepted: job timed out, was cancelled or completed elsewhere",
@@ -128,9 +133,7 @@ func (d *HeldJob) send(ctx context.Context, o Outcome) (err error) {
 			return giveUp(fmt.Errorf("send %s outcome for job %d: %w", name, d.Job.GetKey(), ctx.Err()))
 		case d.e.sendCtx.Err() != nil:
 			return giveUp(fmt.Errorf("send %s outcome for job %d: worker closed: %w", name, d.Job.GetKey(), err))
-		case outcomeTooLarge(err):
-			return giveUp(fmt.Errorf("send %s outcome for job %d: refused for its size (not retried): %w", name, d.Job.GetKey(), err))
-		case outcomeRetryable[code]:
+		case decision == outcomeRetry:
 			wait := b.Next()
 			if time.Now().Add(wait).After(d.Deadline()) {
 				return giveUp(fmt.Errorf("send %s outcome for job %d: gave up at the job deadline after %d attempts: %w", name, d.Job.GetKey(), attempt, err))
@@ -141,6 +144,8 @@ func (d *HeldJob) send(ctx context.Context, o Outcome) (err error) {
 			sleep(sctx, wait)
 			stop()
 			scancel()
+		case outcomeTooLarge(err):
+			return giveUp(fmt.Errorf("send %s outcome for job %d: refused for its size (not retried): %w", name, d.Job.GetKey(), err))
 		default:
 			return giveUp(fmt.Errorf("send %s outcome for job %d: %w", name, d.Job.GetKey(), err))
 		}

@@ -90,7 +90,7 @@ func (w *Worker) pollLoop(ctx context.Context) {
 			w.tel.Poll("error")
 			w.state.PollFailed()
 			var wait time.Duration
-			if permanent(err) {
+			if classifyActivation(callPoll, status.Code(err)) == activationMaxBackoffReport {
 				wait = w.pollBackoff.Max()
 				w.log.Error("activating jobs failed; retrying at the maximum backoff", "err", err, "code", status.Code(err).String())
 				w.cfg.OnError(err)

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/jobwire/jobwire/sdk-go/internal/pb"
@@ -158,7 +157,8 @@ func (w *Worker) streamLoop(ctx context.Context) {
 		w.streamOpen.Store(false)
 		reason = "error"
 		code := status.Code(err)
-		if code == codes.Unimplemented {
+		decision := classifyActivation(callStream, code)
+		if decision == activationPollingOnly {
 			if _, seen := unimplementedOnce.LoadOrStore(w.cfg.JobType, true); !seen {
 				w.log.Warn("gateway does not support job streaming; polling only", "err", err)
 			}
@@ -167,7 +167,7 @@ func (w *Worker) streamLoop(ctx context.Context) {
 		}
 		w.state.StreamFailed()
 		var wait = w.streamBackof.Next()
-		if permanent(err) {
+		if decision == activationMaxBackoffReport {
 			wait = w.streamBackof.Max()
 			w.log.Error("job stream failed; retrying at the maximum backoff", "err", err, "code", code.String())
 			w.cfg.OnError(err)

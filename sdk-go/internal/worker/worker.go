@@ -15,8 +15,6 @@ import (
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/jobwire/jobwire/sdk-go/internal/pb"
 	"github.com/jobwire/jobwire/sdk-go/internal/pb/streampb"
@@ -206,14 +204,4 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
-}
-
-// permanent reports errors that retrying soon cannot fix; they are reported
-// loudly and retried at the maximum backoff.
-func permanent(err error) bool {
-	switch status.Code(err) {
-	case codes.InvalidArgument, codes.PermissionDenied, codes.Unauthenticated, codes.FailedPrecondition, codes.NotFound:
-		return true
-	}
-	return false
 }

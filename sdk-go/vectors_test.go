@@ -1,0 +1,108 @@
+package jobwire
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// The shared status-code vectors (conformance-tests/vectors/status-codes.json,
+// read in place: the file is the single source for all four SDKs) against the
+// client's error mapping (wrapError / errorFor) and JobwireError.Retryable.
+// The worker's decisions are checked in internal/worker/vectors_test.go.
+
+type clientVectors struct {
+	Codes   map[string]int `json:"codes"`
+	Command struct {
+		Cases []struct {
+			Code      string `json:"code"`
+			Retryable bool   `json:"retryable"`
+		} `json:"cases"`
+	} `json:"command"`
+	Errors struct {
+		Cases []struct {
+			Code  string `json:"code"`
+			Error string `json:"error"`
+		} `json:"cases"`
+	} `json:"errors"`
+}
+
+func loadClientVectors(t *testing.T) clientVectors {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		p := filepath.Join(dir, "conformance-tests", "vectors", "status-codes.json")
+		if b, err := os.ReadFile(p); err == nil {
+			var v clientVectors
+			if err := json.Unmarshal(b, &v); err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			if len(v.Codes) != 16 || len(v.Command.Cases) != 16 || len(v.Errors.Cases) != 16 {
+				t.Fatalf("%s: %d codes, %d command and %d errors cases, want 16 each",
+					p, len(v.Codes), len(v.Command.Cases), len(v.Errors.Cases))
+			}
+			return v
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("conformance-tests/vectors/status-codes.json not found above the test directory")
+		}
+		dir = parent
+	}
+}
+
+func (v clientVectors) code(t *testing.T, name string) codes.Code {
+	t.Helper()
+	n, ok := v.Codes[name]
+	if !ok {
+		t.Fatalf("vector names unknown code %q", name)
+	}
+	return codes.Code(n)
+}
+
+func TestVectorsErrors(t *testing.T) {
+	v := loadClientVectors(t)
+	for _, c := range v.Errors.Cases {
+		code := v.code(t, c.Code)
+		err := wrapError("CreateProcessInstance", status.Error(code, "boom"))
+		got := reflect.TypeOf(err)
+		if got.Kind() == reflect.Pointer {
+			got = got.Elem()
+		}
+		if got.Name() != c.Error {
+			t.Errorf("errors %s: got %s, want %s", c.Code, got.Name(), c.Error)
+		}
+		var base *JobwireError
+		if !errors.As(err, &base) || base.Code != code {
+			t.Errorf("errors %s: no JobwireError base with the code: %v", c.Code, err)
+		}
+	}
+}
+
+func TestVectorsCommand(t *testing.T) {
+	v := loadClientVectors(t)
+	for _, c := range v.Command.Cases {
+		err := wrapError("CreateProcessInstance", status.Error(v.code(t, c.Code), "boom"))
+		var base *JobwireError
+		if !errors.As(err, &base) {
+			t.Fatalf("command %s: not a JobwireError: %v", c.Code, err)
+		}
+		if got := base.Retryable(); got != c.Retryable {
+			t.Errorf("command %s: Retryable() = %v, want %v", c.Code, got, c.Retryable)
+		}
+		// The typed error itself answers too (the method is promoted).
+		r, ok := err.(interface{ Retryable() bool })
+		if !ok || r.Retryable() != c.Retryable {
+			t.Errorf("command %s: the typed error %T does not answer Retryable() = %v", c.Code, err, c.Retryable)
+		}
+	}
+}
