@@ -11,12 +11,10 @@ import logging
 import time
 from typing import Any, Dict, Optional, Protocol
 
-import grpc
-
 from ._backoff import Backoff
 from ._proto import gateway_pb2
 from ._transport import LongLease, Transport
-from .errors import BENIGN_OUTCOME_CODES, OUTCOME_RETRYABLE_CODES, JobwireError
+from .errors import JobwireError, outcome_decision
 
 MAX_MESSAGE = 2000
 """Longest error message sent with FailJob / ThrowError (same in every SDK)."""
@@ -51,7 +49,7 @@ class OutcomeSender(Protocol):
 
 class RetryingOutcomeSender:
     """Sends outcomes, retried on UNAVAILABLE / RESOURCE_EXHAUSTED / DEADLINE_EXCEEDED / ABORTED
-    (``OUTCOME_RETRYABLE_CODES``) with backoff until the job's deadline."""
+    (``outcome_decision``, ``OUTCOME_RETRYABLE_CODES``) with backoff until the job's deadline."""
 
     def __init__(self, transport: Transport, lease: LongLease, logger: logging.Logger, retry_backoff: float) -> None:
         self.transport = transport
@@ -100,15 +98,13 @@ class RetryingOutcomeSender:
                 return "ok"
             except JobwireError as e:
                 self.errors[key] = e
-                if e.code in BENIGN_OUTCOME_CODES:
+                # a message over the gateway's size limit is refused the same way every time: given up
+                decision = outcome_decision(e.code, e.details or str(e))
+                if decision == "benign":
                     self.logger.debug("%s of job %s: %s (the job timed out, was cancelled or completed elsewhere)", method, key, e.code_name)
                     return "not_found"
                 delay = bo.next()
-                # a message over the gateway's size limit is refused the same way every time: not retried
-                too_large = e.code == grpc.StatusCode.RESOURCE_EXHAUSTED and (
-                    "larger than max" in (e.details or str(e)) or "exceeds maximum size" in (e.details or str(e)))
-                if (e.code in OUTCOME_RETRYABLE_CODES and not too_large and time.time() + delay < deadline_ms / 1000
-                        and not self.transport.closed):
+                if decision == "retry" and time.time() + delay < deadline_ms / 1000 and not self.transport.closed:
                     self.logger.debug("%s of job %s failed (%s); retrying in %.0f ms", method, key, e.code_name, delay * 1000)
                     await asyncio.sleep(delay)
                     continue

@@ -12,7 +12,7 @@ import grpc.aio
 from ._backoff import Backoff
 from ._executor import Executor, WorkerContext
 from ._proto import gateway_pb2
-from .errors import JobwireError, from_rpc_error
+from .errors import JobwireError, activation_decision, from_rpc_error
 
 THRESHOLD = 0.3
 """Poll only when at most this share of the capacity is held (or a backfill / fairness poll is due)."""
@@ -29,8 +29,6 @@ FAIRNESS_AFTER_S = 1.0
 """While the stream keeps held above the threshold, a fairness poll is due this long after the last poll."""
 EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
 """End of a server stream (grpc.aio)."""
-LOUD = frozenset({grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED})
-"""Codes an application should see (reported, then retried at the maximum backoff)."""
 
 
 async def wait_event(ev: asyncio.Event, timeout: Optional[float]) -> None:
@@ -264,7 +262,7 @@ class Poller:
         if err.code == grpc.StatusCode.UNAUTHENTICATED and ctx.transport.has_auth and not self._auth_retried:
             self._auth_retried = True  # the token was refused: fetch a new one and retry once at once
             return
-        if err.code in LOUD:
+        if activation_decision("poll", err.code) == "max_backoff_report":
             ctx.report_error(err)
             delay = self.backoff.max()
         else:

@@ -12,9 +12,9 @@ import grpc.aio
 
 from ._backoff import Backoff
 from ._executor import MSG_CLOSING, MSG_RECYCLED, Executor, WorkerContext
-from ._poller import EOF, LOUD, Poller, wait_event
+from ._poller import EOF, Poller, wait_event
 from ._proto import gateway_pb2, stream_pb2
-from .errors import JobwireError, from_rpc_error
+from .errors import JobwireError, activation_decision, from_rpc_error
 
 STALL_AFTER_S = 2.0
 STALL_MIN_INTERVAL_S = 10.0
@@ -290,7 +290,7 @@ class Streamer:
                     ctx.telemetry.stream_reconnect(reason)
                     ctx.logger.debug("job stream %s; reopened", reason)
                     continue
-                if err is not None and err.code == grpc.StatusCode.UNIMPLEMENTED:
+                if err is not None and activation_decision("stream", err.code) == "polling_only":
                     ctx.logger.warning("the gateway does not implement StreamActivatedJobs; worker %s polls only", ctx.opts.job_type)
                     ctx.state.stream_active = False
                     ctx.state.stream_open = False
@@ -312,7 +312,7 @@ class Streamer:
                 if err.code == grpc.StatusCode.UNAUTHENTICATED and ctx.transport.has_auth and not self.auth_retried:
                     self.auth_retried = True  # a new token is fetched on reopen; retry once at once
                     continue
-                if err.code in LOUD:
+                if activation_decision("stream", err.code) == "max_backoff_report":
                     ctx.report_error(err)
                     delay = self.backoff.max()
                 else:

@@ -8,7 +8,7 @@ BPMN error from its job.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Type
+from typing import Any, Dict, Literal, Mapping, Optional, Type
 
 import grpc
 
@@ -140,6 +140,57 @@ See docs/worker-semantics.md, "Sending outcomes"."""
 
 BENIGN_OUTCOME_CODES = frozenset({grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION})
 """Outcome answers meaning "the job is not (any longer) ours": benign for a worker."""
+
+ACTIVATION_REPORT_CODES = frozenset(
+    {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED}
+)
+"""Codes of a failed poll or stream an application should see: reported (error event + metric), then
+retried at the maximum backoff, so a fixed configuration or a rotated credential recovers without a restart."""
+
+OutcomeDecision = Literal["retry", "benign", "give_up"]
+ActivationCall = Literal["poll", "stream"]
+ActivationDecision = Literal["backoff", "max_backoff_report", "polling_only"]
+
+_SIZE_REFUSALS = ("larger than max", "exceeds maximum size")
+"""RESOURCE_EXHAUSTED messages of a message over the gateway's size limit (grpc-java / grpc-go / grpc core)."""
+
+# The status-code decisions below are pure and are the only place these rules live; the poller, the
+# streamer and the outcome sender call them, and tests/test_vectors.py checks them against the shared
+# vectors (conformance-tests/vectors/status-codes.json). See docs/worker-semantics.md.
+
+
+def is_retryable(code: Optional[grpc.StatusCode]) -> bool:
+    """Whether a command that failed with ``code`` may be sent again (``RETRYABLE_CODES``; not ABORTED:
+    the command may have been applied)."""
+    return code in RETRYABLE_CODES
+
+
+def is_size_refusal(code: Optional[grpc.StatusCode], message: str) -> bool:
+    """RESOURCE_EXHAUSTED for a message over the gateway's size limit: refused the same way every time."""
+    return code == grpc.StatusCode.RESOURCE_EXHAUSTED and any(m in message for m in _SIZE_REFUSALS)
+
+
+def outcome_decision(code: Optional[grpc.StatusCode], message: str = "") -> OutcomeDecision:
+    """What a worker does after a failed CompleteJob / FailJob / ThrowError: ``retry`` (resend with backoff
+    until the job's deadline), ``benign`` (the job is not ours any more: not reported, not resent) or
+    ``give_up`` (undelivered, reported). ``message`` is the status details (size refusals are given up)."""
+    if code in BENIGN_OUTCOME_CODES:
+        return "benign"
+    if code in OUTCOME_RETRYABLE_CODES and not is_size_refusal(code, message):
+        return "retry"
+    return "give_up"
+
+
+def activation_decision(call: ActivationCall, code: Optional[grpc.StatusCode]) -> ActivationDecision:
+    """What a worker does after a failed ActivateJobs (``poll``) or StreamActivatedJobs (``stream``):
+    ``backoff`` (the next step of the shared backoff, not reported), ``max_backoff_report`` (reported,
+    then the maximum backoff: ``ACTIVATION_REPORT_CODES``) or ``polling_only`` (the gateway has no job
+    streaming: poll alone, never reopen)."""
+    if call == "stream" and code == grpc.StatusCode.UNIMPLEMENTED:
+        return "polling_only"
+    if code in ACTIVATION_REPORT_CODES:
+        return "max_backoff_report"
+    return "backoff"
 
 
 def error_class(code: grpc.StatusCode) -> Type[JobwireError]:
