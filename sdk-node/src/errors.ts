@@ -51,7 +51,7 @@ export class UnimplementedError extends JobwireError {}
 
 type ErrorClass = new (message: string, code?: number, details?: string, options?: { cause?: unknown }) => JobwireError
 
-/** The one table from gRPC status code to typed error. */
+/** The one table from gRPC status code to typed error; any code not in it (UNKNOWN, ABORTED, OUT_OF_RANGE, DATA_LOSS, ...) maps to InternalError. */
 const TABLE: ReadonlyMap<number, ErrorClass> = new Map<number, ErrorClass>([
   [Status.RESOURCE_EXHAUSTED, BackpressureError],
   [Status.UNAVAILABLE, UnavailableError],
@@ -66,6 +66,11 @@ const TABLE: ReadonlyMap<number, ErrorClass> = new Map<number, ErrorClass>([
   [Status.INTERNAL, InternalError],
   [Status.UNIMPLEMENTED, UnimplementedError],
 ])
+
+/** The typed error class for a gRPC status code (docs/worker-semantics.md, "Errors"): INTERNAL, UNKNOWN and every other code map to InternalError. @internal */
+export function errorClassFor(code: number): ErrorClass {
+  return TABLE.get(code) ?? InternalError
+}
 
 /** Status codes after which a command (or an outcome) may be sent again. */
 export const RETRYABLE_CODES: ReadonlySet<number> = new Set([
@@ -85,6 +90,11 @@ export const RETRYABLE_CODES: ReadonlySet<number> = new Set([
  */
 export const OUTCOME_RETRYABLE_CODES: ReadonlySet<number> = new Set([...RETRYABLE_CODES, Status.ABORTED])
 
+/** Whether a client command that failed with this status may be sent again (RETRYABLE_CODES; not ABORTED: the command may have been applied). @internal */
+export function isRetryable(code: number | undefined): boolean {
+  return code !== undefined && RETRYABLE_CODES.has(code)
+}
+
 /** Outcome answers meaning "the job is not (any longer) ours": benign for a worker. */
 export const BENIGN_OUTCOME_CODES: ReadonlySet<number> = new Set([Status.NOT_FOUND, Status.FAILED_PRECONDITION])
 
@@ -93,7 +103,7 @@ export function toJobwireError(err: unknown, what?: string): JobwireError {
   if (err instanceof JobwireError) return err
   const e = err as { code?: unknown; details?: unknown; message?: unknown }
   if (e && typeof e.code === 'number') {
-    const Cls = TABLE.get(e.code) ?? JobwireError
+    const Cls = errorClassFor(e.code)
     const details = typeof e.details === 'string' ? e.details : ''
     const name = Status[e.code] ?? String(e.code)
     return new Cls(`${what ? what + ': ' : ''}${name}: ${details || String(e.message ?? '')}`, e.code, details, { cause: err })

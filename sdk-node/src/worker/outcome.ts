@@ -1,6 +1,6 @@
-import { status as Status } from '@grpc/grpc-js'
-import { BENIGN_OUTCOME_CODES, JobwireError, OUTCOME_RETRYABLE_CODES, toJobwireError } from '../errors.js'
+import { JobwireError, toJobwireError } from '../errors.js'
 import { Backoff, sleep } from './backoff.js'
+import { outcomeDecision } from './codes.js'
 import type { WorkerContext } from './context.js'
 
 /** Longest error message sent with FailJob / ThrowError. */
@@ -31,8 +31,8 @@ export interface OutcomeSender {
   readonly ctx: WorkerContext
   /**
    * Sends an outcome; retries UNAVAILABLE / RESOURCE_EXHAUSTED / DEADLINE_EXCEEDED / ABORTED
-   * (OUTCOME_RETRYABLE_CODES) with backoff until `deadline`. NOT_FOUND / FAILED_PRECONDITION are
-   * benign (`not_found`); anything else, or the deadline passing, gives up (`gave_up`, logged at
+   * (OUTCOME_RETRYABLE_CODES; not a message over the size limit) with backoff until `deadline`
+   * (outcomeDecision in codes.ts). NOT_FOUND / FAILED_PRECONDITION are benign (`not_found`); anything else, or the deadline passing, gives up (`gave_up`, logged at
    * warn; reported to the application unless `quiet`: the caller of a manual outcome gets the error).
    */
   send(method: OutcomeMethod, req: object, key: string, deadline: number, o?: { viaLong?: boolean; quiet?: boolean }): Promise<SendResult>
@@ -62,14 +62,14 @@ export class GatewayOutcomeSender implements OutcomeSender {
         return { result: 'ok' }
       } catch (e) {
         const err = toJobwireError(e)
-        if (err.code !== undefined && BENIGN_OUTCOME_CODES.has(err.code)) {
+        const decision = outcomeDecision(err.code, err.details || err.message)
+        if (decision === 'benign') {
           this.ctx.logger.info(`${method} for job ${key}: ${err.codeName} (job timed out, was cancelled or completed elsewhere)`)
           return { result: 'not_found', error: err }
         }
         const delay = backoff.next()
-        // a message over the gateway's size limit is refused the same way every time: not retried
-        const tooLarge = err.code === Status.RESOURCE_EXHAUSTED && /larger than max|exceeds maximum size/.test(err.details || err.message)
-        if (err.code !== undefined && OUTCOME_RETRYABLE_CODES.has(err.code) && !tooLarge && Date.now() + delay < deadline) {
+        // a message over the gateway's size limit is refused the same way every time: give_up, not retried
+        if (decision === 'retry' && Date.now() + delay < deadline) {
           this.ctx.logger.debug(`${method} for job ${key} failed (${err.codeName}); retrying in ${delay} ms`)
           await sleep(delay)
           continue

@@ -3,6 +3,7 @@ import type { ActivateJobsResponse__Output } from '../generated/gateway_protocol
 import type { ActivatedJob__Output } from '../generated/gateway_protocol/ActivatedJob.js'
 import { toJobwireError, type JobwireError } from '../errors.js'
 import { Backoff, sleep } from './backoff.js'
+import { activationDecision } from './codes.js'
 import type { WorkerContext } from './context.js'
 import type { Executor } from './executor.js'
 
@@ -19,8 +20,6 @@ const FIRM_MS = 100
 const STALL_EVIDENCE_MS = 500
 /** How long the stream reader's turn (after a full fairness poll) is kept for it. */
 const READER_TURN_MS = 200
-/** Activation errors that need a human: reported loudly, retried at the maximum backoff. */
-const LOUD = new Set<number>([Status.INVALID_ARGUMENT, Status.PERMISSION_DENIED, Status.UNAUTHENTICATED])
 
 /**
  * The RPC deadline of an ActivateJobs call (same rule in every SDK): the long-poll time plus 10 s;
@@ -345,7 +344,8 @@ export class Poller {
       this.authRetried = true
       return
     }
-    if (err.code !== undefined && LOUD.has(err.code)) {
+    if (activationDecision('poll', err.code) === 'max_backoff_report') {
+      // needs a human (INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED): reported loudly, retried at the maximum backoff
       ctx.reportError(err)
       delay = this.backoff.max()
     } else {

@@ -2,6 +2,7 @@ import { status as Status, type ClientReadableStream } from '@grpc/grpc-js'
 import type { ActivatedJob__Output } from '../generated/gateway_protocol/ActivatedJob.js'
 import { toJobwireError, type JobwireError } from '../errors.js'
 import { Backoff, sleep } from './backoff.js'
+import { activationDecision } from './codes.js'
 import type { WorkerContext } from './context.js'
 import type { Executor } from './executor.js'
 import { MSG_CLOSING, MSG_RECYCLED } from './outcome.js'
@@ -256,7 +257,7 @@ export class Streamer {
       }
       res.stream?.stopReading()
       const { err } = res
-      if (err?.code === Status.UNIMPLEMENTED) {
+      if (err && activationDecision('stream', err.code) === 'polling_only') {
         ctx.logger.warn('the gateway does not implement StreamActivatedJobs; this worker polls only')
         ctx.state.streamActive = false
         ctx.state.update()
@@ -282,7 +283,7 @@ export class Streamer {
         this.authRetried = true // token refused: a new one is fetched on reopen; retry once at once
         continue
       }
-      const loud = err.code === Status.UNAUTHENTICATED || err.code === Status.PERMISSION_DENIED || err.code === Status.INVALID_ARGUMENT
+      const loud = activationDecision('stream', err.code) === 'max_backoff_report'
       if (loud) ctx.reportError(err)
       const delay = loud ? this.backoff.max() : this.backoff.next()
       ctx.logger.debug(`job stream closed (${err.codeName}: ${err.details || err.message}); reopening in ${delay} ms`)
