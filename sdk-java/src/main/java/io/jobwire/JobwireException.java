@@ -121,6 +121,17 @@ public class JobwireException extends RuntimeException {
    * @return true when retrying with backoff makes sense
    */
   public boolean isRetryable() {
+    return isRetryable(code);
+  }
+
+  /**
+   * The rule behind {@link #isRetryable()}, by status code: UNAVAILABLE, RESOURCE_EXHAUSTED and
+   * DEADLINE_EXCEEDED.
+   *
+   * @param code a gRPC status code (null: a client-side error, not retryable)
+   * @return true when a command that failed with this code may be sent again
+   */
+  public static boolean isRetryable(Status.Code code) {
     return code == Status.Code.UNAVAILABLE
         || code == Status.Code.RESOURCE_EXHAUSTED
         || code == Status.Code.DEADLINE_EXCEEDED;
@@ -139,6 +150,17 @@ public class JobwireException extends RuntimeException {
    * @return true when the worker resends an outcome that failed with this error
    */
   public boolean isOutcomeRetryable() {
-    return isRetryable() || code == Status.Code.ABORTED;
+    return isOutcomeRetryable(code);
+  }
+
+  /**
+   * The rule behind {@link #isOutcomeRetryable()}, by status code: the
+   * {@linkplain #isRetryable(Status.Code) retryable} codes plus ABORTED.
+   *
+   * @param code a gRPC status code (null: a client-side error, not retryable)
+   * @return true when the worker resends an outcome that failed with this code
+   */
+  public static boolean isOutcomeRetryable(Status.Code code) {
+    return isRetryable(code) || code == Status.Code.ABORTED;
   }
 }

@@ -2,7 +2,6 @@ package io.jobwire.internal.worker;
 
 import static io.jobwire.internal.worker.Control.LOG;
 
-import io.grpc.Status;
 import io.jobwire.JobwireException;
 import io.jobwire.internal.gateway.GatewayGrpc;
 import io.jobwire.internal.gateway.GatewayOuterClass.UpdateJobTimeoutRequest;
@@ -58,7 +57,7 @@ final class Extender {
       extendTimeout(h.job, c.o.jobTimeout().toMillis()).whenCompleteAsync((v, e) -> {
         if (e != null) {
           JobwireException je = JobwireException.from(e, "UpdateJobTimeout");
-          if (je.code() == Status.Code.NOT_FOUND || je.code() == Status.Code.FAILED_PRECONDITION) return; // the job is gone
+          if (StatusRules.jobGone(je.code())) return; // the job is gone
           LOG.debug("auto-extend of job {} failed: {}", h.raw.getKey(), je.getMessage());
           schedule(h, true); // after the back-off alone
           return;

@@ -4,7 +4,6 @@ import static io.jobwire.internal.worker.Control.LOG;
 
 import com.google.protobuf.GeneratedMessage;
 import io.grpc.MethodDescriptor;
-import io.grpc.Status;
 import io.jobwire.JobwireException;
 import io.jobwire.internal.gateway.GatewayGrpc;
 import io.jobwire.internal.gateway.GatewayOuterClass.ActivatedJob;
@@ -78,9 +77,9 @@ final class Outcomes {
   }
 
   /**
-   * Sends an outcome; retries UNAVAILABLE / RESOURCE_EXHAUSTED / DEADLINE_EXCEEDED / ABORTED
-   * ({@link JobwireException#isOutcomeRetryable()}) with backoff until the job's deadline.
-   * NOT_FOUND / FAILED_PRECONDITION are benign.
+   * Sends an outcome; what follows a failure is {@link StatusRules#classifyOutcome}: UNAVAILABLE /
+   * RESOURCE_EXHAUSTED (not a size refusal) / DEADLINE_EXCEEDED / ABORTED are retried with backoff
+   * until the job's deadline, NOT_FOUND / FAILED_PRECONDITION are benign, the rest is given up.
    */
   private <Q extends GeneratedMessage, R> CompletableFuture<Sent> send(MethodDescriptor<Q, R> method, Q req, long key, long deadline, boolean viaLong) {
     CompletableFuture<Sent> out = new CompletableFuture<>();
@@ -99,15 +98,14 @@ final class Outcomes {
         return;
       }
       JobwireException je = JobwireException.from(e, method.getBareMethodName());
-      if (je.code() == Status.Code.NOT_FOUND || je.code() == Status.Code.FAILED_PRECONDITION) {
+      StatusRules.Outcome decision = StatusRules.classifyOutcome(je.code(), je.details());
+      if (decision == StatusRules.Outcome.BENIGN) {
         LOG.info("{} for job {}: {} (job timed out, was cancelled or completed elsewhere)", method.getBareMethodName(), key, je.codeName());
         out.complete(new Sent(SendResult.NOT_FOUND, je));
         return;
       }
       long delay = backoff.next();
-      // a message over the gateway's size limit is refused the same way every time
-      boolean tooLarge = je.code() == Status.Code.RESOURCE_EXHAUSTED && (je.details().contains("larger than max") || je.details().contains("exceeds maximum size"));
-      if (je.isOutcomeRetryable() && !tooLarge && System.currentTimeMillis() + delay < deadline && !c.transport.isClosed()) {
+      if (decision == StatusRules.Outcome.RETRY && System.currentTimeMillis() + delay < deadline && !c.transport.isClosed()) {
         LOG.debug("{} for job {} failed ({}); retrying in {} ms", method.getBareMethodName(), key, je.codeName(), delay);
         try {
           c.ctl.schedule(() -> attempt(method, req, key, deadline, viaLong, backoff, out), delay, TimeUnit.MILLISECONDS);

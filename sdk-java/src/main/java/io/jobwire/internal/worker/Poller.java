@@ -242,7 +242,7 @@ final class Poller {
     }
     c.warnIfTls(je);
     long delay;
-    if (code == Status.Code.INVALID_ARGUMENT || code == Status.Code.PERMISSION_DENIED || code == Status.Code.UNAUTHENTICATED) {
+    if (StatusRules.activationDecision(StatusRules.Call.POLL, code) == StatusRules.Activation.MAX_BACKOFF_REPORT) {
       c.reportError(je);
       delay = pollBackoff.max();
     } else {

@@ -177,7 +177,7 @@ final class Streamer implements Poller.StreamView {
     c.machine.streamOpen = false;
     if (c.stopping) return;
     JobwireException je = t == null ? null : JobwireException.from(t, "StreamActivatedJobs");
-    if (je != null && je.code() == Status.Code.UNIMPLEMENTED) {
+    if (je != null && StatusRules.activationDecision(StatusRules.Call.STREAM, je.code()) == StatusRules.Activation.POLLING_ONLY) {
       LOG.warn("the gateway does not implement StreamActivatedJobs; worker {} polls only", c.o.jobType());
       streamActive = false;
       c.machine.streamActive = false;
@@ -210,7 +210,7 @@ final class Streamer implements Poller.StreamView {
     }
     c.warnIfTls(je);
     long delay;
-    if (code == Status.Code.UNAUTHENTICATED || code == Status.Code.PERMISSION_DENIED || code == Status.Code.INVALID_ARGUMENT) {
+    if (StatusRules.activationDecision(StatusRules.Call.STREAM, code) == StatusRules.Activation.MAX_BACKOFF_REPORT) {
       c.reportError(je);
       delay = streamBackoff.max();
     } else {
