@@ -1,13 +1,17 @@
 package jobwire
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/jobwire/jobwire/sdk-go/internal/fakegw"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -104,5 +108,50 @@ func TestVectorsCommand(t *testing.T) {
 		if !ok || r.Retryable() != c.Retryable {
 			t.Errorf("command %s: the typed error %T does not answer Retryable() = %v", c.Code, err, c.Retryable)
 		}
+	}
+}
+
+// The poller uses the activation decision: FAILED_PRECONDITION on a poll is
+// backed off quietly (the next poll comes after the first backoff step, no
+// error reported); PERMISSION_DENIED is reported to the application.
+func TestVectorsActivationDecisionReachesThePoller(t *testing.T) {
+	gw := fakegw.Start(t)
+	c := fakeClient(t, gw)
+	gw.Set(func(s *fakegw.Server) {
+		s.ActivateErr = func(n int) error {
+			switch n {
+			case 1:
+				return status.Error(codes.FailedPrecondition, "not now")
+			case 2:
+				return status.Error(codes.PermissionDenied, "no")
+			}
+			return nil
+		}
+	})
+	var mu sync.Mutex
+	var reported []codes.Code
+	w, err := c.NewWorker("vec", func(ctx context.Context, job *Job) (any, error) { return nil, nil },
+		WithStreamEnabled(false), WithErrorHandler(func(err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			reported = append(reported, Code(err))
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeWorker(t, w)
+	waitFor(t, "the PERMISSION_DENIED reported", 2*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(reported) > 0
+	})
+	mu.Lock()
+	got := append([]codes.Code(nil), reported...)
+	mu.Unlock()
+	if len(got) != 1 || got[0] != codes.PermissionDenied {
+		t.Fatalf("reported %v, want only PermissionDenied (FAILED_PRECONDITION is backed off quietly)", got)
+	}
+	if _, times := gw.Polls(); len(times) < 2 || times[1].Sub(times[0]) > time.Second {
+		t.Fatalf("second poll not after the first backoff step: %v", times)
 	}
 }
