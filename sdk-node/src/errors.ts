@@ -44,7 +44,7 @@ export class CancelledError extends JobwireError {}
 export class UnauthenticatedError extends JobwireError {}
 /** PERMISSION_DENIED: the credentials do not allow the command. */
 export class PermissionDeniedError extends JobwireError {}
-/** INTERNAL: the gateway failed internally. */
+/** INTERNAL, UNKNOWN and any other code without an error of its own (ABORTED, OUT_OF_RANGE, DATA_LOSS): the gateway failed internally. */
 export class InternalError extends JobwireError {}
 /** UNIMPLEMENTED: the gateway does not know the RPC. */
 export class UnimplementedError extends JobwireError {}
