@@ -335,3 +335,22 @@ def test_config_client_certificate_for_mutual_tls(tmp_path) -> None:  # type: ig
         resolve_client_config(env={**env, "ZEEBE_INSECURE_CONNECTION": "true"})
     with pytest.raises(ConfigurationError, match="client private key file"):
         resolve_client_config(client_certificate_path=str(cert), client_private_key_path=str(tmp_path / "no"), env={})
+
+
+def test_stall_evidence_only_a_parked_poll_with_late_jobs() -> None:
+    """Rule 6: only a long poll (requestTimeout >= 0, not a backfill) whose first job came >= 500 ms after sending."""
+    from jobwire._poller import is_stall_evidence
+
+    # a fairness / "more waiting" poll (requestTimeout -1) with jobs: answered at once, says nothing
+    assert not is_stall_evidence("fairness", -1.0, 0.0)
+    assert not is_stall_evidence("fairness", -1.0, 0.6)
+    # a long poll answered with jobs after 10 ms found a backlog: says nothing
+    assert not is_stall_evidence("normal", 10.0, 0.010)
+    assert not is_stall_evidence("normal", 10.0, 0.499)
+    # a backfill never counts, even when it parked (no stream yet)
+    assert not is_stall_evidence("backfill", 10.0, 0.6)
+    # no job at all
+    assert not is_stall_evidence("normal", 10.0, None)
+    # a long poll whose first job came after 600 ms is evidence (also with requestTimeout 0, the gateway's default)
+    assert is_stall_evidence("normal", 10.0, 0.6)
+    assert is_stall_evidence("normal", 0.0, 0.5)

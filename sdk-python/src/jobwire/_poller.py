@@ -27,7 +27,21 @@ DEADLINE_OFFSET_S = 10.0
 """The ActivateJobs deadline is the long-poll duration plus this."""
 FAIRNESS_AFTER_S = 1.0
 """While the stream keeps held above the threshold, a fairness poll is due this long after the last poll."""
-EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
+STALL_PARKED_MIN_S = 0.5
+"""Stall evidence (rule 6): a parked poll whose first job came at least this long after the call was sent."""
+EOF: object = grpc.aio.EOF
+
+
+def is_stall_evidence(kind: str, request_timeout_s: float, first_job_after_s: Optional[float]) -> bool:
+    """Rule 6: only a parked poll (not a backfill, requestTimeout >= 0) whose first job came at least
+    STALL_PARKED_MIN_S after the call was sent says the stream missed jobs. A poll answered at once
+    (a backfill, a fairness or "more waiting" poll, a poll that finds a backlog) says nothing."""
+    return (
+        kind != "backfill"
+        and request_timeout_s >= 0
+        and first_job_after_s is not None
+        and first_job_after_s >= STALL_PARKED_MIN_S
+    )  # type: ignore[attr-defined]
 """End of a server stream (grpc.aio)."""
 
 
@@ -69,6 +83,7 @@ class Poller:
         self._auth_retried = False
         self._wake = asyncio.Event()
         self._call: Optional[Any] = None
+        self.first_job_after: Optional[float] = None  # seconds from sending the last poll to its first job
         ctx.ledger.on_change(self._wake.set)
 
     def wake(self) -> None:
@@ -156,7 +171,7 @@ class Poller:
             ctx.telemetry.poll_request("jobs" if got > 0 else "empty")
             if got > 0 and got >= want and self._streaming():
                 self.more_due = True  # there is more waiting: poll again at once
-            if got > 0 and kind != "backfill" and self.streamer is not None:
+            if got > 0 and self.streamer is not None and is_stall_evidence(kind, rt, self.first_job_after):
                 self.streamer.poll_found_jobs()
             if got == 0:
                 long_poll = ctx.opts.request_timeout
@@ -195,6 +210,8 @@ class Poller:
         )
         deadline = (rt if rt > 0 else 10.0 if rt == 0 else 0.0) + DEADLINE_OFFSET_S
         md, token = await ctx.transport.metadata()
+        self.first_job_after = None
+        sent = time.monotonic()
         call = ctx.lease.stub().ActivateJobs(req, timeout=deadline, metadata=md)
         self._call = call
         if ctx.stop.is_set():
@@ -242,6 +259,8 @@ class Poller:
                     raise from_rpc_error(e, "ActivateJobs") from None
                 if resp is EOF:
                     return got, False
+                if resp.jobs and self.first_job_after is None:
+                    self.first_job_after = time.monotonic() - sent
                 for job in resp.jobs:
                     got += 1
                     slot = led.take_poll()
