@@ -29,7 +29,8 @@ FAIRNESS_AFTER_S = 1.0
 """While the stream keeps held above the threshold, a fairness poll is due this long after the last poll."""
 STALL_PARKED_MIN_S = 0.5
 """Stall evidence (rule 6): a parked poll whose first job came at least this long after the call was sent."""
-EOF: object = grpc.aio.EOF
+EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
+"""End of a server stream (grpc.aio)."""
 
 
 def is_stall_evidence(kind: str, request_timeout_s: float, first_job_after_s: Optional[float]) -> bool:
@@ -41,8 +42,7 @@ def is_stall_evidence(kind: str, request_timeout_s: float, first_job_after_s: Op
         and request_timeout_s >= 0
         and first_job_after_s is not None
         and first_job_after_s >= STALL_PARKED_MIN_S
-    )  # type: ignore[attr-defined]
-"""End of a server stream (grpc.aio)."""
+    )
 
 
 async def wait_event(ev: asyncio.Event, timeout: Optional[float]) -> None:
