@@ -20,6 +20,11 @@ import java.util.concurrent.TimeUnit;
  * executor (or back to the engine when the stream filled the worker meanwhile). Polls while at most
  * the threshold is held, and above it for a backfill (after the stream opened), for more (the last
  * poll was answered in full) or for fairness (every second while a stream runs). Control thread.
+ *
+ * <p>A parked poll is never cancelled because the stream filled the worker (push and poll, rule 3,
+ * the same in every SDK): a cancel drops whatever the gateway had already sent for the poll, and
+ * each of those jobs waits out its activation timeout. What a parked poll brings while the worker
+ * is full is handed back at once (overflow).
  */
 final class Poller {
   /** What the poller asks of the stream reader (implemented by {@link Streamer}). */
@@ -34,14 +39,6 @@ final class Poller {
     void checkStall();
   }
 
-  static final long CANCEL_DELAY_MS = 100;
-  /**
-   * A parked poll is not cancelled when the stream fills the worker (push and poll, rule 3, the same
-   * in every SDK): a cancel drops whatever the gateway had already sent for the poll (measured under
-   * overload in Go and Node: 1-15 jobs per cancel, each waiting out its activation timeout). What a
-   * parked poll brings while the worker is full is handed back at once (overflow).
-   */
-  static final boolean CANCEL_PARKED_POLL = false;
   /**
    * A poll that got no answer for this long is parked (the gateway answers at once when jobs are
    * waiting). Until then the stream reader does not reserve a slot the poll asked for, so a
@@ -68,10 +65,7 @@ final class Poller {
   private long pollRtMs;
   private long pollStarted;
   private boolean pollIsBackfill;
-  private boolean pollCancelled;
-  private boolean pollWasBelow;
   private long pollFirstJobAt;
-  private ScheduledFuture<?> cancelTimer;
   private ScheduledFuture<?> fairnessTimer;
   private boolean pollAuthRetried;
   private final Backoff pollBackoff = new Backoff();
@@ -132,8 +126,6 @@ final class Poller {
     pollRtMs = rt;
     pollStarted = System.currentTimeMillis();
     pollIsBackfill = backfill;
-    pollCancelled = false;
-    pollWasBelow = below;
     pollFirstJobAt = 0;
     if (rt >= 0) c.ctl.schedule(() -> {
       if (pollCall == call && ledger.pollGot() == 0) {
@@ -180,20 +172,10 @@ final class Poller {
     if (pollCall != call) return;
     pollCall = null;
     ledger.pollEnded();
-    if (cancelTimer != null) {
-      cancelTimer.cancel(false);
-      cancelTimer = null;
-    }
     lastPollEnd = System.currentTimeMillis();
     if (c.stopping) return;
     int pollGot = ledger.pollGot();
     int pollWant = ledger.pollWant();
-    if (pollCancelled && pollGot == 0) {
-      LOG.debug("parked poll cancelled: the stream filled the worker past the poll threshold");
-      c.tel.pollRequest("cancelled");
-      c.onLedgerChange();
-      return;
-    }
     if (err != null) {
       JobwireException je = JobwireException.from(err, "ActivateJobs");
       boolean emptyDeadline = je.code() == Status.Code.DEADLINE_EXCEEDED && pollGot == 0;
@@ -260,37 +242,9 @@ final class Poller {
     }, delay, TimeUnit.MILLISECONDS);
   }
 
-  /**
-   * While a poll is parked (no job yet), a rise of held from at most the threshold to above it
-   * that lasts CANCEL_DELAY_MS cancels the poll (the gateway fails back what it activated for it).
-   */
-  void checkCancelParkedPoll() {
-    if (!CANCEL_PARKED_POLL) return;
-    if (!ledger.pollOpen() || ledger.pollGot() > 0 || pollCancelled) return;
-    if (!ledger.above()) {
-      pollWasBelow = true;
-      if (cancelTimer != null) {
-        cancelTimer.cancel(false);
-        cancelTimer = null;
-      }
-      return;
-    }
-    if (pollWasBelow && cancelTimer == null) {
-      ClientCall<?, ?> call = pollCall;
-      cancelTimer = c.ctl.schedule(() -> {
-        cancelTimer = null;
-        if (pollCall == call && ledger.pollOpen() && ledger.above() && ledger.pollGot() == 0 && !pollCancelled) {
-          pollCancelled = true;
-          call.cancel("jobwire: worker filled by the stream", null);
-        }
-      }, CANCEL_DELAY_MS, TimeUnit.MILLISECONDS);
-    }
-  }
-
   /** Close: cancel the poll in flight and the poller's timers (control thread). */
   void stop() {
     if (pollCall != null) pollCall.cancel("jobwire: worker closing", null);
-    if (cancelTimer != null) cancelTimer.cancel(false);
     if (fairnessTimer != null) fairnessTimer.cancel(false);
   }
 }

@@ -93,7 +93,6 @@ public final class WorkerImpl implements JobWorker {
 
   /** After every change of the ledger (control thread, not stopping): the poller, then the stream reader. */
   private void reevaluate() {
-    poller.checkCancelParkedPoll();
     poller.maybePoll();
     streamer.maybeReserve();
   }
