@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, List, Optional, Protocol, Tuple
+from typing import Any, Optional, Protocol
 
 import grpc
 import grpc.aio
@@ -16,13 +16,6 @@ from .errors import JobwireError, activation_decision, from_rpc_error
 
 THRESHOLD = 0.3
 """Poll only when at most this share of the capacity is held (or a backfill / fairness poll is due)."""
-CANCEL_DELAY_S = 0.1
-"""Held must stay above the threshold this long before a parked poll is cancelled."""
-CANCEL_PARKED_POLL = False
-"""A parked poll is not cancelled when the stream fills the worker (push and poll, rule 3, the same
-in every SDK): a cancel drops whatever the gateway had already sent for the poll (measured under
-overload in Go and Node: 1-15 jobs per cancel, each waiting out its activation timeout). What a
-parked poll brings while the worker is full is handed back at once (overflow)."""
 DEADLINE_OFFSET_S = 10.0
 """The ActivateJobs deadline is the long-poll duration plus this."""
 FAIRNESS_AFTER_S = 1.0
@@ -143,7 +136,7 @@ class Poller:
             if self.streamer is not None:
                 self.streamer.wake()  # the poll took its slots: the stream reader may reserve again
             try:
-                got, cancelled = await self._poll(want, rt)
+                got = await self._poll(want, rt)
             except JobwireError as e:
                 self.in_flight = False
                 self.last_end = time.monotonic()
@@ -159,10 +152,6 @@ class Poller:
                     self.streamer.wake()
             if ctx.stop.is_set():
                 break
-            if cancelled:
-                ctx.logger.debug("parked poll cancelled: the stream filled the worker past the poll threshold")
-                ctx.telemetry.poll_request("cancelled")
-                continue
             self.backoff.reset()
             self._auth_retried = False
             if ctx.state.poll_backoff:
@@ -192,13 +181,12 @@ class Poller:
             await wait_event(self._wake, timeout)
         return None
 
-    async def _poll(self, want: int, rt: float) -> Tuple[int, bool]:
-        """One ActivateJobs call; returns (jobs received, cancelled because the stream filled the worker)."""
+    async def _poll(self, want: int, rt: float) -> int:
+        """One ActivateJobs call; returns the number of jobs received. A parked poll is never cancelled
+        because the stream filled the worker (rule 3): only close cancels it, and what it brings while
+        the worker is full is handed back at once."""
         ctx = self.ctx
         o = ctx.opts
-        # Held as the poll was decided: the awaits below (a token fetch) let the stream deliver
-        # meanwhile, and a rise above the threshold in that moment must still cancel a parked poll.
-        below_at_send = self._below()
         req = gateway_pb2.ActivateJobsRequest(
             type=o.job_type,
             worker=o.worker_name,
@@ -217,48 +205,25 @@ class Poller:
         if ctx.stop.is_set():
             call.cancel()
         got = 0
-        state = {"cancelled": False, "below": below_at_send}
-        timer: List[Optional[asyncio.TimerHandle]] = [None]
-        loop = asyncio.get_running_loop()
         led = ctx.ledger
-
-        def above() -> bool:
-            return led.held > led.max * THRESHOLD
-
-        def fire() -> None:
-            timer[0] = None
-            if above() and got == 0 and not state["cancelled"]:
-                state["cancelled"] = True
-                call.cancel()
-
-        def on_change() -> None:
-            if not above():
-                state["below"] = True
-                if timer[0] is not None:
-                    timer[0].cancel()
-                    timer[0] = None
-            elif state["below"] and got == 0 and not state["cancelled"] and timer[0] is None:
-                timer[0] = loop.call_later(CANCEL_DELAY_S, fire)
-
-        off = led.on_change(on_change) if CANCEL_PARKED_POLL else (lambda: None)
         try:
             while True:
                 try:
                     resp = await call.read()
                 except asyncio.CancelledError:
-                    if state["cancelled"] or ctx.stop.is_set():
-                        return got, state["cancelled"] and got == 0
+                    if ctx.stop.is_set():
+                        return got
                     raise
                 except grpc.aio.AioRpcError as e:
-                    if state["cancelled"] or ctx.stop.is_set():
-                        return got, state["cancelled"] and got == 0
+                    if ctx.stop.is_set():
+                        return got
                     if e.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
-                        return got, False  # an idle long poll ran out: an empty poll, not an error
+                        return got  # an idle long poll ran out: an empty poll, not an error
                     if e.code() == grpc.StatusCode.UNAUTHENTICATED:
                         ctx.transport.invalidate_token(token)
                     raise from_rpc_error(e, "ActivateJobs") from None
                 if resp is EOF:
-                    return got, False
+                    return got
                 if resp.jobs and self.first_job_after is None:
                     self.first_job_after = time.monotonic() - sent
                 for job in resp.jobs:
@@ -270,9 +235,6 @@ class Poller:
                         # The stream filled the capacity while this poll was parked: give the job back at once.
                         self.exec.give_back(job, "poll")
         finally:
-            off()
-            if timer[0] is not None:
-                timer[0].cancel()
             self._call = None
 
     async def _on_error(self, err: JobwireError) -> None:
