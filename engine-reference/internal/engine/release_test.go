@@ -158,10 +158,13 @@ func TestReleaseUnreadEndsAnOpenStreamAndRepushes(t *testing.T) {
 		}
 	}
 	eventually(t, 3*time.Second, "stream gone", func() bool { return len(en.streams()) == 0 })
-	next, _, _ := openReleasable(t, en, "recycling")
+	// The hand-backs are commands the partition applies after ReleaseUnread
+	// answers: wait for them before the next stream opens, or a job returned
+	// after it opened is pushed to it (as it must be) and never counted here.
 	eventually(t, 3*time.Second, "released jobs activatable", func() bool {
 		return en.jobs("work").CountsByState["ACTIVATABLE"] == n
 	})
+	next, _, _ := openReleasable(t, en, "recycling")
 	en.create("one-task", "")
 	if j, err := next.Recv(); err != nil || j.Worker != "recycling" {
 		t.Fatalf("new stream: %v %v", j, err)
