@@ -63,7 +63,7 @@ const (
 )
 
 // RecordedRef is the Ref of every recorded case.
-const RecordedRef = "zeebe-process-test-engine 8.8.21 (in-memory), 2026-11-26"
+const RecordedRef = "Zeebe 8.8.21 in-memory test engine, 2026-11-26"
 
 // recordedCases are the cases whose golden lines were recorded from Zeebe
 // 8.8.21 (README.md, Provenance). The list is closed: a new case takes its

@@ -7,7 +7,7 @@ against a `jobwire-engine cluster` (see below).
 All 12 must pass on both.
 
 Recorded Zeebe result (November 2026): against Zeebe 8.8.21's in-memory test
-engine (io.camunda:zeebe-process-test-engine 8.8.21) the suite passes 11 of
+engine the suite passes 11 of
 12; `test_ping` fails there because the test engine has no health service.
 (The launcher this project used until then served grpc.health.v1 itself, so
 its last recorded run, 2026-11-26, showed 12 of 12 with the same outcome per

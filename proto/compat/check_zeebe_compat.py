@@ -17,8 +17,8 @@ Maven Central jar io.camunda:zeebe-gateway-protocol-impl:8.8.21, whose POM
 declares the Apache License 2.0. It is fetched with Maven (POM first: the
 script refuses the artifact unless its POM declares Apache-2.0, and only then
 fetches the jar), checked against pinned SHA-256 sums and cached under
-.tools/zeebe-proto/. The `zeebe-gateway-protocol` artifact (Camunda License
-1.0) is never fetched.
+.tools/zeebe-proto/. No other artifact is ever fetched: the script refuses
+any coordinate but that one.
 Exit code 0 when compatible, 1 with one line per difference otherwise.
 """
 from __future__ import annotations
@@ -46,7 +46,6 @@ POM_SHA256 = "c9d093a76236d712f2687e2ddcd2e269c5fc57c1b230b98c8c1884eabeff47d6"
 JAR_SHA256 = "ed2d58828fa9e200b0272d4d18a3f90804480677d376c756ce4bb8ec3710e733"
 PROTO_SHA256 = "4db851d26eee622f4ac6d1014b558bd07aefff91158dd3e98c8d48ce9f099b5d"
 # Under the Camunda License 1.0: never downloaded, whatever the version.
-FORBIDDEN_ARTIFACT_IDS = {"zeebe-gateway-protocol"}
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CACHE_DIR = REPO_ROOT / ".tools" / "zeebe-proto"
@@ -99,8 +98,8 @@ def _check_sum(b: bytes, want: str, what: str) -> None:
 def _mvn_copy(coords: str, out: Path) -> Path:
     """One artifact (no dependencies) into out, with Maven."""
     artifact_id = coords.split(":")[1]
-    if artifact_id in FORBIDDEN_ARTIFACT_IDS:
-        raise LicenceError(f"{coords}: {artifact_id} is under the Camunda License 1.0 and is never downloaded")
+    if coords.split(":")[:3] != [ZEEBE_GROUP, ZEEBE_ARTIFACT_ID, ZEEBE_VERSION]:
+        raise LicenceError(f"{coords}: only {ZEEBE_GROUP}:{ZEEBE_ARTIFACT_ID}:{ZEEBE_VERSION} (Apache-2.0) is ever fetched")
     r = subprocess.run(["mvn", "-q", "-B", "-Dstyle.color=never", "dependency:copy", f"-Dartifact={coords}",
                         "-Dtransitive=false", f"-DoutputDirectory={out}"], capture_output=True, text=True)
     if r.returncode != 0:

@@ -21,13 +21,15 @@ def zeebe_proto() -> Path:
 
 def test_reference_is_the_apache_licensed_artifact(zeebe_proto):
     """The reference proto comes from zeebe-gateway-protocol-impl, whose
-    cached POM declares Apache-2.0; the Camunda-License artifact is refused."""
+    cached POM declares Apache-2.0; no other coordinate is ever fetched."""
     assert compat.ZEEBE_ARTIFACT_ID == "zeebe-gateway-protocol-impl"
     pom = zeebe_proto.parent / f"{compat.ZEEBE_ARTIFACT_ID}-{compat.ZEEBE_VERSION}.pom"
     assert compat.pom_licences(pom.read_bytes()) == [("Apache License, Version 2.0",
                                                       "http://www.apache.org/licenses/LICENSE-2.0")]
-    with pytest.raises(compat.LicenceError, match="Camunda License"):
-        compat._mvn_copy(f"io.camunda:zeebe-gateway-protocol:{compat.ZEEBE_VERSION}", ROOT / "does-not-matter")
+    for other in (f"io.camunda:some-other-artifact:{compat.ZEEBE_VERSION}",
+                  f"{compat.ZEEBE_GROUP}:{compat.ZEEBE_ARTIFACT_ID}:0.0.1"):
+        with pytest.raises(compat.LicenceError, match="only .* is ever fetched"):
+            compat._mvn_copy(other, ROOT / "does-not-matter")
 
 
 _POM = """<?xml version="1.0"?>
