@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jobwire/jobwire/sdk-go/internal/fakegw"
+	"github.com/jobwire/jobwire/sdk-go/internal/vectors"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -39,29 +38,19 @@ type clientVectors struct {
 
 func loadClientVectors(t *testing.T) clientVectors {
 	t.Helper()
-	dir, err := os.Getwd()
+	p, b, err := vectors.Read("status-codes.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		p := filepath.Join(dir, "conformance-tests", "vectors", "status-codes.json")
-		if b, err := os.ReadFile(p); err == nil {
-			var v clientVectors
-			if err := json.Unmarshal(b, &v); err != nil {
-				t.Fatalf("%s: %v", p, err)
-			}
-			if len(v.Codes) != 16 || len(v.Command.Cases) != 16 || len(v.Errors.Cases) != 16 {
-				t.Fatalf("%s: %d codes, %d command and %d errors cases, want 16 each",
-					p, len(v.Codes), len(v.Command.Cases), len(v.Errors.Cases))
-			}
-			return v
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("conformance-tests/vectors/status-codes.json not found above the test directory")
-		}
-		dir = parent
+	var v clientVectors
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", p, err)
 	}
+	if len(v.Codes) != 16 || len(v.Command.Cases) != 16 || len(v.Errors.Cases) != 16 {
+		t.Fatalf("%s: %d codes, %d command and %d errors cases, want 16 each",
+			p, len(v.Codes), len(v.Command.Cases), len(v.Errors.Cases))
+	}
+	return v
 }
 
 func (v clientVectors) code(t *testing.T, name string) codes.Code {

@@ -2,10 +2,9 @@ package worker
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/jobwire/jobwire/sdk-go/internal/vectors"
 	"google.golang.org/grpc/codes"
 )
 
@@ -33,28 +32,18 @@ type statusVectors struct {
 
 func loadStatusVectors(t *testing.T) statusVectors {
 	t.Helper()
-	dir, err := os.Getwd()
+	p, b, err := vectors.Read("status-codes.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		p := filepath.Join(dir, "conformance-tests", "vectors", "status-codes.json")
-		if b, err := os.ReadFile(p); err == nil {
-			var v statusVectors
-			if err := json.Unmarshal(b, &v); err != nil {
-				t.Fatalf("%s: %v", p, err)
-			}
-			if len(v.Codes) != 16 {
-				t.Fatalf("%s: %d codes, want the 16 non-OK gRPC codes", p, len(v.Codes))
-			}
-			return v
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("conformance-tests/vectors/status-codes.json not found above the test directory")
-		}
-		dir = parent
+	var v statusVectors
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", p, err)
 	}
+	if len(v.Codes) != 16 {
+		t.Fatalf("%s: %d codes, want the 16 non-OK gRPC codes", p, len(v.Codes))
+	}
+	return v
 }
 
 func vectorCode(t *testing.T, v statusVectors, name string) codes.Code {
