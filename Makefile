@@ -8,7 +8,7 @@ PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint generate check-generated bootstrap \
         test-proto test-tree test-engine test-corpus test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
-        test-conformance test-mutation-smoke test-conformance-external test-examples test-ui test-bench test-soak soak conformance conformance-external conformance-report conformance-peers interop engine bench bench-engine bench-storage bench-python bench-ui fuzz
+        test-conformance test-mutation-smoke test-vector-mutants test-conformance-external test-examples test-ui test-bench test-soak soak conformance conformance-external conformance-report conformance-peers interop engine bench bench-engine bench-storage bench-python bench-ui fuzz
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-20s %s\n", $$1, $$2}'
@@ -110,6 +110,9 @@ test-mutation-smoke: bootstrap engine ## mutation proof, smoke: a few mutants mu
 	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/jobwire-mutation-smoke.XXXXXX") && \
 	  $(PY) conformance-tests/scripts/mutation.py --clone $$d/clone --discard --only $(MUTATION_SMOKE) \
 	    --junit $(RESULTS)/mutation-smoke.xml --out $(RESULTS)/mutation-smoke.md; rc=$$?; rm -rf "$$d"; exit $$rc
+
+test-vector-mutants: bootstrap ## shared vectors, mutation proof: each mutant of conformance-tests/vectors/mutants.yaml (an old poll-slot model, a poll that parks) must fail its SDK's vector tests (scratch copies; ~2 min)
+	@$(PY) conformance-tests/scripts/vector_mutants.py --junit $(RESULTS)/vector-mutants.xml
 
 conformance-external: bootstrap ## conformance against your own gateway (ZEEBE_ADDRESS, ZEEBE_CLIENT_ID/SECRET, ...; docs/conformance.md): every scenario needing neither admin API nor fault proxy, every SDK; $(RESULTS)/conformance-external/report.md
 	@conformance-tests/scripts/run.sh --external
