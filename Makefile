@@ -33,7 +33,7 @@ generate: bootstrap ## regenerate all code derived from proto/
 	@tools/generate.sh
 
 check-generated: ## fail when generated code is stale
-	@tools/generate.sh >/dev/null && git diff --exit-code --stat -- proto sdk-go/internal/pb engine-reference/internal/pb sdk-python/src/jobwire/_proto sdk-node/src/generated sdk-node/proto \
+	@tools/generate.sh >/dev/null && git diff --exit-code --stat -- proto sdk-go/internal/pb engine-reference/internal/pb sdk-python/src/jobwire/_proto sdk-node/src/generated sdk-node/proto sdk-java/src/main/proto \
 	  || { echo "generated code is stale: run 'make generate' and commit"; exit 1; }
 
 # --- suites (each writes results into $(RESULTS)) ---------------------------
