@@ -33,7 +33,7 @@ MUTANTS = ROOT / "conformance-tests" / "vectors" / "mutants.yaml"
 # The vector tests of each SDK, run from the SDK's folder in the scratch copy.
 COMMANDS = {
     "go": ["go", "test", "-count=1", "-run", "TestVectors", "./internal/worker/"],
-    "node": ["npx", "vitest", "run", "test/vectorsLedger.test.ts"],
+    "node": ["npx", "jest", "--ci", "test/vectorsLedger.test.ts"],
     "python": [str(ROOT / ".tools" / "venv" / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
                "tests/test_vectors_ledger.py"],
     "java": ["mvn", "-o", "-q", "-B", "test", "-Dtest=LedgerVectorsTest", "-Dsurefire.failIfNoSpecifiedTests=false",
