@@ -44,6 +44,12 @@ def median(xs: List[float]) -> Optional[float]:
     return statistics.median(xs) if xs else None
 
 
+def spread(xs: List[float]) -> Optional[float]:
+    """Half the range of a side's runs over their median: how far one run strays (the noise of the cell)."""
+    m = median(xs)
+    return (max(xs) - min(xs)) / 2 / m if xs and m else None
+
+
 def summarize(runs: List[Dict[str, Any]], threshold: float = 0.05) -> List[Dict[str, Any]]:
     """Per cell (client, mode): medians of each side, B/A ratios and the flags. runs: {"client", "mode", "side",
     "jobsPerS", "clientCpuMsPerJob"} (failed runs carry "error" and count in neither median)."""
@@ -67,7 +73,8 @@ def summarize(runs: List[Dict[str, Any]], threshold: float = 0.05) -> List[Dict[
         out.append({"client": c["client"], "mode": c["mode"], "runsA": c["A"]["jobsPerS"], "runsB": c["B"]["jobsPerS"],
                     "cpuRunsA": c["A"]["cpu"], "cpuRunsB": c["B"]["cpu"], "errorsA": c["A"]["errors"], "errorsB": c["B"]["errors"],
                     "jobsPerSA": a_t, "jobsPerSB": b_t, "jobsPerSRatio": tr, "cpuMsPerJobA": a_c, "cpuMsPerJobB": b_c,
-                    "cpuRatio": cr,
+                    "cpuRatio": cr, "spread": max((x for x in (spread(c["A"]["jobsPerS"]), spread(c["B"]["jobsPerS"]))
+                                                   if x is not None), default=None),
                     # no number on a side (every run failed) is a failure as well
                     "slower": tr is None or tr < 1 - threshold, "costlier": cr is not None and cr > 1 + threshold})
     return out
@@ -78,15 +85,17 @@ def table(cells: List[Dict[str, Any]], threshold: float) -> str:
         return "–" if x is None else f"{x:.{nd}f}"
 
     pct = f"{threshold * 100:g} %"
-    lines = ["| cell | A jobs/s | B jobs/s | B/A | A CPU ms/job | B CPU ms/job | B/A | flag |",
-             "|---|---:|---:|---:|---:|---:|---:|---|"]
+    lines = ["| cell | A jobs/s | B jobs/s | B/A | A CPU ms/job | B CPU ms/job | B/A | run spread ± | flag |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for c in cells:
         flags = ([f"SLOWER > {pct}"] if c["slower"] else []) + ([f"CPU/job > +{pct}"] if c["costlier"] else [])
+        sp = "–" if c["spread"] is None else f"{c['spread'] * 100:.0f} %"
         errs = c["errorsA"] + c["errorsB"]
         if errs:
             flags.append(f"{errs} failed run(s)")
         lines.append(f"| {c['client']} {c['mode']} | {f(c['jobsPerSA'], 0)} | {f(c['jobsPerSB'], 0)} | {f(c['jobsPerSRatio'], 3)} | "
-                     f"{f(c['cpuMsPerJobA'], 4)} | {f(c['cpuMsPerJobB'], 4)} | {f(c['cpuRatio'], 3)} | {', '.join(flags)} |")
+                     f"{f(c['cpuMsPerJobA'], 4)} | {f(c['cpuMsPerJobB'], 4)} | {f(c['cpuRatio'], 3)} | "
+                     f"{sp} | {', '.join(flags)} |")
     return "\n".join(lines)
 
 
@@ -94,10 +103,11 @@ def git(*args: str) -> str:
     return subprocess.run(["git", "-C", str(ROOT), *args], check=True, capture_output=True, text=True).stdout.strip()
 
 
-def checkout(ref: str) -> Tuple[str, Path]:
-    """A detached worktree of ref under .bench-work/ (reused when it is already there)."""
+def checkout(ref: str, keep: bool) -> Tuple[str, Path]:
+    """A detached worktree of ref under .bench-work/: a private one (the process id in its name, removed at the
+    end) so that runs at the same time do not share it, or with --keep-worktree one that later runs reuse."""
     sha = git("rev-parse", "--verify", f"{ref}^{{commit}}")
-    wt = WORK_DIR / f"ref-{sha[:12]}"
+    wt = WORK_DIR / (f"ref-{sha[:12]}" if keep else f"ref-{sha[:12]}-{os.getpid()}")
     if wt.exists():
         try:
             if git("-C", str(wt), "rev-parse", "HEAD") == sha:
@@ -133,7 +143,7 @@ def run_compare(a: argparse.Namespace, clients: List[str]) -> int:
     n, warm = (200, 50) if a.smoke else (int(3000 * s), int(1000 * s))
     out = Path(a.out) if a.out != str(HERE / "results") else WORK_DIR / "compare"
     out.mkdir(parents=True, exist_ok=True)
-    sha, wt = checkout(a.compare)
+    sha, wt = checkout(a.compare, a.keep_worktree)
     head = git("rev-parse", "--short", "HEAD")
     dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
     sides = {"A": wt / "bench", "B": HERE}
@@ -152,7 +162,8 @@ def run_compare(a: argparse.Namespace, clients: List[str]) -> int:
             for client in clients:
                 for mode in modes:
                     for side in order(rnd):
-                        r: Dict[str, Any] = {"round": rnd + 1, "client": client, "mode": mode, "side": side}
+                        r: Dict[str, Any] = {"round": rnd + 1, "client": client, "mode": mode, "side": side,
+                                             "load": float(open("/proc/loadavg").read().split()[0])}
                         try:
                             with Engine("jobwire", work) as eng:
                                 row = closed_case(eng, work, client, mode, n, warm, 32, 32, cmd=side_cmd(client, sides[side]),
@@ -174,7 +185,7 @@ def run_compare(a: argparse.Namespace, clients: List[str]) -> int:
     head_line = (f"A = {a.compare} ({sha[:12]}), B = working tree ({head}{', modified' if dirty else ''}); {len(clients)} client(s) × "
                  f"{len(modes)} mode(s), {a.rounds} rounds alternating, {n} instances after {warm} warm-up per run, "
                  f"engine {ENGINE_BIN.name} of B; {time.time() - t_start:.0f} s")
-    res = {"ref": a.compare, "refSha": sha, "head": head, "dirty": dirty, "rounds": a.rounds, "n": n, "warm": warm,
+    res = {"ref": a.compare, "refSha": sha, "worktree": str(wt), "worktreeKept": a.keep_worktree, "head": head, "dirty": dirty, "rounds": a.rounds, "n": n, "warm": warm,
            "threshold": a.threshold, "load": open("/proc/loadavg").read().split()[:3], "runs": runs, "cells": cells}
     (out / "compare.json").write_text(json.dumps(res, indent=1))
     (out / "compare.md").write_text(f"# bench.py --compare\n\n{head_line}\n\n{md}\n")

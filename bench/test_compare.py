@@ -38,7 +38,9 @@ def test_medians_ratios_and_flags() -> None:
     assert abs(poll["cpuRatio"] - 1.1) < 1e-9 and poll["costlier"]
     md = table(list(cells.values()), 0.05)
     assert "| go-jobwire push | 1000 | 940 | 0.940 |" in md and "SLOWER > 5 %" in md
-    assert "| go-jobwire poll | 1000 | 960 | 0.960 | 0.1000 | 0.1100 | 1.100 | CPU/job > +5 % |" in md
+    assert "| go-jobwire poll | 1000 | 960 | 0.960 | 0.1000 | 0.1100 | 1.100 | 0 % | CPU/job > +5 % |" in md
+    # the noise column: the widest side's half range over its median (A: 990..5000 around 1000)
+    assert abs(push["spread"] - (5000 - 990) / 2 / 1000) < 1e-9 and "| 200 % | SLOWER" in md
     # the exit code: non-zero only when asked and only for a slower cell
     assert exit_code(list(cells.values()), False) == 0
     assert exit_code(list(cells.values()), True) == 1
@@ -70,8 +72,9 @@ def test_compare_smoke_against_head(tmp_path: Path) -> None:
     sys.stdout.write(p.stdout[-4000:])
     assert p.returncode == 0, p.stdout[-3000:]  # without --fail-over-5pct a slower cell does not fail the run
     res = json.loads((out / "compare.json").read_text())
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    assert res["refSha"] == head
+    # HEAD when the run began (the shared tree may have moved on since)
+    assert subprocess.run(["git", "-C", str(ROOT), "merge-base", "--is-ancestor", res["refSha"], "HEAD"]).returncode == 0
+    head = res["refSha"]
     # 2 rounds x 1 cell x 2 builds, the order alternating: A B, then B A
     assert [(r["round"], r["side"]) for r in res["runs"]] == [(1, "A"), (1, "B"), (2, "B"), (2, "A")]
     for r in res["runs"]:
@@ -83,6 +86,7 @@ def test_compare_smoke_against_head(tmp_path: Path) -> None:
     md = (out / "compare.md").read_text()
     assert "| go-jobwire push |" in md and "A = HEAD" in md
     assert "| go-jobwire push |" in p.stdout  # the table is printed too
-    # the scratch worktree is gone again
-    wts = subprocess.run(["git", "-C", str(ROOT), "worktree", "list"], capture_output=True, text=True).stdout
-    assert f"ref-{head[:12]}" not in wts
+    # the scratch worktree (private to the run) is gone again
+    wts = subprocess.run(["git", "-C", str(ROOT), "worktree", "list", "--porcelain"], capture_output=True, text=True).stdout
+    assert res["worktree"].startswith(str(ROOT / ".bench-work" / f"ref-{head[:12]}-")) and not res["worktreeKept"]
+    assert f"worktree {res['worktree']}\n" not in wts and not Path(res["worktree"]).exists()
