@@ -4,23 +4,28 @@
  * released exactly once (outcome acknowledged, given up, or job dropped).
  *
  * Besides held jobs it counts two kinds of reservation:
- * - the stream reader's reserved slot (0 or 1): the reader reads from the
- *   stream only while it holds one, and a pushed job lands in it;
- * - a poll's firm slots: for the first moments of an ActivateJobs call (until
- *   it answers or is parked) the slots it asked for are its own, so a backlog
- *   answer finds them free.
- * Invariant: 0 ≤ held + reserved + pollFirm ≤ max, always.
+ * - the poll's pool: the slots a poll asked for are set aside from just
+ *   before it is sent until the call ends ({@link reservePoll} /
+ *   {@link returnPoll}), so its answer finds them;
+ * - the stream reader's one reserved slot: the reader reads from the stream
+ *   only while it holds one, and a pushed job lands in it. It takes a free
+ *   slot, or one of the pool of a poll that may park (a long poll never stops
+ *   the stream); a polled job that then finds no slot is handed back. While a
+ *   poll is due (backfill, fairness) and none is in flight, the reader does
+ *   not reserve: the poll gets the next free slot ({@link setPollDue}).
+ * Invariant: 0 ≤ held + reader's reservation + pool ≤ max, always.
  *
- * Verbs shared with the other SDKs: tryTake, takePoll, reserveStream /
- * claimStream / dropStream, Slot.release. The poll's slots are Node's own
- * model (firmPoll / softenPoll: firm for at most 100 ms, then free for
- * anyone), not the reservePoll / returnPoll of the other SDKs.
+ * The verbs are those of every SDK (docs/worker-semantics.md, rule 8) and are
+ * checked by the shared vectors (conformance-tests/vectors/ledger.json).
  * @internal
  */
 export class Ledger {
   private heldCount = 0
-  private reservedCount = 0
-  private pollFirmCount = 0
+  private streamRes = false
+  private pollRes = 0
+  private pollParks = false
+  private pollInFlight = false
+  private pollDueMark = false
   private readonly listeners = new Set<() => void>()
 
   constructor(readonly max: number) {
@@ -34,63 +39,59 @@ export class Ledger {
 
   /** Slots reserved by the stream reader (0 or 1). */
   get reserved(): number {
-    return this.reservedCount
+    return this.streamRes ? 1 : 0
   }
 
-  /** Slots a young poll holds firmly. */
-  get pollFirm(): number {
-    return this.pollFirmCount
+  /** Slots left in the pool of the poll in flight. */
+  get pollReserved(): number {
+    return this.pollRes
   }
 
   /** Slots free right now: neither held nor reserved. */
   get free(): number {
-    return this.max - this.heldCount - this.reservedCount - this.pollFirmCount
+    return this.max - this.heldCount - this.reserved - this.pollRes
   }
 
-  /** Takes one slot, or returns undefined when none is free. */
-  tryTake(): Slot | undefined {
-    if (this.free <= 0) return undefined
-    this.heldCount++
-    this.notify()
-    return new Slot(this)
+  /** A poll is due and waits for a free slot, none in flight: the reader leaves it the next one. */
+  get pollDue(): boolean {
+    return this.pollDueMark && !this.pollInFlight
   }
 
-  /** The stream reader reserves a slot; false when none is free (it never takes a poll's firm slot). */
-  reserveStream(): boolean {
-    if (this.free <= 0) return false
-    this.reservedCount++
-    this.notify()
-    return true
+  /**
+   * How many jobs a poll may ask for now (max − held − reserved) and whether the jobs held are at or
+   * below the poll threshold (30 % of capacity). With a poll in flight: {free: 0, below: false}.
+   */
+  pollWanted(): { free: number; below: boolean } {
+    if (this.pollInFlight) return { free: 0, below: false }
+    return { free: this.free, below: this.heldCount * 10 <= this.max * 3 }
   }
 
-  /** Gives the stream reader's reservation back unused. */
-  dropStream(): void {
-    if (this.reservedCount <= 0) throw new Error('jobwire: ledger underflow (no reservation to give back)')
-    this.reservedCount--
+  /** Marks (or clears) a poll waiting for a free slot: while it is set and no poll is in flight the reader does not reserve. */
+  setPollDue(due: boolean): void {
+    if (this.pollDueMark === due) return
+    this.pollDueMark = due
     this.notify()
   }
 
-  /** Turns the stream reader's reservation into the slot of the job that landed in it. */
-  claimStream(): Slot {
-    if (this.reservedCount <= 0) throw new Error('jobwire: ledger underflow (no reservation to take)')
-    this.reservedCount--
-    this.heldCount++
-    this.notify()
-    return new Slot(this)
-  }
-
-  /** A poll holds `n` (≤ free) slots firmly until {@link softenPoll}. Returns how many it got. */
-  firmPoll(n: number): number {
+  /**
+   * Sets aside up to `n` free slots for the poll about to be sent, until {@link returnPoll}; returns
+   * how many. `parks`: the poll is a long poll that may park (the reader may borrow from its pool).
+   * Clears the due mark.
+   */
+  reservePoll(n: number, parks: boolean): number {
     const got = Math.max(0, Math.min(n, this.free))
-    this.pollFirmCount += got
-    if (got > 0) this.notify()
+    this.pollRes += got
+    this.pollParks = parks
+    this.pollInFlight = true
+    this.pollDueMark = false
+    this.notify()
     return got
   }
 
-  /** Takes one of the poll's firm slots for a polled job, else a free slot. */
+  /** A polled job takes one slot of the poll's pool, else a free slot; undefined when no capacity is left. */
   takePoll(): Slot | undefined {
-    if (this.pollFirmCount > 0) {
-      this.pollFirmCount--
+    if (this.pollRes > 0) {
+      this.pollRes--
       this.heldCount++
       this.notify()
       return new Slot(this)
@@ -98,10 +99,54 @@ export class Ledger {
     return this.tryTake()
   }
 
-  /** The poll answered or is parked: its firm slots become free again. */
-  softenPoll(): void {
-    if (this.pollFirmCount === 0) return
-    this.pollFirmCount = 0
+  /** The poll ended: what is left of its pool is free again. */
+  returnPoll(): void {
+    this.pollRes = 0
+    this.pollParks = false
+    this.pollInFlight = false
+    this.notify()
+  }
+
+  /** Takes one free slot, or returns undefined when none is free. */
+  tryTake(): Slot | undefined {
+    if (this.free <= 0) return undefined
+    this.heldCount++
+    this.notify()
+    return new Slot(this)
+  }
+
+  /**
+   * The stream reader asks for its one reserved slot without waiting: true if it holds one now (a free
+   * slot, or one of a parked poll's pool; never while a poll is due and none is in flight).
+   */
+  reserveStream(): boolean {
+    if (this.streamRes) return true
+    if (this.pollDueMark && !this.pollInFlight) return false
+    if (this.free > 0) {
+      this.streamRes = true
+    } else if (this.pollRes > 0 && this.pollParks) {
+      this.pollRes--
+      this.streamRes = true
+    } else {
+      return false
+    }
+    this.notify()
+    return true
+  }
+
+  /** A pushed job arrived: the reader's reservation (else a free slot) becomes its slot; undefined when there is none. */
+  claimStream(): Slot | undefined {
+    if (!this.streamRes) return this.tryTake()
+    this.streamRes = false
+    this.heldCount++
+    this.notify()
+    return new Slot(this)
+  }
+
+  /** The reader gives its reservation back unused (no-op without one). */
+  dropStream(): void {
+    if (!this.streamRes) return
+    this.streamRes = false
     this.notify()
   }
 

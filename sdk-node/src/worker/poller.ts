@@ -6,62 +6,38 @@ import { Backoff, sleep } from './backoff.js'
 import { activationDecision } from './codes.js'
 import type { WorkerContext } from './context.js'
 import type { Executor } from './executor.js'
+import { afterPoll, emptyPollPause, planPoll, pollDeadlineMs, type PollInput } from './pollplan.js'
 
-/** Poll only when at most this share of the capacity is held (or a backfill or fairness poll is due). */
-export const THRESHOLD = 0.3
-/** While the stream keeps held above the threshold, a fairness poll is due this long after the last poll ended. */
-export const FAIRNESS_INTERVAL_MS = 1_000
-/**
- * The slots a poll asked for are its own this long (or until it answers): a backlog answer arrives
- * within it and finds its slots; after it the poll is parked and the stream may use them.
- */
-const FIRM_MS = 100
-/** Jobs a parked poll got at least this long after it was sent are stall evidence (rule 6). */
-const STALL_EVIDENCE_MS = 500
-/** How long the stream reader's turn (after a full fairness poll) is kept for it. */
-const READER_TURN_MS = 200
+export { pollDeadlineMs } from './pollplan.js'
 
-/**
- * The RPC deadline of an ActivateJobs call (same rule in every SDK): the long-poll time plus 10 s;
- * with requestTimeout 0 (the gateway's default long poll, 10 s in Zeebe) 20 s; with long polling
- * off (negative) 10 s.
- */
-export function pollDeadlineMs(requestTimeoutMs: number): number {
-  if (requestTimeoutMs < 0) return 10_000
-  if (requestTimeoutMs === 0) return 20_000
-  return requestTimeoutMs + 10_000
+/** A poll the loop decided to send, with the slots set aside for it. */
+interface Planned {
+  ask: number
+  requestTimeoutMs: number
+  parks: boolean
+  backfill: boolean
+  pushing: boolean
 }
 
-/** How long a poll with this requestTimeout is parked at most (0 → the gateway default, 10 s). */
-function longPollMs(requestTimeoutMs: number): number {
-  return requestTimeoutMs === 0 ? 10_000 : requestTimeoutMs
-}
-
-type PollKind = 'normal' | 'backfill' | 'fairness'
-
 /**
- * The poll loop: reserve (size the request by free slots) → receive (a slot
- * per job) → run (executor) → release (executor). At most one ActivateJobs in flight.
+ * The poll loop: reserve (the slots a poll asks for are set aside from just before sending until the
+ * call ends) → receive (a slot per job) → run (executor) → release (executor). At most one
+ * ActivateJobs in flight. Which poll to send and what its answer means are the pure functions of
+ * pollplan.ts; the ledger keeps the slots.
  * @internal
  */
 export class Poller {
   private backfillDue = false
   /** With streaming on, the worker opens the stream first, then polls (rule 1): polls start at the first backfill or when the stream cannot open. */
   private started: boolean
-  private moreDue = false // the last poll got every job it asked for: there is more waiting
+  private moreDue = false // the last poll got every job it asked for while pushing: there is more waiting
   private lastPollEnded = Date.now()
-  private inFlight: PollKind | undefined
+  private inFlight = false
+  /** The poll in flight is a parked long poll: it serves as the backfill of a stream that opened meanwhile. */
+  private inFlightParks = false
+  private inFlightBackfill = false
   /** pausing (pollInterval after an empty answer, back-off after an error): no poll is due */
   private resting = false
-  /**
-   * After a fairness poll that filled its ask, the stream reader gets the next slot before the next
-   * poll (until this time): jobs already in the stream's transport buffers must not wait for the
-   * whole overload either.
-   */
-  private readerOwedUntil = 0
-  private owedTimer: NodeJS.Timeout | undefined
-  /** The poll in flight serves as the backfill of a stream that opened meanwhile. */
-  private inFlightBackfill = false
   private readonly backoff = new Backoff()
   private kick: (() => void) | undefined
   private authRetried = false
@@ -77,7 +53,7 @@ export class Poller {
       () => {
         this.call?.cancel()
         clearTimeout(this.fairnessTimer)
-        clearTimeout(this.owedTimer)
+        this.kick?.()
       },
       { once: true },
     )
@@ -86,61 +62,20 @@ export class Poller {
   /** Asks for one poll even above the threshold (after a stream (re)open). */
   requestBackfill(): void {
     this.started = true
-    if (this.inFlight === 'normal' || this.inFlight === 'backfill') {
+    if (this.inFlight && this.inFlightParks) {
       // A parked poll is in flight: jobs that no stream takes go to it, so it is the backfill.
       this.inFlightBackfill = true
       return
     }
     this.backfillDue = true
-    this.ctx.ledger.poke()
     this.kick?.()
-  }
-
-  private aboveThreshold(): boolean {
-    const { ledger } = this.ctx
-    return ledger.held > ledger.max * THRESHOLD
-  }
-
-  private fairnessDue(): boolean {
-    const { state } = this.ctx
-    return state.streamActive && state.streamOpen && this.aboveThreshold() && Date.now() - this.lastPollEnded >= FAIRNESS_INTERVAL_MS
   }
 
   /** The stream could not open (error, UNIMPLEMENTED): poll without waiting for it. */
   begin(): void {
     if (this.started) return
     this.started = true
-    this.ctx.ledger.poke()
     this.kick?.()
-  }
-
-  /** A poll would be sent now if a slot were free. */
-  due(): boolean {
-    if (this.inFlight || this.resting || !this.started || this.ctx.stopSignal.aborted) return false
-    return !this.aboveThreshold() || this.backfillDue || this.moreDue || this.fairnessDue()
-  }
-
-  /**
-   * The stream reader must not reserve a slot now: a poll is due (it goes out as soon as a slot is
-   * free) or a fairness poll is in flight (it answers at once) — unless the reader is owed its turn
-   * after a poll that filled its ask.
-   */
-  blocksReader(): boolean {
-    if (this.readerOwed()) return false
-    return this.due() || this.inFlight === 'fairness'
-  }
-
-  private readerOwed(): boolean {
-    return this.readerOwedUntil > Date.now()
-  }
-
-  /** The stream reader is owed a turn: true when it was (it takes it now). */
-  readerTookTurn(): boolean {
-    if (!this.readerOwed()) return false
-    this.readerOwedUntil = 0
-    clearTimeout(this.owedTimer)
-    this.ctx.ledger.poke()
-    return true
   }
 
   /** Runs until the worker stops; never throws. */
@@ -148,113 +83,136 @@ export class Poller {
     const { ctx } = this
     const { ledger, stopSignal } = ctx
     while (!stopSignal.aborted) {
-      await this.waitForTurn()
-      if (stopSignal.aborted) break
-      const kind: PollKind = this.aboveThreshold() ? 'fairness' : this.backfillDue ? 'backfill' : 'normal'
-      this.backfillDue = false
-      this.moreDue = false
-      // In flight before the slots are taken: the stream reader must not mistake it for a due poll.
-      this.inFlight = kind
-      this.inFlightBackfill = kind === 'backfill'
-      const want = ledger.firmPoll(ledger.free)
-      // Fairness and backfill polls do not park: they hold the stream reader back while in flight.
-      const rt = kind === 'normal' ? ctx.opts.requestTimeoutMs : -1
+      const p = await this.nextPoll()
+      if (!p) break
+      // nextPoll set the slots aside (ledger.reservePoll) and marked the poll in flight; the slots
+      // are returned when the call ends.
       const started = Date.now()
       let got = 0
-      let wasBackfill = true
-      let parkedThenGot = false
+      let firstJobMs: number | null = null
+      let failed: JobwireError | undefined
       try {
-        const r = await this.poll(want, rt)
+        const r = await this.poll(p.ask, p.requestTimeoutMs)
         got = r.got
-        parkedThenGot = r.parkedThenGot
-        // While streaming, a poll that filled every slot it asked for means more is waiting (jobs the
-        // engine yielded are never pushed again): the next poll is due at once, alternating with the
-        // stream reader. Set before the poll counts as ended, so the reader sees it.
-        if (ctx.state.streamOpen && got > 0 && got >= want) {
-          this.moreDue = true
-          // The reader gets the next slot first (for READER_TURN_MS): jobs already in the stream's
-          // transport buffers must not wait for the whole overload either.
-          this.readerOwedUntil = Date.now() + READER_TURN_MS
-          clearTimeout(this.owedTimer)
-          this.owedTimer = setTimeout(() => {
-            ledger.poke()
-            this.kick?.()
-          }, READER_TURN_MS + 5)
-          this.owedTimer.unref?.()
-        }
+        firstJobMs = r.firstJobMs
         if (r.deadlineExceeded) ctx.logger.debug('poll ended at its deadline with no job: an empty poll')
       } catch (e) {
-        if (stopSignal.aborted) break
-        this.ended()
-        await this.onError(toJobwireError(e, 'ActivateJobs'))
+        failed = toJobwireError(e, 'ActivateJobs')
+      }
+      const backfill = this.inFlightBackfill
+      const after = afterPoll({ pushing: p.pushing, failed: failed !== undefined, asked: p.ask, got, backfill, parks: p.parks, firstJobMs })
+      // While streaming, a poll that filled every slot it asked for means more is waiting (jobs the
+      // engine yielded are never pushed again): the next poll is due at once.
+      this.moreDue = after.due
+      this.inFlight = false
+      this.inFlightParks = false
+      this.lastPollEnded = Date.now()
+      ledger.returnPoll()
+      if (stopSignal.aborted) break
+      if (failed) {
+        await this.onError(failed)
         continue
-      } finally {
-        wasBackfill = this.inFlightBackfill
-        if (this.inFlight) this.ended()
       }
       this.backoff.reset()
       this.authRetried = false
       ctx.telemetry.pollRequest(got > 0 ? 'jobs' : 'empty')
-      // Stall evidence (rule 6): a parked poll — not the backfill, not a fairness poll — got jobs at
-      // least STALL_EVIDENCE_MS after it was sent: they became activatable while it waited and the
-      // stream did not get them. An answer at once is a backlog (e.g. yielded jobs) and proves nothing.
-      if (got > 0 && kind === 'normal' && !wasBackfill && parkedThenGot) this.onJobsFound?.()
-      if (this.moreDue) continue
-      const longPolled = rt >= 0 && Date.now() - started >= longPollMs(rt) / 2
-      if (got === 0 && !longPolled) await this.rest(ctx.opts.pollIntervalMs)
+      // Stall evidence (rule 6): jobs that reached a parked poll (not the backfill) at least
+      // STALL_PARKED_MIN_MS after it was sent became activatable while it waited and the stream did
+      // not get them. An answer at once is a backlog (e.g. yielded jobs) and proves nothing.
+      if (after.stall) this.onJobsFound?.()
+      if (got === 0 && emptyPollPause(p.requestTimeoutMs, Date.now() - started)) await this.rest(ctx.opts.pollIntervalMs)
     }
+    ledger.setPollDue(false)
+  }
+
+  /** The poller's view for planPoll now. */
+  private input(): PollInput {
+    const { ctx } = this
+    const { free, below } = ctx.ledger.pollWanted()
+    return {
+      free,
+      below,
+      pushing: ctx.state.streamActive && ctx.state.streamOpen,
+      backfill: this.backfillDue,
+      due: this.moreDue,
+      sinceLastEndMs: Date.now() - this.lastPollEnded,
+      streamEnabled: ctx.opts.streamEnabled,
+      requestTimeoutMs: ctx.opts.requestTimeoutMs,
+    }
+  }
+
+  /**
+   * Waits until planPoll says send, and sets the poll's slots aside in the same step (so nothing takes
+   * them between the decision and the call). While a backfill or fairness poll waits for a free slot
+   * the ledger carries the due mark: the stream reader leaves it the next one. Resolves undefined at stop.
+   */
+  private nextPoll(): Promise<Planned | undefined> {
+    const { ledger, stopSignal } = this.ctx
+    const attempt = (): Planned | undefined => {
+      clearTimeout(this.fairnessTimer)
+      if (!this.started || this.resting || this.inFlight) {
+        ledger.setPollDue(false)
+        return undefined
+      }
+      const i = this.input()
+      const d = planPoll(i)
+      if (!d.send) {
+        ledger.setPollDue(d.markDue)
+        if (d.fairnessInMs !== null) {
+          // Look again when the fairness poll becomes due even if nothing changes.
+          this.fairnessTimer = setTimeout(() => this.kick?.(), d.fairnessInMs + 1)
+          this.fairnessTimer.unref?.()
+        }
+        return undefined
+      }
+      // In flight from here: the change callbacks reservePoll runs must not plan a second poll.
+      this.inFlight = true
+      this.inFlightParks = d.parks
+      this.inFlightBackfill = i.backfill
+      this.backfillDue = false
+      this.moreDue = false
+      const ask = ledger.reservePoll(d.ask, d.parks)
+      return { ask, requestTimeoutMs: d.requestTimeoutMs, parks: d.parks, backfill: i.backfill, pushing: i.pushing }
+    }
+    if (stopSignal.aborted) return Promise.resolve(undefined)
+    const now = attempt()
+    if (now) return Promise.resolve(now)
+    return new Promise((resolve) => {
+      let done = false
+      const check = () => {
+        if (done) return
+        if (stopSignal.aborted) return finish(undefined)
+        const p = attempt()
+        if (p) finish(p)
+      }
+      const finish = (p: Planned | undefined) => {
+        done = true
+        off()
+        stopSignal.removeEventListener('abort', check)
+        clearTimeout(this.fairnessTimer)
+        this.kick = undefined
+        resolve(p)
+      }
+      const off = ledger.onChange(check)
+      stopSignal.addEventListener('abort', check, { once: true })
+      this.kick = check
+    })
   }
 
   /**
    * Pauses the poller (pollInterval after an empty answer, back-off after an error). No poll is
    * due meanwhile, so the stream reader is not held back: with a gateway that answers polls at once
    * (no long polling) or refuses them (RESOURCE_EXHAUSTED), holding it back through every pause
-   * starved the stream (Zeebe's in-memory engine: 33 jobs/s push against 248 poll).
+   * starved the stream.
    */
   private async rest(ms: number): Promise<void> {
     this.resting = true
-    this.ctx.ledger.poke()
+    this.ctx.ledger.setPollDue(false)
     try {
       await sleep(ms, this.ctx.stopSignal)
     } finally {
       this.resting = false
-      this.ctx.ledger.poke()
     }
-  }
-
-  private ended(): void {
-    this.inFlight = undefined
-    this.lastPollEnded = Date.now()
-    this.ctx.ledger.softenPoll()
-    clearTimeout(this.fairnessTimer)
-    if (!this.ctx.stopSignal.aborted) {
-      // Wake the loop and the stream reader when a fairness poll becomes due.
-      this.fairnessTimer = setTimeout(() => {
-        this.ctx.ledger.poke()
-        this.kick?.()
-      }, FAIRNESS_INTERVAL_MS + 5)
-      this.fairnessTimer.unref?.()
-    }
-    this.ctx.ledger.poke()
-  }
-
-  private waitForTurn(): Promise<void> {
-    const { ledger, stopSignal } = this.ctx
-    const ready = () => ledger.free > 0 && this.due() && !this.readerOwed()
-    if (ready() || stopSignal.aborted) return Promise.resolve()
-    return new Promise((resolve) => {
-      const check = () => {
-        if (ready() || stopSignal.aborted) {
-          off()
-          stopSignal.removeEventListener('abort', check)
-          this.kick = undefined
-          resolve()
-        }
-      }
-      const off = ledger.onChange(check)
-      stopSignal.addEventListener('abort', check, { once: true })
-      this.kick = check
-    })
   }
 
   /**
@@ -264,7 +222,7 @@ export class Poller {
    * already sent for it, and those jobs wait out their whole activation timeout. What it brings
    * while the worker is full is handed back at once (overflow). Only close cancels it.
    */
-  private async poll(max: number, requestTimeoutMs: number): Promise<{ got: number; deadlineExceeded: boolean; parkedThenGot: boolean }> {
+  private async poll(max: number, requestTimeoutMs: number): Promise<{ got: number; deadlineExceeded: boolean; firstJobMs: number | null }> {
     const { ctx } = this
     const o = ctx.opts
     const req = {
@@ -277,32 +235,21 @@ export class Poller {
       tenantIds: o.tenantIds,
     }
     const deadline = Date.now() + pollDeadlineMs(requestTimeoutMs)
-    const firmTimer = setTimeout(() => ctx.ledger.softenPoll(), FIRM_MS)
-    let call: ClientReadableStream<ActivateJobsResponse__Output>
-    let token: string | undefined
-    try {
-      ;({ call, token } = await ctx.long.serverStream<ActivateJobsResponse__Output>('ActivateJobs', req, deadline))
-    } catch (e) {
-      clearTimeout(firmTimer)
-      throw e
-    }
+    const { call, token } = await ctx.long.serverStream<ActivateJobsResponse__Output>('ActivateJobs', req, deadline)
     this.call = call
     if (ctx.stopSignal.aborted) call.cancel()
     let got = 0
     let deadlineExceeded = false
     const sentAt = Date.now()
-    let firstDataAfter = -1
-    const { ledger } = ctx
+    let firstJobMs: number | null = null
     try {
       await new Promise<void>((resolve, reject) => {
         call.on('data', (res: ActivateJobsResponse__Output) => {
-          if (firstDataAfter < 0 && res.jobs.length > 0) firstDataAfter = Date.now() - sentAt
+          if (firstJobMs === null && res.jobs.length > 0) firstJobMs = Date.now() - sentAt
           for (const job of res.jobs) {
             got++
             this.receive(job)
           }
-          // Firm slots stay until the call ends or FIRM_MS passed: the gateway answers with one
-          // message per partition, and the next one must still find its slots.
         })
         call.on('error', (e: unknown) => {
           const err = toJobwireError(e, 'ActivateJobs')
@@ -317,12 +264,9 @@ export class Poller {
         call.on('end', () => resolve())
       })
     } finally {
-      clearTimeout(firmTimer)
-      ledger.softenPoll()
       this.call = undefined
     }
-    // Jobs that reached a poll after it was parked became activatable while it waited (not backlog).
-    return { got, deadlineExceeded, parkedThenGot: got > 0 && firstDataAfter >= STALL_EVIDENCE_MS }
+    return { got, deadlineExceeded, firstJobMs }
   }
 
   private receive(job: ActivatedJob__Output): void {

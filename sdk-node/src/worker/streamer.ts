@@ -13,8 +13,6 @@ import { ReadGate, STREAM_ID_HEADER, type LongLease } from '../transport.js'
 export const STALL_MS = 2_000
 /** At most one stall recycle per this interval. */
 export const STALL_RECYCLE_INTERVAL_MS = 10_000
-/** An owed-turn reservation that stays idle this long is yielded to a due poll. */
-const YIELD_AFTER_MS = 100
 /** Draining ends when the stream was quiet this long... */
 export const DRAIN_QUIET_MS = 50
 /** ...or after this long (at close too: the close timeout does not cut the drain short; it bounds the wait for running handlers). */
@@ -33,9 +31,6 @@ class StreamSession {
   armedSince = 0
   lastDelivery = 0
   draining = false
-  /** The current reservation is the turn owed to the reader after a full fairness poll. */
-  private ownTurn = false
-  private yieldTimer: NodeJS.Timeout | undefined
   private arming = false
   private readonly aside: ActivatedJob__Output[] = []
   private offLedger: () => void = () => {}
@@ -52,7 +47,6 @@ class StreamSession {
     readonly openedAt: number,
     private readonly ctx: WorkerContext,
     private readonly exec: Executor,
-    private readonly poller: Poller,
     private readonly long: LongLease,
   ) {
     this.lastDelivery = openedAt
@@ -68,33 +62,26 @@ class StreamSession {
     this.arm()
   }
 
-  /** Reserve a slot and read, or pause; yields an idle reservation to a due poll that finds no free slot. */
+  /**
+   * Reserve a slot and read (ledger.reserveStream: a free slot, or one of a parked poll's pool; none
+   * while a poll is due), or pause. An idle reservation is yielded to a due poll (backfill, fairness)
+   * that finds no free slot: with one slot of capacity the backfill would otherwise wait for a push.
+   */
   arm(): void {
     if (this.draining || this.arming) return
     this.arming = true
     try {
       const { ledger } = this.ctx
-      if (!this.reserved && !this.poller.blocksReader() && ledger.free > 0) {
-        this.reserved = true
-        this.armedSince = Date.now()
-        this.ownTurn = this.poller.readerTookTurn()
-        ledger.reserveStream()
-        this.gate.grant(1) // read exactly one job: it lands in this slot
-      } else if (this.reserved && this.poller.due() && ledger.free === 0) {
-        // A poll is due (backfill, fairness) and only our idle reservation is free: let it have the
-        // slot — at once, or after YIELD_AFTER_MS when the reservation is the reader's owed turn.
-        const idle = Date.now() - this.armedSince
-        if (!this.ownTurn || idle >= YIELD_AFTER_MS) {
-          this.reserved = false
-          this.gate.revoke()
-          ledger.dropStream()
-        } else if (!this.yieldTimer) {
-          this.yieldTimer = setTimeout(() => {
-            this.yieldTimer = undefined
-            this.arm()
-          }, YIELD_AFTER_MS - idle + 1)
-          this.yieldTimer.unref?.()
+      if (!this.reserved) {
+        if (ledger.reserveStream()) {
+          this.reserved = true
+          this.armedSince = Date.now()
+          this.gate.grant(1) // read exactly one job: it lands in this slot
         }
+      } else if (ledger.pollDue && ledger.free === 0) {
+        this.reserved = false
+        this.gate.revoke()
+        ledger.dropStream()
       }
     } finally {
       this.arming = false
@@ -113,16 +100,12 @@ class StreamSession {
       return
     }
     this.lastDelivery = Date.now()
-    if (this.reserved) {
-      this.reserved = false
-      const slot = ctx.ledger.claimStream()
-      this.exec.submit(job, slot, 'push')
-    } else {
-      // Cannot happen while we read only with a reserved slot; if it does, take a free slot or give it back.
-      const slot = ctx.ledger.tryTake()
-      if (slot) this.exec.submit(job, slot, 'push')
-      else this.exec.giveBack(job, 'push')
-    }
+    // The reservation becomes the job's slot. Without one (cannot happen while we read only with a
+    // reserved slot) it takes a free slot, else it is given back.
+    this.reserved = false
+    const slot = ctx.ledger.claimStream()
+    if (slot) this.exec.submit(job, slot, 'push')
+    else this.exec.giveBack(job, 'push')
     this.arm()
   }
 
@@ -130,7 +113,6 @@ class StreamSession {
   stopReading(): void {
     if (this.draining) return
     this.draining = true
-    clearTimeout(this.yieldTimer)
     this.offLedger()
     if (this.reserved) {
       this.reserved = false
@@ -147,7 +129,6 @@ class StreamSession {
   async drain(message: string, maxMs: number): Promise<number> {
     if (this.draining) return 0
     this.draining = true
-    clearTimeout(this.yieldTimer)
     this.offLedger()
     if (this.reserved) {
       this.reserved = false
@@ -331,7 +312,7 @@ export class Streamer {
     // Nothing passes the gate until the reader holds a reserved slot.
     const gate = new ReadGate()
     const { call, token } = await ctx.long.serverStream<ActivatedJob__Output>('StreamActivatedJobs', req, openedAt + o.streamTimeoutMs + 60_000, gate)
-    const s = new StreamSession(call, gate, openedAt, ctx, this.exec, this.poller, ctx.long)
+    const s = new StreamSession(call, gate, openedAt, ctx, this.exec, ctx.long)
     if (ctx.stopSignal.aborted) return { stream: s, openedAt }
     this.current = s
     ctx.state.streamOpen = true
