@@ -141,8 +141,9 @@ def main() -> int:
                                "gateway vs both gateways with the SDK's client-side balancing (2 workers).")
         res["params"]["w8"] = (f"a push worker of the client under test, capacity 1, its handler blocked; a backlog of {P['parked_n']} "
                                f"jobs with a pad variable of {' and '.join(f'{k} KiB' for k in P['parked_kb'])}; after 2 s a probe "
-                               "activates every job it can: parked = jobs − running − collected. Then the worker is closed "
-                               "(the driver's stop, ≤ 5 s grace) and the probe collects for 1.5 s: stranded = jobs not activatable.")
+                               "activates (and holds) every job it can: held = jobs − collected = running + parked. Then the worker "
+                               "is closed (the driver's stop, ≤ 5 s grace) and the probe collects for 1.5 s: stranded = held jobs "
+                               "not activatable.")
         res["params"]["w9"] = (f"closed loop keeping {P['fair_inflight']} instances in flight, {P['fair_n']} in all, against one push "
                                f"worker of capacity {P['fair_cap']} with a no-op handler (the engine keeps yielding jobs the full "
                                "worker cannot take); wait = instance created → handler started.")

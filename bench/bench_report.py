@@ -276,12 +276,13 @@ def markdown(res: Dict[str, Any], made: List[str]) -> str:
     w8 = [r for r in rows if r["workload"] == 8]
     if w8:
         L += ["## 8. Jobs a paused worker parks", "", f"{res['params'].get('w8', '')}", "",
-              "Parked jobs are activated for the paused worker (in transport buffers or held by it), out of reach of "
-              "every other worker; stranded ones stay out of reach after its close until their activation timeout.", "",
-              "| engine | client | pad KiB | jobs | running | parked | stranded after close | close s |",
-              "|---|---|---:|---:|---:|---:|---:|---:|"]
+              "Held jobs are activated for the paused worker, out of reach of every other worker: running (handlers "
+              "started; a client that ignores its capacity starts more than one) and parked (in transport buffers or the "
+              "client's queue); stranded ones stay out of reach after its close until their activation timeout.", "",
+              "| engine | client | pad KiB | jobs | held by the worker | running | parked | stranded after close | close s |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
         for r in w8:
-            L.append(f"| {r['engine']} | {r['client']} | {r['padKb']} | {r['n']} | {r['running']} | {r['parked']} | "
+            L.append(f"| {r['engine']} | {r['client']} | {r['padKb']} | {r['n']} | {r['held']} | {r['running']} | {r['parked']} | "
                      f"{r['strandedAfterClose']} | {r['closeS']:.2f} |")
         L.append("")
     w9 = [r for r in rows if r["workload"] == 9]
