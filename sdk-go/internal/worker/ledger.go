@@ -26,6 +26,7 @@ type Ledger struct {
 	max        int
 	held       int  // every reserved slot
 	pollRes    int  // part of held reserved for the poll in flight
+	pollIn     bool // a poll is in flight (from ReservePoll to ReturnPoll, whatever its pool holds)
 	pollParked bool // the poll in flight parks (the streamer may take from its pool)
 	streamRes  bool // the streamer holds its reservation
 	pollDue    bool // a poll waits for a free slot: the streamer does not reserve
@@ -93,7 +94,7 @@ func (l *Ledger) Changed() <-chan struct{} {
 func (l *Ledger) PollWanted() (free int, belowThreshold bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.pollRes > 0 {
+	if l.pollIn {
 		return 0, false
 	}
 	return l.max - l.held, l.jobsLocked()*10 <= l.max*3
@@ -130,6 +131,7 @@ func (l *Ledger) ReservePoll(n int, parks bool) int {
 		got++
 	}
 	l.pollRes += got
+	l.pollIn = got > 0
 	l.pollParked = parks
 	l.pollDue = false
 	l.signalLocked()
@@ -171,6 +173,7 @@ func (l *Ledger) ReturnPoll() {
 	l.mu.Lock()
 	l.held -= l.pollRes
 	l.pollRes = 0
+	l.pollIn = false
 	l.pollParked = false
 	l.signalLocked()
 	l.mu.Unlock()
@@ -186,7 +189,7 @@ func (l *Ledger) ReserveStream(ctx context.Context) error {
 		case l.streamRes:
 			l.mu.Unlock()
 			return nil
-		case l.pollDue && l.pollRes == 0:
+		case l.pollDue && !l.pollIn:
 			// A poll waits for the next free slot (with a poll in flight the
 			// due one cannot be sent before it ends anyway).
 		case l.held < l.max:

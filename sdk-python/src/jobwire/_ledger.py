@@ -49,6 +49,8 @@ class Ledger:
         """1 while the stream reader holds its reservation."""
         self.poll_reserved = 0
         """Slots reserved for the poll in flight."""
+        self.poll_in_flight = False
+        """A poll is in flight (from reserve_poll to return_poll, whatever its pool holds)."""
         self.poll_parks = False
         """The poll in flight may park: the reader may take a slot of its pool."""
         self.poll_due = False
@@ -73,7 +75,7 @@ class Ledger:
         """How many jobs a poll may ask for now (max - held - reserved: the reader's reservation
         counts) and whether the jobs held are at most 30 % of the capacity. With a poll in
         flight: ``(0, False)``."""
-        if self.poll_reserved > 0:
+        if self.poll_in_flight:
             return 0, False
         return self.free, self.held * 10 <= self.max * 3
 
@@ -91,6 +93,7 @@ class Ledger:
         the poll-due mark."""
         got = max(0, min(n, self.free))
         self.poll_reserved += got
+        self.poll_in_flight = got > 0
         self.poll_parks = parks
         self.poll_due = False
         self._notify()
@@ -108,6 +111,7 @@ class Ledger:
     def return_poll(self) -> None:
         """Gives back what is left of the poll pool once the poll ended."""
         self.poll_reserved = 0
+        self.poll_in_flight = False
         self.poll_parks = False
         self._notify()
 
@@ -116,7 +120,7 @@ class Ledger:
         poll's pool; never while a poll is due and none is in flight. False: wait for a change."""
         if self.reserved:
             return True
-        if self.poll_due and self.poll_reserved == 0:
+        if self.poll_due and not self.poll_in_flight:
             return False  # a due poll gets the next free slot (one in flight ends first anyway)
         if self.free > 0:
             self.reserved = 1
