@@ -30,8 +30,9 @@ function column(md: string, col: string): string[] {
       idx = cells.indexOf(col)
       continue
     }
-    if (idx >= cells.length || cells[idx].startsWith('---')) continue
-    for (const m of cells[idx].matchAll(/`([^`]+)`/g)) names.push(m[1])
+    const cell = cells[idx] ?? ''
+    if (cell.startsWith('---')) continue
+    for (const m of cell.matchAll(/`([^`]+)`/g)) names.push(m[1] ?? '')
   }
   return names
 }
@@ -70,7 +71,7 @@ function publicMembers(b: string): string[] {
   for (const line of b.split('\n')) {
     if (depth === 0) {
       const m = /^\s*(?!private\b|protected\b)(?:(?:readonly|static|get|set|async)\s+)*([A-Za-z_$][\w$]*)\??\s*[(<:;]/.exec(line)
-      if (m && m[1] !== 'constructor') names.push(m[1])
+      if (m?.[1] !== undefined && m[1] !== 'constructor') names.push(m[1])
     }
     for (const ch of line) depth += ch === '{' ? 1 : ch === '}' ? -1 : 0
   }
@@ -83,7 +84,7 @@ it('the Node column of docs/api.md lists exactly the exports of @jobwire/sdk', (
   const runtime = Object.keys(mod)
   const index = fs.readFileSync(path.join(lib, 'index.d.ts'), 'utf8')
   const typed = [...index.matchAll(/export (?:type )?\{([^}]*)\}/g)].flatMap((m) =>
-    m[1]
+    (m[1] ?? '')
       .split(',')
       .map((s) => s.trim().split(/\s+as\s+/).pop()!.trim())
       .filter(Boolean),
@@ -96,14 +97,15 @@ it('the Node column of docs/api.md lists exactly the exports of @jobwire/sdk', (
   const problems: string[] = []
   for (const n of column(apiMd(), 'Node')) {
     if (!/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)?$/.test(n)) continue // AbortSignal etc. are not checked
-    const [head, member] = n.split('.')
+    const [head, member] = n.split('.') as [string, string | undefined]
     if (head === 'AbortSignal') continue // the platform's, named for comparison
     listed.add(head)
     if (member === undefined) continue
     listedMembers.add(n)
-    const value = mod[head] as { prototype?: object } | undefined
+    const value = mod[head]
     const b = body(decls, head)
-    const onValue = typeof value === 'function' && (member in value || (value.prototype !== undefined && member in value.prototype))
+    const proto = typeof value === 'function' ? (value as { prototype?: object }).prototype : undefined
+    const onValue = typeof value === 'function' && (member in value || (proto !== undefined && member in proto))
     const inDecl = b !== undefined && new RegExp(`(^|\\s)(?:readonly\\s+|get\\s+)?${member}\\??\\s*[(<:;]`, 'm').test(b)
     if (!onValue && !inDecl) problems.push(`docs/api.md lists ${n}, but ${head} has no member ${member}`)
   }
