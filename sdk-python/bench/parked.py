@@ -40,7 +40,7 @@ async def measure(address: str, n: int, size: int) -> dict:
         for i in range(0, n, 50):
             await asyncio.gather(*(client.create_process_instance(pid, variables=payload) for _ in range(min(50, n - i))))
         await asyncio.sleep(2.0)
-        collected = await client.activate_jobs(jt, max_jobs_to_activate=n, job_timeout=2.0, request_timeout=0.5)
+        collected = await client.activate_jobs(jt, max_jobs=n, job_timeout=2.0, request_timeout=0.5)
         parked = n - started - len(collected)
         await asyncio.sleep(4.0)  # the probe's 2 s activations lapse (the engine sweeps timeouts periodically)
         t0 = time.monotonic()
@@ -53,7 +53,7 @@ async def measure(address: str, n: int, size: int) -> dict:
         after = []
         end = time.monotonic() + 1.5
         while time.monotonic() < end and len(after) < n:
-            got = await client.activate_jobs(jt, max_jobs_to_activate=n - len(after), job_timeout=60.0, request_timeout=0.3)
+            got = await client.activate_jobs(jt, max_jobs=n - len(after), job_timeout=60.0, request_timeout=0.3)
             after.extend(got)
         stranded = n - len(after)
         return {"size": size, "instances": n, "running": started, "parked": parked, "stranded_after_close": stranded, "close_s": round(close_s, 3)}
