@@ -44,8 +44,8 @@ public final class Bench {
     int rounds = Integer.parseInt(System.getenv().getOrDefault("ROUNDS", "1"));
     List<String> variants = Arrays.asList(System.getenv().getOrDefault("VARIANTS", "jobwire-push,jobwire-poll,camunda-push,camunda-poll").split(","));
     System.out.printf("bench: %s, %d instances per variant after %d warm-up, %d in flight, maxJobsActive 32, %d round(s)%n", addr, n, warmup, inFlight, rounds);
-    try (JobwireClient driver = JobwireClient.builder().gatewayAddress(addr).build();
-        JobwireClient jw = JobwireClient.builder().gatewayAddress(addr).build();
+    try (JobwireClient driver = JobwireClient.builder().address(addr).build();
+        JobwireClient jw = JobwireClient.builder().address(addr).build();
         CamundaClient cc = CamundaClient.newClientBuilder().grpcAddress(URI.create("http://" + addr)).restAddress(URI.create("http://127.0.0.1:1"))
             .preferRestOverGrpc(false).defaultJobWorkerMaxJobsActive(32).build()) {
       for (int round = 1; round <= rounds; round++) {
