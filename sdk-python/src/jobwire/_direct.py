@@ -5,18 +5,27 @@ handler gets."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Awaitable, Dict, Optional
+from typing import Any, Awaitable, Dict, Optional, Protocol
 
 from .errors import JobwireError, NotFoundError
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .client import Client
+
+class JobCommands(Protocol):
+    """The job commands of :class:`jobwire.Client` this module uses."""
+
+    def complete_job(self, job_key: Any, variables: Any = None) -> Awaitable[None]: ...
+
+    def fail_job(self, job_key: Any, retries: int, message: str = "", *, retry_backoff: Any = None, variables: Any = None) -> Awaitable[None]: ...
+
+    def throw_error(self, job_key: Any, code: str, message: str = "", *, variables: Any = None) -> Awaitable[None]: ...
+
+    def update_job_timeout(self, job_key: Any, job_timeout: Any) -> Awaitable[None]: ...
 
 
 class DirectOutcomes:
     """An ``OutcomeSender`` over the client's job commands."""
 
-    def __init__(self, client: "Client") -> None:
+    def __init__(self, client: JobCommands) -> None:
         self._client = client
         self._errors: Dict[int, BaseException] = {}
 
