@@ -8,7 +8,7 @@ PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint generate check-generated bootstrap \
         test-proto test-tree test-engine test-corpus test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
-        test-conformance test-mutation-smoke test-conformance-external test-examples test-ui test-bench test-soak soak conformance conformance-external conformance-report conformance-peers interop engine bench bench-engine bench-storage bench-python bench-ui fuzz
+        test-conformance test-mutation-smoke test-vector-mutants test-conformance-external test-examples test-ui test-bench test-soak soak conformance conformance-external conformance-report conformance-peers interop engine bench bench-engine bench-storage bench-ui fuzz
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-20s %s\n", $$1, $$2}'
@@ -33,7 +33,7 @@ generate: bootstrap ## regenerate all code derived from proto/
 	@tools/generate.sh
 
 check-generated: ## fail when generated code is stale
-	@tools/generate.sh >/dev/null && git diff --exit-code --stat -- proto sdk-go/internal/pb engine-reference/internal/pb sdk-python/src/jobwire/_proto sdk-node/src/generated sdk-node/proto \
+	@tools/generate.sh >/dev/null && git diff --exit-code --stat -- proto sdk-go/internal/pb engine-reference/internal/pb sdk-python/src/jobwire/_proto sdk-node/src/generated sdk-node/proto sdk-java/src/main/proto \
 	  || { echo "generated code is stale: run 'make generate' and commit"; exit 1; }
 
 # --- suites (each writes results into $(RESULTS)) ---------------------------
@@ -55,11 +55,11 @@ test-corpus: ## engine-reference/corpus: every BPMN/DMN case on jobwire-engine d
 fuzz: bootstrap ## long fuzzing: every Gateway RPC, BPMN, variables (engine) and the SDKs' variable parsing; FUZZ_TIME=10m each
 	@tools/fuzz.sh
 
-bench: engine ## every SDK beside the official client of its language, on jobwire-engine, 7 workloads: bench/results/ (page, JSON, plots; ~30 min; BENCH_ARGS="--scale 0.5")
+bench: engine ## every SDK beside the official client of its language, on jobwire-engine, 9 workloads: bench/results/ (page, JSON, plots; ~35 min; BENCH_ARGS="--scale 0.5", "--sdks python", "--compare <git-ref>": A/B of two builds)
 	@bench/bootstrap.sh && bench/.venv/bin/python bench/bench.py $(BENCH_ARGS)
 
-test-bench: bootstrap engine ## make bench, smoke: every client once on the jobwire engine, checks the JSON, plots and page (~1 min)
-	@$(PY) -m pytest -q bench/test_smoke.py bench/test_interop_smoke.py --junitxml=$(RESULTS)/bench.xml
+test-bench: bootstrap engine ## make bench, smoke: every client once on the jobwire engine, parked jobs, fairness, an A/B compare; checks the JSON, plots and page
+	@$(PY) -m pytest -q bench/test_smoke.py bench/test_compare.py bench/test_interop_smoke.py --junitxml=$(RESULTS)/bench.xml
 
 interop: bootstrap engine ## every official client (Go, Node with gzip, pyzeebe, Java) unchanged against jobwire-engine dev and cluster: deploy, 1,000 instances, poll and push (bench/results/interop/; ~10 min)
 	@bench/bootstrap.sh && $(PY) bench/interop.py $(INTEROP_ARGS)
@@ -85,9 +85,6 @@ test-sdk-node: bootstrap engine ## sdk-node: jest against the reference engine
 test-sdk-python: bootstrap engine ## sdk-python: pytest (unit, fake gateway, reference engine, real Zeebe, packaging, mypy --strict)
 	@sdk-python/scripts/test.sh
 
-bench-python: engine ## Python SDK: no-op worker jobs/s + p99 beside pyzeebe (push, poll), jobs a paused worker parks
-	sdk-python/bench/run.sh
-
 test-sdk-java: bootstrap engine ## sdk-java: mvn test (unit + engine integration) and the packaging test
 	@sdk-java/scripts/test.sh
 
@@ -110,6 +107,9 @@ test-mutation-smoke: bootstrap engine ## mutation proof, smoke: a few mutants mu
 	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/jobwire-mutation-smoke.XXXXXX") && \
 	  $(PY) conformance-tests/scripts/mutation.py --clone $$d/clone --discard --only $(MUTATION_SMOKE) \
 	    --junit $(RESULTS)/mutation-smoke.xml --out $(RESULTS)/mutation-smoke.md; rc=$$?; rm -rf "$$d"; exit $$rc
+
+test-vector-mutants: bootstrap ## shared vectors, mutation proof: each mutant of conformance-tests/vectors/mutants.yaml (an old poll-slot model, a poll that parks) must fail its SDK's vector tests (scratch copies; ~2 min)
+	@$(PY) conformance-tests/scripts/vector_mutants.py --junit $(RESULTS)/vector-mutants.xml
 
 conformance-external: bootstrap ## conformance against your own gateway (ZEEBE_ADDRESS, ZEEBE_CLIENT_ID/SECRET, ...; docs/conformance.md): every scenario needing neither admin API nor fault proxy, every SDK; $(RESULTS)/conformance-external/report.md
 	@conformance-tests/scripts/run.sh --external

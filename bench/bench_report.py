@@ -273,6 +273,26 @@ def markdown(res: Dict[str, Any], made: List[str]) -> str:
                     effs.append(fmt(ratio(x["jobsPerS"] if x else None, r["jobsPerS"]), 2))
             L.append(f"| {r['mode']} | {fmt(r['jobsPerS'], 0)} | " + " | ".join(effs) + " |")
         L.append("")
+    w8 = [r for r in rows if r["workload"] == 8]
+    if w8:
+        L += ["## 8. Jobs a paused worker parks", "", f"{res['params'].get('w8', '')}", "",
+              "Parked jobs are activated for the paused worker (in transport buffers or held by it), out of reach of "
+              "every other worker; stranded ones stay out of reach after its close until their activation timeout.", "",
+              "| engine | client | pad KiB | jobs | running | parked | stranded after close | close s |",
+              "|---|---|---:|---:|---:|---:|---:|---:|"]
+        for r in w8:
+            L.append(f"| {r['engine']} | {r['client']} | {r['padKb']} | {r['n']} | {r['running']} | {r['parked']} | "
+                     f"{r['strandedAfterClose']} | {r['closeS']:.2f} |")
+        L.append("")
+    w9 = [r for r in rows if r["workload"] == 9]
+    if w9:
+        L += ["## 9. Fairness under push overload", "", f"{res['params'].get('w9', '')}", "",
+              "| engine | client | completed | s | jobs/s | wait p50 ms | p99 ms | max ms | jobs waiting > 1 s | worker CPU ms/job |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for r in w9:
+            L.append(f"| {r['engine']} | {r['client']} | {r['completed']} | {r['seconds']:.1f} | {r['jobsPerS']:.0f} | "
+                     f"{fmt(r['waitP50Ms'])} | {fmt(r['waitP99Ms'])} | {fmt(r['waitMaxMs'])} | {r['over1s']} | {r['clientCpuMsPerJob']:.3f} |")
+        L.append("")
     if failed:
         L += ["## Failed cases", "", "| workload | engine | client | error |", "|---|---|---|---|"]
         L += [f"| {r['workload']} | {r['engine']} | {r['client']} | {r['error'][:300].replace('|', '/')} |" for r in failed]

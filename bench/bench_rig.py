@@ -202,13 +202,16 @@ class Driver:
     progress and a final 'done' with the latencies it recorded."""
 
     def __init__(self, client: str, address: str, workers: List[Dict[str, Any]], work: Path,
-                 extra: Optional[Dict[str, Any]] = None) -> None:
+                 extra: Optional[Dict[str, Any]] = None, cmd: Optional[List[str]] = None,
+                 env: Optional[Dict[str, str]] = None) -> None:
+        """cmd: the driver command (default CLIENTS[client]; `bench.py --compare` passes another build's and
+        env, variables added to the driver's environment)."""
         self.client = client
         cfg = json.dumps({"address": address, "workers": workers, **(extra or {})})
         self.events: Dict[str, Dict[str, Any]] = {}  # the newest event of each name
         self.err = open(work / f"driver-{client}-{_seq[0]}.log", "w")
-        self.proc = subprocess.Popen(CLIENTS[client] + [cfg], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.err, text=True)
+        self.proc = subprocess.Popen((cmd or CLIENTS[client]) + [cfg], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.err, text=True, env={**os.environ, **env} if env else None)
         self.jobs = 0
         self.ready = threading.Event()
         self.finished = threading.Event()

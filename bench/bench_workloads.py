@@ -7,7 +7,7 @@ import re
 import subprocess
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from bench_rig import ENGINE_BIN, Driver, Engine, cpu_s, deploy, loadgen, log, new_type, pctl
 
@@ -26,33 +26,41 @@ def per_client(kind: str, work: Path, clients: List[str], w: int,
     return rows
 
 
+def closed_case(eng: Engine, work: Path, client: str, mode: str, n: int, warm: int, cap: int, inflight: int,
+                cmd: Optional[List[str]] = None, env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """One closed-loop case (workload 1, and each run of `bench.py --compare`): a fresh job type, the
+    client's worker (its driver command `cmd` and environment `env` if given: another build of the same client), `warm`
+    instances, then `n` measured ones."""
+    jt = new_type("w1")
+    pid = deploy(eng.address, work, [jt])
+    d = Driver(client, eng.address, [{"jobType": jt, "mode": mode, "capacity": cap}], work, cmd=cmd, env=env)
+    try:
+        time.sleep(0.5)  # stream open / first poll parked
+        if warm:
+            loadgen("closed", eng.address, "-process", pid, "-n", str(warm), "-inflight", str(inflight))
+        c0, e0 = d.cpu(), cpu_s(eng.pid)
+        r = loadgen("closed", eng.address, "-process", pid, "-n", str(n), "-inflight", str(inflight))
+        c1, e1 = d.cpu(), cpu_s(eng.pid)
+        ok = d.wait_jobs(n + warm, 30)
+        return {
+            "workload": 1, "engine": eng.kind, "client": client, "mode": mode, "version": d.version,
+            "n": n, "completed": r["completed"], "errors": r["errors"], "driverJobs": d.jobs - warm,
+            "jobsPerS": round(r["jobsPerS"], 1), "p50Ms": round(r["p50Ms"], 2), "p99Ms": round(r["p99Ms"], 2),
+            "clientCpuMsPerJob": round((c1 - c0) * 1000 / max(1, r["completed"]), 4),
+            "engineCpuMsPerJob": round((e1 - e0) * 1000 / max(1, r["completed"]), 4),
+            "peakRssMb": round(d.peak_rss_mb(), 1), "allHandled": ok,
+        }
+    finally:
+        d.stop()
+
+
 def w1_closed(eng: Engine, work: Path, clients: List[str], n: int, warm: int, cap: int, inflight: int,
               modes: Tuple[str, ...] = ("push", "poll")) -> List[Dict[str, Any]]:
     """Closed loop: create-with-result, `inflight` at a time; worker CPU per job and peak RSS."""
     rows = []
     for client in clients:
         for mode in modes:
-            jt = new_type("w1")
-            pid = deploy(eng.address, work, [jt])
-            d = Driver(client, eng.address, [{"jobType": jt, "mode": mode, "capacity": cap}], work)
-            try:
-                time.sleep(0.5)  # stream open / first poll parked
-                if warm:
-                    loadgen("closed", eng.address, "-process", pid, "-n", str(warm), "-inflight", str(inflight))
-                c0, e0 = d.cpu(), cpu_s(eng.pid)
-                r = loadgen("closed", eng.address, "-process", pid, "-n", str(n), "-inflight", str(inflight))
-                c1, e1 = d.cpu(), cpu_s(eng.pid)
-                ok = d.wait_jobs(n + warm, 30)
-                row = {
-                    "workload": 1, "engine": eng.kind, "client": client, "mode": mode, "version": d.version,
-                    "n": n, "completed": r["completed"], "errors": r["errors"], "driverJobs": d.jobs - warm,
-                    "jobsPerS": round(r["jobsPerS"], 1), "p50Ms": round(r["p50Ms"], 2), "p99Ms": round(r["p99Ms"], 2),
-                    "clientCpuMsPerJob": round((c1 - c0) * 1000 / max(1, r["completed"]), 4),
-                    "engineCpuMsPerJob": round((e1 - e0) * 1000 / max(1, r["completed"]), 4),
-                    "peakRssMb": round(d.peak_rss_mb(), 1), "allHandled": ok,
-                }
-            finally:
-                d.stop()
+            row = closed_case(eng, work, client, mode, n, warm, cap, inflight)
             rows.append(row)
             log(f"  w1 {eng.kind:7s} {client:16s} {mode:4s} {row['jobsPerS']:8.0f} jobs/s  p50 {row['p50Ms']:6.1f} ms  "
                 f"p99 {row['p99Ms']:6.1f} ms  client CPU {row['clientCpuMsPerJob']:.3f} ms/job  peak RSS {row['peakRssMb']:.0f} MB")
@@ -253,4 +261,73 @@ def w7_ceiling(n: int, inflight: int) -> List[Dict[str, Any]]:
                "jobsPerS": float(m.group(1)) if m else None, "output": text.strip()[-600:]}
         rows.append(row)
         log(f"  w7 jobwire-engine bench ({mode}, in-process worker): {row['jobsPerS']} instances/s")
+    return rows
+
+
+def w8_parked(eng: Engine, work: Path, clients: List[str], n: int, sizes_kb: List[int]) -> List[Dict[str, Any]]:
+    """Jobs a paused worker parks: a push worker of the client under test with capacity 1 whose handler
+    blocks; a backlog of `n` jobs with a pad variable of each size is created; after the pushes settle a
+    probe (the load generator) collects every job it can activate: parked = n - running - collected,
+    the jobs activated for the paused worker (in transport buffers or held by it) that no other worker
+    can have. Then the worker is closed (the driver's stop) and the probe runs again: stranded = jobs still
+    not activatable after the close (until their activation timeout, 5 min)."""
+    rows = []
+    for client in clients:
+        for kb in sizes_kb:
+            jt = new_type("w8")
+            pid = deploy(eng.address, work, [jt])
+            # the handler sleeps 10 min: the worker's one slot stays taken until the close
+            d = Driver(client, eng.address, [{"jobType": jt, "mode": "push", "capacity": 1, "delayMs": 600000}], work)
+            try:
+                time.sleep(1.0)  # stream open
+                r = loadgen("backlog", eng.address, "-process", pid, "-n", str(n), "-pad-kb", str(kb), "-inflight", "32")
+                time.sleep(2.0)  # the pushes settle
+                got = loadgen("activate", eng.address, "-type", jt, "-n", str(n), "-job-timeout", "1s")["activated"]
+                time.sleep(3.0)  # the probe's 1 s activations lapse (the engine sweeps timeouts periodically)
+                t0 = time.time()
+            finally:
+                res = d.stop()
+            close_s = time.time() - t0
+            # handlers started (each job carries t0); a driver killed before its 'done' event (its close hung on the
+            # blocked handler for 15 s) reports none: then the one slot is taken as running
+            running = len(res["latMs"]) if "latMs" in res else 1
+            # every job activatable again within 1.5 s of the close
+            after = loadgen("activate", eng.address, "-type", jt, "-n", str(n), "-job-timeout", "60s", "-window", "1.5s")["activated"]
+            row = {"workload": 8, "engine": eng.kind, "client": client, "version": d.version, "n": r["created"], "padKb": kb,
+                   "running": running, "parked": r["created"] - running - got, "collected": got,
+                   "strandedAfterClose": r["created"] - after, "closeS": round(close_s, 2), "doneEvent": "latMs" in res}
+            rows.append(row)
+            log(f"  w8 {eng.kind:7s} {client:16s} {kb:3d} KiB: paused worker parks {row['parked']} of {row['n']} "
+                f"(running {running}); stranded after close {row['strandedAfterClose']} (close {row['closeS']} s)")
+    return rows
+
+
+def w9_fairness(eng: Engine, work: Path, clients: List[str], n: int, inflight: int, cap: int) -> List[Dict[str, Any]]:
+    """Fairness under push overload: a closed loop keeps `inflight` instances in flight (each replaced when
+    it completes) against one push worker of capacity `cap` with a no-op handler, so the engine keeps
+    yielding jobs the full worker cannot take. wait = instance created -> handler started: p50/p99/max
+    and the jobs that waited more than 1 s (a yielded job must not wait for the end of the overload)."""
+    rows = []
+    for client in clients:
+        jt = new_type("w9")
+        pid = deploy(eng.address, work, [jt])
+        d = Driver(client, eng.address, [{"jobType": jt, "mode": "push", "capacity": cap}], work)
+        try:
+            time.sleep(1.0)
+            c0 = d.cpu()
+            r = loadgen("closed", eng.address, "-process", pid, "-n", str(n), "-inflight", str(inflight))
+            d.wait_jobs(n, 30)
+            c1 = d.cpu()
+        finally:
+            res = d.stop()
+        lat = res.get("latMs") or []
+        row = {"workload": 9, "engine": eng.kind, "client": client, "version": d.version, "n": n, "inflight": inflight,
+               "capacity": cap, "completed": r["completed"], "errors": r["errors"], "handled": len(lat),
+               "seconds": round(r["seconds"], 2), "jobsPerS": round(r["jobsPerS"], 1),
+               "waitP50Ms": pctl(lat, .5), "waitP99Ms": pctl(lat, .99), "waitMaxMs": round(max(lat), 1) if lat else None,
+               "over1s": sum(1 for x in lat if x > 1000),
+               "clientCpuMsPerJob": round((c1 - c0) * 1000 / max(1, r["completed"]), 4)}
+        rows.append(row)
+        log(f"  w9 {eng.kind:7s} {client:16s} {n} instances, {inflight} in flight, capacity {cap}: wait p50 {row['waitP50Ms']} "
+            f"p99 {row['waitP99Ms']} max {row['waitMaxMs']} ms, {row['over1s']} > 1 s; {row['jobsPerS']:.0f} jobs/s")
     return rows

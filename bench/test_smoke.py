@@ -1,6 +1,7 @@
 """Smoke test of `make bench` (the `bench` suite of `make test`): runs `bench.py --smoke` once on the
 jobwire engine (every client, closed loop, push; the open-loop, backpressure and ceiling workloads for
-the first client) and checks what it wrote: every client completed its instances through its own
+the first client; the parked-jobs workload for python-jobwire and the fairness one for node-jobwire, the
+SDKs whose own benchmarks measured them before bench/ did) and checks what it wrote: every client completed its instances through its own
 worker process, the measured numbers are sane, the JSON, the plots and the page exist."""
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
     out = tmp_path_factory.mktemp("bench")
     subprocess.run([str(HERE / "bootstrap.sh")], check=True)
     p = subprocess.run([str(HERE / ".venv" / "bin" / "python"), str(HERE / "bench.py"), "--smoke",
-                        "--workloads", "1,2,5,7", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                        "--workloads", "1,2,5,7,8,9", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True, timeout=600)
     sys.stdout.write(p.stdout[-6000:])
     assert p.returncode == 0, p.stdout[-3000:]
@@ -75,6 +76,27 @@ def test_engine_ceiling(run: Dict[str, Any]) -> None:
     assert all(r["jobsPerS"] and r["jobsPerS"] > 1 for r in rs)
 
 
+def test_paused_worker_parks_a_bounded_share_and_strands_nothing(run: Dict[str, Any]) -> None:
+    (r,) = rows(run, 8)
+    assert r["client"] == "python-jobwire" and r["padKb"] == 1 and r["n"] == 100
+    assert r["running"] == 1, r  # capacity 1, its handler blocked
+    # bounded by the connection's receive window (64 KiB: ~60-75 jobs of 1 KiB), not by the backlog: the
+    # probe collects the rest (with grpc's BDP probing on, the paused worker took nearly every job)
+    assert 0 < r["parked"] <= 90, r
+    assert r["collected"] == r["n"] - r["running"] - r["parked"]
+    # the close hands every job back (drain + ReleaseUnread): none waits for its activation timeout
+    assert r["strandedAfterClose"] == 0, r
+
+
+def test_fairness_under_push_overload(run: Dict[str, Any]) -> None:
+    (r,) = rows(run, 9)
+    assert r["client"] == "node-jobwire" and r["inflight"] == 256 and r["capacity"] == 16
+    assert r["errors"] == 0 and r["completed"] == r["n"] == 1000
+    assert r["handled"] >= r["n"], r  # every job's handler ran (a redelivered job counts twice)
+    assert 0 <= r["waitP50Ms"] <= r["waitP99Ms"] <= r["waitMaxMs"] < 60000, r
+    assert 0 <= r["over1s"] <= r["handled"] and 1 < r["jobsPerS"] < 100000
+
+
 def png_size(p: Path) -> tuple:
     b = p.read_bytes()
     assert b[:8] == b"\x89PNG\r\n\x1a\n", f"{p.name} is not a PNG"
@@ -92,6 +114,8 @@ def test_plots_and_page_written(run: Dict[str, Any]) -> None:
     for client in CLIENTS:
         assert f"| jobwire | {client} | push |" in md
     assert "## Targets of issue 16" in md and "![w1-throughput-jobwire.png]" in md
+    assert "## 8. Jobs a paused worker parks" in md and "| jobwire | python-jobwire | 1 | 100 | 1 |" in md
+    assert "## 9. Fairness under push overload" in md and "| jobwire | node-jobwire | 1000 |" in md
     # progress is printed while it runs
     assert run["log"].count(" w1 jobwire ") == len(CLIENTS)
     # only our engine is measured; the Zeebe rows are the dated history section at the end

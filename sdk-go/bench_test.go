@@ -96,7 +96,7 @@ func benchWorker(b *testing.B, stream, backlog bool) {
 
 // BenchmarkFairness measures the activation wait under sustained push
 // overload (issue 12 item 8; docs/worker-semantics.md, push and poll rule 8),
-// like sdk-node/bench/fairness.js: a closed loop keeps 256 instances in flight
+// like workload 9 of bench/ (bench/README.md): a closed loop keeps 256 instances in flight
 // (each replaced when it completes), b.N in all, against one push worker of
 // capacity 16 with a no-op handler. It reports the wait from creating an
 // instance to its job's handler start (p50, p99, max in ms) and instances/s.

@@ -10,9 +10,11 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
@@ -207,6 +209,14 @@ func (c *Client) dialOptions() ([]grpc.DialOption, string, error) {
 	opts = append(opts,
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.keepAlive, Timeout: 20 * cfg.keepAlive / 45}),
 		grpc.WithUserAgent("jobwire-go/"+Version),
+		// Reconnect soon after a gateway restarts: 100 ms doubling (×1.6,
+		// jittered) to at most 5 s, as the Node and Python SDKs do. grpc-go's
+		// default (1 s up to 120 s) left a worker unable to reopen its stream
+		// for more than 10 s after an engine restart of a few seconds.
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff:           backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second},
+			MinConnectTimeout: 20 * time.Second,
+		}),
 		// A job near the gateway's 4 MiB variables limit arrives in a message
 		// slightly over 4 MiB (its headers and fields): receive up to 5 MiB,
 		// as the Node, Python and Java SDKs do.

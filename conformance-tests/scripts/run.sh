@@ -60,7 +60,7 @@ if [ "$PEERS" = 1 ]; then
     --work-dir "$RESULTS/conformance-peers" ${ARGS[@]+"${ARGS[@]}"}
 fi
 # (runner/test_external.py, the external lane's own tests, runs with the lane: run.sh --external --local-engine)
-RUNNER_TESTS=(test_scenarios_lint.py test_imports.py test_proxy.py test_selftest.py test_peer_smoke.py)
+RUNNER_TESTS=(test_scenarios_lint.py test_imports.py test_mutants_apply.py test_proxy.py test_selftest.py test_peer_smoke.py)
 LANES="${CONFORMANCE_LANES:-2}"
 if [ "${#ARGS[@]}" -gt 0 ] || [ "$LANES" = 1 ]; then
   exec "$PY" -m pytest -q -rs "${RUNNER_TESTS[@]}" test_conformance.py --report-dir "$REPORT" \

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from typing import Optional
 
 import grpc
 import pytest
@@ -339,18 +340,21 @@ def test_config_client_certificate_for_mutual_tls(tmp_path) -> None:  # type: ig
 
 def test_stall_evidence_only_a_parked_poll_with_late_jobs() -> None:
     """Rule 6: only a long poll (requestTimeout >= 0, not a backfill) whose first job came >= 500 ms after sending."""
-    from jobwire._poller import is_stall_evidence
+    from jobwire._pollplan import after_poll
 
-    # a fairness / "more waiting" poll (requestTimeout -1) with jobs: answered at once, says nothing
-    assert not is_stall_evidence("fairness", -1.0, 0.0)
-    assert not is_stall_evidence("fairness", -1.0, 0.6)
+    def stall(backfill: bool, parks: bool, first: Optional[float], got: int = 1) -> bool:
+        return after_poll(True, False, 4, got, backfill, parks, first).stall
+
+    # a fairness / "more waiting" poll (requestTimeout -1, does not park) with jobs: answered at once, says nothing
+    assert not stall(False, False, 0.0)
+    assert not stall(False, False, 0.6)
     # a long poll answered with jobs after 10 ms found a backlog: says nothing
-    assert not is_stall_evidence("normal", 10.0, 0.010)
-    assert not is_stall_evidence("normal", 10.0, 0.499)
+    assert not stall(False, True, 0.010)
+    assert not stall(False, True, 0.499)
     # a backfill never counts, even when it parked (no stream yet)
-    assert not is_stall_evidence("backfill", 10.0, 0.6)
+    assert not stall(True, True, 0.6)
     # no job at all
-    assert not is_stall_evidence("normal", 10.0, None)
-    # a long poll whose first job came after 600 ms is evidence (also with requestTimeout 0, the gateway's default)
-    assert is_stall_evidence("normal", 10.0, 0.6)
-    assert is_stall_evidence("normal", 0.0, 0.5)
+    assert not stall(False, True, None, got=0)
+    # a long poll whose first job came after 600 ms (or exactly 500 ms) is evidence
+    assert stall(False, True, 0.6)
+    assert stall(False, True, 0.5)

@@ -16,6 +16,9 @@ import (
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 )
 
+// version is set at release builds (-ldflags "-X main.version=0.1.0").
+var version = "dev"
+
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage: jobwire-engine <command> [flags]
 
@@ -26,6 +29,7 @@ commands:
   cluster start and supervise gateway and broker processes (fault injection via admin)
   broker  run one broker process (partitions behind jobwire.cluster.v1)
   gateway run one gateway process over broker processes
+  version print the version
 
 run 'jobwire-engine <command> -h' for the flags of a command`)
 }
@@ -48,6 +52,8 @@ func main() {
 		os.Exit(gatewayCmd(os.Args[2:]))
 	case "cluster":
 		os.Exit(clusterCmd(os.Args[2:]))
+	case "version", "--version":
+		fmt.Println("jobwire-engine", version)
 	case "-h", "--help", "help":
 		usage()
 	default:

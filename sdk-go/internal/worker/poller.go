@@ -37,22 +37,20 @@ func (w *Worker) pollLoop(ctx context.Context) {
 		}
 		free, below := w.ledger.PollWanted()
 		pushing := w.streamOpen.Load()
-		fairness := false
-		var fairIn <-chan time.Time
-		var fairTimer *time.Timer
-		if !backfill && !below && pushing {
-			if due || time.Since(lastEnd) >= fairnessInterval {
-				fairness = true
-			} else {
-				fairTimer = time.NewTimer(fairnessInterval - time.Since(lastEnd))
-				fairIn = fairTimer.C
-			}
-		}
-		special := backfill || fairness
-		if special && free <= 0 {
+		plan := planPoll(pollInput{
+			free: free, below: below, pushing: pushing, backfill: backfill, due: due,
+			sinceLastEnd: time.Since(lastEnd), streamEnabled: w.cfg.StreamEnabled, requestTimeout: w.cfg.RequestTimeout,
+		})
+		if plan.markDue {
 			w.ledger.SetPollDue(true) // the stream reader leaves the next free slot to this poll
 		}
-		if free <= 0 || !(special || below) {
+		if !plan.send {
+			var fairIn <-chan time.Time
+			var fairTimer *time.Timer
+			if plan.fairnessIn > 0 {
+				fairTimer = time.NewTimer(plan.fairnessIn)
+				fairIn = fairTimer.C
+			}
 			select {
 			case <-changed:
 			case <-w.backfil:
@@ -65,13 +63,8 @@ func (w *Worker) pollLoop(ctx context.Context) {
 			}
 			continue
 		}
-		reqTimeout := w.cfg.RequestTimeout
-		if fairness || backfill && w.cfg.StreamEnabled {
-			// Fairness and backfill polls do not park: they hold the stream
-			// reader back only for the moment it takes to collect what waits.
-			reqTimeout = -1
-		}
-		got := w.ledger.ReservePoll(free, reqTimeout >= 0)
+		reqTimeout := plan.requestTimeout
+		got := w.ledger.ReservePoll(plan.ask, plan.parks)
 		if got == 0 {
 			continue
 		}
@@ -83,9 +76,9 @@ func (w *Worker) pollLoop(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		wasBackfill := backfill
+		after := afterPoll(pushing, err != nil, got, count, backfill, plan.parks, firstJob)
 		backfill = false
-		due = pushing && err == nil && count > 0 && count >= got
+		due = after.due
 		if err != nil {
 			w.tel.Poll("error")
 			w.state.PollFailed()
@@ -107,7 +100,7 @@ func (w *Worker) pollLoop(ctx context.Context) {
 		w.state.PollOK()
 		if count > 0 {
 			w.tel.Poll("jobs")
-			if !wasBackfill && reqTimeout >= 0 && firstJob >= stallParkedMin {
+			if after.stall {
 				// The stall watchdog: jobs became activatable while this poll was
 				// parked (not a backlog answered at once): did the stream deliver?
 				w.pollFoundJobs()
@@ -115,24 +108,24 @@ func (w *Worker) pollLoop(ctx context.Context) {
 			continue
 		}
 		w.tel.Poll("empty")
-		if time.Since(start) < emptyPollParkedEnough(reqTimeout) && !sleep(ctx, w.cfg.PollInterval) {
+		if emptyPollPause(reqTimeout, time.Since(start)) && !sleep(ctx, w.cfg.PollInterval) {
 			return
 		}
 	}
 }
 
-// emptyPollParkedEnough is how long an empty poll must have been parked by the
-// gateway to be followed at once by the next: half its long-poll time
-// (requestTimeout, or the gateway's default 10 s when it is 0). Without long
-// polling (negative), every empty poll pauses pollInterval.
-func emptyPollParkedEnough(requestTimeout time.Duration) time.Duration {
+// emptyPollPause reports whether an empty poll is followed by a pause of
+// pollInterval: unless the gateway parked it for at least half its long-poll
+// time (requestTimeout, or the gateway's default 10 s when it is 0). Without
+// long polling (negative), every empty poll pauses.
+func emptyPollPause(requestTimeout, elapsed time.Duration) bool {
 	switch {
 	case requestTimeout < 0:
-		return time.Duration(1<<63 - 1)
+		return true
 	case requestTimeout == 0:
-		return 5 * time.Second
+		return elapsed < 5*time.Second
 	}
-	return requestTimeout / 2
+	return elapsed < requestTimeout/2
 }
 
 // pollDeadline is the RPC deadline of ActivateJobs: requestTimeout + 10 s; 20 s

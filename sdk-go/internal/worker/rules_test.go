@@ -331,24 +331,6 @@ func TestFairnessPollWhileStreamKeepsWorkerFull(t *testing.T) {
 	closeNow(t, w)
 }
 
-func TestPollDeadlineDerivation(t *testing.T) {
-	for _, c := range []struct{ rt, want time.Duration }{
-		{5 * time.Second, 15 * time.Second}, {0, 20 * time.Second}, {-1, 10 * time.Second}, {30 * time.Second, 40 * time.Second},
-	} {
-		if got := pollDeadline(c.rt); got != c.want {
-			t.Errorf("pollDeadline(%v) = %v, want %v", c.rt, got, c.want)
-		}
-	}
-	for _, c := range []struct{ rt, want time.Duration }{{4 * time.Second, 2 * time.Second}, {0, 5 * time.Second}} {
-		if got := emptyPollParkedEnough(c.rt); got != c.want {
-			t.Errorf("emptyPollParkedEnough(%v) = %v, want %v", c.rt, got, c.want)
-		}
-	}
-	if emptyPollParkedEnough(-1) < time.Hour {
-		t.Error("without long polling every empty poll must pause")
-	}
-}
-
 // Close race (issue 12 item 6): a poll response that arrives while Close runs
 // is handed back with retries unchanged (MsgClosing), never run, and Close
 // waits for that hand-back before it returns.

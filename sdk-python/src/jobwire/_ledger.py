@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Tuple
 
 
 class Slot:
@@ -24,15 +24,19 @@ class Slot:
 
 
 class Ledger:
-    """Counts the jobs a worker holds, pushed and polled alike, the slots reserved for the
+    """Counts the jobs a worker holds, pushed and polled alike, the slots set aside for the
     poll in flight, and the one slot the stream reader reserves before each read.
     Invariant: ``0 <= held + poll_reserved + reserved <= max``.
 
     A slot is taken when a job is received and released exactly once (outcome
-    acknowledged, given up, or job dropped). The stream reader may take a slot from the
-    pool of a *parked* long poll (a long poll never stops the stream); a polled job that
-    then finds no slot is handed back (overflow). Backfill and fairness polls do not park
-    and their pools are not shared. Single-threaded: used on the event loop only.
+    acknowledged, given up, or job dropped). A poll sets aside the slots it asks for from
+    just before sending until the call ends (``reserve_poll`` ... ``return_poll``); the
+    reader's reservation counts as taken when a poll is sized, so a poll never takes the
+    slot a pushed job will land in. The reader may take a slot from the pool of a poll that
+    *parks* (a long poll never stops the stream); a polled job that then finds no slot is
+    handed back (overflow). Backfill and fairness polls do not park and their pools are not
+    shared. While a poll is due (``set_poll_due``) and none is in flight, the reader does not
+    reserve: the poll gets the next free slot. Single-threaded: used on the event loop only.
     """
 
     def __init__(self, max_jobs: int) -> None:
@@ -46,6 +50,9 @@ class Ledger:
         self.poll_reserved = 0
         """Slots reserved for the poll in flight."""
         self.poll_parks = False
+        """The poll in flight may park: the reader may take a slot of its pool."""
+        self.poll_due = False
+        """A poll waits for a free slot: the reader does not reserve."""
         self._waiters: List["asyncio.Future[None]"] = []
         self._listeners: List[Callable[[], None]] = []
 
@@ -62,11 +69,30 @@ class Ledger:
         self._notify()
         return Slot(self)
 
+    def poll_wanted(self) -> Tuple[int, bool]:
+        """How many jobs a poll may ask for now (max - held - reserved: the reader's reservation
+        counts) and whether the jobs held are at most 30 % of the capacity. With a poll in
+        flight: ``(0, False)``."""
+        if self.poll_reserved > 0:
+            return 0, False
+        return self.free, self.held * 10 <= self.max * 3
+
+    def set_poll_due(self, due: bool) -> None:
+        """Marks (or clears) a poll waiting for a free slot; while it is set (and no poll is in
+        flight) the stream reader does not reserve."""
+        if self.poll_due != due:
+            self.poll_due = due
+            if not due:
+                self._notify()
+
     def reserve_poll(self, n: int, parks: bool) -> int:
-        """Reserves up to ``n`` free slots for a poll; returns how many it got."""
+        """Sets aside up to ``n`` free slots for the poll being sent; returns how many it got.
+        ``parks``: a long poll that may park (the reader may take slots of its pool). Clears
+        the poll-due mark."""
         got = max(0, min(n, self.free))
-        self.poll_reserved = got
+        self.poll_reserved += got
         self.poll_parks = parks
+        self.poll_due = False
         self._notify()
         return got
 
@@ -81,15 +107,17 @@ class Ledger:
 
     def return_poll(self) -> None:
         """Gives back what is left of the poll pool once the poll ended."""
-        if self.poll_reserved or self.poll_parks:
-            self.poll_reserved = 0
-            self.poll_parks = False
-            self._notify()
+        self.poll_reserved = 0
+        self.poll_parks = False
+        self._notify()
 
     def reserve_stream(self) -> bool:
-        """Reserves a slot for the stream reader: a free one, else one from a parked poll's pool."""
+        """Reserves the stream reader's slot without waiting: a free one, else one of a parked
+        poll's pool; never while a poll is due and none is in flight. False: wait for a change."""
         if self.reserved:
             return True
+        if self.poll_due and self.poll_reserved == 0:
+            return False  # a due poll gets the next free slot (one in flight ends first anyway)
         if self.free > 0:
             self.reserved = 1
             self._notify()

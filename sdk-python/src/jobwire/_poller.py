@@ -12,30 +12,11 @@ import grpc.aio
 from ._backoff import Backoff
 from ._executor import Executor, WorkerContext
 from ._proto import gateway_pb2
+from ._pollplan import PollInput, after_poll, empty_poll_pause, plan_poll, poll_deadline
 from .errors import JobwireError, activation_decision, from_rpc_error
 
-THRESHOLD = 0.3
-"""Poll only when at most this share of the capacity is held (or a backfill / fairness poll is due)."""
-DEADLINE_OFFSET_S = 10.0
-"""The ActivateJobs deadline is the long-poll duration plus this."""
-FAIRNESS_AFTER_S = 1.0
-"""While the stream keeps held above the threshold, a fairness poll is due this long after the last poll."""
-STALL_PARKED_MIN_S = 0.5
-"""Stall evidence (rule 6): a parked poll whose first job came at least this long after the call was sent."""
 EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]
 """End of a server stream (grpc.aio)."""
-
-
-def is_stall_evidence(kind: str, request_timeout_s: float, first_job_after_s: Optional[float]) -> bool:
-    """Rule 6: only a parked poll (not a backfill, requestTimeout >= 0) whose first job came at least
-    STALL_PARKED_MIN_S after the call was sent says the stream missed jobs. A poll answered at once
-    (a backfill, a fairness or "more waiting" poll, a poll that finds a backlog) says nothing."""
-    return (
-        kind != "backfill"
-        and request_timeout_s >= 0
-        and first_job_after_s is not None
-        and first_job_after_s >= STALL_PARKED_MIN_S
-    )
 
 
 async def wait_event(ev: asyncio.Event, timeout: Optional[float]) -> None:
@@ -51,25 +32,21 @@ async def wait_event(ev: asyncio.Event, timeout: Optional[float]) -> None:
 class StreamPeer(Protocol):
     """What the poller tells the streamer (the streamer registers itself as ``Poller.streamer``)."""
 
-    def wake(self) -> None:
-        """The poll took or returned its slots: the stream reader may reserve again."""
-        ...
-
     def poll_found_jobs(self) -> None:
-        """A poll (not a backfill) found jobs: stall evidence for the watchdog."""
+        """A long poll (not a backfill) found jobs late: stall evidence for the watchdog."""
         ...
 
 
 class Poller:
     """reserve (size the request by free slots) -> receive (a slot per job) -> run -> release.
-    At most one ActivateJobs call in flight."""
+    At most one ActivateJobs call in flight; what to send is decided by plan_poll, what an answer
+    means by after_poll (_pollplan.py)."""
 
     def __init__(self, ctx: WorkerContext, executor: Executor) -> None:
         self.ctx = ctx
         self.exec = executor
         self.backfill_due = True  # the first poll collects the backlog
-        self.more_due = False
-        self.in_flight = False
+        self.due = False  # the last poll got all it asked for while pushing: more is waiting
         self.last_end = time.monotonic()
         self.streamer: Optional[StreamPeer] = None
         self.backoff = Backoff()
@@ -90,96 +67,72 @@ class Poller:
         self._wake.set()
 
     def request_backfill(self) -> None:
-        """Asks for one poll even above the threshold (after a stream (re)open)."""
+        """Asks for one poll even above the threshold (after a stream (re)open); the stream reader
+        leaves the next free slot to it."""
         self.backfill_due = True
+        self.ctx.ledger.set_poll_due(True)
         self._wake.set()
 
-    def _below(self) -> bool:
-        led = self.ctx.ledger
-        return led.held <= led.max * THRESHOLD
-
-    def _streaming(self) -> bool:
-        return self.streamer is not None and self.ctx.state.stream_active
-
-    def _fairness_due(self) -> bool:
-        return self._streaming() and not self._below() and time.monotonic() - self.last_end >= FAIRNESS_AFTER_S
-
-    def wants_slot(self) -> bool:
-        """A backfill, "more waiting" or fairness poll is due: the stream reader leaves the next free slot to it."""
-        return not self.in_flight and (self.backfill_due or (self.more_due and self._streaming()) or self._fairness_due())
-
-    def _kind(self) -> Optional[str]:
-        if self.backfill_due:
-            return "backfill"
-        if self._below():
-            return "normal"
-        if (self.more_due and self._streaming()) or self._fairness_due():
-            return "fairness"
-        return None
+    def _input(self) -> PollInput:
+        ctx = self.ctx
+        free, below = ctx.ledger.poll_wanted()
+        streaming = self.streamer is not None and ctx.state.stream_active
+        return PollInput(
+            free=free,
+            below=below,
+            pushing=streaming and ctx.state.stream_open,
+            backfill=self.backfill_due,
+            due=self.due,
+            since_last_end=time.monotonic() - self.last_end,
+            stream_enabled=streaming,
+            request_timeout=ctx.opts.request_timeout,
+        )
 
     async def run(self) -> None:
         """Runs until the worker stops; never raises."""
         ctx = self.ctx
+        led = ctx.ledger
         while not ctx.stop.is_set():
-            kind = await self._wait_turn()
-            if kind is None:
-                break
-            self.backfill_due = False
-            self.more_due = False
-            # Backfill (with a stream) and fairness polls do not park: they hold the stream
-            # reader back only for the moment it takes to collect what waits.
-            special = kind == "fairness" or (kind == "backfill" and self._streaming())
-            rt = -1.0 if special else ctx.opts.request_timeout
-            want = ctx.ledger.reserve_poll(ctx.ledger.free, parks=rt >= 0)
-            started = time.monotonic()
-            self.in_flight = True
-            if self.streamer is not None:
-                self.streamer.wake()  # the poll took its slots: the stream reader may reserve again
-            try:
-                got = await self._poll(want, rt)
-            except JobwireError as e:
-                self.in_flight = False
-                self.last_end = time.monotonic()
-                if ctx.stop.is_set():
-                    break
-                await self._on_error(e)
+            self._wake.clear()
+            now = self._input()
+            plan = plan_poll(now)
+            if plan.mark_due:
+                led.set_poll_due(True)  # the stream reader leaves the next free slot to this poll
+            if not plan.send:
+                await wait_event(self._wake, plan.fairness_in)
                 continue
+            asked = led.reserve_poll(plan.ask, plan.parks)
+            if asked == 0:
+                continue
+            self.backfill_due = False
+            rt = plan.request_timeout
+            started = time.monotonic()
+            got = 0
+            err: Optional[JobwireError] = None
+            try:
+                got = await self._poll(asked, rt)
+            except JobwireError as e:
+                err = e
             finally:
-                ctx.ledger.return_poll()
-                self.in_flight = False
+                led.return_poll()
                 self.last_end = time.monotonic()
-                if self.streamer is not None:
-                    self.streamer.wake()
+            after = after_poll(now.pushing, err is not None, asked, got, now.backfill, plan.parks, self.first_job_after)
+            self.due = after.due
             if ctx.stop.is_set():
                 break
+            if err is not None:
+                await self._on_error(err)
+                continue
             self.backoff.reset()
             self._auth_retried = False
             if ctx.state.poll_backoff:
                 ctx.state.poll_backoff = False
                 ctx.state.update()
             ctx.telemetry.poll_request("jobs" if got > 0 else "empty")
-            if got > 0 and got >= want and self._streaming():
-                self.more_due = True  # there is more waiting: poll again at once
-            if got > 0 and self.streamer is not None and is_stall_evidence(kind, rt, self.first_job_after):
+            if after.stall and self.streamer is not None:
                 self.streamer.poll_found_jobs()
-            if got == 0:
-                long_poll = ctx.opts.request_timeout
-                parked = rt >= 0 and time.monotonic() - started >= (10.0 if long_poll == 0 else long_poll) / 2
-                if not parked:
-                    await wait_event(ctx.stop, ctx.opts.poll_interval)
-
-    async def _wait_turn(self) -> Optional[str]:
-        ctx = self.ctx
-        while not ctx.stop.is_set():
-            self._wake.clear()
-            kind = self._kind()
-            if kind is not None and ctx.ledger.free > 0:
-                return kind
-            timeout: Optional[float] = None
-            if self._streaming() and not self._below():
-                timeout = max(0.01, self.last_end + FAIRNESS_AFTER_S - time.monotonic())
-            await wait_event(self._wake, timeout)
-        return None
+            if got == 0 and empty_poll_pause(rt, time.monotonic() - started):
+                await wait_event(ctx.stop, ctx.opts.poll_interval)
 
     async def _poll(self, want: int, rt: float) -> int:
         """One ActivateJobs call; returns the number of jobs received. A parked poll is never cancelled
@@ -196,7 +149,7 @@ class Poller:
             requestTimeout=int(rt * 1000) if rt >= 0 else -1,
             tenantIds=list(o.tenant_ids),
         )
-        deadline = (rt if rt > 0 else 10.0 if rt == 0 else 0.0) + DEADLINE_OFFSET_S
+        deadline = poll_deadline(rt)
         md, token = await ctx.transport.metadata()
         self.first_job_after = None
         sent = time.monotonic()

@@ -103,7 +103,7 @@ class _StreamSession:
                     if time.monotonic() >= recycle_at:
                         self.request_recycle("recycled")
                         break
-                    if not self.s.poller.wants_slot() and led.reserve_stream():
+                    if led.reserve_stream():
                         break
                     await wait_event(self.wake, max(0.01, recycle_at - time.monotonic()))
                 if ctx.stop.is_set() or self.recycle is not None:
@@ -246,11 +246,6 @@ class Streamer:
         self.last_stall = float("-inf")
         self.close_timeout = DRAIN_MAX_S
         poller.streamer = self
-
-    def wake(self) -> None:
-        """Re-evaluates whether the reader may reserve a slot."""
-        if self.current is not None:
-            self.current.wake.set()
 
     def stop(self) -> None:
         """Close began: the current session drains."""

@@ -8,6 +8,9 @@
 //	loadgen open    -address A -process P -n N -rate R         create at R/s (no result)
 //	loadgen backlog -address A -process P -n N -pad-kb 10      create N, each with a pad variable
 //	loadgen mixed   -address A -process P -n N -interval 40ms  one instance with result every interval
+//	loadgen activate -address A -type T -n N -job-timeout 1s -window 0
+//	        activates up to N jobs of type T (each for job-timeout, never completed) with polls that do not
+//	        wait, until one comes back empty (with -window D: and D has passed); prints {"activated": k}
 //
 // Every instance carries t0 (epoch ms, float): the worker driver measures
 // activation latency against it.
@@ -34,7 +37,7 @@ func nowMs() float64 { return float64(time.Now().UnixNano()) / 1e6 }
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: loadgen deploy|closed|open|backlog|mixed [flags]")
+		fmt.Fprintln(os.Stderr, "usage: loadgen deploy|closed|open|backlog|mixed|activate [flags]")
 		os.Exit(2)
 	}
 	mode := os.Args[1]
@@ -46,6 +49,9 @@ func main() {
 	rate := fs.Float64("rate", 200, "instances per second (open)")
 	padKB := fs.Int("pad-kb", 0, "size of the pad variable in KiB (backlog)")
 	interval := fs.Duration("interval", 40*time.Millisecond, "start interval (mixed)")
+	jobType := fs.String("type", "", "job type (activate)")
+	jobTimeout := fs.Duration("job-timeout", time.Second, "activation timeout of the collected jobs (activate)")
+	window := fs.Duration("window", 0, "keep polling this long (activate)")
 	_ = fs.Parse(os.Args[2:])
 	ctx := context.Background()
 	c, err := jobwire.NewClient(ctx, jobwire.WithAddress(strings.Split(*addr, ",")...), jobwire.WithInsecure(true),
@@ -71,6 +77,8 @@ func main() {
 		res = backlog(ctx, c, *proc, *n, *inflight, *padKB)
 	case "mixed":
 		res = mixed(ctx, c, *proc, *n, *interval)
+	case "activate":
+		res = activate(ctx, c, *jobType, *n, *jobTimeout, *window)
 	default:
 		fail(fmt.Errorf("unknown mode %q", mode))
 	}
@@ -242,4 +250,29 @@ func mixed(ctx context.Context, c *jobwire.Client, proc string, n int, interval 
 	wg.Wait()
 	close(stop)
 	return map[string]any{"n": n, "completed": done.Load(), "errors": errs.Load(), "seconds": time.Since(t0).Seconds()}
+}
+
+// activate: the probe of the parked-jobs workload. Collects up to n activatable jobs of a type and
+// holds them for jobTimeout (never completes them): how many jobs the engine could hand to another worker.
+func activate(ctx context.Context, c *jobwire.Client, jobType string, n int, jobTimeout, window time.Duration) map[string]any {
+	got, polls := 0, 0
+	end := time.Now().Add(window)
+	for got < n {
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		jobs, err := c.ActivateJobs(cctx, jobwire.ActivateJobsRequest{Type: jobType, MaxJobs: int32(n - got),
+			Timeout: jobTimeout, RequestTimeout: -1})
+		cancel()
+		polls++
+		if err != nil {
+			fail(err)
+		}
+		got += len(jobs)
+		if len(jobs) == 0 {
+			if !time.Now().Before(end) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return map[string]any{"activated": got, "polls": polls}
 }

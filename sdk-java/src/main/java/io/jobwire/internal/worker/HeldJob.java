@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledFuture;
 final class HeldJob {
   final ActivatedJob raw;
   final String activation;
+  final Ledger.Slot slot;
   JobImpl job;
   boolean running;
   boolean handlerDone;
@@ -28,8 +29,9 @@ final class HeldJob {
   Backoff extendBackoff; // auto-extend retries; created on the first failure
   ScheduledFuture<?> unsettledTimer;
 
-  HeldJob(ActivatedJob raw, String activation) {
+  HeldJob(ActivatedJob raw, String activation, Ledger.Slot slot) {
     this.raw = raw;
     this.activation = activation;
+    this.slot = slot;
   }
 }

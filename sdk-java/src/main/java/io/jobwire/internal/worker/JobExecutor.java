@@ -74,7 +74,7 @@ final class JobExecutor {
   }
 
   /** A received job whose slot is taken. */
-  void submit(ActivatedJob raw, String activation, boolean counted) {
+  void submit(ActivatedJob raw, String activation, boolean counted, Ledger.Slot slot) {
     if (!counted) c.tel.jobActivated(activation);
     HeldJob prev = heldJobs.get(raw.getKey());
     if (prev != null) {
@@ -83,21 +83,21 @@ final class JobExecutor {
         LOG.debug("job {} delivered again while its handler runs; keeping the running attempt", raw.getKey());
         prev.job.deadline = Math.max(prev.job.deadline, raw.getDeadline());
         c.tel.jobHandled("duplicate", null);
-        c.ledger.release();
+        slot.release();
         c.onLedgerChange();
       } else {
         // the outcome is in flight and the engine activated the job again: run it after the acknowledgement
         LOG.debug("job {} delivered again while its outcome is in flight; it runs after the acknowledgement", raw.getKey());
         if (prev.redelivery != null) {
           c.tel.jobHandled("duplicate", null);
-          c.ledger.release();
+          prev.redelivery.slot.release();
           c.onLedgerChange();
         }
-        prev.redelivery = new HeldJob(raw, activation);
+        prev.redelivery = new HeldJob(raw, activation, slot);
       }
       return;
     }
-    HeldJob h = new HeldJob(raw, activation);
+    HeldJob h = new HeldJob(raw, activation, slot);
     h.job = new JobImpl(raw, activation, senderFor(h));
     heldJobs.put(raw.getKey(), h);
     if (c.closing) {
@@ -326,9 +326,9 @@ final class JobExecutor {
     if (heldJobs.get(h.raw.getKey()) == h) heldJobs.remove(h.raw.getKey());
     HeldJob next = h.redelivery;
     h.redelivery = null;
-    c.ledger.release();
+    h.slot.release();
     // the redelivery took its own slot when it arrived and keeps it for its run (not taken again)
-    if (next != null) submit(next.raw, next.activation, true);
+    if (next != null) submit(next.raw, next.activation, true, next.slot);
     c.onLedgerChange();
     pump();
   }

@@ -3,147 +3,152 @@ package io.jobwire.internal.worker;
 import java.util.function.IntConsumer;
 
 /**
- * The capacity ledger (docs/worker-semantics.md): counts the slots of held jobs and the stream
- * reader's reserved slot, so that {@code 0 <= held + reserved <= max}; a held job's slot is released
- * exactly once (a second release is an underflow and throws).
+ * The capacity ledger (docs/worker-semantics.md): the only place that counts the slots a worker
+ * holds, polled and pushed jobs alike. Invariant: {@code 0 <= jobs + pool + reader <= max}, where
+ * {@code jobs} counts the received jobs not yet released, {@code pool} the slots set aside for the
+ * poll in flight and {@code reader} the stream reader's one reserved slot.
  *
- * <p>It also keeps the accounting of the poll in flight. A poll sets no slot aside: the stream reader
- * may not reserve a slot an unparked poll asked for and has not received yet ({@code want - got}),
- * and may once the poll parked (no answer within {@link Poller#PARKED_AFTER_MS}).
+ * <p>A poll sets aside the slots it asks for from just before it is sent until the call ends
+ * ({@link #reservePoll}, {@link #takePoll}, {@link #returnPoll}). The stream reader reserves its
+ * slot before it asks the transport for one more job: from a free slot, or from the pool of a poll
+ * that may park (a long poll never stops the stream); never from a backfill or fairness poll's
+ * pool. A polled job that then finds no slot is handed back (overflow). While a poll is due
+ * ({@link #setPollDue}) and none is in flight, the reader does not reserve: the poll gets the next
+ * free slot.
  *
- * <p>Used on the worker's control thread only; {@link #held()} may be read from anywhere.
+ * <p>Used on the worker's control thread only; {@link #jobs()} may be read from anywhere.
  */
 final class Ledger {
-  /** Above {@code max * THRESHOLD} held jobs the worker polls only when a poll is due for another reason. */
-  static final double THRESHOLD = 0.3;
+  /** At or below {@code max * 3 / 10} held jobs the worker polls (rule 8). */
+  private static final int THRESHOLD_TENTHS = 3;
+
+  /** The slot of one received job, released exactly once ({@link #release()} is idempotent). */
+  final class Slot {
+    private boolean released;
+
+    private Slot() {}
+
+    /** Gives the slot back; a second call is a no-op. */
+    void release() {
+      if (released) return;
+      released = true;
+      if (jobs <= 0) throw new IllegalStateException("jobwire: capacity ledger underflow");
+      jobs--;
+      onJobs.accept(jobs);
+    }
+  }
 
   private final int max;
-  private final IntConsumer onHeld;
-  private volatile int held;
-  private int reserved;
+  private final IntConsumer onJobs;
+  private volatile int jobs;
+  private int pool; // slots set aside for the poll in flight
+  private boolean pollInFlight;
+  private boolean pollParks; // the poll in flight may park: the reader may borrow from its pool
+  private boolean reader; // the stream reader holds its reserved slot
+  private boolean pollDue; // a poll waits for a free slot: the reader does not reserve
 
-  private boolean pollOpen;
-  private int pollWant;
-  private int pollGot;
-  private boolean pollParked;
-
-  /** {@code onHeld} is told the new count of held jobs after every change. */
-  Ledger(int max, IntConsumer onHeld) {
-    this.max = max;
-    this.onHeld = onHeld;
+  /** {@code onJobs} is told the new number of held jobs after every change of it. */
+  Ledger(int max, IntConsumer onJobs) {
+    this.max = Math.max(1, max);
+    this.onJobs = onJobs;
   }
 
   int max() {
     return max;
   }
 
-  /** Held jobs (any thread). */
-  int held() {
-    return held;
+  /** Received jobs holding a slot (any thread). */
+  int jobs() {
+    return jobs;
   }
 
-  /** Reserved stream slots. */
-  int reserved() {
-    return reserved;
-  }
-
+  /** Slots neither held by a job nor set aside (for the poll in flight, or the reader). */
   int free() {
-    return max - held - reserved;
-  }
-
-  /** Held above the poll threshold. */
-  boolean above() {
-    return held > max * THRESHOLD;
-  }
-
-  /** Takes a slot for a received job when one is free (no reservation). */
-  boolean tryTake() {
-    if (free() <= 0) return false;
-    take();
-    return true;
-  }
-
-  private void take() {
-    if (held + reserved >= max) {
-      throw new IllegalStateException("jobwire: ledger overflow");
-    }
-    held++;
-    onHeld.accept(held);
-  }
-
-  /** Releases one held job's slot. */
-  void release() {
-    if (held <= 0) throw new IllegalStateException("jobwire: ledger underflow (a slot was released twice)");
-    held--;
-    onHeld.accept(held);
-  }
-
-  // ---- the stream reader's one reserved slot ----
-
-  /** The stream reader reserves a slot before it asks the transport for one more job. */
-  void reserveStream() {
-    reserved++;
-  }
-
-  /** A pushed job arrived on the reserved slot: it becomes the job's held slot. */
-  void claimStream() {
-    reserved--;
-    take();
-  }
-
-  /** The reserved slot goes back unused (the stream ended or drains). */
-  void dropStream() {
-    reserved--;
-  }
-
-  // ---- the poll in flight (no slots set aside) ----
-
-  /** A poll asking for {@code want} jobs was sent. */
-  void pollSent(int want) {
-    pollOpen = true;
-    pollGot = 0;
-    pollWant = want;
-    pollParked = false;
-  }
-
-  /** The poll in flight brought one job (its slot is taken with {@link #tryTake()}). */
-  void pollJob() {
-    pollGot++;
-  }
-
-  /** The poll in flight got no answer within {@link Poller#PARKED_AFTER_MS}. */
-  void pollParked() {
-    pollParked = true;
-  }
-
-  /** The poll ended; its want and got stay readable until the next poll. */
-  void pollEnded() {
-    pollOpen = false;
-    pollParked = false;
-  }
-
-  boolean pollOpen() {
-    return pollOpen;
-  }
-
-  int pollWant() {
-    return pollWant;
-  }
-
-  int pollGot() {
-    return pollGot;
-  }
-
-  boolean pollIsParked() {
-    return pollParked;
+    return max - jobs - pool - (reader ? 1 : 0);
   }
 
   /**
-   * Whether the stream reader may reserve a slot now (no poll being due is checked by the caller): a
-   * slot is free, and an unparked poll's outstanding ask ({@code want - got}) leaves one free.
+   * How many jobs a poll may ask for now ({@code max - held - reserved}: the reader's reservation
+   * counts) and whether the jobs held are at or below the poll threshold (30 % of max). With a poll
+   * in flight: {@code free} 0, {@code below} false.
    */
-  boolean streamMayReserve() {
-    if (free() <= 0) return false;
-    return !(pollOpen && !pollParked && free() - Math.max(0, pollWant - pollGot) <= 0);
+  record Wanted(int free, boolean below) {}
+
+  Wanted pollWanted() {
+    if (pollInFlight) return new Wanted(0, false);
+    return new Wanted(free(), jobs * 10 <= max * THRESHOLD_TENTHS);
+  }
+
+  /** Marks (or clears) a poll waiting for a free slot; while set and no poll is in flight, the reader does not reserve. */
+  void setPollDue(boolean due) {
+    pollDue = due;
+  }
+
+  /**
+   * Sets aside up to {@code n} free slots for the poll about to be sent and returns how many; clears
+   * the due mark. {@code parks}: the poll is a long poll that may park (the reader may borrow from
+   * its pool).
+   */
+  int reservePoll(int n, boolean parks) {
+    int got = Math.max(0, Math.min(n, free()));
+    pool += got;
+    pollInFlight = true;
+    pollParks = parks;
+    pollDue = false;
+    return got;
+  }
+
+  /** A polled job takes one slot of the poll's pool, else a free slot; null when no capacity is left. */
+  Slot takePoll() {
+    if (pool > 0) {
+      pool--;
+    } else if (free() <= 0) {
+      return null;
+    }
+    return claimed();
+  }
+
+  /** The poll ended: what is left of its pool is free again. */
+  void returnPoll() {
+    pool = 0;
+    pollInFlight = false;
+    pollParks = false;
+  }
+
+  /**
+   * The stream reader asks for its one reserved slot without waiting: true if it holds one now (a
+   * free slot, or one of a parked poll's pool; never while a poll is due and none is in flight).
+   */
+  boolean tryReserveStream() {
+    if (reader) return true;
+    if (pollDue && !pollInFlight) return false;
+    if (free() > 0) {
+      reader = true;
+    } else if (pool > 0 && pollParks) {
+      pool--;
+      reader = true;
+    }
+    return reader;
+  }
+
+  /** A pushed job arrived: the reader's reservation (else a free slot) becomes its slot; null when there is none. */
+  Slot claimStream() {
+    if (reader) {
+      reader = false;
+    } else if (free() <= 0) {
+      return null;
+    }
+    return claimed();
+  }
+
+  /** The reader gives its reservation back (the stream ended or drains); a no-op without one. */
+  void dropStream() {
+    reader = false;
+  }
+
+  private Slot claimed() {
+    jobs++;
+    onJobs.accept(jobs);
+    return new Slot();
   }
 }

@@ -16,15 +16,16 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The poller: ActivateJobs for the free slots, at most one poll in flight; hands the jobs to the
- * executor (or back to the engine when the stream filled the worker meanwhile). Polls while at most
- * the threshold is held, and above it for a backfill (after the stream opened), for more (the last
- * poll was answered in full) or for fairness (every second while a stream runs). Control thread.
+ * The poller: ActivateJobs for the free slots, at most one poll in flight, as {@link PollPlan}
+ * decides: while at most the threshold is held, and above it for a backfill (after the stream
+ * opened) or a fairness poll (pushing: 1 s after the last poll ended, at once after a full one).
+ * A poll sets its slots aside in the {@link Ledger} from just before it is sent until it ends; the
+ * jobs take them, and what a parked poll brings after the stream reader borrowed its last slot is
+ * handed back at once (overflow). Control thread.
  *
  * <p>A parked poll is never cancelled because the stream filled the worker (push and poll, rule 3,
  * the same in every SDK): a cancel drops whatever the gateway had already sent for the poll, and
- * each of those jobs waits out its activation timeout. What a parked poll brings while the worker
- * is full is handed back at once (overflow).
+ * each of those jobs waits out its activation timeout.
  */
 final class Poller {
   /** What the poller asks of the stream reader (implemented by {@link Streamer}). */
@@ -39,18 +40,6 @@ final class Poller {
     void checkStall();
   }
 
-  /**
-   * A poll that got no answer for this long is parked (the gateway answers at once when jobs are
-   * waiting). Until then the stream reader does not reserve a slot the poll asked for, so a
-   * backfill poll that finds jobs never makes a pushed job overflow, and a parked poll never
-   * stops the stream.
-   */
-  static final long PARKED_AFTER_MS = 100;
-  static final long DEADLINE_OFFSET_MS = 10_000;
-  static final long DEFAULT_LONG_POLL_MS = 10_000;
-  static final long STALL_PARKED_MIN_MS = 500;
-  static final long FAIRNESS_MS = 1_000;
-
   private final Control c;
   private final Ledger ledger;
   private final JobExecutor executor;
@@ -61,14 +50,18 @@ final class Poller {
   private boolean pollWaiting;
   private boolean backfillDue = true;
   private boolean moreDue;
-  private long lastPollEnd;
-  private long pollRtMs;
-  private long pollStarted;
-  private boolean pollIsBackfill;
-  private long pollFirstJobAt;
+  private long lastPollEnd = nowMs();
   private ScheduledFuture<?> fairnessTimer;
   private boolean pollAuthRetried;
   private final Backoff pollBackoff = new Backoff();
+  // the poll in flight
+  private PollPlan.Decision poll;
+  private int pollAsked;
+  private int pollGot;
+  private boolean pollPushing;
+  private boolean pollIsBackfill;
+  private long pollStarted;
+  private long pollFirstJobAt;
 
   Poller(Control c, JobExecutor executor, Outcomes outcomes) {
     this.c = c;
@@ -86,61 +79,66 @@ final class Poller {
     backfillDue = true;
   }
 
-  private boolean fairnessDue() {
-    return stream.active() && stream.open() && ledger.above() && System.currentTimeMillis() - lastPollEnd >= FAIRNESS_MS;
+  private static long nowMs() {
+    return System.nanoTime() / 1_000_000;
   }
 
-  boolean pollDue() {
-    if (c.stopping || ledger.pollOpen() || pollWaiting) return false;
-    return !ledger.above() || backfillDue || moreDue || fairnessDue();
-  }
-
+  /** Sends the next poll when {@link PollPlan#plan} says so (at most one in flight). */
   void maybePoll() {
-    if (!pollDue() || ledger.free() <= 0) return;
-    startPoll();
+    if (c.stopping || pollCall != null) return;
+    if (pollWaiting) {
+      ledger.setPollDue(false); // a poller that sleeps (pollInterval, back-off) has no poll due
+      return;
+    }
+    Ledger.Wanted w = ledger.pollWanted();
+    boolean pushing = stream.active() && stream.open();
+    PollPlan.Decision d = PollPlan.plan(new PollPlan.Input(w.free(), w.below(), pushing, backfillDue, moreDue,
+        nowMs() - lastPollEnd, stream.active(), c.o.requestTimeout().toMillis()));
+    ledger.setPollDue(d.markDue()); // the stream reader leaves the next free slot to a due poll
+    if (!d.send()) {
+      if (d.fairnessInMs() > 0 && fairnessTimer == null) {
+        fairnessTimer = c.ctl.schedule(() -> {
+          fairnessTimer = null;
+          c.onLedgerChange();
+        }, d.fairnessInMs() + 1, TimeUnit.MILLISECONDS);
+      }
+      return;
+    }
+    int got = ledger.reservePoll(d.ask(), d.parks());
+    if (got == 0) return;
+    startPoll(d, got, pushing);
   }
 
-  private void startPoll() {
-    boolean below = !ledger.above();
-    boolean backfill = backfillDue;
-    boolean fairness = !below && !backfill;
-    backfillDue = false;
-    moreDue = false;
-    // fairness and backfill polls (with a stream) do not park: they hold the stream reader back
-    // only for the moment it takes to collect what waits
-    long rt = fairness || (backfill && stream.active()) ? -1 : c.o.requestTimeout().toMillis();
-    long deadline = rt > 0 ? rt + DEADLINE_OFFSET_MS : rt == 0 ? DEFAULT_LONG_POLL_MS + DEADLINE_OFFSET_MS : DEADLINE_OFFSET_MS;
-    int want = ledger.free();
+  private void startPoll(PollPlan.Decision d, int want, boolean pushing) {
     ActivateJobsRequest req = ActivateJobsRequest.newBuilder()
         .setType(c.o.jobType())
         .setWorker(c.o.workerName())
         .setTimeout(c.o.jobTimeout().toMillis())
         .setMaxJobsToActivate(want)
         .addAllFetchVariable(c.o.fetchVariables())
-        .setRequestTimeout(rt)
+        .setRequestTimeout(d.requestTimeoutMs())
         .addAllTenantIds(c.o.tenantIds())
         .build();
-    ClientCall<ActivateJobsRequest, ActivateJobsResponse> call = c.lease.newCall(GatewayGrpc.getActivateJobsMethod(), Duration.ofMillis(deadline));
+    ClientCall<ActivateJobsRequest, ActivateJobsResponse> call =
+        c.lease.newCall(GatewayGrpc.getActivateJobsMethod(), Duration.ofMillis(PollPlan.pollDeadline(d.requestTimeoutMs())));
     pollCall = call;
-    ledger.pollSent(want);
-    pollRtMs = rt;
-    pollStarted = System.currentTimeMillis();
-    pollIsBackfill = backfill;
+    poll = d;
+    pollAsked = want;
+    pollGot = 0;
+    pollPushing = pushing;
+    pollIsBackfill = backfillDue;
+    backfillDue = false;
+    moreDue = false;
+    pollStarted = nowMs();
     pollFirstJobAt = 0;
-    if (rt >= 0) c.ctl.schedule(() -> {
-      if (pollCall == call && ledger.pollGot() == 0) {
-        ledger.pollParked();
-        c.onLedgerChange();
-      }
-    }, PARKED_AFTER_MS, TimeUnit.MILLISECONDS);
     ClientCalls.asyncServerStreamingCall(call, req, new StreamObserver<>() {
       @Override
       public void onNext(ActivateJobsResponse res) {
         c.post.execute(() -> {
           for (ActivatedJob j : res.getJobsList()) {
             if (pollCall == call) {
-              if (ledger.pollGot() == 0) pollFirstJobAt = System.currentTimeMillis();
-              ledger.pollJob();
+              if (pollGot == 0) pollFirstJobAt = nowMs();
+              pollGot++;
             }
             receivePolled(j);
           }
@@ -160,10 +158,11 @@ final class Poller {
   }
 
   private void receivePolled(ActivatedJob j) {
-    if (ledger.tryTake()) {
-      executor.submit(j, "poll", false);
+    Ledger.Slot slot = ledger.takePoll();
+    if (slot != null) {
+      executor.submit(j, "poll", false, slot);
     } else {
-      // the stream filled the capacity while this poll was parked: give the job back at once
+      // the stream reader borrowed from this parked poll's pool meanwhile: give the job back at once
       outcomes.giveBack(j, "poll");
     }
   }
@@ -171,11 +170,10 @@ final class Poller {
   private void pollEnded(ClientCall<?, ?> call, Throwable err) {
     if (pollCall != call) return;
     pollCall = null;
-    ledger.pollEnded();
-    lastPollEnd = System.currentTimeMillis();
+    ledger.returnPoll();
+    lastPollEnd = nowMs();
     if (c.stopping) return;
-    int pollGot = ledger.pollGot();
-    int pollWant = ledger.pollWant();
+    boolean failed = false;
     if (err != null) {
       JobwireException je = JobwireException.from(err, "ActivateJobs");
       boolean emptyDeadline = je.code() == Status.Code.DEADLINE_EXCEEDED && pollGot == 0;
@@ -184,18 +182,19 @@ final class Poller {
         return;
       }
       if (emptyDeadline) LOG.debug("long poll ended with DEADLINE_EXCEEDED and no job: an empty poll");
+      failed = !emptyDeadline;
     }
     pollBackoff.reset();
     pollAuthRetried = false;
     c.tlsOk();
     c.tel.pollRequest(pollGot > 0 ? "jobs" : "empty");
+    PollPlan.After after = PollPlan.afterPoll(pollPushing, failed, pollAsked, pollGot, pollIsBackfill, poll.parks(),
+        pollFirstJobAt - pollStarted);
+    moreDue = after.due();
     // the stall watchdog: jobs became activatable while this long poll was parked (not a backlog
     // answered at once): did the stream deliver?
-    if (pollGot > 0 && !pollIsBackfill && pollRtMs >= 0 && pollFirstJobAt - pollStarted >= STALL_PARKED_MIN_MS) stream.checkStall();
-    if (pollWant > 0 && pollGot >= pollWant) moreDue = true;
-    long elapsed = lastPollEnd - pollStarted;
-    boolean longPolled = pollRtMs >= 0 && elapsed >= (pollRtMs == 0 ? DEFAULT_LONG_POLL_MS : pollRtMs) / 2;
-    scheduleFairness();
+    if (after.stall()) stream.checkStall();
+    boolean longPolled = !PollPlan.emptyPollPause(poll.requestTimeoutMs(), lastPollEnd - pollStarted);
     if (pollGot == 0 && !longPolled && c.o.pollInterval().toMillis() > 0) {
       pollWaiting = true;
       c.ctl.schedule(() -> {
@@ -204,12 +203,6 @@ final class Poller {
       }, c.o.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
     }
     c.onLedgerChange();
-  }
-
-  private void scheduleFairness() {
-    if (fairnessTimer != null) fairnessTimer.cancel(false);
-    if (!stream.active()) return;
-    fairnessTimer = c.ctl.schedule(c::onLedgerChange, FAIRNESS_MS + 5, TimeUnit.MILLISECONDS);
   }
 
   private void onPollError(JobwireException je) {

@@ -120,13 +120,14 @@ final class Streamer implements Poller.StreamView {
     c.onLedgerChange();
   }
 
-  /** Reserves a slot and asks the transport for one more job, when no poll is due and a slot is free. */
+  /**
+   * Reserves a slot and asks the transport for one more job: a free slot, or one of a parked long
+   * poll's pool; none while a poll is due (the ledger decides).
+   */
   void maybeReserve() {
     StreamSession s = current;
     if (s == null || s.draining || s.ended || s.hasReservation || c.stopping || s.obs == null) return;
-    // the slots an unparked poll asked for are its own until it answers
-    if (poller.pollDue() || !ledger.streamMayReserve()) return;
-    ledger.reserveStream();
+    if (!ledger.tryReserveStream()) return;
     s.hasReservation = true;
     s.reservedSince = System.currentTimeMillis();
     s.obs.request(1);
@@ -152,8 +153,7 @@ final class Streamer implements Poller.StreamView {
     if (s.hasReservation) {
       s.hasReservation = false;
       s.lastDelivery = s.lastRead;
-      ledger.claimStream();
-      executor.submit(job, "push", false);
+      executor.submit(job, "push", false, ledger.claimStream());
     } else {
       outcomes.giveBack(job, "push");
     }

@@ -67,7 +67,7 @@ public final class WorkerImpl implements JobWorker {
       }
     };
     this.ledger = new Ledger(o.maxJobsActive(), this::capacityUsed);
-    this.tel = new Telemetry(o.jobType(), o.workerName(), ledger::held);
+    this.tel = new Telemetry(o.jobType(), o.workerName(), ledger::jobs);
     this.machine = new StateMachine(s -> {
       LOG.debug("worker {}: {}", o.jobType(), s.wireName());
       Consumer<WorkerState> l = o.stateListener();
@@ -130,7 +130,7 @@ public final class WorkerImpl implements JobWorker {
 
   @Override
   public int heldJobs() {
-    return ledger.held();
+    return ledger.jobs();
   }
 
   @Override
@@ -240,7 +240,7 @@ public final class WorkerImpl implements JobWorker {
       return null;
     });
     onCtl(() -> {
-      tel.capacityUsed(ledger.held());
+      tel.capacityUsed(ledger.jobs());
       return null;
     });
     lease.release();

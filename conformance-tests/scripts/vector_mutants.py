@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Mutation proof of the shared vectors (conformance-tests/vectors/mutants.yaml).
+
+Each mutant breaks one rule of one SDK's ledger or poller on purpose (e.g. it
+gives the SDK an old poll-slot model). Its vector tests must then FAIL. Every
+run happens in a scratch copy of the SDK's folder (plus proto/ and
+conformance-tests/vectors/), never in the source tree:
+
+    .tools/venv/bin/python conformance-tests/scripts/vector_mutants.py [--only id,id] [--junit FILE]
+
+For each SDK with a mutant: the unmutated vector tests must pass (baseline),
+then each mutant's edits are applied (`find` must occur exactly `count` times,
+default 1) and the same tests must fail. --junit writes one testcase per
+mutant (passed = killed).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+MUTANTS = ROOT / "conformance-tests" / "vectors" / "mutants.yaml"
+
+# The vector tests of each SDK, run from the SDK's folder in the scratch copy.
+COMMANDS = {
+    "go": ["go", "test", "-count=1", "-run", "TestVectors", "./internal/worker/"],
+    "node": ["npx", "jest", "--ci", "test/vectorsLedger.test.ts"],
+    "python": [str(ROOT / ".tools" / "venv" / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+               "tests/test_vectors_ledger.py"],
+    "java": ["mvn", "-o", "-q", "-B", "test", "-Dtest=LedgerVectorsTest", "-Dsurefire.failIfNoSpecifiedTests=false",
+             "-Djacoco.skip=true"],
+}
+SKIP = {"node_modules", "target", "dist", ".venv", "__pycache__", ".pytest_cache", "_gen", "bin"}
+
+
+def copy_sdk(sdk: str, dst: Path) -> Path:
+    folder = f"sdk-{sdk}"
+    shutil.copytree(ROOT / folder, dst / folder, ignore=lambda d, names: [n for n in names if n in SKIP],
+                    symlinks=True)
+    if (ROOT / folder / "node_modules").exists():
+        os.symlink(ROOT / folder / "node_modules", dst / folder / "node_modules")
+    shutil.copytree(ROOT / "proto", dst / "proto")
+    (dst / "conformance-tests").mkdir()
+    shutil.copytree(ROOT / "conformance-tests" / "vectors", dst / "conformance-tests" / "vectors")
+    return dst / folder
+
+
+def run(sdk: str, cwd: Path) -> tuple[bool, str]:
+    env = dict(os.environ)
+    if sdk == "python":
+        env["PYTHONPATH"] = str(cwd / "src")
+    if sdk == "go":
+        env["GOWORK"] = "off"
+    p = subprocess.run(COMMANDS[sdk], cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+    return p.returncode == 0, (p.stdout + p.stderr)[-3000:]
+
+
+def apply(sdkdir: Path, edits: list) -> str | None:
+    for e in edits:
+        f = sdkdir.parent / e["file"]
+        text = f.read_text()
+        n = text.count(e["find"])
+        if n != e.get("count", 1):
+            return f"{e['file']}: `find` occurs {n} times, want {e.get('count', 1)}"
+        f.write_text(text.replace(e["find"], e["replace"]))
+    return None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default="")
+    ap.add_argument("--junit", default="")
+    a = ap.parse_args()
+    mutants = yaml.safe_load(MUTANTS.read_text())
+    if a.only:
+        want = set(a.only.split(","))
+        mutants = [m for m in mutants if m["id"] in want]
+    results = []
+    by_sdk: dict[str, list] = {}
+    for m in mutants:
+        by_sdk.setdefault(m["sdk"], []).append(m)
+    for sdk, ms in by_sdk.items():
+        with tempfile.TemporaryDirectory(prefix=f"jobwire-vmut-{sdk}-") as tmp:
+            t0 = time.time()
+            base = copy_sdk(sdk, Path(tmp) / "base")
+            ok, out = run(sdk, base)
+            if not ok:
+                print(f"{sdk}: the unmutated vector tests fail:\n{out}")
+                results += [(m, False, "baseline failed: " + out[-800:], 0.0) for m in ms]
+                continue
+            print(f"{sdk}: baseline passes ({time.time() - t0:.0f}s)")
+            for m in ms:
+                t0 = time.time()
+                d = copy_sdk(sdk, Path(tmp) / m["id"])
+                err = apply(d, m["edits"])
+                if err:
+                    results.append((m, False, "does not apply: " + err, 0.0))
+                    print(f"  {m['id']}: DOES NOT APPLY: {err}")
+                    continue
+                ok, out = run(sdk, d)
+                dt = time.time() - t0
+                results.append((m, not ok, "survived" if ok else "killed", dt))
+                print(f"  {m['id']}: {'SURVIVED' if ok else 'killed'} ({dt:.0f}s)")
+                shutil.rmtree(d, ignore_errors=True)
+    if a.junit:
+        suite = ET.Element("testsuite", name="vector-mutants", tests=str(len(results)),
+                           failures=str(sum(1 for r in results if not r[1])))
+        for m, killed, why, dt in results:
+            tc = ET.SubElement(suite, "testcase", classname=f"vector-mutants.{m['sdk']}", name=m["id"], time=f"{dt:.1f}")
+            if not killed:
+                ET.SubElement(tc, "failure", message=why).text = m["what"]
+        Path(a.junit).parent.mkdir(parents=True, exist_ok=True)
+        ET.ElementTree(suite).write(a.junit, encoding="unicode")
+    killed = sum(1 for r in results if r[1])
+    print(f"{killed} of {len(results)} vector mutants killed")
+    return 0 if killed == len(results) and results else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# make release: every artifact of one jobwire version into dist/, byte for byte
+# reproducible (run it twice: dist/SHA256SUMS is the same).
+#   dist/engine/  jobwire-engine for linux, darwin, windows × amd64, arm64 (CGO off)
+#   dist/python/  the jobwire wheel and sdist
+#   dist/node/    the @jobwire/sdk npm tarball
+#   dist/java/    jobwire-sdk jar, sources jar, javadoc jar and POM
+#   dist/go/      the sdk-go module as the Go module proxy serves it (zip, mod, info)
+# The version is the one in VERSION (tools/release/version.py checks every
+# package carries it). Timestamps come from the last commit (SOURCE_DATE_EPOCH).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$ROOT"
+V="$(cat VERSION)"
+PY=.tools/venv/bin/python
+$PY tools/release/version.py --check
+export SOURCE_DATE_EPOCH="$(git log -1 --format=%ct)"
+STAMP="$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)"
+DIST="$ROOT/dist"
+rm -rf "$DIST"; mkdir -p "$DIST"/{engine,python,node,java,go}
+
+echo "release $V: engine"
+for os in linux darwin windows; do
+  for arch in amd64 arm64; do
+    ext=""; [ "$os" = windows ] && ext=".exe"
+    (cd engine-reference && CGO_ENABLED=0 GOOS=$os GOARCH=$arch GOWORK=off go build -trimpath -buildvcs=false \
+      -ldflags "-s -w -buildid= -X main.version=$V" -o "$DIST/engine/jobwire-engine-$V-$os-$arch$ext" ./cmd/jobwire-engine)
+  done
+done
+
+echo "release $V: python"
+TMP="$(mktemp -d)"; trap 'rm -rf "$TMP"' EXIT
+# build from a copy of the committed folder (no caches, no egg-info left behind)
+git archive HEAD sdk-python | tar -x -C "$TMP"
+$PY -m build --sdist --wheel --outdir "$DIST/python" "$TMP/sdk-python" >"$TMP/python-build.log" 2>&1 \
+  || { cat "$TMP/python-build.log"; exit 1; }
+$PY tools/release/normalize_sdist.py "$DIST"/python/*.tar.gz
+
+echo "release $V: node"
+git archive HEAD sdk-node | tar -x -C "$TMP"
+( cd "$TMP/sdk-node" && ln -s "$ROOT/sdk-node/node_modules" node_modules && npm run -s build >/dev/null \
+  && npm pack --silent --pack-destination "$DIST/node" >/dev/null )
+
+echo "release $V: java"
+git archive HEAD sdk-java | tar -x -C "$TMP"
+( cd "$TMP/sdk-java" && mvn -q -B -o package -DskipTests -Djacoco.skip=true \
+    -Dproject.build.outputTimestamp="$STAMP" >"$TMP/java-build.log" 2>&1 ) || { cat "$TMP/java-build.log"; exit 1; }
+for f in "$TMP"/sdk-java/target/jobwire-sdk-"$V"{,-sources,-javadoc}.jar; do cp "$f" "$DIST/java/"; done
+cp "$TMP/sdk-java/pom.xml" "$DIST/java/jobwire-sdk-$V.pom"
+
+echo "release $V: go"
+(cd tools/release/gomodzip && GOWORK=off go run . -repo "$ROOT" -rev HEAD -subdir sdk-go -version "v$V" \
+  -out "$DIST/go" -time "$STAMP")
+
+(cd "$DIST" && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' | xargs sha256sum > SHA256SUMS)
+echo "release $V: dist/"
+(cd "$DIST" && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' | xargs ls -l | awk '{printf "  %10d  %s\n", $5, $9}')
