@@ -362,11 +362,11 @@ type Broker struct {
 	Host       string
 	Port       int32
 	Version    string
-	Partitions []PartitionInfo
+	Partitions []Partition
 }
 
-// PartitionInfo is a partition as seen by one broker.
-type PartitionInfo struct {
+// Partition is a partition as seen by one broker.
+type Partition struct {
 	PartitionID int32
 	Role        string // LEADER, FOLLOWER, INACTIVE
 	Health      string // HEALTHY, UNHEALTHY, DEAD
@@ -382,7 +382,7 @@ func (c *Client) Topology(ctx context.Context) (*Topology, error) {
 	for _, b := range r.GetBrokers() {
 		br := Broker{NodeID: b.GetNodeId(), Host: b.GetHost(), Port: b.GetPort(), Version: b.GetVersion()}
 		for _, p := range b.GetPartitions() {
-			br.Partitions = append(br.Partitions, PartitionInfo{p.GetPartitionId(), p.GetRole().String(), p.GetHealth().String()})
+			br.Partitions = append(br.Partitions, Partition{p.GetPartitionId(), p.GetRole().String(), p.GetHealth().String()})
 		}
 		t.Brokers = append(t.Brokers, br)
 	}

@@ -29,7 +29,7 @@ type clientConfig struct {
 	caCertPath     string
 	clientCertPath string // mutual TLS: PEM certificate chain
 	clientKeyPath  string // mutual TLS: PEM private key
-	oauth          *OAuthConfig
+	oauth          *OAuthOptions
 	keepAlive      time.Duration
 	logger         *slog.Logger
 	tracerProvider trace.TracerProvider
@@ -81,7 +81,7 @@ func WithClientCertificate(certificatePath, privateKeyPath string) ClientOption 
 // cached and refreshed before it expires. Default: from ZEEBE_CLIENT_ID /
 // ZEEBE_CLIENT_SECRET / ZEEBE_AUTHORIZATION_SERVER_URL / ZEEBE_TOKEN_AUDIENCE
 // (or the CAMUNDA_* twins) when a client id is set, else no authentication.
-func WithOAuth(cfg OAuthConfig) ClientOption {
+func WithOAuth(cfg OAuthOptions) ClientOption {
 	return func(c *clientConfig) { c.oauth = &cfg }
 }
 
@@ -203,7 +203,7 @@ func (c *clientConfig) fromEnv() error {
 		id, hasID := firstEnv("ZEEBE_CLIENT_ID", "CAMUNDA_CLIENT_ID")
 		secret, hasSecret := firstEnv("ZEEBE_CLIENT_SECRET", "CAMUNDA_CLIENT_SECRET")
 		if hasID || hasSecret {
-			o := OAuthConfig{ClientID: id, ClientSecret: secret}
+			o := OAuthOptions{ClientID: id, ClientSecret: secret}
 			o.AuthorizationServerURL, _ = firstEnv("ZEEBE_AUTHORIZATION_SERVER_URL", "CAMUNDA_OAUTH_URL", "CAMUNDA_AUTHORIZATION_SERVER_URL")
 			o.Audience, _ = firstEnv("ZEEBE_TOKEN_AUDIENCE", "CAMUNDA_TOKEN_AUDIENCE")
 			o.Scope, _ = firstEnv("ZEEBE_TOKEN_SCOPE", "CAMUNDA_TOKEN_SCOPE")

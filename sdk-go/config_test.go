@@ -47,7 +47,7 @@ func TestConfigFromEnv(t *testing.T) {
 	if *c.insecure {
 		t.Fatal("remote address must default to TLS")
 	}
-	want := OAuthConfig{ClientID: "id", ClientSecret: "secret", AuthorizationServerURL: "https://login.example.com/oauth/token", Audience: "zeebe-api"}
+	want := OAuthOptions{ClientID: "id", ClientSecret: "secret", AuthorizationServerURL: "https://login.example.com/oauth/token", Audience: "zeebe-api"}
 	if c.oauth == nil || *c.oauth != want {
 		t.Fatalf("oauth %+v", c.oauth)
 	}
@@ -105,7 +105,7 @@ func TestOAuthTokenCachedAndRefreshed(t *testing.T) {
 		_, _ = w.Write([]byte(`{"access_token":"tok` + string(rune('0'+n)) + `","expires_in":3600,"token_type":"Bearer"}`))
 	}))
 	defer srv.Close()
-	ts := newTokenSource(OAuthConfig{ClientID: "id", ClientSecret: "s", AuthorizationServerURL: srv.URL, Audience: "aud"})
+	ts := newTokenSource(OAuthOptions{ClientID: "id", ClientSecret: "s", AuthorizationServerURL: srv.URL, Audience: "aud"})
 	ctx := context.Background()
 	md := func(ctx context.Context) (map[string]string, error) {
 		tok, err := ts.get(ctx)

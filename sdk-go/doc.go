@@ -25,7 +25,7 @@
 // (StreamActivatedJobs) and long polling together, retries transient errors
 // with an exponential backoff (50 ms → 5 s, ×1.6, ±10 % jitter), and closes
 // gracefully (Worker.Close). Errors from gateway calls are typed by status code
-// (BackpressureError, NotFoundError, ...; all wrap *JobwireError).
+// (BackpressureError, NotFoundError, ...; all wrap *Error).
 //
 // Telemetry uses the OpenTelemetry API only: a span "process job <type>" per
 // job and the jobwire.worker.* metrics, recorded by the global providers

@@ -64,14 +64,14 @@ func streamsOpened(gw *fakegw.Server) (n int) {
 	return n
 }
 
-func sawState(w *Worker, st WorkerState) *atomic.Bool {
+// sawState is a WithStateListener option that records whether the worker ever entered st.
+func sawState(st WorkerState) (*atomic.Bool, WorkerOption) {
 	var saw atomic.Bool
-	w.OnStateChange(func(s WorkerState) {
+	return &saw, WithStateListener(func(s WorkerState) {
 		if s == st {
 			saw.Store(true)
 		}
 	})
-	return &saw
 }
 
 // Item 2: a stream the gateway ends cleanly is reopened at once, at debug, and
@@ -80,11 +80,11 @@ func TestFakeCleanStreamEndReopensQuietly(t *testing.T) {
 	gw := fakegw.Start(t)
 	gw.Set(func(s *fakegw.Server) { s.StreamLife = 1100 * time.Millisecond })
 	c, rec := recordingClient(t, gw)
-	w, err := c.NewWorker("eof", func(ctx context.Context, job *Job) (any, error) { return nil, nil })
+	backoff, listen := sawState(StateBackoff)
+	w, err := c.NewWorker("eof", func(ctx context.Context, job *Job) (any, error) { return nil, nil }, listen)
 	if err != nil {
 		t.Fatal(err)
 	}
-	backoff := sawState(w, StateBackoff)
 	defer closeWorker(t, w)
 	time.Sleep(3500 * time.Millisecond)
 	if n := streamsOpened(gw); n < 3 || n > 5 {
@@ -267,7 +267,7 @@ func TestFakeRejectedOutcomeIsUndelivered(t *testing.T) {
 	c, rec := recordingClient(t, gw)
 	var reported atomic.Int32
 	w, err := c.NewWorker("undelivered", func(ctx context.Context, job *Job) (any, error) { return nil, nil },
-		WithStreamEnabled(false), WithErrorHandler(func(err error) {
+		WithStreamEnabled(false), WithErrorListener(func(err error) {
 			if Code(err) == codes.PermissionDenied {
 				reported.Add(1)
 			}

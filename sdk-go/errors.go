@@ -8,14 +8,14 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// JobwireError is the base of every error returned for a failed gateway call.
+// Error is the base of every error returned for a failed gateway call.
 // It carries the gRPC status code and wraps the original status error.
 // Match the kind with errors.As on one of the typed errors below, or read the
 // code with [Code]:
 //
 //	var bp *jobwire.BackpressureError
 //	if errors.As(err, &bp) { /* the gateway is overloaded: retry later */ }
-type JobwireError struct {
+type Error struct {
 	Code    codes.Code // gRPC status code
 	Op      string     // the RPC, e.g. "CompleteJob"
 	Message string     // the gateway's message
@@ -23,15 +23,15 @@ type JobwireError struct {
 }
 
 // Error formats the operation, the code and the gateway's message.
-func (e *JobwireError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("jobwire: %s: %s: %s", e.Op, e.Code, e.Message)
 }
 
 // Unwrap returns the gRPC status error.
-func (e *JobwireError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
 // GRPCStatus lets status.FromError/status.Code see through the wrapper.
-func (e *JobwireError) GRPCStatus() *status.Status { return status.New(e.Code, e.Message) }
+func (e *Error) GRPCStatus() *status.Status { return status.New(e.Code, e.Message) }
 
 // Retryable reports whether resending the command may help: UNAVAILABLE,
 // RESOURCE_EXHAUSTED and DEADLINE_EXCEEDED (the same set in every jobwire
@@ -39,7 +39,7 @@ func (e *JobwireError) GRPCStatus() *status.Status { return status.New(e.Code, e
 // a resent CreateProcessInstance would create a second instance. (A worker's
 // outcomes are resent after ABORTED too: an outcome names its job by key.)
 // Every typed error below has this method.
-func (e *JobwireError) Retryable() bool { return retryableCodes[e.Code] }
+func (e *Error) Retryable() bool { return retryableCodes[e.Code] }
 
 // retryableCodes is the general retryable set of client commands.
 var retryableCodes = map[codes.Code]bool{
@@ -48,74 +48,78 @@ var retryableCodes = map[codes.Code]bool{
 	codes.DeadlineExceeded:  true,
 }
 
+// base lets the typed errors embed *Error without a field named Error (which
+// would hide the Error method); its fields and methods are promoted as usual.
+type base = Error
+
 // The typed errors, one per gRPC status code (same names in every jobwire SDK).
-// Each wraps a *JobwireError, so errors.As works for both.
+// Each wraps an *Error, so errors.As works for both.
 type (
 	// BackpressureError: RESOURCE_EXHAUSTED, the gateway sheds load; retry with backoff.
-	BackpressureError struct{ *JobwireError }
+	BackpressureError struct{ *base }
 	// UnavailableError: UNAVAILABLE, the gateway or a partition cannot be reached.
-	UnavailableError struct{ *JobwireError }
+	UnavailableError struct{ *base }
 	// NotFoundError: NOT_FOUND, e.g. a job that timed out or a process that does not exist.
-	NotFoundError struct{ *JobwireError }
+	NotFoundError struct{ *base }
 	// InvalidArgumentError: INVALID_ARGUMENT, the request is malformed.
-	InvalidArgumentError struct{ *JobwireError }
+	InvalidArgumentError struct{ *base }
 	// FailedPreconditionError: FAILED_PRECONDITION, e.g. a job in the wrong state.
-	FailedPreconditionError struct{ *JobwireError }
+	FailedPreconditionError struct{ *base }
 	// AlreadyExistsError: ALREADY_EXISTS, e.g. a message id still alive.
-	AlreadyExistsError struct{ *JobwireError }
+	AlreadyExistsError struct{ *base }
 	// DeadlineExceededError: DEADLINE_EXCEEDED.
-	DeadlineExceededError struct{ *JobwireError }
-	// CancelledError: CANCELLED.
-	CancelledError struct{ *JobwireError }
+	DeadlineExceededError struct{ *base }
+	// RequestRequestCancelledError: CANCELLED, the call was cancelled (by the caller or a close).
+	RequestCancelledError struct{ *base }
 	// UnauthenticatedError: UNAUTHENTICATED, missing or expired credentials.
-	UnauthenticatedError struct{ *JobwireError }
+	UnauthenticatedError struct{ *base }
 	// PermissionDeniedError: PERMISSION_DENIED.
-	PermissionDeniedError struct{ *JobwireError }
+	PermissionDeniedError struct{ *base }
 	// InternalError: INTERNAL, and every code without its own type (UNKNOWN,
 	// ABORTED, OUT_OF_RANGE, DATA_LOSS).
-	InternalError struct{ *JobwireError }
+	InternalError struct{ *base }
 	// UnimplementedError: UNIMPLEMENTED, the gateway lacks this RPC.
-	UnimplementedError struct{ *JobwireError }
+	UnimplementedError struct{ *base }
 )
 
 // Unwrap returns the base error (the same for every typed error below).
-func (e *BackpressureError) Unwrap() error       { return e.JobwireError }
-func (e *UnavailableError) Unwrap() error        { return e.JobwireError }
-func (e *NotFoundError) Unwrap() error           { return e.JobwireError }
-func (e *InvalidArgumentError) Unwrap() error    { return e.JobwireError }
-func (e *FailedPreconditionError) Unwrap() error { return e.JobwireError }
-func (e *AlreadyExistsError) Unwrap() error      { return e.JobwireError }
-func (e *DeadlineExceededError) Unwrap() error   { return e.JobwireError }
-func (e *CancelledError) Unwrap() error          { return e.JobwireError }
-func (e *UnauthenticatedError) Unwrap() error    { return e.JobwireError }
-func (e *PermissionDeniedError) Unwrap() error   { return e.JobwireError }
-func (e *InternalError) Unwrap() error           { return e.JobwireError }
-func (e *UnimplementedError) Unwrap() error      { return e.JobwireError }
+func (e *BackpressureError) Unwrap() error       { return e.base }
+func (e *UnavailableError) Unwrap() error        { return e.base }
+func (e *NotFoundError) Unwrap() error           { return e.base }
+func (e *InvalidArgumentError) Unwrap() error    { return e.base }
+func (e *FailedPreconditionError) Unwrap() error { return e.base }
+func (e *AlreadyExistsError) Unwrap() error      { return e.base }
+func (e *DeadlineExceededError) Unwrap() error   { return e.base }
+func (e *RequestCancelledError) Unwrap() error   { return e.base }
+func (e *UnauthenticatedError) Unwrap() error    { return e.base }
+func (e *PermissionDeniedError) Unwrap() error   { return e.base }
+func (e *InternalError) Unwrap() error           { return e.base }
+func (e *UnimplementedError) Unwrap() error      { return e.base }
 
 // errorTable maps status codes to typed errors; errorFor is the one place that
 // reads it.
-var errorTable = map[codes.Code]func(*JobwireError) error{
-	codes.ResourceExhausted:  func(b *JobwireError) error { return &BackpressureError{b} },
-	codes.Unavailable:        func(b *JobwireError) error { return &UnavailableError{b} },
-	codes.NotFound:           func(b *JobwireError) error { return &NotFoundError{b} },
-	codes.InvalidArgument:    func(b *JobwireError) error { return &InvalidArgumentError{b} },
-	codes.FailedPrecondition: func(b *JobwireError) error { return &FailedPreconditionError{b} },
-	codes.AlreadyExists:      func(b *JobwireError) error { return &AlreadyExistsError{b} },
-	codes.DeadlineExceeded:   func(b *JobwireError) error { return &DeadlineExceededError{b} },
-	codes.Canceled:           func(b *JobwireError) error { return &CancelledError{b} },
-	codes.Unauthenticated:    func(b *JobwireError) error { return &UnauthenticatedError{b} },
-	codes.PermissionDenied:   func(b *JobwireError) error { return &PermissionDeniedError{b} },
-	codes.Internal:           func(b *JobwireError) error { return &InternalError{b} },
-	codes.Unimplemented:      func(b *JobwireError) error { return &UnimplementedError{b} },
+var errorTable = map[codes.Code]func(*Error) error{
+	codes.ResourceExhausted:  func(b *Error) error { return &BackpressureError{b} },
+	codes.Unavailable:        func(b *Error) error { return &UnavailableError{b} },
+	codes.NotFound:           func(b *Error) error { return &NotFoundError{b} },
+	codes.InvalidArgument:    func(b *Error) error { return &InvalidArgumentError{b} },
+	codes.FailedPrecondition: func(b *Error) error { return &FailedPreconditionError{b} },
+	codes.AlreadyExists:      func(b *Error) error { return &AlreadyExistsError{b} },
+	codes.DeadlineExceeded:   func(b *Error) error { return &DeadlineExceededError{b} },
+	codes.Canceled:           func(b *Error) error { return &RequestCancelledError{b} },
+	codes.Unauthenticated:    func(b *Error) error { return &UnauthenticatedError{b} },
+	codes.PermissionDenied:   func(b *Error) error { return &PermissionDeniedError{b} },
+	codes.Internal:           func(b *Error) error { return &InternalError{b} },
+	codes.Unimplemented:      func(b *Error) error { return &UnimplementedError{b} },
 }
 
 // errorFor wraps base in the typed error for its code: a code without its own
 // type (UNKNOWN, ABORTED, OUT_OF_RANGE, DATA_LOSS, ...) is an InternalError.
-func errorFor(base *JobwireError) error {
-	if f, ok := errorTable[base.Code]; ok {
-		return f(base)
+func errorFor(b *Error) error {
+	if f, ok := errorTable[b.Code]; ok {
+		return f(b)
 	}
-	return &InternalError{base}
+	return &InternalError{b}
 }
 
 // wrapError turns a gRPC error from op into the typed error for its code.
@@ -124,7 +128,7 @@ func wrapError(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var done *JobwireError
+	var done *Error
 	if errors.As(err, &done) {
 		return err
 	}
@@ -132,8 +136,8 @@ func wrapError(op string, err error) error {
 	if !ok {
 		return fmt.Errorf("jobwire: %s: %w", op, err)
 	}
-	base := &JobwireError{Code: st.Code(), Op: op, Message: st.Message(), Err: err}
-	return errorFor(base)
+	e := &Error{Code: st.Code(), Op: op, Message: st.Message(), Err: err}
+	return errorFor(e)
 }
 
 // Code returns the gRPC status code of err (codes.OK for nil, codes.Unknown
@@ -142,7 +146,7 @@ func Code(err error) codes.Code {
 	if err == nil {
 		return codes.OK
 	}
-	var je *JobwireError
+	var je *Error
 	if errors.As(err, &je) {
 		return je.Code
 	}

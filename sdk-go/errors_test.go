@@ -22,7 +22,7 @@ func TestErrorTable(t *testing.T) {
 		{codes.FailedPrecondition, func(e error) bool { var x *FailedPreconditionError; return errors.As(e, &x) }},
 		{codes.AlreadyExists, func(e error) bool { var x *AlreadyExistsError; return errors.As(e, &x) }},
 		{codes.DeadlineExceeded, func(e error) bool { var x *DeadlineExceededError; return errors.As(e, &x) }},
-		{codes.Canceled, func(e error) bool { var x *CancelledError; return errors.As(e, &x) }},
+		{codes.Canceled, func(e error) bool { var x *RequestCancelledError; return errors.As(e, &x) }},
 		{codes.Unauthenticated, func(e error) bool { var x *UnauthenticatedError; return errors.As(e, &x) }},
 		{codes.PermissionDenied, func(e error) bool { var x *PermissionDeniedError; return errors.As(e, &x) }},
 		{codes.Internal, func(e error) bool { var x *InternalError; return errors.As(e, &x) }},
@@ -35,7 +35,7 @@ func TestErrorTable(t *testing.T) {
 			if !c.check(err) {
 				t.Fatalf("%v not mapped to its typed error", c.code)
 			}
-			var base *JobwireError
+			var base *Error
 			if !errors.As(err, &base) || base.Code != c.code || base.Op != "CompleteJob" || base.Message != "boom" {
 				t.Fatalf("base error: %+v", base)
 			}

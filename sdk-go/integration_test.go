@@ -378,7 +378,7 @@ func TestEngineOAuth(t *testing.T) {
 	if !errors.As(err, &ue) {
 		t.Fatalf("anonymous call: %v", err)
 	}
-	c := engineClient(t, e, jobwire.WithOAuth(jobwire.OAuthConfig{ClientID: "jobwire", ClientSecret: "secret", AuthorizationServerURL: e.OAuthURL()}))
+	c := engineClient(t, e, jobwire.WithOAuth(jobwire.OAuthOptions{ClientID: "jobwire", ClientSecret: "secret", AuthorizationServerURL: e.OAuthURL()}))
 	pid := deploy(t, c, "auth-task")
 	w, err := c.NewWorker("auth-task", func(ctx context.Context, job *jobwire.Job) (any, error) { return nil, nil })
 	if err != nil {

@@ -69,8 +69,8 @@ func (j *Job) Variables() (map[string]any, error) {
 	return m, err
 }
 
-// Headers returns the task's custom headers (zeebe:taskHeaders).
-func (j *Job) Headers() map[string]string {
+// CustomHeaders returns the task's custom headers (zeebe:taskHeaders).
+func (j *Job) CustomHeaders() map[string]string {
 	h := map[string]string{}
 	if s := j.raw.GetCustomHeaders(); s != "" {
 		var m map[string]any

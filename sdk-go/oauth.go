@@ -17,11 +17,11 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// OAuthConfig is an OAuth 2.0 client-credentials grant. The token is fetched
+// OAuthOptions is an OAuth 2.0 client-credentials grant. The token is fetched
 // from AuthorizationServerURL, cached, refreshed before it expires, and
 // refreshed once more (with the call retried) when the gateway answers
 // UNAUTHENTICATED.
-type OAuthConfig struct {
+type OAuthOptions struct {
 	ClientID               string
 	ClientSecret           string
 	AuthorizationServerURL string       // token endpoint, e.g. https://login.example.com/oauth/token
@@ -32,14 +32,14 @@ type OAuthConfig struct {
 
 // tokenSource caches the access token.
 type tokenSource struct {
-	cfg      OAuthConfig
+	cfg      OAuthOptions
 	mu       sync.Mutex
 	token    string
 	expires  time.Time
 	inflight chan struct{}
 }
 
-func newTokenSource(cfg OAuthConfig) *tokenSource {
+func newTokenSource(cfg OAuthOptions) *tokenSource {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
 	}

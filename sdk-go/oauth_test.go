@@ -47,7 +47,7 @@ func TestOAuthRetryOnceAfterUnauthenticated(t *testing.T) {
 	}
 	gw := fakegw.Start(t, grpc.UnaryInterceptor(auth))
 	c, err := NewClient(context.Background(), WithAddress(gw.Addr), WithLogger(testLogger()),
-		WithOAuth(OAuthConfig{ClientID: "id", ClientSecret: "s", AuthorizationServerURL: tokens.URL}))
+		WithOAuth(OAuthOptions{ClientID: "id", ClientSecret: "s", AuthorizationServerURL: tokens.URL}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 
 // The shared status-code vectors (conformance-tests/vectors/status-codes.json,
 // read in place: the file is the single source for all four SDKs) against the
-// client's error mapping (wrapError / errorFor) and JobwireError.Retryable.
+// client's error mapping (wrapError / errorFor) and Error.Retryable.
 // The worker's decisions are checked in internal/worker/vectors_test.go.
 
 type clientVectors struct {
@@ -74,9 +74,9 @@ func TestVectorsErrors(t *testing.T) {
 		if got.Name() != c.Error {
 			t.Errorf("errors %s: got %s, want %s", c.Code, got.Name(), c.Error)
 		}
-		var base *JobwireError
+		var base *Error
 		if !errors.As(err, &base) || base.Code != code {
-			t.Errorf("errors %s: no JobwireError base with the code: %v", c.Code, err)
+			t.Errorf("errors %s: no Error base with the code: %v", c.Code, err)
 		}
 	}
 }
@@ -85,9 +85,9 @@ func TestVectorsCommand(t *testing.T) {
 	v := loadClientVectors(t)
 	for _, c := range v.Command.Cases {
 		err := wrapError("CreateProcessInstance", status.Error(v.code(t, c.Code), "boom"))
-		var base *JobwireError
+		var base *Error
 		if !errors.As(err, &base) {
-			t.Fatalf("command %s: not a JobwireError: %v", c.Code, err)
+			t.Fatalf("command %s: not a Error: %v", c.Code, err)
 		}
 		if got := base.Retryable(); got != c.Retryable {
 			t.Errorf("command %s: Retryable() = %v, want %v", c.Code, got, c.Retryable)
@@ -120,7 +120,7 @@ func TestVectorsActivationDecisionReachesThePoller(t *testing.T) {
 	var mu sync.Mutex
 	var reported []codes.Code
 	w, err := c.NewWorker("vec", func(ctx context.Context, job *Job) (any, error) { return nil, nil },
-		WithStreamEnabled(false), WithErrorHandler(func(err error) {
+		WithStreamEnabled(false), WithErrorListener(func(err error) {
 			mu.Lock()
 			defer mu.Unlock()
 			reported = append(reported, Code(err))

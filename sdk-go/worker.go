@@ -107,10 +107,10 @@ func WithStateListener(f func(WorkerState)) WorkerOption {
 	return func(c *workerConfig) { c.listeners = append(c.listeners, f) }
 }
 
-// WithErrorHandler calls f with errors the application should know about:
+// WithErrorListener calls f with errors the application should know about:
 // activation rejected (e.g. UNAUTHENTICATED), outcomes that could not be
 // delivered. The worker keeps running. Default: they are only logged.
-func WithErrorHandler(f func(error)) WorkerOption {
+func WithErrorListener(f func(error)) WorkerOption {
 	return func(c *workerConfig) { c.onError = append(c.onError, f) }
 }
 
@@ -183,7 +183,7 @@ func (c *Client) NewWorker(jobType string, handler HandlerFunc, opts ...WorkerOp
 	// stream over a long-call connection, so they never hold commands up.
 	w.inner = worker.Start(cfg.Config, worker.Gateways{Unary: c.gw, Long: lc.gw, Control: lc.control}, w.run)
 	for _, f := range cfg.listeners {
-		w.OnStateChange(f)
+		w.inner.Subscribe(func(s worker.State) { f(WorkerState(s)) })
 	}
 	c.mu.Lock()
 	c.workers[w] = struct{}{}
@@ -247,9 +247,3 @@ func (w *Worker) Close(ctx context.Context) error {
 
 // State returns the worker's current state.
 func (w *Worker) State() WorkerState { return WorkerState(w.inner.State()) }
-
-// OnStateChange calls f on every later state transition (in order, from one
-// goroutine; f must not block for long). Use WithStateListener to see the first one too.
-func (w *Worker) OnStateChange(f func(WorkerState)) {
-	w.inner.Subscribe(func(s worker.State) { f(WorkerState(s)) })
-}

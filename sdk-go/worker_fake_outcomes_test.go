@@ -107,7 +107,7 @@ func TestFakeOutcomeRetriedOnTransientErrors(t *testing.T) {
 	})
 	var reported atomic.Int32
 	w, err := c.NewWorker("retry", func(ctx context.Context, job *Job) (any, error) { return nil, nil },
-		WithStreamEnabled(false), WithErrorHandler(func(error) { reported.Add(1) }))
+		WithStreamEnabled(false), WithErrorListener(func(error) { reported.Add(1) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestFakeOutcomeRetriedOnAborted(t *testing.T) {
 			return nil, &JobError{Code: "E1", Message: "bpmn error"}
 		}
 		return map[string]any{"ok": true}, nil
-	}, WithStreamEnabled(false), WithErrorHandler(func(error) { reported.Add(1) }))
+	}, WithStreamEnabled(false), WithErrorListener(func(error) { reported.Add(1) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestFakeAbortedThenNotFoundIsBenign(t *testing.T) {
 	w, err := c.NewWorker("lost", func(ctx context.Context, job *Job) (any, error) {
 		done <- job.Complete(ctx, nil)
 		return nil, nil
-	}, WithStreamEnabled(false), WithAutoComplete(false), WithErrorHandler(func(error) { reported.Add(1) }))
+	}, WithStreamEnabled(false), WithAutoComplete(false), WithErrorListener(func(error) { reported.Add(1) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestFakeNotFoundOutcomeIsBenign(t *testing.T) {
 	w, err := c.NewWorker("gone", func(ctx context.Context, job *Job) (any, error) {
 		done <- job.Complete(ctx, nil)
 		return nil, nil
-	}, WithStreamEnabled(false), WithAutoComplete(false), WithErrorHandler(func(error) { reported.Add(1) }))
+	}, WithStreamEnabled(false), WithAutoComplete(false), WithErrorListener(func(error) { reported.Add(1) }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ public class Main {
       client.deployResource("pkg.bpmn", bpmn.getBytes(StandardCharsets.UTF_8)).get();
       try (JobWorker w = client.newWorker().jobType("pkg").handler(job -> {
         handled.incrementAndGet();
-        return Map.of("doubled", ((Number) job.getVariablesAsMap().get("n")).longValue() * 2);
+        return Map.of("doubled", ((Number) job.variables().get("n")).longValue() * 2);
       }).open()) {
         for (int i = 0; i < 10; i++) {
           ProcessInstance pi = client.createProcessInstanceWithResult("pkg", Map.of("n", 4611686018427387000L + i), Duration.ofSeconds(20)).get();

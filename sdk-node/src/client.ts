@@ -4,14 +4,10 @@ import { resolveClientConfig, type ClientOptions } from './config.js'
 import type { Variables } from './job.js'
 import { parseLossless, variablesToJson, type JsonValue } from './json.js'
 import { Transport, type CallOptions } from './transport.js'
-import { CancelledError } from './errors.js'
+import { RequestCancelledError } from './errors.js'
 import { Worker } from './worker/worker.js'
 import type { WorkerOptions } from './worker/options.js'
-import type { DeployResourceResponse__Output } from './generated/gateway_protocol/DeployResourceResponse.js'
-import type { CreateProcessInstanceResponse__Output } from './generated/gateway_protocol/CreateProcessInstanceResponse.js'
-import type { TopologyResponse__Output } from './generated/gateway_protocol/TopologyResponse.js'
-import type { PublishMessageResponse__Output } from './generated/gateway_protocol/PublishMessageResponse.js'
-import type { SetVariablesResponse__Output } from './generated/gateway_protocol/SetVariablesResponse.js'
+import { toDeployment, toProcessInstance, toTopology, type Deployment, type ProcessInstance, type ProcessInstanceResult, type Topology } from './types.js'
 
 /** An int64 key: a decimal string (as the SDK returns them), a bigint, or a safe number. */
 export type Key = string | bigint | number
@@ -24,18 +20,6 @@ function key(k: Key, what: string): string {
 
 /** Variables argument: an object or a JSON object string. */
 export type VariablesInput = Record<string, unknown> | string
-
-/** Result of {@link Client.deployResource}. */
-export type DeployResult = DeployResourceResponse__Output
-/** Result of {@link Client.createProcessInstance}. */
-export type ProcessInstance = CreateProcessInstanceResponse__Output
-/** Result of {@link Client.createProcessInstanceWithResult}: the instance and its final variables. */
-export interface ProcessInstanceResult extends ProcessInstance {
-  /** Final variables (lossless). */
-  variables: Variables
-  /** Final variables, raw JSON. */
-  variablesJson: string
-}
 
 /** What identifies the process to start. */
 export interface CreateProcessInstanceRequest {
@@ -92,28 +76,28 @@ export class Client {
    * } })
    */
   createWorker<V = Variables>(options: WorkerOptions<V>): Worker<V> {
-    if (this.closed) throw new CancelledError('jobwire: createWorker after close(): the client is closed')
+    if (this.closed) throw new RequestCancelledError('jobwire: createWorker after close(): the client is closed')
     const w: Worker<V> = new Worker<V>(this.transport, options, this.transport.config.logger, () => this.workers.delete(w as unknown as Worker<never>))
     this.workers.add(w as unknown as Worker<never>)
     return w
   }
 
   /** Deploys one resource (BPMN XML as string or bytes). */
-  async deployResource(resource: { name: string; content: string | Uint8Array } | Array<{ name: string; content: string | Uint8Array }>, options: CallOptions & { tenantId?: string } = {}): Promise<DeployResult> {
+  async deployResource(resource: { name: string; content: string | Uint8Array } | Array<{ name: string; content: string | Uint8Array }>, options: CallOptions & { tenantId?: string } = {}): Promise<Deployment> {
     const list = Array.isArray(resource) ? resource : [resource]
     const resources = list.map((r) => ({ name: r.name, content: typeof r.content === 'string' ? Buffer.from(r.content, 'utf8') : Buffer.from(r.content) }))
-    return this.transport.unary('DeployResource', { resources, tenantId: options.tenantId ?? '' }, options)
+    return toDeployment(await this.transport.unary('DeployResource', { resources, tenantId: options.tenantId ?? '' }, options))
   }
 
   /** Reads files and deploys them in one deployment. */
-  async deployFiles(...paths: string[]): Promise<DeployResult> {
+  async deployFiles(...paths: string[]): Promise<Deployment> {
     const resources = await Promise.all(paths.map(async (p) => ({ name: path.basename(p), content: await fs.readFile(p) })))
     return this.deployResource(resources)
   }
 
   /** Starts a process instance. */
   async createProcessInstance(req: CreateProcessInstanceRequest, options: CallOptions = {}): Promise<ProcessInstance> {
-    return this.transport.unary('CreateProcessInstance', this.createReq(req), options)
+    return toProcessInstance(await this.transport.unary('CreateProcessInstance', this.createReq(req), options))
   }
 
   /** Starts a process instance and waits for its result (variables). */
@@ -122,13 +106,13 @@ export class Client {
     options: CallOptions = {},
   ): Promise<ProcessInstanceResult> {
     const rt = req.requestTimeoutMs ?? 0
-    const res = await this.transport.unary<ProcessInstance & { variables: string }>(
+    const res = await this.transport.unary<Record<string, unknown> & { variables: string }>(
       'CreateProcessInstanceWithResult',
       { request: this.createReq(req), requestTimeout: String(rt), fetchVariables: req.fetchVariables ?? [] },
       { ...options, timeoutMs: options.timeoutMs ?? Math.max(this.transport.config.commandTimeoutMs, rt + 10_000) },
     )
     const v = parseLossless(res.variables || '{}') as JsonValue
-    return { ...res, variablesJson: res.variables || '{}', variables: (v && typeof v === 'object' && !Array.isArray(v) ? v : {}) as Variables }
+    return { ...toProcessInstance(res), variablesJson: res.variables || '{}', variables: (v && typeof v === 'object' && !Array.isArray(v) ? v : {}) as Variables }
   }
 
   private createReq(req: CreateProcessInstanceRequest): object {
@@ -146,12 +130,12 @@ export class Client {
     await this.transport.unary('CancelProcessInstance', { processInstanceKey: key(processInstanceKey, 'processInstanceKey') }, options)
   }
 
-  /** Publishes a message. `timeToLiveMs` default 0 (correlate now or drop). */
+  /** Publishes a message; resolves to the message key. `timeToLiveMs` default 0 (correlate now or drop). */
   async publishMessage(
     msg: { name: string; correlationKey?: string; timeToLiveMs?: number; messageId?: string; variables?: VariablesInput; tenantId?: string },
     options: CallOptions = {},
-  ): Promise<PublishMessageResponse__Output> {
-    return this.transport.unary(
+  ): Promise<string> {
+    const res = await this.transport.unary<{ key: string }>(
       'PublishMessage',
       {
         name: msg.name,
@@ -163,15 +147,17 @@ export class Client {
       },
       options,
     )
+    return res.key
   }
 
-  /** Sets variables on a scope (process or element instance). */
-  async setVariables(req: { elementInstanceKey: Key; variables: VariablesInput; local?: boolean }, options: CallOptions = {}): Promise<SetVariablesResponse__Output> {
-    return this.transport.unary(
+  /** Sets variables on a scope (process or element instance); resolves to the command key. */
+  async setVariables(req: { elementInstanceKey: Key; variables: VariablesInput; local?: boolean }, options: CallOptions = {}): Promise<string> {
+    const res = await this.transport.unary<{ key: string }>(
       'SetVariables',
       { elementInstanceKey: key(req.elementInstanceKey, 'elementInstanceKey'), variables: variablesToJson(req.variables, 'setVariables'), local: req.local ?? false },
       options,
     )
+    return res.key
   }
 
   /** Resolves an incident. */
@@ -195,13 +181,13 @@ export class Client {
   }
 
   /** Fails a job by key (outside a worker). */
-  async failJob(req: { jobKey: Key; retries: number; errorMessage?: string; retryBackOffMs?: number; variables?: VariablesInput }, options: CallOptions = {}): Promise<void> {
+  async failJob(req: { jobKey: Key; retries: number; message?: string; retryBackOffMs?: number; variables?: VariablesInput }, options: CallOptions = {}): Promise<void> {
     await this.transport.unary(
       'FailJob',
       {
         jobKey: key(req.jobKey, 'jobKey'),
         retries: req.retries,
-        errorMessage: req.errorMessage ?? '',
+        errorMessage: req.message ?? '',
         retryBackOff: String(req.retryBackOffMs ?? 0),
         variables: variablesToJson(req.variables, 'failJob'),
       },
@@ -210,17 +196,17 @@ export class Client {
   }
 
   /** Throws a BPMN error from a job by key (outside a worker). */
-  async throwError(req: { jobKey: Key; errorCode: string; errorMessage?: string; variables?: VariablesInput }, options: CallOptions = {}): Promise<void> {
+  async throwError(req: { jobKey: Key; code: string; message?: string; variables?: VariablesInput }, options: CallOptions = {}): Promise<void> {
     await this.transport.unary(
       'ThrowError',
-      { jobKey: key(req.jobKey, 'jobKey'), errorCode: req.errorCode, errorMessage: req.errorMessage ?? '', variables: variablesToJson(req.variables, 'throwError') },
+      { jobKey: key(req.jobKey, 'jobKey'), errorCode: req.code, errorMessage: req.message ?? '', variables: variablesToJson(req.variables, 'throwError') },
       options,
     )
   }
 
   /** The cluster topology. */
-  async topology(options: CallOptions = {}): Promise<TopologyResponse__Output> {
-    return this.transport.unary('Topology', {}, options)
+  async topology(options: CallOptions = {}): Promise<Topology> {
+    return toTopology(await this.transport.unary('Topology', {}, options))
   }
 
   /** Closes every worker (each with `timeoutMs`), then the channel. */

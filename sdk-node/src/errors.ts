@@ -22,6 +22,11 @@ export class JobwireError extends Error {
     this.codeName = code === undefined ? 'CLIENT' : (Status[code] ?? `CODE_${code}`)
     this.details = details
   }
+
+  /** Whether sending the command again may help: UNAVAILABLE, RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED (the same set in every SDK). */
+  get retryable(): boolean {
+    return isRetryable(this.code)
+  }
 }
 
 /** RESOURCE_EXHAUSTED: the gateway applies backpressure; retry later with backoff. */
@@ -39,7 +44,7 @@ export class AlreadyExistsError extends JobwireError {}
 /** DEADLINE_EXCEEDED: the call did not finish before its deadline. */
 export class DeadlineExceededError extends JobwireError {}
 /** CANCELLED: the call was cancelled (by an AbortSignal or a close). */
-export class CancelledError extends JobwireError {}
+export class RequestCancelledError extends JobwireError {}
 /** UNAUTHENTICATED: no or an invalid token. */
 export class UnauthenticatedError extends JobwireError {}
 /** PERMISSION_DENIED: the credentials do not allow the command. */
@@ -60,7 +65,7 @@ const TABLE: ReadonlyMap<number, ErrorClass> = new Map<number, ErrorClass>([
   [Status.FAILED_PRECONDITION, FailedPreconditionError],
   [Status.ALREADY_EXISTS, AlreadyExistsError],
   [Status.DEADLINE_EXCEEDED, DeadlineExceededError],
-  [Status.CANCELLED, CancelledError],
+  [Status.CANCELLED, RequestCancelledError],
   [Status.UNAUTHENTICATED, UnauthenticatedError],
   [Status.PERMISSION_DENIED, PermissionDeniedError],
   [Status.INTERNAL, InternalError],

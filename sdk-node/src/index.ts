@@ -8,7 +8,8 @@
  * @packageDocumentation
  */
 export { Client } from './client.js'
-export type { Key, VariablesInput, DeployResult, ProcessInstance, ProcessInstanceResult, CreateProcessInstanceRequest } from './client.js'
+export type { Key, VariablesInput, CreateProcessInstanceRequest } from './client.js'
+export type { Topology, Broker, Partition, Deployment, Process, ProcessInstance, ProcessInstanceResult } from './types.js'
 export type { ClientOptions, OAuthOptions, Logger } from './config.js'
 export type { CallOptions } from './transport.js'
 export { Worker } from './worker/worker.js'
@@ -28,7 +29,7 @@ export {
   FailedPreconditionError,
   AlreadyExistsError,
   DeadlineExceededError,
-  CancelledError,
+  RequestCancelledError,
   UnauthenticatedError,
   PermissionDeniedError,
   InternalError,

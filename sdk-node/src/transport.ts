@@ -2,7 +2,7 @@ import * as fs from 'node:fs'
 import * as grpc from '@grpc/grpc-js'
 import * as protoLoader from '@grpc/proto-loader'
 import type { ResolvedClientConfig } from './config.js'
-import { toJobwireError, JobwireError, CancelledError } from './errors.js'
+import { toJobwireError, JobwireError, RequestCancelledError } from './errors.js'
 import { OAuthProvider } from './oauth.js'
 import { protoPath } from './protoPath.js'
 import type { ProtoGrpcType } from './generated/gateway.js'
@@ -38,7 +38,7 @@ export const RELEASE_TIMEOUT_MS = 2_000
 
 /** Per-call options common to every client command. */
 export interface CallOptions {
-  /** Aborts the call (it rejects with CancelledError). */
+  /** Aborts the call (it rejects with RequestCancelledError). */
   signal?: AbortSignal
   /** Deadline of this call in ms (default: the client's commandTimeoutMs). */
   timeoutMs?: number
@@ -241,9 +241,9 @@ export class Transport {
   }
 
   private async unaryOnce<Res>(method: Method, req: object, opts: CallOptions, stubs?: GatewayClient[]): Promise<Res> {
-    if (this.closed) throw new CancelledError(`${method}: client is closed`)
+    if (this.closed) throw new RequestCancelledError(`${method}: client is closed`)
     const signal = opts.signal
-    if (signal?.aborted) throw new CancelledError(`${method}: aborted`, grpc.status.CANCELLED)
+    if (signal?.aborted) throw new RequestCancelledError(`${method}: aborted`, grpc.status.CANCELLED)
     const { md } = await this.metadata()
     // Commands wait (until their deadline) for a connection instead of failing at once while the
     // channel reconnects, e.g. during a gateway restart. Worker polls/streams fail fast and back off.
@@ -279,7 +279,7 @@ export class Transport {
     let movedAt = 0
     return {
       serverStream: async <Res>(method: 'ActivateJobs' | 'StreamActivatedJobs', req: object, deadline: number, gate?: ReadGate) => {
-        if (this.closed || released) throw new CancelledError(`${method}: client is closed`, grpc.status.CANCELLED)
+        if (this.closed || released) throw new RequestCancelledError(`${method}: client is closed`, grpc.status.CANCELLED)
         const { md, token } = await this.metadata()
         const stub = pinned[0] as unknown as Record<string, (...a: unknown[]) => grpc.ClientReadableStream<Res>>
         const call = stub[method]!.call(stub, req, md, gate ? { deadline, interceptors: [gate.interceptor()] } : { deadline })
@@ -287,7 +287,7 @@ export class Transport {
       },
       unary: <Res>(method: Method, req: object, opts: CallOptions = {}) => this.unary<Res>(method, req, opts, released ? undefined : pinned),
       releaseUnread: async (streamId: string, messagesRead: number) => {
-        if (this.closed) throw new CancelledError('ReleaseUnread: client is closed', grpc.status.CANCELLED)
+        if (this.closed) throw new RequestCancelledError('ReleaseUnread: client is closed', grpc.status.CANCELLED)
         const { md } = await this.metadata()
         const ch = pinned[0]!.getChannel()
         const Svc = loadStreamPackage().jobwire.stream.v1.StreamControlService
@@ -323,7 +323,7 @@ export class Transport {
     return this.long.length
   }
 
-  /** Closes every channel; later calls fail with CancelledError. */
+  /** Closes every channel; later calls fail with RequestCancelledError. */
   close(): void {
     this.closed = true
     for (const s of this.stubs) s.close()

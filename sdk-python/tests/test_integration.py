@@ -290,7 +290,7 @@ def test_oauth_client_credentials(tmp_path: Any) -> None:
             }
             async with Client(env=env) as client:
                 topo = await client.topology()
-                assert topo.partitionsCount >= 1
+                assert topo.partitions_count >= 1
             async with Client(address=e.address, env={}) as anon:
                 with pytest.raises(jobwire.UnauthenticatedError):
                     await anon.topology()
@@ -341,7 +341,7 @@ def test_paused_push_worker_parks_few_jobs_and_close_strands_none(engine: Engine
             back: List[Any] = []
             end = time.monotonic() + 3
             while len(back) < n and time.monotonic() < end:
-                back.extend(await client.activate_jobs(jt, max_jobs_to_activate=n, job_timeout=60, request_timeout=0.3))
+                back.extend(await client.activate_jobs(jt, max_jobs=n, job_timeout=60, request_timeout=0.3))
             assert len(back) == n, f"{n - len(back)} jobs stranded after close"
             assert all(j.retries == 3 for j in back)  # handed back with retries unchanged
 

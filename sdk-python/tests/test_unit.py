@@ -128,7 +128,7 @@ def test_ledger_changed_wakes_waiters() -> None:
         (grpc.StatusCode.FAILED_PRECONDITION, jobwire.FailedPreconditionError),
         (grpc.StatusCode.ALREADY_EXISTS, jobwire.AlreadyExistsError),
         (grpc.StatusCode.DEADLINE_EXCEEDED, jobwire.DeadlineExceededError),
-        (grpc.StatusCode.CANCELLED, jobwire.CancelledError),
+        (grpc.StatusCode.CANCELLED, jobwire.RequestCancelledError),
         (grpc.StatusCode.UNAUTHENTICATED, jobwire.UnauthenticatedError),
         (grpc.StatusCode.PERMISSION_DENIED, jobwire.PermissionDeniedError),
         (grpc.StatusCode.UNIMPLEMENTED, jobwire.UnimplementedError),

@@ -189,7 +189,7 @@ func (d *driver) start(c command) {
 		jobwire.WithStateListener(func(s jobwire.WorkerState) {
 			d.out.emit("state", map[string]any{"worker": c.ID, "state": string(s)})
 		}),
-		jobwire.WithErrorHandler(func(err error) {
+		jobwire.WithErrorListener(func(err error) {
 			d.out.emit("error", map[string]any{"worker": c.ID, "message": err.Error(), "code": codeName(err)})
 		}))
 	w, err := d.client.NewWorker(c.JobType, func(ctx context.Context, job *jobwire.Job) (any, error) {
@@ -207,7 +207,7 @@ func (d *driver) start(c command) {
 }
 
 func codeName(err error) string {
-	var je *jobwire.JobwireError
+	var je *jobwire.Error
 	if errors.As(err, &je) {
 		return grpcCodeName(je.Code.String())
 	}

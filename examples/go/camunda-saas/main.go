@@ -33,7 +33,7 @@ func main() {
 	address := must("ZEEBE_ADDRESS")
 	client, err := jobwire.NewClient(ctx,
 		jobwire.WithAddress(address),
-		jobwire.WithOAuth(jobwire.OAuthConfig{
+		jobwire.WithOAuth(jobwire.OAuthOptions{
 			ClientID:               must("ZEEBE_CLIENT_ID"),
 			ClientSecret:           must("ZEEBE_CLIENT_SECRET"),
 			AuthorizationServerURL: env("ZEEBE_AUTHORIZATION_SERVER_URL", "https://login.cloud.camunda.io/oauth/token"),

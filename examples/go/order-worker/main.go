@@ -59,12 +59,12 @@ func inventory(ctx context.Context, job *jobwire.Job) (any, error) {
 }
 
 func shipping(ctx context.Context, job *jobwire.Job) (any, error) {
-	method := job.Headers()["method"] // task header: express | standard
+	method := job.CustomHeaders()["method"] // task header: express | standard
 	return map[string]any{"shippingMethod": method, "trackingNumber": fmt.Sprintf("TRK-%d", job.Key)}, nil
 }
 
 func notifyCustomer(ctx context.Context, job *jobwire.Job) (any, error) {
-	template := job.Headers()["template"] // task header: order-confirmed | payment-declined
+	template := job.CustomHeaders()["template"] // task header: order-confirmed | payment-declined
 	return map[string]any{"notified": template}, nil
 }
 
@@ -98,7 +98,7 @@ func main() {
 		w, err := client.NewWorker(t, stats.wrap(t, h),
 			jobwire.WithMaxJobsActive(maxJobs),
 			jobwire.WithStateListener(ready.listener()),
-			jobwire.WithErrorHandler(func(err error) { log.Printf("%s: %v", t, err) }))
+			jobwire.WithErrorListener(func(err error) { log.Printf("%s: %v", t, err) }))
 		if err != nil {
 			log.Fatal(err)
 		}

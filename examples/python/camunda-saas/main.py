@@ -55,7 +55,7 @@ async def main() -> int:
         except UnauthenticatedError as e:
             print(f"the gateway refused the token: check the client id, secret and audience ({e})", file=sys.stderr)
             return 1
-        log(f"connected to {address}: gateway {topo.gatewayVersion}, {len(topo.brokers)} broker(s), {topo.partitionsCount} partition(s)")
+        log(f"connected to {address}: gateway {topo.gateway_version}, {len(topo.brokers)} broker(s), {topo.partitions_count} partition(s)")
 
         job_type = os.environ.get("JOB_TYPE", "hello")
 

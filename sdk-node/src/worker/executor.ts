@@ -1,6 +1,6 @@
 import { context as otelContext } from '@opentelemetry/api'
 import type { ActivatedJob__Output } from '../generated/gateway_protocol/ActivatedJob.js'
-import { CancelledError, JobError, JobwireError } from '../errors.js'
+import { RequestCancelledError, JobError, JobwireError } from '../errors.js'
 import { variablesToJson } from '../json.js'
 import { HeldJob, type Settled } from './heldJob.js'
 import { sleep } from './backoff.js'
@@ -295,7 +295,7 @@ export class Executor {
       timer.abort()
     }
     if (this.busy) {
-      for (const h of this.held.values()) if (h.running || h.awaitingSettle) h.abort.abort(new CancelledError('worker closing: handler cancelled'))
+      for (const h of this.held.values()) if (h.running || h.awaitingSettle) h.abort.abort(new RequestCancelledError('worker closing: handler cancelled'))
       // Handlers that honour the signal settle at once; give them CLOSE_GRACE_MS, then hand the
       // jobs of the rest back and stop waiting for them (their late results are ignored).
       const idle = new Promise<void>((r) => this.idleWaiters.push(r))

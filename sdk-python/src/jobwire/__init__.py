@@ -23,12 +23,12 @@ __version__ = "0.1.0"
 
 from ._options import WorkerOptions
 from ._state import WorkerState
-from .client import Client, ProcessInstanceResult
+from .client import Client
 from .config import ClientConfig, OAuthOptions
 from .errors import (
     AlreadyExistsError,
     BackpressureError,
-    CancelledError,
+    RequestCancelledError,
     ConfigurationError,
     DeadlineExceededError,
     FailedPreconditionError,
@@ -44,6 +44,7 @@ from .errors import (
     UnimplementedError,
 )
 from .job import Job
+from .results import Broker, Deployment, Partition, Process, ProcessInstance, ProcessInstanceResult, Topology
 from .worker import Worker
 
 __all__ = [
@@ -51,6 +52,12 @@ __all__ = [
     "Client",
     "ClientConfig",
     "OAuthOptions",
+    "Topology",
+    "Broker",
+    "Partition",
+    "Deployment",
+    "Process",
+    "ProcessInstance",
     "ProcessInstanceResult",
     "Worker",
     "WorkerOptions",
@@ -65,7 +72,7 @@ __all__ = [
     "FailedPreconditionError",
     "AlreadyExistsError",
     "DeadlineExceededError",
-    "CancelledError",
+    "RequestCancelledError",
     "UnauthenticatedError",
     "PermissionDeniedError",
     "UnimplementedError",

@@ -15,7 +15,7 @@ import grpc.aio
 from ._oauth import OAuthProvider
 from ._proto import gateway_pb2_grpc, stream_pb2_grpc
 from .config import ClientConfig
-from .errors import CancelledError, JobwireError, from_rpc_error
+from .errors import RequestCancelledError, JobwireError, from_rpc_error
 
 WORKERS_PER_LONG_CONNECTION = 32
 """Workers whose long-lived calls (a parked ActivateJobs and a StreamActivatedJobs each)
@@ -72,7 +72,7 @@ class LongLease:
     def stub(self) -> Any:
         """The next stub (round robin over the addresses) for a long call."""
         if self.released or self._t.closed:
-            raise CancelledError("jobwire: client is closed", grpc.StatusCode.CANCELLED)
+            raise RequestCancelledError("jobwire: client is closed", grpc.StatusCode.CANCELLED)
         s = self._conn.stubs[self._next % len(self._conn.stubs)]
         self._next += 1
         return s
@@ -162,7 +162,7 @@ class Transport:
 
     async def _unary_once(self, method: str, req: Any, timeout: Optional[float], stubs: Optional[List[Any]]) -> Any:
         if self.closed:
-            raise CancelledError(f"{method}: client is closed", grpc.StatusCode.CANCELLED)
+            raise RequestCancelledError(f"{method}: client is closed", grpc.StatusCode.CANCELLED)
         md, _ = await self.metadata()
         pool = stubs if stubs is not None else self._command_stubs()
         stub = pool[self._next % len(pool)]
@@ -207,7 +207,7 @@ class Transport:
         return len(self._long)
 
     async def close(self) -> None:
-        """Closes every channel; later calls raise CancelledError."""
+        """Closes every channel; later calls raise RequestCancelledError."""
         self.closed = True
         chans = list(self._cmd_channels)
         for c in self._long:

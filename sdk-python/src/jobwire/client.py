@@ -7,21 +7,32 @@ import logging
 import os
 import signal
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 import grpc
 
-from ._json import VariablesInput, parse_variables, variables_to_json
+from ._direct import DirectOutcomes
+from ._json import VariablesInput, variables_to_json
 from ._options import Handler, resolve_worker_options
 from ._proto import gateway_pb2 as pb
 from ._transport import Transport
 from .config import Duration, OAuthOptions, resolve_client_config, to_seconds
 from .errors import ConfigurationError, JobwireError, from_rpc_error
+from .job import Job
+from .results import (
+    Deployment,
+    ProcessInstance,
+    ProcessInstanceResult,
+    Topology,
+    _deployment,
+    _process_instance,
+    _process_instance_result,
+    _topology,
+)
 from .worker import Worker
 
-__all__ = ["Client", "ProcessInstanceResult"]
+__all__ = ["Client"]
 
 H = TypeVar("H", bound=Callable[..., Any])
 Resource = Union[str, "os.PathLike[str]", Tuple[str, Union[bytes, str]]]
@@ -42,21 +53,6 @@ def _ms(d: Optional[Duration], what: str, default: int = 0) -> int:
     if d is None:
         return default
     return int(round(to_seconds(d, what, allow_negative=True) * 1000))
-
-
-@dataclass(frozen=True)
-class ProcessInstanceResult:
-    """Result of :meth:`Client.create_process_instance_with_result`."""
-
-    process_definition_key: int
-    bpmn_process_id: str
-    version: int
-    process_instance_key: int
-    tenant_id: str
-    variables: Dict[str, Any]
-    """Final variables, parsed losslessly."""
-    variables_json: str
-    """Final variables, raw JSON text."""
 
 
 class Client:
@@ -243,12 +239,11 @@ class Client:
         t = None if timeout is None else to_seconds(timeout, "timeout", minimum=0.001)
         return await self._transport.unary(method, req, timeout=t)
 
-    async def topology(self, *, timeout: Optional[Duration] = None) -> pb.TopologyResponse:
+    async def topology(self, *, timeout: Optional[Duration] = None) -> Topology:
         """The cluster topology (brokers, partitions, gateway version)."""
-        r: pb.TopologyResponse = await self._call("Topology", pb.TopologyRequest(), timeout)
-        return r
+        return _topology(await self._call("Topology", pb.TopologyRequest(), timeout))
 
-    async def deploy_resource(self, *resources: Resource, tenant_id: str = "", timeout: Optional[Duration] = None) -> pb.DeployResourceResponse:
+    async def deploy_resource(self, *resources: Resource, tenant_id: str = "", timeout: Optional[Duration] = None) -> Deployment:
         """Deploys BPMN/DMN/form resources: file paths, or ``(name, content)`` pairs."""
         if not resources:
             raise ConfigurationError("jobwire: deploy_resource needs at least one resource")
@@ -260,8 +255,7 @@ class Client:
             else:
                 p = Path(r)
                 items.append(pb.Resource(name=p.name, content=p.read_bytes()))
-        d: pb.DeployResourceResponse = await self._call("DeployResource", pb.DeployResourceRequest(resources=items, tenantId=tenant_id), timeout)
-        return d
+        return _deployment(await self._call("DeployResource", pb.DeployResourceRequest(resources=items, tenantId=tenant_id), timeout))
 
     def _create_req(
         self, bpmn_process_id: Optional[str], version: int, process_definition_key: Optional[Any], variables: VariablesInput, tenant_id: str
@@ -285,11 +279,10 @@ class Client:
         variables: VariablesInput = None,
         tenant_id: str = "",
         timeout: Optional[Duration] = None,
-    ) -> pb.CreateProcessInstanceResponse:
+    ) -> ProcessInstance:
         """Starts a process instance (latest version by default)."""
         req = self._create_req(bpmn_process_id, version, process_definition_key, variables, tenant_id)
-        r: pb.CreateProcessInstanceResponse = await self._call("CreateProcessInstance", req, timeout)
-        return r
+        return _process_instance(await self._call("CreateProcessInstance", req, timeout))
 
     async def create_process_instance_with_result(
         self,
@@ -311,16 +304,7 @@ class Client:
         )
         if timeout is None:
             timeout = max(self.config.command_timeout, (req.requestTimeout / 1000) + 10)
-        r: pb.CreateProcessInstanceWithResultResponse = await self._call("CreateProcessInstanceWithResult", req, timeout)
-        return ProcessInstanceResult(
-            process_definition_key=r.processDefinitionKey,
-            bpmn_process_id=r.bpmnProcessId,
-            version=r.version,
-            process_instance_key=r.processInstanceKey,
-            tenant_id=r.tenantId,
-            variables=parse_variables(r.variables or "{}"),
-            variables_json=r.variables or "{}",
-        )
+        return _process_instance_result(await self._call("CreateProcessInstanceWithResult", req, timeout))
 
     async def cancel_process_instance(self, process_instance_key: Any, *, timeout: Optional[Duration] = None) -> None:
         """Cancels a running process instance."""
@@ -336,8 +320,8 @@ class Client:
         variables: VariablesInput = None,
         tenant_id: str = "",
         timeout: Optional[Duration] = None,
-    ) -> pb.PublishMessageResponse:
-        """Publishes a message (correlated to waiting instances, buffered for ``time_to_live``)."""
+    ) -> int:
+        """Publishes a message (correlated to waiting instances, buffered for ``time_to_live``); returns its key."""
         req = pb.PublishMessageRequest(
             name=name,
             correlationKey=correlation_key,
@@ -347,17 +331,17 @@ class Client:
             tenantId=tenant_id,
         )
         r: pb.PublishMessageResponse = await self._call("PublishMessage", req, timeout)
-        return r
+        return int(r.key)
 
-    async def set_variables(self, element_instance_key: Any, variables: VariablesInput, *, local: bool = False, timeout: Optional[Duration] = None) -> pb.SetVariablesResponse:
-        """Sets variables on a scope (process or element instance)."""
+    async def set_variables(self, element_instance_key: Any, variables: VariablesInput, *, local: bool = False, timeout: Optional[Duration] = None) -> int:
+        """Sets variables on a scope (process or element instance); returns the command key."""
         req = pb.SetVariablesRequest(
             elementInstanceKey=_key(element_instance_key, "element_instance_key"),
             variables=variables_to_json(variables, "set_variables variables"),
             local=local,
         )
         r: pb.SetVariablesResponse = await self._call("SetVariables", req, timeout)
-        return r
+        return int(r.key)
 
     async def resolve_incident(self, incident_key: Any, *, timeout: Optional[Duration] = None) -> None:
         """Resolves an incident."""
@@ -381,7 +365,7 @@ class Client:
         self,
         job_key: Any,
         retries: int,
-        error_message: str = "",
+        message: str = "",
         *,
         retry_backoff: Optional[Duration] = None,
         variables: VariablesInput = None,
@@ -391,20 +375,20 @@ class Client:
         req = pb.FailJobRequest(
             jobKey=_key(job_key, "job_key"),
             retries=retries,
-            errorMessage=error_message,
+            errorMessage=message,
             retryBackOff=_ms(retry_backoff, "retry_backoff"),
             variables=variables_to_json(variables, "fail_job variables"),
         )
         await self._call("FailJob", req, timeout)
 
     async def throw_error(
-        self, job_key: Any, error_code: str, error_message: str = "", *, variables: VariablesInput = None, timeout: Optional[Duration] = None
+        self, job_key: Any, code: str, message: str = "", *, variables: VariablesInput = None, timeout: Optional[Duration] = None
     ) -> None:
         """Throws a BPMN error from a job by key (outside a worker)."""
         req = pb.ThrowErrorRequest(
             jobKey=_key(job_key, "job_key"),
-            errorCode=error_code,
-            errorMessage=error_message,
+            errorCode=code,
+            errorMessage=message,
             variables=variables_to_json(variables, "throw_error variables"),
         )
         await self._call("ThrowError", req, timeout)
@@ -413,21 +397,22 @@ class Client:
         self,
         job_type: str,
         *,
-        max_jobs_to_activate: int = 32,
+        max_jobs: int = 32,
         worker_name: str = "jobwire",
         job_timeout: Duration = 300.0,
         request_timeout: Duration = 0.0,
         fetch_variables: Optional[Sequence[str]] = None,
         tenant_ids: Optional[Sequence[str]] = None,
-    ) -> List[pb.ActivatedJob]:
-        """One raw ActivateJobs call (long polls ``request_timeout``); returns the activated jobs.
-        Workers do this for you; use it for tools and tests."""
+    ) -> List[Job]:
+        """One ActivateJobs call (long polls ``request_timeout``); returns the activated jobs. Their
+        outcome methods send one command each through this client (not resent). Workers do this
+        for you; use it for tools and tests."""
         rt = _ms(request_timeout, "request_timeout")
         req = pb.ActivateJobsRequest(
             type=job_type,
             worker=worker_name,
             timeout=_ms(job_timeout, "job_timeout"),
-            maxJobsToActivate=max_jobs_to_activate,
+            maxJobsToActivate=max_jobs,
             fetchVariable=list(fetch_variables or ()),
             requestTimeout=rt,
             tenantIds=list(tenant_ids or ()),
@@ -435,10 +420,11 @@ class Client:
         md, _ = await self._transport.metadata()
         stub = self._transport._command_stubs()[0]
         call = stub.ActivateJobs(req, timeout=max(0, rt) / 1000 + 10 if rt >= 0 else 10, metadata=md)
-        jobs: List[pb.ActivatedJob] = []
+        jobs: List[Job] = []
+        outcomes = DirectOutcomes(self)
         try:
             async for resp in call:
-                jobs.extend(resp.jobs)
+                jobs.extend(Job(j, "poll", outcomes) for j in resp.jobs)
         except grpc.RpcError as e:
             raise from_rpc_error(e, "ActivateJobs") from None
         return jobs
@@ -451,8 +437,9 @@ class Client:
         job_timeout: Duration = 300.0,
         fetch_variables: Optional[Sequence[str]] = None,
         tenant_ids: Optional[Sequence[str]] = None,
-    ) -> AsyncIterator[pb.ActivatedJob]:
-        """A raw StreamActivatedJobs call: yields pushed jobs until the caller stops iterating.
+    ) -> AsyncIterator[Job]:
+        """A StreamActivatedJobs call: yields pushed jobs until the caller stops iterating (outcomes
+        as with :meth:`activate_jobs`).
         Workers do this for you (with capacity control); use it for tools and tests."""
         req = pb.StreamActivatedJobsRequest(
             type=job_type,
@@ -463,9 +450,10 @@ class Client:
         )
         md, _ = await self._transport.metadata()
         call = self._transport._command_stubs()[0].StreamActivatedJobs(req, metadata=md)
+        outcomes = DirectOutcomes(self)
         try:
             async for job in call:
-                yield job
+                yield Job(job, "push", outcomes)
         except grpc.RpcError as e:
             raise from_rpc_error(e, "StreamActivatedJobs") from None
         finally:

@@ -21,7 +21,7 @@ __all__ = [
     "FailedPreconditionError",
     "AlreadyExistsError",
     "DeadlineExceededError",
-    "CancelledError",
+    "RequestCancelledError",
     "UnauthenticatedError",
     "PermissionDeniedError",
     "UnimplementedError",
@@ -50,6 +50,12 @@ class JobwireError(Exception):
     def code_name(self) -> str:
         """Name of the gRPC status code (e.g. ``"NOT_FOUND"``), ``"CLIENT"`` for client-side errors."""
         return self.code.name if self.code is not None else "CLIENT"
+
+    @property
+    def retryable(self) -> bool:
+        """Whether sending the command again may help: UNAVAILABLE, RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED
+        (the same set in every SDK; not ABORTED: the command may have been applied)."""
+        return is_retryable(self.code)
 
 
 class BackpressureError(JobwireError):
@@ -80,8 +86,9 @@ class DeadlineExceededError(JobwireError):
     """DEADLINE_EXCEEDED: the call did not finish before its deadline."""
 
 
-class CancelledError(JobwireError):
-    """CANCELLED: the call was cancelled (by the application or a close)."""
+class RequestCancelledError(JobwireError):
+    """CANCELLED: the call was cancelled (by the application or a close). Not
+    :class:`asyncio.CancelledError`, which cancels a task."""
 
 
 class UnauthenticatedError(JobwireError):
@@ -116,7 +123,7 @@ _TABLE: Dict[grpc.StatusCode, Type[JobwireError]] = {
     grpc.StatusCode.FAILED_PRECONDITION: FailedPreconditionError,
     grpc.StatusCode.ALREADY_EXISTS: AlreadyExistsError,
     grpc.StatusCode.DEADLINE_EXCEEDED: DeadlineExceededError,
-    grpc.StatusCode.CANCELLED: CancelledError,
+    grpc.StatusCode.CANCELLED: RequestCancelledError,
     grpc.StatusCode.UNAUTHENTICATED: UnauthenticatedError,
     grpc.StatusCode.PERMISSION_DENIED: PermissionDeniedError,
     grpc.StatusCode.UNIMPLEMENTED: UnimplementedError,

@@ -25,9 +25,10 @@ from typing import Any, Callable, Coroutine, List, Optional, TypeVar
 
 from . import client as _aclient
 from ._options import Handler
-from ._proto import gateway_pb2 as pb
 from ._state import WorkerState
 from .config import Duration
+from .job import Job
+from .results import Deployment, ProcessInstance, ProcessInstanceResult, Topology
 from .worker import Worker as _AsyncWorker
 
 __all__ = ["Client", "Worker"]
@@ -146,19 +147,19 @@ class Client:
             self._loop.stop()
 
     # --- commands (blocking versions of the async client's) --------------------------------
-    def topology(self, **kw: Any) -> pb.TopologyResponse:
+    def topology(self, **kw: Any) -> Topology:
         """See :meth:`jobwire.Client.topology`."""
         return self._loop.run(self._c.topology(**kw))
 
-    def deploy_resource(self, *resources: Any, **kw: Any) -> pb.DeployResourceResponse:
+    def deploy_resource(self, *resources: Any, **kw: Any) -> Deployment:
         """See :meth:`jobwire.Client.deploy_resource`."""
         return self._loop.run(self._c.deploy_resource(*resources, **kw))
 
-    def create_process_instance(self, *a: Any, **kw: Any) -> pb.CreateProcessInstanceResponse:
+    def create_process_instance(self, *a: Any, **kw: Any) -> ProcessInstance:
         """See :meth:`jobwire.Client.create_process_instance`."""
         return self._loop.run(self._c.create_process_instance(*a, **kw))
 
-    def create_process_instance_with_result(self, *a: Any, **kw: Any) -> _aclient.ProcessInstanceResult:
+    def create_process_instance_with_result(self, *a: Any, **kw: Any) -> ProcessInstanceResult:
         """See :meth:`jobwire.Client.create_process_instance_with_result`."""
         return self._loop.run(self._c.create_process_instance_with_result(*a, **kw))
 
@@ -166,11 +167,11 @@ class Client:
         """See :meth:`jobwire.Client.cancel_process_instance`."""
         self._loop.run(self._c.cancel_process_instance(*a, **kw))
 
-    def publish_message(self, *a: Any, **kw: Any) -> pb.PublishMessageResponse:
+    def publish_message(self, *a: Any, **kw: Any) -> int:
         """See :meth:`jobwire.Client.publish_message`."""
         return self._loop.run(self._c.publish_message(*a, **kw))
 
-    def set_variables(self, *a: Any, **kw: Any) -> pb.SetVariablesResponse:
+    def set_variables(self, *a: Any, **kw: Any) -> int:
         """See :meth:`jobwire.Client.set_variables`."""
         return self._loop.run(self._c.set_variables(*a, **kw))
 
@@ -198,6 +199,6 @@ class Client:
         """See :meth:`jobwire.Client.throw_error`."""
         self._loop.run(self._c.throw_error(*a, **kw))
 
-    def activate_jobs(self, *a: Any, **kw: Any) -> List[pb.ActivatedJob]:
+    def activate_jobs(self, *a: Any, **kw: Any) -> List[Job]:
         """See :meth:`jobwire.Client.activate_jobs`."""
         return self._loop.run(self._c.activate_jobs(*a, **kw))

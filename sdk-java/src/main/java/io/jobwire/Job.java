@@ -16,52 +16,52 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface Job {
   /** @return the job key */
-  long getKey();
+  long key();
 
   /** @return the job type */
-  String getType();
+  String type();
 
   /** @return retries left, as activated */
-  int getRetries();
+  int retries();
 
   /** @return the activation deadline, epoch milliseconds (pushed out by {@link #extendTimeout}) */
-  long getDeadline();
+  long deadline();
 
   /** @return the process instance key */
-  long getProcessInstanceKey();
+  long processInstanceKey();
 
   /** @return the BPMN process id */
-  String getBpmnProcessId();
+  String bpmnProcessId();
 
   /** @return the process definition version */
-  int getProcessDefinitionVersion();
+  int processDefinitionVersion();
 
   /** @return the process definition key */
-  long getProcessDefinitionKey();
+  long processDefinitionKey();
 
   /** @return the element id of the service task */
-  String getElementId();
+  String elementId();
 
   /** @return the element instance key */
-  long getElementInstanceKey();
+  long elementInstanceKey();
 
   /** @return the task's custom headers */
-  Map<String, String> getCustomHeaders();
+  Map<String, String> customHeaders();
 
   /** @return the worker name recorded on activation */
-  String getWorker();
+  String worker();
 
   /** @return the tenant id */
-  String getTenantId();
+  String tenantId();
 
   /** @return how the job arrived: {@code "push"} (stream) or {@code "poll"} (ActivateJobs) */
-  String getActivation();
+  String activation();
 
   /** @return the variables as the raw JSON object text received (lossless) */
-  String getVariables();
+  String variablesJson();
 
   /** @return the variables as a mutable map (integers exact, decimals as BigDecimal) */
-  Map<String, Object> getVariablesAsMap();
+  Map<String, Object> variables();
 
   /**
    * Reads the variables into a type with Jackson.
@@ -71,7 +71,7 @@ public interface Job {
    * @return the value
    * @throws InvalidVariablesException when the variables do not fit the type
    */
-  <T> T getVariablesAsType(Class<T> type);
+  <T> T decodeVariables(Class<T> type);
 
   /**
    * @return true once the worker's close timeout ran out and cancelled this handler (the

@@ -2,7 +2,7 @@ package io.jobwire;
 
 /**
  * A job handler. Return variables to complete the job (a Map, a POJO, a JSON object text or
- * null); throw a {@link JobError} for a BPMN error; throw anything else to fail the job with
+ * null); throw a {@link JobErrorException} for a BPMN error; throw anything else to fail the job with
  * retries − 1. Runs on the worker's handler executor (never on a gRPC thread); when the
  * worker's close timeout runs out the thread is interrupted.
  */

@@ -11,13 +11,13 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface JobWorker extends AutoCloseable {
   /** @return the current lifecycle state */
-  WorkerState getState();
+  WorkerState state();
 
   /** @return jobs held right now (received, outcome not yet acknowledged); never above maxJobsActive */
-  int getHeldJobs();
+  int heldJobs();
 
   /** @return the job type this worker works on */
-  String getJobType();
+  String jobType();
 
   /**
    * Graceful close: stops taking jobs at once (cancels the parked poll, drains the stream and

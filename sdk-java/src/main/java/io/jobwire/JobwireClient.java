@@ -27,6 +27,7 @@ import io.jobwire.internal.gateway.GatewayOuterClass.ThrowErrorRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.TopologyRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.UpdateJobRetriesRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.UpdateJobTimeoutRequest;
+import io.jobwire.internal.worker.DirectJob;
 import io.jobwire.internal.worker.WorkerImpl;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -82,12 +83,12 @@ public final class JobwireClient implements AutoCloseable {
   }
 
   /** @return the gateway addresses in use */
-  public List<String> getAddresses() {
+  public List<String> addresses() {
     return config.addresses();
   }
 
-  /** @return whether the client talks plaintext */
-  public boolean isPlaintext() {
+  /** @return whether the client talks plaintext (no TLS) */
+  public boolean isInsecure() {
     return config.insecure();
   }
 
@@ -109,7 +110,7 @@ public final class JobwireClient implements AutoCloseable {
   }
 
   /** @return long-call connections open now (at most 32 workers share one) */
-  public int getLongConnectionCount() {
+  public int longConnectionCount() {
     return transport.longConnectionCount();
   }
 
@@ -120,8 +121,8 @@ public final class JobwireClient implements AutoCloseable {
     return transport.unary(GatewayGrpc.getTopologyMethod(), TopologyRequest.getDefaultInstance(), null).thenApply(r -> {
       List<Topology.Broker> brokers = new ArrayList<>();
       for (BrokerInfo b : r.getBrokersList()) {
-        List<Integer> parts = new ArrayList<>();
-        for (Partition p : b.getPartitionsList()) parts.add(p.getPartitionId());
+        List<Topology.Partition> parts = new ArrayList<>();
+        for (Partition p : b.getPartitionsList()) parts.add(new Topology.Partition(p.getPartitionId(), p.getRole().name(), p.getHealth().name()));
         brokers.add(new Topology.Broker(b.getNodeId(), b.getHost(), b.getPort(), b.getVersion(), List.copyOf(parts)));
       }
       return new Topology(List.copyOf(brokers), r.getClusterSize(), r.getPartitionsCount(), r.getReplicationFactor(), r.getGatewayVersion());
@@ -268,8 +269,22 @@ public final class JobwireClient implements AutoCloseable {
    * @return completes when acknowledged
    */
   public CompletableFuture<Void> failJob(long jobKey, int retries, String message, Duration retryBackOff) {
+    return failJob(jobKey, retries, message, retryBackOff, null);
+  }
+
+  /**
+   * Fails a job and sets variables on the task's scope.
+   *
+   * @param jobKey the job
+   * @param retries retries left
+   * @param message error message
+   * @param retryBackOff delay before the next activation (null = 0)
+   * @param variables a Map, POJO, JSON object text or null
+   * @return completes when acknowledged
+   */
+  public CompletableFuture<Void> failJob(long jobKey, int retries, String message, Duration retryBackOff, Object variables) {
     FailJobRequest req = FailJobRequest.newBuilder().setJobKey(jobKey).setRetries(retries).setErrorMessage(message == null ? "" : message)
-        .setRetryBackOff(retryBackOff == null ? 0 : retryBackOff.toMillis()).build();
+        .setRetryBackOff(retryBackOff == null ? 0 : retryBackOff.toMillis()).setVariables(Json.variablesToJson(variables, "failJob")).build();
     return transport.unary(GatewayGrpc.getFailJobMethod(), req, null).thenApply(r -> null);
   }
 
@@ -277,13 +292,13 @@ public final class JobwireClient implements AutoCloseable {
    * Throws a BPMN error for a job.
    *
    * @param jobKey the job
-   * @param errorCode the error code
+   * @param code the BPMN error code
    * @param message error message
    * @param variables a Map, POJO, JSON object text or null
    * @return completes when acknowledged
    */
-  public CompletableFuture<Void> throwError(long jobKey, String errorCode, String message, Object variables) {
-    ThrowErrorRequest req = ThrowErrorRequest.newBuilder().setJobKey(jobKey).setErrorCode(errorCode).setErrorMessage(message == null ? "" : message)
+  public CompletableFuture<Void> throwError(long jobKey, String code, String message, Object variables) {
+    ThrowErrorRequest req = ThrowErrorRequest.newBuilder().setJobKey(jobKey).setErrorCode(code).setErrorMessage(message == null ? "" : message)
         .setVariables(Json.variablesToJson(variables, "throwError")).build();
     return transport.unary(GatewayGrpc.getThrowErrorMethod(), req, null).thenApply(r -> null);
   }
@@ -296,13 +311,34 @@ public final class JobwireClient implements AutoCloseable {
    * @param jobTimeout activation timeout
    * @param workerName recorded on the jobs
    * @param requestTimeout long-poll time (negative: answer at once)
-   * @return the activated jobs
+   * @return the activated jobs; their outcome methods send one command each through this client
    */
-  public CompletableFuture<List<ActivatedJobRecord>> activateJobs(String jobType, int maxJobs, Duration jobTimeout, String workerName, Duration requestTimeout) {
+  public CompletableFuture<List<Job>> activateJobs(String jobType, int maxJobs, Duration jobTimeout, String workerName, Duration requestTimeout) {
     ActivateJobsRequest req = ActivateJobsRequest.newBuilder().setType(jobType).setMaxJobsToActivate(maxJobs).setTimeout(jobTimeout.toMillis())
         .setWorker(workerName == null ? "" : workerName).setRequestTimeout(requestTimeout.toMillis()).build();
-    CompletableFuture<List<ActivatedJobRecord>> out = new CompletableFuture<>();
-    List<ActivatedJobRecord> jobs = new ArrayList<>();
+    CompletableFuture<List<Job>> out = new CompletableFuture<>();
+    List<Job> jobs = new ArrayList<>();
+    DirectJob.Commands commands = new DirectJob.Commands() {
+      @Override
+      public CompletableFuture<Void> complete(long key, String variables) {
+        return completeJob(key, variables);
+      }
+
+      @Override
+      public CompletableFuture<Void> fail(long key, int retries, String message, Duration backoff, String variables) {
+        return failJob(key, retries, message, backoff, variables);
+      }
+
+      @Override
+      public CompletableFuture<Void> throwError(long key, String code, String message, String variables) {
+        return JobwireClient.this.throwError(key, code, message, variables);
+      }
+
+      @Override
+      public CompletableFuture<Void> updateTimeout(long key, Duration timeout) {
+        return updateJobTimeout(key, timeout);
+      }
+    };
     long deadline = Math.max(0, requestTimeout.toMillis()) + 10_000;
     ClientCall<ActivateJobsRequest, ActivateJobsResponse> call =
         transportChannelCall(deadline);
@@ -310,8 +346,7 @@ public final class JobwireClient implements AutoCloseable {
       @Override
       public void onNext(ActivateJobsResponse r) {
         for (ActivatedJob j : r.getJobsList()) {
-          jobs.add(new ActivatedJobRecord(j.getKey(), j.getType(), j.getProcessInstanceKey(), j.getBpmnProcessId(), j.getElementId(), j.getRetries(),
-              j.getDeadline(), j.getVariables(), j.getCustomHeaders()));
+          jobs.add(DirectJob.of(j, commands));
         }
       }
 
@@ -368,14 +403,14 @@ public final class JobwireClient implements AutoCloseable {
     Builder() {}
 
     /** @param addresses gateway address(es) {@code host:port}; several are balanced round-robin @return this */
-    public Builder gatewayAddress(String... addresses) {
+    public Builder address(String... addresses) {
       in.addresses = Arrays.asList(addresses);
       return this;
     }
 
-    /** @param plaintext true for plaintext, false for TLS (default: plaintext for loopback only) @return this */
-    public Builder plaintext(boolean plaintext) {
-      in.insecure = plaintext;
+    /** @param insecure true for plaintext, false for TLS (default: plaintext for loopback only) @return this */
+    public Builder insecure(boolean insecure) {
+      in.insecure = insecure;
       return this;
     }
 

@@ -73,7 +73,7 @@ public class JobwireException extends RuntimeException {
     TABLE.put(Status.Code.FAILED_PRECONDITION, FailedPreconditionException::new);
     TABLE.put(Status.Code.ALREADY_EXISTS, AlreadyExistsException::new);
     TABLE.put(Status.Code.DEADLINE_EXCEEDED, DeadlineExceededException::new);
-    TABLE.put(Status.Code.CANCELLED, CancelledException::new);
+    TABLE.put(Status.Code.CANCELLED, RequestCancelledException::new);
     TABLE.put(Status.Code.UNAUTHENTICATED, UnauthenticatedException::new);
     TABLE.put(Status.Code.PERMISSION_DENIED, PermissionDeniedException::new);
     TABLE.put(Status.Code.UNIMPLEMENTED, UnimplementedException::new);

@@ -19,7 +19,16 @@ public record Topology(List<Broker> brokers, int clusterSize, int partitionsCoun
    * @param host host
    * @param port port
    * @param version broker version
-   * @param partitions partition ids this broker serves
+   * @param partitions the partitions this broker serves
    */
-  public record Broker(int nodeId, String host, int port, String version, List<Integer> partitions) {}
+  public record Broker(int nodeId, String host, int port, String version, List<Partition> partitions) {}
+
+  /**
+   * A partition as seen by one broker.
+   *
+   * @param partitionId partition id
+   * @param role {@code LEADER}, {@code FOLLOWER} or {@code INACTIVE}
+   * @param health {@code HEALTHY}, {@code UNHEALTHY} or {@code DEAD}
+   */
+  public record Partition(int partitionId, String role, String health) {}
 }

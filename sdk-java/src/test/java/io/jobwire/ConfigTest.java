@@ -108,7 +108,7 @@ class ConfigTest {
 
   @Test
   void builderValidatesWorkerOptionsAtOpen() throws Exception {
-    try (JobwireClient c = JobwireClient.builder().environment(Map.of()).gatewayAddress("127.0.0.1:1").build()) {
+    try (JobwireClient c = JobwireClient.builder().environment(Map.of()).address("127.0.0.1:1").build()) {
       assertThrows(ConfigurationException.class, () -> c.newWorker().handler(j -> null).open(), "jobType missing");
       assertThrows(ConfigurationException.class, () -> c.newWorker().jobType("t").open(), "handler missing");
       assertThrows(ConfigurationException.class, () -> c.newWorker().jobType("t").handler(j -> null).maxJobsActive(0).open());
@@ -137,7 +137,7 @@ class ConfigTest {
   @Test
   void channelCustomizerSeesEveryConnection() throws Exception {
     java.util.concurrent.atomic.AtomicInteger built = new java.util.concurrent.atomic.AtomicInteger();
-    try (JobwireClient c = JobwireClient.builder().environment(Map.of()).gatewayAddress("127.0.0.1:1,127.0.0.1:2")
+    try (JobwireClient c = JobwireClient.builder().environment(Map.of()).address("127.0.0.1:1,127.0.0.1:2")
         .channelCustomizer(b -> built.incrementAndGet()).build()) {
       assertEquals(2, built.get(), "one command channel per address");
       JobWorker w = c.newWorker().jobType("t").handler(j -> null).open();
@@ -148,7 +148,7 @@ class ConfigTest {
 
   @Test
   void noWorkerAfterTheClientClosed() throws Exception {
-    JobwireClient c = JobwireClient.builder().environment(Map.of()).gatewayAddress("127.0.0.1:1").build();
+    JobwireClient c = JobwireClient.builder().environment(Map.of()).address("127.0.0.1:1").build();
     c.close(Duration.ofSeconds(1));
     ConfigurationException e = assertThrows(ConfigurationException.class, () -> c.newWorker().jobType("t").handler(j -> null).open());
     assertEquals("jobwire: the client is closed", e.getMessage());

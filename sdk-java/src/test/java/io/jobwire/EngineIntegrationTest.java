@@ -34,7 +34,7 @@ class EngineIntegrationTest {
   @BeforeEach
   void start() throws Exception {
     engine = TestEngine.start();
-    client = JobwireClient.builder().environment(Map.of()).gatewayAddress(engine.address()).build();
+    client = JobwireClient.builder().environment(Map.of()).address(engine.address()).build();
   }
 
   @AfterEach
@@ -63,8 +63,8 @@ class EngineIntegrationTest {
     String pid = deploy("poll");
     List<String> activations = new CopyOnWriteArrayList<>();
     try (JobWorker w = client.newWorker().jobType("poll").streamEnabled(false).maxJobsActive(8).handler(job -> {
-      activations.add(job.getActivation());
-      Map<String, Object> v = job.getVariablesAsMap();
+      activations.add(job.activation());
+      Map<String, Object> v = job.variables();
       return Map.of("id", v.get("id"), "huge", v.get("huge"), "seen", true);
     }).open()) {
       String vars = "{\"id\":1152921504606846983,\"huge\":123456789012345678901234567890}";
@@ -74,7 +74,7 @@ class EngineIntegrationTest {
         assertEquals(new BigInteger("123456789012345678901234567890"), out.get("huge"));
         assertEquals(true, out.get("seen"));
       }
-      assertEquals(WorkerState.POLLING, w.getState());
+      assertEquals(WorkerState.POLLING, w.state());
     }
     assertEquals(20, activations.size());
     assertTrue(activations.stream().allMatch("poll"::equals), activations.toString());
@@ -87,16 +87,16 @@ class EngineIntegrationTest {
     List<WorkerState> states = new CopyOnWriteArrayList<>();
     Set<String> threads = ConcurrentHashMap.newKeySet();
     JobWorker w = client.newWorker().jobType("push").stateListener(states::add).handler(job -> {
-      activations.add(job.getActivation());
+      activations.add(job.activation());
       threads.add(Thread.currentThread().getName());
       return null;
     }).open();
-    waitFor(() -> w.getState() == WorkerState.STREAMING, 5_000);
+    waitFor(() -> w.state() == WorkerState.STREAMING, 5_000);
     Thread.sleep(300); // the backfill poll parks; new jobs are pushed
     runInstances(pid, 30, Map.of("n", 1));
     w.close(Duration.ofSeconds(5));
     assertTrue(activations.contains("push"), activations.toString());
-    assertEquals(WorkerState.CLOSED, w.getState());
+    assertEquals(WorkerState.CLOSED, w.state());
     assertEquals(List.of(WorkerState.STREAMING, WorkerState.CLOSING, WorkerState.CLOSED), states);
     // handlers run on the worker's handler executor, never on a gRPC / Netty thread
     assertTrue(threads.stream().allMatch(n -> n.startsWith("jobwire-handler-push")), threads.toString());
@@ -124,7 +124,7 @@ class EngineIntegrationTest {
     }).open();
     Thread sampler = new Thread(() -> {
       while (!Thread.currentThread().isInterrupted()) {
-        heldSamples.add(slow.getHeldJobs());
+        heldSamples.add(slow.heldJobs());
         try {
           Thread.sleep(5);
         } catch (InterruptedException e) {
@@ -160,7 +160,7 @@ class EngineIntegrationTest {
     engine.restart();
     waitFor(() -> states.contains(WorkerState.BACKOFF), 10_000);
     runInstances(pid, 5, null);
-    waitFor(() -> w.getState() == WorkerState.STREAMING, 10_000);
+    waitFor(() -> w.state() == WorkerState.STREAMING, 10_000);
     assertTrue(handled.get() >= 10);
     w.close(Duration.ofSeconds(5));
   }
@@ -184,17 +184,17 @@ class EngineIntegrationTest {
     List<CompletableFuture<ProcessInstance>> fs = new ArrayList<>();
     for (int i = 0; i < 4; i++) fs.add(client.createProcessInstanceWithResult(pid, null, Duration.ofSeconds(20)));
     assertTrue(started.await(10, TimeUnit.SECONDS));
-    waitFor(() -> w.getHeldJobs() == 4, 5_000);
+    waitFor(() -> w.heldJobs() == 4, 5_000);
     long t0 = System.nanoTime();
     w.close(Duration.ofMillis(300));
     long closeMs = (System.nanoTime() - t0) / 1_000_000;
     assertTrue(closeMs < 3_000, "close took " + closeMs + " ms");
     assertEquals(1, interrupted.get());
-    assertEquals(0, w.getHeldJobs());
+    assertEquals(0, w.heldJobs());
     // every job is available again at once (retries unchanged): a new worker completes them long before the 5 min timeout
     Set<Integer> retries = ConcurrentHashMap.newKeySet();
     try (JobWorker w2 = client.newWorker().jobType("close").handler(job -> {
-      retries.add(job.getRetries());
+      retries.add(job.retries());
       return null;
     }).open()) {
       for (var f : fs) f.get(15, TimeUnit.SECONDS);
@@ -208,8 +208,8 @@ class EngineIntegrationTest {
     List<Integer> retries = new CopyOnWriteArrayList<>();
     CompletableFuture<Throwable> secondOutcome = new CompletableFuture<>();
     JobWorker w = client.newWorker().jobType("fail").autoComplete(false).handler(job -> {
-      retries.add(job.getRetries());
-      if (job.getRetries() > 1) {
+      retries.add(job.retries());
+      if (job.retries() > 1) {
         job.fail("try again").get();
       } else {
         job.complete(Map.of("done", true)).get();
@@ -252,29 +252,35 @@ class EngineIntegrationTest {
   void manyWorkersShareLongCallConnectionsOf32() throws Exception {
     List<JobWorker> ws = new ArrayList<>();
     for (int i = 0; i < 40; i++) ws.add(client.newWorker().jobType("many-" + i).maxJobsActive(1).handler(job -> null).open());
-    assertEquals(2, client.getLongConnectionCount());
+    assertEquals(2, client.longConnectionCount());
     String pid = deploy("many-39");
     runInstances(pid, 3, null);
     for (JobWorker w : ws) w.closeAsync(Duration.ofSeconds(2));
     for (JobWorker w : ws) w.closeAsync(Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
-    assertEquals(0, client.getLongConnectionCount());
+    assertEquals(0, client.longConnectionCount());
   }
 
   @Test
   void clientCommandsActivateCompleteAndPublish() throws Exception {
     String pid = deploy("cmd");
     ProcessInstance pi = client.createProcessInstance(pid, Map.of("big", new BigInteger("98765432109876543210"))).get();
-    List<ActivatedJobRecord> jobs = List.of();
+    List<Job> jobs = List.of();
     for (int i = 0; i < 50 && jobs.isEmpty(); i++) {
       jobs = client.activateJobs("cmd", 5, Duration.ofMinutes(1), "tester", Duration.ofMillis(-1)).get();
       if (jobs.isEmpty()) Thread.sleep(20);
     }
     assertEquals(1, jobs.size());
-    ActivatedJobRecord j = jobs.get(0);
+    Job j = jobs.get(0);
     assertEquals(pi.processInstanceKey(), j.processInstanceKey());
-    assertTrue(j.variables().contains("98765432109876543210"), j.variables());
-    client.updateJobTimeout(j.key(), Duration.ofMinutes(2)).get();
-    client.completeJob(j.key(), Map.of("ok", true)).get();
+    assertEquals("poll", j.activation());
+    assertTrue(j.variablesJson().contains("98765432109876543210"), j.variablesJson());
+    assertEquals(new BigInteger("98765432109876543210"), j.variables().get("big"));
+    j.extendTimeout(Duration.ofMinutes(2)).get();
+    j.complete(Map.of("ok", true)).get();
+    // one outcome per job: a second is refused without sending
+    ExecutionException twice = assertThrows(ExecutionException.class, () -> j.complete().get());
+    assertInstanceOf(IllegalStateException.class, twice.getCause());
+    // the first landed: the engine no longer knows the job
     ExecutionException again = assertThrows(ExecutionException.class, () -> client.completeJob(j.key(), null).get());
     assertInstanceOf(NotFoundException.class, again.getCause());
     assertTrue(client.publishMessage("nobody-waits", "k", Map.of("a", 1), Duration.ofSeconds(10), null).get() > 0);
@@ -286,16 +292,16 @@ class EngineIntegrationTest {
   @Test
   void oauthClientCredentialsAgainstTheEngine() throws Exception {
     try (TestEngine secured = TestEngine.start("--oauth")) {
-      try (JobwireClient ok = JobwireClient.builder().environment(Map.of()).gatewayAddress(secured.address())
+      try (JobwireClient ok = JobwireClient.builder().environment(Map.of()).address(secured.address())
           .oauth("jobwire", "secret", secured.oauthUrl(), null, null).build()) {
         assertTrue(ok.topology().get().partitionsCount() >= 1);
       }
-      try (JobwireClient bad = JobwireClient.builder().environment(Map.of()).gatewayAddress(secured.address())
+      try (JobwireClient bad = JobwireClient.builder().environment(Map.of()).address(secured.address())
           .oauth("jobwire", "wrong", secured.oauthUrl(), null, null).build()) {
         ExecutionException e = assertThrows(ExecutionException.class, () -> bad.topology().get());
         assertInstanceOf(UnauthenticatedException.class, e.getCause());
       }
-      try (JobwireClient none = JobwireClient.builder().environment(Map.of()).gatewayAddress(secured.address()).build()) {
+      try (JobwireClient none = JobwireClient.builder().environment(Map.of()).address(secured.address()).build()) {
         ExecutionException e = assertThrows(ExecutionException.class, () -> none.topology().get());
         assertInstanceOf(UnauthenticatedException.class, e.getCause());
       }

@@ -22,7 +22,7 @@ class ErrorTableTest {
         Map.entry(Status.Code.FAILED_PRECONDITION, FailedPreconditionException.class),
         Map.entry(Status.Code.ALREADY_EXISTS, AlreadyExistsException.class),
         Map.entry(Status.Code.DEADLINE_EXCEEDED, DeadlineExceededException.class),
-        Map.entry(Status.Code.CANCELLED, CancelledException.class),
+        Map.entry(Status.Code.CANCELLED, RequestCancelledException.class),
         Map.entry(Status.Code.UNAUTHENTICATED, UnauthenticatedException.class),
         Map.entry(Status.Code.PERMISSION_DENIED, PermissionDeniedException.class),
         Map.entry(Status.Code.UNIMPLEMENTED, UnimplementedException.class),

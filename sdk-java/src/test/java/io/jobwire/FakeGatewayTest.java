@@ -46,7 +46,7 @@ class FakeGatewayTest {
 
   JobwireClient start(GatewayGrpc.GatewayImplBase impl) throws Exception {
     server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(impl).build().start();
-    client = JobwireClient.builder().environment(Map.of()).gatewayAddress("127.0.0.1:" + server.getPort()).build();
+    client = JobwireClient.builder().environment(Map.of()).address("127.0.0.1:" + server.getPort()).build();
     return client;
   }
 
@@ -147,7 +147,7 @@ class FakeGatewayTest {
     JobWorker w = start(gw).newWorker().jobType("t").streamEnabled(false).maxJobsActive(2).handler(job -> {
       int r = running.incrementAndGet();
       maxRunning.accumulateAndGet(r, Math::max);
-      ran.add(job.getKey());
+      ran.add(job.key());
       Thread.sleep(200);
       running.decrementAndGet();
       return null;
@@ -225,8 +225,8 @@ class FakeGatewayTest {
     };
     List<Throwable> errors = new CopyOnWriteArrayList<>();
     JobWorker w = start(gw).newWorker().jobType("t").streamEnabled(false).errorListener(errors::add).handler(job -> {
-      if (job.getKey() == 2) throw new IllegalStateException("kaboom");
-      if (job.getKey() == 3) throw new JobError("E1", "nope");
+      if (job.key() == 2) throw new IllegalStateException("kaboom");
+      if (job.key() == 3) throw new JobErrorException("E1", "nope");
       return null;
     }).open();
     EngineIntegrationTest.waitFor(() -> calls.size() == 11, 10_000);
@@ -258,8 +258,8 @@ class FakeGatewayTest {
       }).build().start();
     }
     try (JobwireClient c = JobwireClient.builder().environment(Map.of())
-        .gatewayAddress("127.0.0.1:" + servers[0].getPort() + ",127.0.0.1:" + servers[1].getPort()).build()) {
-      assertEquals(2, c.getAddresses().size());
+        .address("127.0.0.1:" + servers[0].getPort() + ",127.0.0.1:" + servers[1].getPort()).build()) {
+      assertEquals(2, c.addresses().size());
       for (int i = 0; i < 10; i++) c.topology().get(5, TimeUnit.SECONDS);
     } finally {
       for (Server s : servers) s.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
@@ -321,7 +321,7 @@ class FakeGatewayTest {
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
     JobWorker w = start(gw).newWorker().jobType("t").streamEnabled(false).maxJobsActive(max).concurrency(max)
         .requestTimeout(Duration.ofMillis(-1)).pollInterval(Duration.ofMillis(20)).handler(job -> {
-          if (job.getKey() == 7) {
+          if (job.key() == 7) {
             runsOf7.incrementAndGet();
             return null;
           }
@@ -331,7 +331,7 @@ class FakeGatewayTest {
         }).open();
     try {
       // the first attempt ran, its CompleteJob is unanswered, and the redelivery arrived
-      EngineIntegrationTest.waitFor(() -> phase.get() == 3 && w.getHeldJobs() == 2, 5_000);
+      EngineIntegrationTest.waitFor(() -> phase.get() == 3 && w.heldJobs() == 2, 5_000);
       assertEquals(1, runsOf7.get(), "the redelivery waits for the first attempt's outcome");
       firstComplete.get().onNext(CompleteJobResponse.getDefaultInstance());
       firstComplete.get().onCompleted();
@@ -339,21 +339,21 @@ class FakeGatewayTest {
       EngineIntegrationTest.waitFor(() -> gw.completed.size() == 1, 5_000);
       assertEquals(2, runsOf7.get());
       long end = System.currentTimeMillis() + 2_000;
-      while (w.getHeldJobs() != 0 && System.currentTimeMillis() < end) Thread.sleep(10);
-      assertEquals(0, w.getHeldJobs(), "both attempts of job 7 completed: no slot may stay held");
+      while (w.heldJobs() != 0 && System.currentTimeMillis() < end) Thread.sleep(10);
+      assertEquals(0, w.heldJobs(), "both attempts of job 7 completed: no slot may stay held");
       // the worker can again hold maxJobsActive jobs
       phase.set(4);
       end = System.currentTimeMillis() + 5_000;
       while (fillRunning.get() < max && System.currentTimeMillis() < end) Thread.sleep(10);
       assertEquals(List.of(max), fillAsked, "the next poll asks for the whole capacity");
       assertEquals(max, fillRunning.get(), "maxJobsActive jobs run at once");
-      assertEquals(max, w.getHeldJobs());
+      assertEquals(max, w.heldJobs());
       assertEquals(List.of(), failed, "no job was handed back at capacity");
     } finally {
       release.countDown();
     }
     EngineIntegrationTest.waitFor(() -> gw.completed.size() == 1 + max, 5_000);
-    EngineIntegrationTest.waitFor(() -> w.getHeldJobs() == 0, 2_000);
+    EngineIntegrationTest.waitFor(() -> w.heldJobs() == 0, 2_000);
     w.close(Duration.ofSeconds(2));
   }
 

@@ -44,7 +44,7 @@ class ParkedJobsTest {
     OpenTelemetrySdk.builder().setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build()).buildAndRegisterGlobal();
     engine = TestEngine.start();
     // -Djobwire.test.window=<bytes> measures another receive window (default: the SDK's 8 KiB)
-    JobwireClient.Builder b = JobwireClient.builder().environment(Map.of()).gatewayAddress(engine.address());
+    JobwireClient.Builder b = JobwireClient.builder().environment(Map.of()).address(engine.address());
     String window = System.getProperty("jobwire.test.window");
     if (window != null && !window.isEmpty()) b.streamWindowBytes(Integer.parseInt(window));
     client = b.build();
@@ -84,12 +84,12 @@ class ParkedJobsTest {
       never.await();
       return null;
     }).open();
-    EngineIntegrationTest.waitFor(() -> paused.getState() == WorkerState.STREAMING, 5_000);
+    EngineIntegrationTest.waitFor(() -> paused.state() == WorkerState.STREAMING, 5_000);
     Thread.sleep(200);
     String payload = "x".repeat(kib * 1024);
     for (int i = 0; i < N; i++) client.createProcessInstance("one-task-" + type, Map.of("payload", payload, "i", i)).get();
     Thread.sleep(1_500);
-    assertTrue(paused.getHeldJobs() <= 2);
+    assertTrue(paused.heldJobs() <= 2);
     // a fast worker takes every job the paused one does not hold or park
     AtomicInteger done = new AtomicInteger();
     JobWorker fast = client.newWorker().jobType(type).handler(job -> {

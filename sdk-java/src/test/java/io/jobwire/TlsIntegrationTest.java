@@ -64,9 +64,9 @@ class TlsIntegrationTest {
 
     try (TestEngine engine = TestEngine.start("--tls-cert", dir.resolve("server.pem").toString(), "--tls-key", dir.resolve("server.key").toString())) {
       // the right CA (TLS is implied by the CA certificate; the environment is ignored)
-      try (JobwireClient ok = JobwireClient.builder().environment(Map.of()).gatewayAddress(engine.address())
+      try (JobwireClient ok = JobwireClient.builder().environment(Map.of()).address(engine.address())
           .caCertificatePath(dir.resolve("ca.pem")).build()) {
-        assertFalse(ok.isPlaintext());
+        assertFalse(ok.isInsecure());
         assertTrue(ok.topology().get(20, TimeUnit.SECONDS).partitionsCount() >= 1);
       }
       // the same through the environment, as the conformance driver does
@@ -75,7 +75,7 @@ class TlsIntegrationTest {
         assertTrue(env.topology().get(20, TimeUnit.SECONDS).partitionsCount() >= 1);
       }
       // an unrelated CA: commands fail, a worker backs off and never receives a job
-      try (JobwireClient bad = JobwireClient.builder().environment(Map.of()).gatewayAddress(engine.address())
+      try (JobwireClient bad = JobwireClient.builder().environment(Map.of()).address(engine.address())
           .caCertificatePath(dir.resolve("other-ca.pem")).commandTimeout(Duration.ofSeconds(2)).build()) {
         ExecutionException e = assertThrows(ExecutionException.class, () -> bad.topology().get(20, TimeUnit.SECONDS));
         assertTrue(e.getCause() instanceof JobwireException, String.valueOf(e.getCause()));
@@ -118,11 +118,11 @@ class TlsIntegrationTest {
     signed(dir, "other-ca", "stranger", "clientAuth");
     try (TestEngine engine = TestEngine.start("--tls-cert", dir.resolve("server.pem").toString(), "--tls-key", dir.resolve("server.key").toString(),
         "--tls-client-ca", dir.resolve("client-ca.pem").toString())) {
-      String none = tlsWarning(JobwireClient.builder().environment(Map.of()).gatewayAddress(engine.address())
+      String none = tlsWarning(JobwireClient.builder().environment(Map.of()).address(engine.address())
           .caCertificatePath(dir.resolve("ca.pem")).build(), "mtls-none");
       assertTrue(none.contains("requires a client certificate") && none.contains("ZEEBE_CLIENT_CERTIFICATE_PATH"), none);
       assertFalse(none.contains("ZEEBE_CA_CERTIFICATE_PATH"), none);
-      String stranger = tlsWarning(JobwireClient.builder().environment(Map.of()).gatewayAddress(engine.address())
+      String stranger = tlsWarning(JobwireClient.builder().environment(Map.of()).address(engine.address())
           .caCertificatePath(dir.resolve("ca.pem")).clientCertificatePath(dir.resolve("stranger.pem"))
           .clientPrivateKeyPath(dir.resolve("stranger.key")).build(), "mtls-stranger");
       assertTrue(stranger.contains("refused the client certificate"), stranger);

@@ -13,7 +13,7 @@ import io.grpc.TlsChannelCredentials;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
-import io.jobwire.CancelledException;
+import io.jobwire.RequestCancelledException;
 import io.jobwire.ConfigurationException;
 import io.jobwire.JobwireException;
 import java.io.IOException;
@@ -159,7 +159,7 @@ public final class Transport {
   private <Q, R> CompletableFuture<R> unaryOnce(MethodDescriptor<Q, R> method, Q req, Duration timeout, List<ManagedChannel> chans) {
     CompletableFuture<R> f = new CompletableFuture<>();
     if (closed) {
-      f.completeExceptionally(new CancelledException(method.getBareMethodName() + ": client is closed", Status.Code.CANCELLED, "", null));
+      f.completeExceptionally(new RequestCancelledException(method.getBareMethodName() + ": client is closed", Status.Code.CANCELLED, "", null));
       return f;
     }
     ClientCall<Q, R> call = pick(chans).newCall(method, options(timeout, true));
@@ -222,7 +222,7 @@ public final class Transport {
     }
   }
 
-  /** Closes every channel; later calls fail with CancelledException. */
+  /** Closes every channel; later calls fail with RequestCancelledException. */
   public void close() {
     closed = true;
     for (ManagedChannel ch : command) ch.shutdownNow();

@@ -45,7 +45,7 @@ public final class CamundaSaas {
   public static void main(String[] args) throws Exception {
     String address = must("ZEEBE_ADDRESS");
     JobwireClient client = JobwireClient.builder()
-        .gatewayAddress(address)
+        .address(address)
         .oauth(must("ZEEBE_CLIENT_ID"), must("ZEEBE_CLIENT_SECRET"),
             System.getenv().getOrDefault("ZEEBE_AUTHORIZATION_SERVER_URL", "https://login.cloud.camunda.io/oauth/token"),
             System.getenv().getOrDefault("ZEEBE_TOKEN_AUDIENCE", "zeebe.camunda.io"), null)
@@ -67,7 +67,7 @@ public final class CamundaSaas {
         + " partition(s)");
     String jobType = System.getenv().getOrDefault("JOB_TYPE", "hello");
     client.newWorker().jobType(jobType).handler(job -> {
-      log("job " + job.getKey() + " of process " + job.getBpmnProcessId());
+      log("job " + job.key() + " of process " + job.bpmnProcessId());
       return Map.of("handledBy", "jobwire-java");
     }).errorListener(e -> log("worker error: " + e.getMessage())).open();
     // The hook goes in before the "handling" line: a stop signal right after that line must find it.

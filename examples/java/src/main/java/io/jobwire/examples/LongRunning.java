@@ -48,7 +48,7 @@ public final class LongRunning {
             .autoExtend(true) // extend the deadline while the handler runs
             .handler(job -> {
               runs.incrementAndGet();
-              System.err.printf("long-running (java): %s got job %d: working for %d ms (job timeout %d ms)%n", workerName, job.getKey(), workMs,
+              System.err.printf("long-running (java): %s got job %d: working for %d ms (job timeout %d ms)%n", workerName, job.key(), workMs,
                   jobTimeoutMs);
               Thread.sleep(workMs); // interrupted if the worker's close timeout runs out
               return Map.of("report", "ready", "by", workerName);

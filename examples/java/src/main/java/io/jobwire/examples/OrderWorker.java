@@ -1,6 +1,6 @@
 package io.jobwire.examples;
 
-import io.jobwire.JobError;
+import io.jobwire.JobErrorException;
 import io.jobwire.JobHandler;
 import io.jobwire.JobWorker;
 import io.jobwire.JobwireClient;
@@ -34,17 +34,17 @@ public final class OrderWorker {
   static Map<String, JobHandler> handlers() {
     Map<String, JobHandler> h = new LinkedHashMap<>();
     h.put("payment", job -> {
-      Map<String, Object> v = job.getVariablesAsMap();
+      Map<String, Object> v = job.variables();
       if (DECLINED_CARD.equals(v.get("card"))) {
         // a BPMN error: caught by the PaymentDeclined boundary event
-        throw new JobError("PAYMENT_DECLINED", "card declined", Map.of("declineReason", "insufficient funds"));
+        throw new JobErrorException("PAYMENT_DECLINED", "card declined", Map.of("declineReason", "insufficient funds"));
       }
       return new LinkedHashMap<>(Map.of("paid", true, "paymentId", "pay-" + v.get("orderId"))); // completes the job
     });
     h.put("inventory", job -> new LinkedHashMap<>(Map.of("reserved", true)));
-    h.put("shipping", job -> new LinkedHashMap<>(Map.of("shippingMethod", job.getCustomHeaders().getOrDefault("method", ""),
-        "trackingNumber", "TRK-" + job.getKey())));
-    h.put("notify-customer", job -> new LinkedHashMap<>(Map.of("notified", job.getCustomHeaders().getOrDefault("template", ""))));
+    h.put("shipping", job -> new LinkedHashMap<>(Map.of("shippingMethod", job.customHeaders().getOrDefault("method", ""),
+        "trackingNumber", "TRK-" + job.key())));
+    h.put("notify-customer", job -> new LinkedHashMap<>(Map.of("notified", job.customHeaders().getOrDefault("template", ""))));
     return h;
   }
 

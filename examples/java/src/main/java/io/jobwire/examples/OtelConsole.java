@@ -58,7 +58,7 @@ public final class OtelConsole {
     ProcessInstance res;
     try (JobwireClient client = JobwireClient.fromEnvironment()) {
       client.deployResource("greeting.bpmn", PROCESS.getBytes(StandardCharsets.UTF_8)).get();
-      client.newWorker().jobType("send-greeting").handler(job -> Map.of("greeting", "Hello, " + job.getVariablesAsMap().get("name"))).open();
+      client.newWorker().jobType("send-greeting").handler(job -> Map.of("greeting", "Hello, " + job.variables().get("name"))).open();
       res = client.createProcessInstanceWithResult("greeting", Map.of("name", "Ada"), Duration.ofSeconds(20)).get();
     } // closing the client closes the worker; the span ends when the job's outcome is acknowledged
     provider.shutdown().join(10, java.util.concurrent.TimeUnit.SECONDS); // flushes the spans

@@ -1,6 +1,6 @@
 package io.jobwire.examples;
 
-import io.jobwire.JobError;
+import io.jobwire.JobErrorException;
 import io.jobwire.JobHandler;
 import java.util.Locale;
 import java.util.Map;
@@ -72,14 +72,14 @@ final class Stats {
           m.put("handedOffAt", nowMs());
         }
         return out;
-      } catch (JobError e) {
+      } catch (JobErrorException e) {
         bpmn = true;
         throw e;
       } catch (Exception e) {
         fail = true;
         throw e;
       } finally {
-        Object at = job.getVariablesAsMap().get("handedOffAt");
+        Object at = job.variables().get("handedOffAt");
         synchronized (this) {
           inflight--;
           handled++;

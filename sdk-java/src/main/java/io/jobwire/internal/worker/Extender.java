@@ -25,7 +25,7 @@ final class Extender {
   /** UpdateJobTimeout; on success the job's deadline is {@code timeoutMs} from the moment it was sent. */
   CompletableFuture<Void> extendTimeout(JobImpl job, long timeoutMs) {
     long sentAt = System.currentTimeMillis();
-    return c.transport.unary(GatewayGrpc.getUpdateJobTimeoutMethod(), UpdateJobTimeoutRequest.newBuilder().setJobKey(job.getKey()).setTimeout(timeoutMs).build(), null)
+    return c.transport.unary(GatewayGrpc.getUpdateJobTimeoutMethod(), UpdateJobTimeoutRequest.newBuilder().setJobKey(job.key()).setTimeout(timeoutMs).build(), null)
         .thenApply(r -> {
           job.deadline = sentAt + timeoutMs;
           return null;

@@ -2,9 +2,9 @@ package io.jobwire.internal.worker;
 
 import static io.jobwire.internal.worker.Control.LOG;
 
-import io.jobwire.CancelledException;
+import io.jobwire.RequestCancelledException;
 import io.jobwire.InvalidVariablesException;
-import io.jobwire.JobError;
+import io.jobwire.JobErrorException;
 import io.jobwire.internal.Json;
 import io.jobwire.internal.gateway.GatewayOuterClass.ActivatedJob;
 import io.jobwire.internal.worker.Outcomes.Sent;
@@ -182,8 +182,8 @@ final class JobExecutor {
         return;
       }
       if (err == null) {
-        if (result instanceof JobError) {
-          autoOutcome(h, Kind.ERROR, (JobError) result);
+        if (result instanceof JobErrorException) {
+          autoOutcome(h, Kind.ERROR, (JobErrorException) result);
         } else if (c.o.autoComplete() && !h.outcomeSent) {
           String vars;
           try {
@@ -211,8 +211,8 @@ final class JobExecutor {
       } else {
         h.failure = err;
         Throwable cause = err;
-        if (cause instanceof JobError) {
-          autoOutcome(h, Kind.ERROR, (JobError) cause);
+        if (cause instanceof JobErrorException) {
+          autoOutcome(h, Kind.ERROR, (JobErrorException) cause);
         } else if (h.job.cancelled && c.closing && !h.outcomeSent) {
           failBackInRun(h);
         } else if (h.outcomeSent) {
@@ -226,7 +226,7 @@ final class JobExecutor {
     }
   }
 
-  private void autoOutcome(HeldJob h, Kind kind, JobError e) {
+  private void autoOutcome(HeldJob h, Kind kind, JobErrorException e) {
     if (h.outcomeSent) {
       maybeSettle(h);
       return;
@@ -299,7 +299,7 @@ final class JobExecutor {
         sendOutcome(h, kind, vars, message, retries, b, code, caller);
       });
     } catch (RuntimeException rejected) {
-      caller.completeExceptionally(new CancelledException("jobwire: the worker is closed", null, "", rejected));
+      caller.completeExceptionally(new RequestCancelledException("jobwire: the worker is closed", null, "", rejected));
     }
     return caller;
   }

@@ -31,57 +31,57 @@ final class JobImpl implements Job {
   }
 
   @Override
-  public long getKey() {
+  public long key() {
     return raw.getKey();
   }
 
   @Override
-  public String getType() {
+  public String type() {
     return raw.getType();
   }
 
   @Override
-  public int getRetries() {
+  public int retries() {
     return raw.getRetries();
   }
 
   @Override
-  public long getDeadline() {
+  public long deadline() {
     return deadline;
   }
 
   @Override
-  public long getProcessInstanceKey() {
+  public long processInstanceKey() {
     return raw.getProcessInstanceKey();
   }
 
   @Override
-  public String getBpmnProcessId() {
+  public String bpmnProcessId() {
     return raw.getBpmnProcessId();
   }
 
   @Override
-  public int getProcessDefinitionVersion() {
+  public int processDefinitionVersion() {
     return raw.getProcessDefinitionVersion();
   }
 
   @Override
-  public long getProcessDefinitionKey() {
+  public long processDefinitionKey() {
     return raw.getProcessDefinitionKey();
   }
 
   @Override
-  public String getElementId() {
+  public String elementId() {
     return raw.getElementId();
   }
 
   @Override
-  public long getElementInstanceKey() {
+  public long elementInstanceKey() {
     return raw.getElementInstanceKey();
   }
 
   @Override
-  public synchronized Map<String, String> getCustomHeaders() {
+  public synchronized Map<String, String> customHeaders() {
     if (headers == null) {
       Map<String, String> m = new LinkedHashMap<>();
       String s = raw.getCustomHeaders();
@@ -99,34 +99,34 @@ final class JobImpl implements Job {
   }
 
   @Override
-  public String getWorker() {
+  public String worker() {
     return raw.getWorker();
   }
 
   @Override
-  public String getTenantId() {
+  public String tenantId() {
     return raw.getTenantId();
   }
 
   @Override
-  public String getActivation() {
+  public String activation() {
     return activation;
   }
 
   @Override
-  public String getVariables() {
+  public String variablesJson() {
     String v = raw.getVariables();
     return v == null || v.isEmpty() ? "{}" : v;
   }
 
   @Override
-  public Map<String, Object> getVariablesAsMap() {
-    return Json.parseObject(getVariables());
+  public Map<String, Object> variables() {
+    return Json.parseObject(variablesJson());
   }
 
   @Override
-  public <T> T getVariablesAsType(Class<T> type) {
-    return Json.parseAs(getVariables(), type);
+  public <T> T decodeVariables(Class<T> type) {
+    return Json.parseAs(variablesJson(), type);
   }
 
   @Override
@@ -136,26 +136,26 @@ final class JobImpl implements Job {
 
   @Override
   public CompletableFuture<Void> complete(Object variables) {
-    String json = Json.variablesToJson(variables, "complete of job " + getKey());
+    String json = Json.variablesToJson(variables, "complete of job " + key());
     return outcomes.send(OutcomeSender.Kind.COMPLETE, json, null, 0, null, null);
   }
 
   @Override
   public CompletableFuture<Void> fail(String message) {
-    return outcomes.send(OutcomeSender.Kind.FAIL, "", message, Math.max(0, getRetries() - 1), null, null);
+    return outcomes.send(OutcomeSender.Kind.FAIL, "", message, Math.max(0, retries() - 1), null, null);
   }
 
   @Override
   public CompletableFuture<Void> fail(String message, int retries, Duration retryBackOff, Object variables) {
     if (retries < 0) throw new IllegalArgumentException("retries must be >= 0");
-    String json = Json.variablesToJson(variables, "fail of job " + getKey());
+    String json = Json.variablesToJson(variables, "fail of job " + key());
     return outcomes.send(OutcomeSender.Kind.FAIL, json, message, retries, retryBackOff, null);
   }
 
   @Override
   public CompletableFuture<Void> throwError(String code, String message, Object variables) {
     if (code == null || code.isEmpty()) throw new IllegalArgumentException("throwError needs an error code");
-    String json = Json.variablesToJson(variables, "throwError of job " + getKey());
+    String json = Json.variablesToJson(variables, "throwError of job " + key());
     return outcomes.send(OutcomeSender.Kind.ERROR, json, message, 0, null, code);
   }
 
@@ -176,6 +176,6 @@ final class JobImpl implements Job {
         // no parent
       }
     }
-    return getCustomHeaders().get("traceparent");
+    return customHeaders().get("traceparent");
   }
 }

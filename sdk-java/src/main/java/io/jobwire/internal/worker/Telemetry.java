@@ -87,15 +87,15 @@ final class Telemetry {
   /** Starts {@code process job <type>} (CONSUMER) under the job's W3C traceparent when present. */
   Span startJobSpan(JobImpl job, String activation, String traceparent) {
     Context parent = parentFrom(traceparent);
-    return tracer.spanBuilder("process job " + job.getType())
+    return tracer.spanBuilder("process job " + job.type())
         .setSpanKind(SpanKind.CONSUMER)
         .setParent(parent)
-        .setAttribute("jobwire.job.key", Long.toString(job.getKey()))
-        .setAttribute("jobwire.job.type", job.getType())
-        .setAttribute("jobwire.job.retries", (long) job.getRetries())
-        .setAttribute("jobwire.process_instance.key", Long.toString(job.getProcessInstanceKey()))
-        .setAttribute("jobwire.bpmn_process_id", job.getBpmnProcessId())
-        .setAttribute("jobwire.element_id", job.getElementId())
+        .setAttribute("jobwire.job.key", Long.toString(job.key()))
+        .setAttribute("jobwire.job.type", job.type())
+        .setAttribute("jobwire.job.retries", (long) job.retries())
+        .setAttribute("jobwire.process_instance.key", Long.toString(job.processInstanceKey()))
+        .setAttribute("jobwire.bpmn_process_id", job.bpmnProcessId())
+        .setAttribute("jobwire.element_id", job.elementId())
         .setAttribute("jobwire.worker.name", workerName)
         .setAttribute("jobwire.activation", activation)
         .startSpan();

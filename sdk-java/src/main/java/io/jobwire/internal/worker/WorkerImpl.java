@@ -2,7 +2,7 @@ package io.jobwire.internal.worker;
 
 import static io.jobwire.internal.worker.Control.LOG;
 
-import io.jobwire.CancelledException;
+import io.jobwire.RequestCancelledException;
 import io.jobwire.JobWorker;
 import io.jobwire.JobwireException;
 import io.jobwire.WorkerState;
@@ -124,17 +124,17 @@ public final class WorkerImpl implements JobWorker {
   // =====================================================================================
 
   @Override
-  public WorkerState getState() {
+  public WorkerState state() {
     return machine.state();
   }
 
   @Override
-  public int getHeldJobs() {
+  public int heldJobs() {
     return ledger.jobs();
   }
 
   @Override
-  public String getJobType() {
+  public String jobType() {
     return o.jobType();
   }
 
@@ -183,7 +183,7 @@ public final class WorkerImpl implements JobWorker {
       return ctl.submit(task).get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new CancelledException("close interrupted", null, "", e);
+      throw new RequestCancelledException("close interrupted", null, "", e);
     } catch (ExecutionException e) {
       throw JobwireException.from(e.getCause(), "close");
     }

@@ -94,7 +94,7 @@ public final class Driver {
       }
     } else {
       version = JobwireClient.class.getPackage().getImplementationVersion();
-      JobwireClient jw = JobwireClient.builder().gatewayAddress(addr).build();
+      JobwireClient jw = JobwireClient.builder().address(addr).build();
       List<JobWorker> ws = new ArrayList<>();
       for (JsonNode s : cfg.get("workers")) {
         int delay = s.path("delayMs").asInt(0);
@@ -102,8 +102,8 @@ public final class Driver {
         for (int i = 0; i < s.path("count").asInt(1); i++) {
           var b = jw.newWorker().jobType(s.get("jobType").asText()).maxJobsActive(s.path("capacity").asInt(32)).jobTimeout(Duration.ofMinutes(5))
               .streamEnabled(mode.equals("push")).handler(job -> {
-                started(job.getVariablesAsMap().get("t0"), job.getDeadline());
-                ACTIVATIONS.computeIfAbsent(job.getActivation(), k -> new AtomicLong()).incrementAndGet();
+                started(job.variables().get("t0"), job.deadline());
+                ACTIVATIONS.computeIfAbsent(job.activation(), k -> new AtomicLong()).incrementAndGet();
                 pause(delay);
                 JOBS.incrementAndGet();
                 return null;

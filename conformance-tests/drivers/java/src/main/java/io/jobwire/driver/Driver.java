@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jobwire.ConfigurationException;
 import io.jobwire.Job;
-import io.jobwire.JobError;
+import io.jobwire.JobErrorException;
 import io.jobwire.JobWorker;
 import io.jobwire.JobWorkerBuilder;
 import io.jobwire.JobwireClient;
@@ -223,11 +223,11 @@ public final class Driver {
 
   static Object handleJob(String id, Job job, JsonNode behavior, Gate gate) throws Exception {
     long t0 = System.currentTimeMillis();
-    ObjectNode start = f().put("worker", id).put("key", Long.toString(job.getKey())).put("processInstanceKey", Long.toString(job.getProcessInstanceKey())).put("type", job.getType()).put("retries", job.getRetries())
-        .put("activation", job.getActivation()).put("variables", job.getVariables()).put("deadline", job.getDeadline());
+    ObjectNode start = f().put("worker", id).put("key", Long.toString(job.key())).put("processInstanceKey", Long.toString(job.processInstanceKey())).put("type", job.type()).put("retries", job.retries())
+        .put("activation", job.activation()).put("variables", job.variablesJson()).put("deadline", job.deadline());
     emit("job_start", start);
     JsonNode steps = behavior;
-    String vars = job.getVariables();
+    String vars = job.variablesJson();
     if (vars.contains("\"jwBehavior\"")) {
       JsonNode jb = M.readTree(vars).get("jwBehavior");
       if (jb != null && jb.isArray()) steps = jb;
@@ -237,12 +237,12 @@ public final class Driver {
       return runSteps(steps, job, gate);
     } catch (Throwable e) {
       if (job.isCancelled()) outcome = "cancelled";
-      else if (e instanceof JobError) outcome = "error";
+      else if (e instanceof JobErrorException) outcome = "error";
       else if (e instanceof Crash) outcome = "crashed";
       else outcome = "failed";
       throw e;
     } finally {
-      emit("job_end", f().put("worker", id).put("key", Long.toString(job.getKey())).put("outcome", outcome).put("durationMs", System.currentTimeMillis() - t0));
+      emit("job_end", f().put("worker", id).put("key", Long.toString(job.key())).put("outcome", outcome).put("durationMs", System.currentTimeMillis() - t0));
     }
   }
 
@@ -256,13 +256,13 @@ public final class Driver {
         try {
           job.extendTimeout(Duration.ofMillis(step.get("extendTimeout").asLong())).get();
         } catch (java.util.concurrent.ExecutionException e) {
-          log("extendTimeout of job " + job.getKey() + " failed: " + e.getCause());
+          log("extendTimeout of job " + job.key() + " failed: " + e.getCause());
         }
       } else if (step.has("complete")) {
         JsonNode v = step.get("complete");
         return v == null || v.isNull() ? "{}" : v.toString();
       } else if (step.has("completeEcho")) {
-        return job.getVariables(); // the raw JSON text: lossless by construction
+        return job.variablesJson(); // the raw JSON text: lossless by construction
       } else if (step.has("completePad")) {
         return "{\"out\":\"" + "y".repeat(step.get("completePad").asInt()) + "\"}";
       } else if (step.has("fail")) {
@@ -270,7 +270,7 @@ public final class Driver {
       } else if (step.has("throwError")) {
         JsonNode e = step.get("throwError");
         JsonNode v = e.get("variables");
-        throw new JobError(e.path("code").asText(), e.path("message").asText(""), v == null || v.isNull() ? null : v.toString());
+        throw new JobErrorException(e.path("code").asText(), e.path("message").asText(""), v == null || v.isNull() ? null : v.toString());
       } else if (step.has("crash")) {
         throw new Crash(step.get("crash").asText());
       } else {

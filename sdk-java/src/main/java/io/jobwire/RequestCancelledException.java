@@ -3,10 +3,11 @@ package io.jobwire;
 import io.grpc.Status;
 
 /**
- * CANCELLED: the call was cancelled (by the caller or a close).
+ * CANCELLED: the call was cancelled (by the caller or a close). The same name as
+ * {@code RequestCancelledError} in the other jobwire SDKs.
  * Part of the one status-code table of {@link JobwireException#fromStatus}.
  */
-public class CancelledException extends JobwireException {
+public class RequestCancelledException extends JobwireException {
   private static final long serialVersionUID = 1L;
 
   /**
@@ -17,7 +18,7 @@ public class CancelledException extends JobwireException {
    * @param details status details as sent by the gateway
    * @param cause the underlying exception, may be null
    */
-  public CancelledException(String message, Status.Code code, String details, Throwable cause) {
+  public RequestCancelledException(String message, Status.Code code, String details, Throwable cause) {
     super(message, code, details, cause);
   }
 }

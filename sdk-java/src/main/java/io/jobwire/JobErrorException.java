@@ -1,15 +1,16 @@
 package io.jobwire;
 
-
 /**
  * A BPMN error: thrown by a handler, the worker sends {@code ThrowError} with this code,
- * message and variables, so that a matching error boundary event catches it.
+ * message and variables, so that a matching error boundary event catches it. It is
+ * {@code JobError} in the other jobwire SDKs; in Java, exception classes end in
+ * {@code Exception}.
  *
  * <pre>{@code
- * throw new JobError("CARD_DECLINED", "card was declined", Map.of("reason", "limit"));
+ * throw new JobErrorException("CARD_DECLINED", "card was declined", Map.of("reason", "limit"));
  * }</pre>
  */
-public class JobError extends RuntimeException {
+public class JobErrorException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   private final String code;
@@ -20,9 +21,9 @@ public class JobError extends RuntimeException {
    * @param message error message (may be empty)
    * @param variables variables set on the error scope: a Map, a POJO or a JSON object string; may be null
    */
-  public JobError(String code, String message, Object variables) {
+  public JobErrorException(String code, String message, Object variables) {
     super(message == null ? "" : message);
-    if (code == null || code.isEmpty()) throw new IllegalArgumentException("JobError needs an error code");
+    if (code == null || code.isEmpty()) throw new IllegalArgumentException("JobErrorException needs an error code");
     this.code = code;
     this.variables = variables;
   }
@@ -31,7 +32,7 @@ public class JobError extends RuntimeException {
    * @param code matched against the errorCode of error events
    * @param message error message
    */
-  public JobError(String code, String message) {
+  public JobErrorException(String code, String message) {
     this(code, message, null);
   }
 
