@@ -175,8 +175,6 @@ export class Poller {
       return { ask, requestTimeoutMs: d.requestTimeoutMs, parks: d.parks, backfill: i.backfill, pushing: i.pushing }
     }
     if (stopSignal.aborted) return Promise.resolve(undefined)
-    const now = attempt()
-    if (now) return Promise.resolve(now)
     return new Promise((resolve) => {
       let done = false
       const check = () => {
@@ -193,9 +191,12 @@ export class Poller {
         this.kick = undefined
         resolve(p)
       }
+      // Listen before the first attempt: marking the poll due can free a slot at once (the reader
+      // yields its idle reservation), and that change must reach this poll.
       const off = ledger.onChange(check)
       stopSignal.addEventListener('abort', check, { once: true })
       this.kick = check
+      check()
     })
   }
 
