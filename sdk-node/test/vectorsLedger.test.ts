@@ -6,7 +6,7 @@
 import * as fs from 'fs'
 import * as path from 'path'
 import { Ledger, type Slot } from '../src/worker/ledger'
-import { afterPoll, emptyPollPause, planPoll, pollDeadlineMs, type PollDecision } from '../src/worker/pollplan'
+import { afterPoll, emptyPollPause, planPoll, pollDeadlineMs, type PollDecision, type PollInput } from '../src/worker/pollplan'
 
 /** Walks up from this file to the repository root's conformance-tests/vectors/<name>. */
 function readVectors<T>(name: string): T {
@@ -93,16 +93,7 @@ describe('ledger vectors (ledger.json)', () => {
 
 interface PlanCase {
   name: string
-  in: {
-    free: number
-    below: boolean
-    pushing: boolean
-    backfill: boolean
-    due: boolean
-    sinceLastEndMs: number
-    streamEnabled: boolean
-    requestTimeoutMs: number
-  }
+  in: PollInput
   out: { send: boolean; ask?: number; requestTimeoutMs?: number; parks?: boolean; markDue: boolean; fairnessInMs?: number | null }
 }
 
