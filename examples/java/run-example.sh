@@ -11,5 +11,5 @@ case "${1:-}" in
   camunda-saas) MAIN=io.jobwire.examples.CamundaSaas ;;
   *) echo "usage: $0 order-worker|long-running|otel-console|camunda-saas" >&2; exit 2 ;;
 esac
-CP="$HERE/target/jobwire-java-examples-0.1.0-SNAPSHOT.jar:$(cat "$HERE/target/classpath.txt")"
+CP="$HERE/target/jobwire-java-examples-0.1.0.jar:$(cat "$HERE/target/classpath.txt")"
 exec java -XX:+UseSerialGC -Dorg.slf4j.simpleLogger.defaultLogLevel="${JOBWIRE_LOG:-warn}" -cp "$CP" "$MAIN"

@@ -358,7 +358,7 @@ def _payment_worker_from_doc(sdk, tmp_path):
         return [str(EX / "python" / ".venv" / "bin" / "python"), str(tmp_path / "payment.py")], {}
     if sdk == "java":
         run([str(EX / "java" / "build.sh")], timeout=600)
-        cp = f'{EX / "java" / "target" / "jobwire-java-examples-0.1.0-SNAPSHOT.jar"}:' + (EX / "java" / "target" / "classpath.txt").read_text().strip()
+        cp = f'{EX / "java" / "target" / "jobwire-java-examples-0.1.0.jar"}:' + (EX / "java" / "target" / "classpath.txt").read_text().strip()
         (tmp_path / "Payment.java").write_text(_doc_block("getting-started-java.md", "java"))
         run(["javac", "-d", str(tmp_path), "-cp", cp, str(tmp_path / "Payment.java")], cwd=tmp_path, timeout=120)
         return ["java", "-cp", f"{tmp_path}:{cp}", "Payment"], {}

@@ -10,14 +10,14 @@ ENGINE="${JOBWIRE_ENGINE:-$ROOT/engine-reference/bin/jobwire-engine}"
 mvn_() { mvn -B -q "$@"; }
 
 (cd "$HERE" && mvn_ install -DskipTests)
-M2="${HOME}/.m2/repository/io/jobwire/jobwire-sdk/0.1.0-SNAPSHOT"
-for f in jobwire-sdk-0.1.0-SNAPSHOT.jar jobwire-sdk-0.1.0-SNAPSHOT-sources.jar jobwire-sdk-0.1.0-SNAPSHOT-javadoc.jar jobwire-sdk-0.1.0-SNAPSHOT.pom; do
+M2="${HOME}/.m2/repository/io/jobwire/jobwire-sdk/0.1.0"
+for f in jobwire-sdk-0.1.0.jar jobwire-sdk-0.1.0-sources.jar jobwire-sdk-0.1.0-javadoc.jar jobwire-sdk-0.1.0.pom; do
   [ -s "$M2/$f" ] || { echo "package-test: $M2/$f missing after mvn install" >&2; exit 1; }
 done
 # Apache-2.0: the POM declares it, the jar carries LICENSE and NOTICE
-grep -q "<name>Apache-2.0</name>" "$M2/jobwire-sdk-0.1.0-SNAPSHOT.pom" || { echo "package-test: the POM declares no Apache-2.0 licence" >&2; exit 1; }
+grep -q "<name>Apache-2.0</name>" "$M2/jobwire-sdk-0.1.0.pom" || { echo "package-test: the POM declares no Apache-2.0 licence" >&2; exit 1; }
 for f in META-INF/LICENSE META-INF/NOTICE; do
-  jar tf "$M2/jobwire-sdk-0.1.0-SNAPSHOT.jar" | grep -x "$f" >/dev/null || { echo "package-test: $f missing from the jar" >&2; exit 1; }
+  jar tf "$M2/jobwire-sdk-0.1.0.jar" | grep -x "$f" >/dev/null || { echo "package-test: $f missing from the jar" >&2; exit 1; }
 done
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/jobwire-pkg.XXXXXX")"
 ENGINE_PID=""
@@ -44,7 +44,7 @@ cat >"$WORK/app/pom.xml" <<'POM'
     <dependency>
       <groupId>io.jobwire</groupId>
       <artifactId>jobwire-sdk</artifactId>
-      <version>0.1.0-SNAPSHOT</version>
+      <version>0.1.0</version>
     </dependency>
   </dependencies>
   <build>
