@@ -8,7 +8,7 @@ PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint generate check-generated bootstrap \
         test-proto test-tree test-engine test-corpus test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
-        test-conformance test-mutation-smoke test-vector-mutants test-conformance-external test-examples test-ui test-bench test-soak soak conformance conformance-external conformance-report conformance-peers interop engine bench bench-engine bench-storage bench-ui fuzz
+        test-conformance test-mutation-smoke test-vector-mutants test-release release test-conformance-external test-examples test-ui test-bench test-soak soak conformance conformance-external conformance-report conformance-peers interop engine bench bench-engine bench-storage bench-ui fuzz
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-20s %s\n", $$1, $$2}'
@@ -107,6 +107,12 @@ test-mutation-smoke: bootstrap engine ## mutation proof, smoke: a few mutants mu
 	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/jobwire-mutation-smoke.XXXXXX") && \
 	  $(PY) conformance-tests/scripts/mutation.py --clone $$d/clone --discard --only $(MUTATION_SMOKE) \
 	    --junit $(RESULTS)/mutation-smoke.xml --out $(RESULTS)/mutation-smoke.md; rc=$$?; rm -rf "$$d"; exit $$rc
+
+release: bootstrap engine ## every artifact of the version in VERSION into dist/, reproducibly: engine for 6 platforms, wheel+sdist, npm tarball, Java jars+POM, Go modules in the proxy's format, SHA256SUMS (~4 min)
+	@tools/release/release.sh
+
+test-release: bootstrap engine ## make release, smoke: one version everywhere, two builds byte-identical (engine for linux/amd64 only), a new Go project installs the SDK and the engine from dist/ alone and runs 100 jobs (~5 min)
+	@$(PY) -m pytest -q -p no:cacheprovider -s tools/release/test_release.py --junitxml=$(RESULTS)/release.xml
 
 test-vector-mutants: bootstrap ## shared vectors, mutation proof: each mutant of conformance-tests/vectors/mutants.yaml (an old poll-slot model, a poll that parks) must fail its SDK's vector tests (scratch copies; ~2 min)
 	@$(PY) conformance-tests/scripts/vector_mutants.py --junit $(RESULTS)/vector-mutants.xml

@@ -5,7 +5,8 @@
 #   dist/python/  the jobwire wheel and sdist
 #   dist/node/    the @jobwire/sdk npm tarball
 #   dist/java/    jobwire-sdk jar, sources jar, javadoc jar and POM
-#   dist/go/      the sdk-go module as the Go module proxy serves it (zip, mod, info)
+#   dist/go/      the sdk-go and engine-reference modules as the Go module proxy
+#                 serves them (zip, mod, info): GOPROXY=file://.../dist/go
 # The version is the one in VERSION (tools/release/version.py checks every
 # package carries it). Timestamps come from the last commit (SOURCE_DATE_EPOCH).
 set -euo pipefail
@@ -16,16 +17,15 @@ PY=.tools/venv/bin/python
 $PY tools/release/version.py --check
 export SOURCE_DATE_EPOCH="$(git log -1 --format=%ct)"
 STAMP="$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)"
-DIST="$ROOT/dist"
+DIST="${DIST:-$ROOT/dist}"
 rm -rf "$DIST"; mkdir -p "$DIST"/{engine,python,node,java,go}
 
 echo "release $V: engine"
-for os in linux darwin windows; do
-  for arch in amd64 arm64; do
-    ext=""; [ "$os" = windows ] && ext=".exe"
-    (cd engine-reference && CGO_ENABLED=0 GOOS=$os GOARCH=$arch GOWORK=off go build -trimpath -buildvcs=false \
-      -ldflags "-s -w -buildid= -X main.version=$V" -o "$DIST/engine/jobwire-engine-$V-$os-$arch$ext" ./cmd/jobwire-engine)
-  done
+# RELEASE_PLATFORMS narrows the engine builds (the smoke test builds one)
+for p in ${RELEASE_PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64}; do
+  os="${p%/*}"; arch="${p#*/}"; ext=""; [ "$os" = windows ] && ext=".exe"
+  (cd engine-reference && CGO_ENABLED=0 GOOS=$os GOARCH=$arch GOWORK=off go build -trimpath -buildvcs=false \
+    -ldflags "-s -w -buildid= -X main.version=$V" -o "$DIST/engine/jobwire-engine-$V-$os-$arch$ext" ./cmd/jobwire-engine)
 done
 
 echo "release $V: python"
@@ -49,8 +49,11 @@ for f in "$TMP"/sdk-java/target/jobwire-sdk-"$V"{,-sources,-javadoc}.jar; do cp 
 cp "$TMP/sdk-java/pom.xml" "$DIST/java/jobwire-sdk-$V.pom"
 
 echo "release $V: go"
-(cd tools/release/gomodzip && GOWORK=off go run . -repo "$ROOT" -rev HEAD -subdir sdk-go -version "v$V" \
-  -out "$DIST/go" -time "$STAMP")
+# the SDK and the engine (go install .../engine-reference/cmd/jobwire-engine@v$V)
+for m in sdk-go engine-reference; do
+  (cd tools/release/gomodzip && GOWORK=off go run . -repo "$ROOT" -rev HEAD -subdir "$m" -version "v$V" \
+    -out "$DIST/go" -time "$STAMP")
+done
 
 (cd "$DIST" && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' | xargs sha256sum > SHA256SUMS)
 echo "release $V: dist/"

@@ -72,5 +72,10 @@ func run(repo, rev, subdir, version, out, when string) error {
 		return err
 	}
 	info, _ := json.Marshal(struct{ Version, Time string }{version, when})
-	return os.WriteFile(filepath.Join(at, version+".info"), append(info, '\n'), 0o644)
+	if err := os.WriteFile(filepath.Join(at, version+".info"), append(info, '\n'), 0o644); err != nil {
+		return err
+	}
+	// the proxy's version list (the go command asks for it when it resolves a
+	// package path to its module)
+	return os.WriteFile(filepath.Join(at, "list"), []byte(version+"\n"), 0o644)
 }
