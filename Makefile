@@ -43,7 +43,8 @@ test-proto: bootstrap ## contract: buf lint, breaking check, Zeebe compatibility
 engine: ## build engine-reference/bin/jobwire-engine
 	cd engine-reference && go build -o bin/jobwire-engine ./cmd/jobwire-engine
 
-test-tree: bootstrap ## only sources in git: no tracked binary or build output, and the suites left git status clean (runs last)
+test-tree: bootstrap ## only sources in git: no tracked binary or build output, user pages without commit hashes or issue references, and the suites left git status clean (runs last)
+	@$(PY) -m pytest -q -p no:cacheprovider tools/test_check_docs.py --junitxml=$(RESULTS)/tree/docs.xml
 	@$(PY) tools/check_tree.py --self-test --clean --junit $(RESULTS)/tree.xml
 
 test-engine: bootstrap ## engine-reference: go test (race) + pyzeebe interop
