@@ -113,7 +113,7 @@ release: bootstrap engine ## every artifact of the version in VERSION into dist/
 	@tools/release/release.sh
 
 test-release: bootstrap engine ## make release, smoke: one version everywhere, two builds byte-identical (engine for linux/amd64 only), a new Go project installs the SDK and the engine from dist/ alone and runs 100 jobs (~5 min)
-	@$(PY) -m pytest -q -p no:cacheprovider -s tools/release/test_release.py --junitxml=$(RESULTS)/release.xml
+	@$(PY) -m pytest -q -p no:cacheprovider -s tools/release --junitxml=$(RESULTS)/release.xml
 
 test-vector-mutants: bootstrap ## shared vectors, mutation proof: each mutant of conformance-tests/vectors/mutants.yaml (an old poll-slot model, a poll that parks) must fail its SDK's vector tests (scratch copies; ~2 min)
 	@$(PY) conformance-tests/scripts/vector_mutants.py --junit $(RESULTS)/vector-mutants.xml

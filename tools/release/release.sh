@@ -55,6 +55,13 @@ for m in sdk-go engine-reference; do
     -out "$DIST/go" -time "$STAMP")
 done
 
+# the engine in each package manager's own shape (tools/release/engine-<ecosystem>.sh DIST VERSION)
+for hook in tools/release/engine-*.sh; do
+  [ -e "$hook" ] || continue
+  echo "release $V: $(basename "$hook" .sh)"
+  bash "$hook" "$DIST" "$V"
+done
+
 (cd "$DIST" && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' | xargs sha256sum > SHA256SUMS)
 echo "release $V: dist/"
 (cd "$DIST" && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' | xargs ls -l | awk '{printf "  %10d  %s\n", $5, $9}')

@@ -18,33 +18,15 @@ import time
 import zipfile
 from pathlib import Path
 
-import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-V = (ROOT / "VERSION").read_text().strip()
+from conftest import ROOT, V, run  # noqa: E402  (tools/release/conftest.py)
+
 PY = sys.executable
-
-
-def run(cmd, **kw):
-    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    assert p.returncode == 0, f"{cmd} failed ({p.returncode}):\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
-    return p.stdout
 
 
 def test_one_version_everywhere():
     out = run([PY, str(ROOT / "tools" / "release" / "version.py"), "--check"])
     assert f"version {V}" in out
-
-
-@pytest.fixture(scope="module")
-def dists(tmp_path_factory):
-    made = []
-    for i in (1, 2):
-        d = tmp_path_factory.mktemp(f"dist{i}")
-        env = dict(os.environ, DIST=str(d), RELEASE_PLATFORMS="linux/amd64")
-        run(["bash", str(ROOT / "tools" / "release" / "release.sh")], env=env, cwd=ROOT, timeout=1200)
-        made.append(d)
-    return made
 
 
 def test_release_is_reproducible(dists):
