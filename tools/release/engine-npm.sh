@@ -40,9 +40,9 @@ done
 [ "${#optional[@]}" -gt 0 ] || { echo "engine-npm: no engine binary in $DIST/engine" >&2; exit 1; }
 
 d="$WORK/engine"; mkdir -p "$d"
-cp -r "$SRC/engine/bin" "$SRC/engine/lib" "$SRC/engine/README.md" "$d/"
+cp -r "$SRC/engine/lib" "$SRC/engine/README.md" "$d/"
 install -m 644 "$ROOT/LICENSE" "$d/LICENSE"
-chmod 755 "$d/bin/jobwire-engine.js"
+install -D -m 755 "$SRC/engine/launcher.js" "$d/bin/jobwire-engine.js"
 V="$V" OPTIONAL="${optional[*]}" node -e '
   const fs = require("fs")
   const pkg = JSON.parse(fs.readFileSync(process.argv[1], "utf8"))

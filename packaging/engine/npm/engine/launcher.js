@@ -5,7 +5,7 @@
 'use strict'
 const { spawn } = require('node:child_process')
 const os = require('node:os')
-const { enginePath } = require('../lib/find.js')
+const { enginePath } = require('../lib/find.js') // packed as bin/jobwire-engine.js (tools/release/engine-npm.sh)
 
 let bin
 try {
