@@ -35,4 +35,6 @@ PACK_OUT="$(npm pack --dry-run --json 2>/dev/null)" || { echo "npm pack failed";
 for f in lib/cjs/index.js lib/esm/index.js lib/cjs/index.d.ts proto/gateway.proto LICENSE NOTICE; do
   grep -q "\"$f\"" <<<"$PACK_OUT" || { echo "npm pack: $f missing from the package"; status=1; }
 done
+# The same suite at the lowest dependency versions package.json allows (a library takes ranges).
+scripts/min-deps.sh || status=$?
 exit $status
