@@ -24,9 +24,43 @@ TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$TMP/jobwire/_proto" "$PYOUT"
 cp proto/gateway.proto "$TMP/jobwire/_proto/gateway.proto"
 cp proto/jobwire/stream/v1/stream.proto "$TMP/jobwire/_proto/stream.proto"
-rm -f "$PYOUT"/gateway_pb2*.py* "$PYOUT"/stream_pb2*.py*
+rm -f "$PYOUT"/gateway_pb2*.py* "$PYOUT"/stream_pb2*.py* "$PYOUT"/_pool.py
 .tools/venv/bin/python -m grpc_tools.protoc -I"$TMP" --python_out=sdk-python/src --pyi_out=sdk-python/src \
   --grpc_python_out=sdk-python/src "$TMP/jobwire/_proto/gateway.proto" "$TMP/jobwire/_proto/stream.proto"
+# Own descriptor pool: the modules register their files in jobwire._proto._pool.POOL, not in
+# protobuf's default pool, so another client that registers gateway_protocol.* (pyzeebe) can
+# share the interpreter. Only the registration moves; names, encodings and the gRPC method
+# paths (/gateway_protocol.Gateway/...) stay exactly as generated.
+cat > "$PYOUT/_pool.py" <<'PYEOF'
+"""jobwire's own protobuf descriptor pool (written by tools/generate.sh; do not edit).
+
+The generated modules register gateway.proto and stream.proto here instead of in protobuf's
+default pool, so jobwire can share an interpreter with another client that registers the same
+gateway_protocol messages. Wire names and encodings are unchanged.
+"""
+from google.protobuf import descriptor_pool
+
+POOL = descriptor_pool.DescriptorPool()
+PYEOF
+.tools/venv/bin/python - "$PYOUT/gateway_pb2.py" "$PYOUT/stream_pb2.py" <<'PYEOF'
+import sys
+IMPORT = "from google.protobuf import descriptor_pool as _descriptor_pool\n"
+ADD = "DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile("
+OWN = (
+    "try:  # imported as jobwire._proto.<name>_pb2\n"
+    "    from . import _pool as _jobwire_pool\n"
+    "except ImportError:  # imported flat from this folder (proto/testdata/make_vectors.py)\n"
+    "    import _pool as _jobwire_pool  # type: ignore[no-redef]\n"
+)
+for path in sys.argv[1:]:
+    text = open(path, encoding="utf-8").read()
+    if text.count(IMPORT) != 1 or text.count(ADD) != 1:
+        sys.exit(f"generate: {path}: no default-pool registration to rewrite (protoc output changed?)")
+    text = text.replace(IMPORT, OWN).replace(ADD, "DESCRIPTOR = _jobwire_pool.POOL.AddSerializedFile(")
+    if "_descriptor_pool" in text:
+        sys.exit(f"generate: {path} still uses the default pool")
+    open(path, "w", encoding="utf-8").write(text)
+PYEOF
 [ -f "$PYOUT/__init__.py" ] || echo '"""Generated gRPC stubs for gateway.proto (do not edit; run make generate)."""' > "$PYOUT/__init__.py"
 
 # Node: typings for the runtime-loaded proto (only once sdk-node's deps exist).

@@ -5,7 +5,10 @@
 # Protobuf Python Version: 6.31.1
 """Generated protocol buffer code."""
 from google.protobuf import descriptor as _descriptor
-from google.protobuf import descriptor_pool as _descriptor_pool
+try:  # imported as jobwire._proto.<name>_pb2
+    from . import _pool as _jobwire_pool
+except ImportError:  # imported flat from this folder (proto/testdata/make_vectors.py)
+    import _pool as _jobwire_pool  # type: ignore[no-redef]
 from google.protobuf import runtime_version as _runtime_version
 from google.protobuf import symbol_database as _symbol_database
 from google.protobuf.internal import builder as _builder
@@ -24,7 +27,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bjobwire/_proto/stream.proto\x12\x11jobwire.stream.v1\"@\n\x14ReleaseUnreadRequest\x12\x11\n\tstream_id\x18\x01 \x01(\t\x12\x15\n\rmessages_read\x18\x02 \x01(\x03\"@\n\x15ReleaseUnreadResponse\x12\x15\n\rmessages_sent\x18\x01 \x01(\x03\x12\x10\n\x08released\x18\x02 \x01(\x03\x32z\n\x14StreamControlService\x12\x62\n\rReleaseUnread\x12\'.jobwire.stream.v1.ReleaseUnreadRequest\x1a(.jobwire.stream.v1.ReleaseUnreadResponseBc\n\x14io.jobwire.stream.v1P\x01ZIgithub.com/jobwire/jobwire/engine-reference/internal/pb/streampb;streampbb\x06proto3')
+DESCRIPTOR = _jobwire_pool.POOL.AddSerializedFile(b'\n\x1bjobwire/_proto/stream.proto\x12\x11jobwire.stream.v1\"@\n\x14ReleaseUnreadRequest\x12\x11\n\tstream_id\x18\x01 \x01(\t\x12\x15\n\rmessages_read\x18\x02 \x01(\x03\"@\n\x15ReleaseUnreadResponse\x12\x15\n\rmessages_sent\x18\x01 \x01(\x03\x12\x10\n\x08released\x18\x02 \x01(\x03\x32z\n\x14StreamControlService\x12\x62\n\rReleaseUnread\x12\'.jobwire.stream.v1.ReleaseUnreadRequest\x1a(.jobwire.stream.v1.ReleaseUnreadResponseBc\n\x14io.jobwire.stream.v1P\x01ZIgithub.com/jobwire/jobwire/engine-reference/internal/pb/streampb;streampbb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
