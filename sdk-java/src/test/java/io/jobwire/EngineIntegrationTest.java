@@ -184,7 +184,9 @@ class EngineIntegrationTest {
     List<CompletableFuture<ProcessInstance>> fs = new ArrayList<>();
     for (int i = 0; i < 4; i++) fs.add(client.createProcessInstanceWithResult(pid, null, Duration.ofSeconds(20)));
     assertTrue(started.await(10, TimeUnit.SECONDS));
-    waitFor(() -> w.heldJobs() == 4, 5_000);
+    // all four are activated for this worker (one runs, three wait for the one handler thread);
+    // generous bound: on a loaded 2-core CI machine the last push can take seconds
+    waitFor(() -> w.heldJobs() == 4, 20_000, () -> "held " + w.heldJobs() + ", state " + w.state());
     long t0 = System.nanoTime();
     w.close(Duration.ofMillis(300));
     long closeMs = (System.nanoTime() - t0) / 1_000_000;
@@ -309,9 +311,14 @@ class EngineIntegrationTest {
   }
 
   static void waitFor(java.util.function.BooleanSupplier cond, long ms) throws InterruptedException {
+    waitFor(cond, ms, () -> "");
+  }
+
+  static void waitFor(java.util.function.BooleanSupplier cond, long ms, java.util.function.Supplier<String> why)
+      throws InterruptedException {
     long end = System.currentTimeMillis() + ms;
     while (!cond.getAsBoolean()) {
-      if (System.currentTimeMillis() > end) throw new AssertionError("condition not met within " + ms + " ms");
+      if (System.currentTimeMillis() > end) throw new AssertionError("condition not met within " + ms + " ms " + why.get());
       Thread.sleep(10);
     }
   }
