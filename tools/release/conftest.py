@@ -1,5 +1,11 @@
 """Shared by the release tests: two release builds of the last commit (the
-engine for linux/amd64 only, RELEASE_PLATFORMS), made once per test session."""
+engine for linux/amd64 only, RELEASE_PLATFORMS), made once per test session.
+
+`dists` is the two builds (the reproducibility test compares them); `dist` is
+one release folder for the tests that only install from it: the folder named by
+the environment variable JOBWIRE_TEST_DIST when set (an existing
+`DIST=... RELEASE_PLATFORMS=linux/amd64 bash tools/release/release.sh` output,
+to iterate without rebuilding), else the first of `dists`."""
 from __future__ import annotations
 
 import os
@@ -29,3 +35,13 @@ def dists(tmp_path_factory):
     return made
 
 
+
+
+@pytest.fixture(scope="session")
+def dist(request) -> Path:
+    given = os.environ.get("JOBWIRE_TEST_DIST")
+    if given:
+        d = Path(given).resolve()
+        assert (d / "SHA256SUMS").is_file(), f"JOBWIRE_TEST_DIST={given} is not a release folder (no SHA256SUMS)"
+        return d
+    return request.getfixturevalue("dists")[0]
