@@ -118,11 +118,11 @@ class Substitutions:
         self.rewrite = lambda line: line
         if lang == "python":
             src = _pip_sources(dist)
-            pat = re.compile(r"^(?:python3? -m )?pip install")
+            pat = re.compile(r"^(?:python3? -m )?pip install(?=\s)")
             self.rewrite = lambda line: _names_to_files(line, pat, src)
         elif lang == "node":
             src = _npm_sources(dist)
-            pat = re.compile(r"^npm (?:install|i)(?: --save-dev| -D)?")
+            pat = re.compile(r"^npm (?:install|i)(?: --save-dev| -D)?(?=\s)")
             self.rewrite = lambda line: _names_to_files(line, pat, src)
         elif lang == "java":
             repo = _maven_repo(dist, tmp)
