@@ -112,7 +112,7 @@ test-mutation-smoke: bootstrap engine ## mutation proof, smoke: a few mutants mu
 release: bootstrap engine ## every artifact of the version in VERSION into dist/, reproducibly: engine for 6 platforms, wheel+sdist, npm tarball, Java jars+POM, Go modules in the proxy's format, SHA256SUMS (~4 min)
 	@tools/release/release.sh
 
-test-release: bootstrap engine ## make release, smoke: one version everywhere, two builds byte-identical (engine for linux/amd64 only), new projects in Go, Python, Node and Java install the SDK and the engine from dist/ alone and run 100 jobs; the engine packages' own tests (~4 min)
+test-release: bootstrap engine ## make release, smoke: one version everywhere, two builds byte-identical (engine for linux/amd64 only), the getting-started pages run as written in new projects that install the SDK and the engine from dist/ alone (100 orders each); the engine packages' own tests (~4 min)
 	@mkdir -p $(RESULTS)/release
 	@cd packaging/engine/java && mvn -o -q -B test; rc=$$?; cp target/surefire-reports/TEST-*.xml $(RESULTS)/release/ 2>/dev/null; exit $$rc
 	@$(PY) -m pytest -q -p no:cacheprovider -s tools/release --junitxml=$(RESULTS)/release.xml

@@ -45,6 +45,7 @@ from docpages import Block, blocks  # noqa: E402  (tools/release/docpages.py)
 LANGS = ("python", "node", "java", "go")
 PAGES = {lang: ROOT / "docs" / f"getting-started-{lang}.md" for lang in LANGS}
 RESULT = re.compile(r"^100/100 orders completed: 95 paid, 5 declined$", re.M)
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 M2 = Path.home() / ".m2" / "repository"
 JAVA_CLASSIFIER = "linux-x86_64"  # conftest builds the engine for linux/amd64 only
 
@@ -128,10 +129,15 @@ class Substitutions:
             repo = _maven_repo(dist, tmp)
             self.rewrite = lambda line: re.sub(r"^mvn ", f"mvn -o -B -Dmaven.repo.local={repo} ", line)
         elif lang == "go":
-            proxy = subprocess.run(["go", "env", "GOPROXY"], capture_output=True, text=True).stdout.strip()
+            goenv = json.loads(subprocess.run(["go", "env", "-json", "GOPROXY", "GOMODCACHE"], capture_output=True,
+                                              text=True, check=True).stdout)
             (tmp / "gobin").mkdir()
-            self.env = {"GOPROXY": f"file://{dist / 'go'},{proxy or 'https://proxy.golang.org'}",
-                        "GONOSUMDB": "github.com/jobwire", "GOWORK": "off", "GOBIN": str(tmp / "gobin")}
+            # a fresh module cache, so jobwire's modules can only come from dist/go; the
+            # others come from the machine's module cache (as a file proxy) or the registry
+            shared = Path(goenv["GOMODCACHE"]) / "cache" / "download"
+            self.env = {"GOPROXY": f"file://{dist / 'go'},file://{shared},{goenv['GOPROXY'] or 'https://proxy.golang.org'}",
+                        "GONOSUMDB": "github.com/jobwire", "GOWORK": "off", "GOBIN": str(tmp / "gobin"),
+                        "GOMODCACHE": str(tmp / "gomodcache")}
         # every process: the engine's address (the documented variable)
         self.env["ZEEBE_ADDRESS"] = f"127.0.0.1:{port}"
 
@@ -164,7 +170,7 @@ class Session:
         raw = Path(f"{state}.env").read_text().split("\0")
         self.env = dict(kv.split("=", 1) for kv in raw if "=" in kv)
         self.cwd = Path(Path(f"{state}.cwd").read_text().strip())
-        return p.stdout
+        return ANSI.sub("", p.stdout)  # mvn colours its output even with -B -q
 
     def start(self, name: str, b: Block, extra: str = "") -> subprocess.Popen:
         cmds = b.commands()
@@ -264,9 +270,16 @@ def run_page(lang: str, dist: Path, tmp: Path) -> dict[str, object]:
         assert code == 0, f"the worker exited {code} after SIGTERM, not 0:\n{s.output('worker')[-3000:]}"
         facts["worker_close_s"] = time.monotonic() - t0
         facts["project"] = s.cwd
+        if lang == "go":  # the SDK and the engine the page got are the release's module zips
+            for m in ("sdk-go", "engine-reference"):
+                rel = Path("github.com/jobwire/jobwire") / m / "@v" / f"v{V}.zip"
+                got = Path(env["GOMODCACHE"]) / "cache" / "download" / rel
+                assert got.read_bytes() == (dist / "go" / rel).read_bytes(), f"{m} did not come from dist/go"
         return facts
     finally:
         s.stop_all()
+        if lang == "go":  # the module cache is read-only: let go remove it
+            subprocess.run(["go", "clean", "-modcache"], env=env, capture_output=True, timeout=300)
 
 
 def _java_has_run_workers() -> bool:
