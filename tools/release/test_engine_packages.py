@@ -3,7 +3,9 @@ of `jobwire-engine` (tools/release/engine-pypi.sh) and npm packages
 @jobwire/engine + @jobwire/engine-<platform>-<arch> (engine-npm.sh), checked
 from the artifacts alone: each carries the binary of the platform its name and
 metadata claim, and a new project in a temp folder outside the repository
-installs the engine and the SDK from dist/ and runs 100 jobs.
+installs the engine and the SDK from dist/, starts the engine with the
+package's API (start()) and runs the getting-started page's worker and 100
+orders against it.
 
 The smoke builds the engine for linux/amd64 only (RELEASE_PLATFORMS), so these
 tests see one wheel and one platform package."""
@@ -21,6 +23,7 @@ import zipfile
 from pathlib import Path
 
 from conftest import ROOT, V, run  # noqa: E402  (tools/release/conftest.py)
+from docpages import blocks  # noqa: E402  (tools/release/docpages.py)
 
 TESTDATA = ROOT / "tools" / "release" / "testdata"
 GO_TO_WHEEL = {"linux/amd64": "manylinux_2_17_x86_64", "linux/arm64": "manylinux_2_17_aarch64",
@@ -103,18 +106,25 @@ def test_engine_packages_carry_their_platforms_binary(dists):
     assert main["optionalDependencies"] == {f"@jobwire/engine-{'-'.join(GO_TO_NPM[p])}": V for p in plats}
 
 
+def _page_files(lang: str, proj: Path) -> None:
+    """The getting-started page's files (process, worker, start program) into proj."""
+    for b in blocks(ROOT / "docs" / f"getting-started-{lang}.md"):
+        if b.kind == "file":
+            (proj / b.arg).write_text(b.text)
+
+
 def _ready_ms(out: str) -> int:
     m = re.search(r"^ready_ms (\d+)", out, re.M)
     assert m, out
     return int(m[1])
 
 
-def test_new_python_project_from_dist_only(dists, tmp_path):
+def test_new_python_project_from_dist_only(dist, tmp_path):
     """A fresh venv outside the repository: pip installs the SDK wheel and the
     engine wheel (no index for our packages; the SDK's own dependencies may
-    come from PyPI), `jobwire-engine version`, then 100 jobs against
-    jobwire_engine.start()."""
-    d = dists[0]
+    come from PyPI), `jobwire-engine version`, then the getting-started page's
+    worker and 100 orders against jobwire_engine.start()."""
+    d = dist
     venv = tmp_path / "venv"
     run([sys.executable, "-m", "venv", str(venv)], timeout=120)
     py = venv / "bin" / "python"
@@ -130,18 +140,21 @@ def test_new_python_project_from_dist_only(dists, tmp_path):
     proj = tmp_path / "payment"
     proj.mkdir()
     shutil.copy(TESTDATA / "newproject_engine_py.py.txt", proj / "main.py")
-    out = run([str(py), "main.py"], cwd=proj, env=env, timeout=120)
+    _page_files("python", proj)
+    out = run([str(py), "main.py"], cwd=proj, env=env, timeout=300)
     assert f"engine {exe}" in out, out
-    assert "completed 100" in out and "engine exit 0" in out, out
+    assert "100/100 orders completed: 95 paid, 5 declined" in out, out
+    assert "worker exit 0" in out and "engine exit 0" in out, out
     print(f"engine from the jobwire-engine wheel ready in {_ready_ms(out)} ms (jobwire_engine.start())")
 
 
-def test_new_node_project_from_dist_only(dists, tmp_path):
+def test_new_node_project_from_dist_only(dist, tmp_path):
     """A temp folder outside the repository: `npm init -y`, npm installs the
     SDK tarball and the engine tarballs (file paths; the SDK's own dependencies
-    come from the registry), `npx jobwire-engine version`, then 100 jobs
-    against require('@jobwire/engine').start()."""
-    d = dists[0]
+    come from the registry), `npx jobwire-engine version`, then the
+    getting-started page's worker and 100 orders against
+    require('@jobwire/engine').start()."""
+    d = dist
     proj = tmp_path / "payment"
     proj.mkdir()
     run(["npm", "init", "-y"], cwd=proj, timeout=60)
@@ -158,7 +171,9 @@ def test_new_node_project_from_dist_only(dists, tmp_path):
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2, (bad.returncode, bad.stderr)
     shutil.copy(TESTDATA / "newproject_engine_node.js.txt", proj / "main.js")
-    out = run(["node", "main.js"], cwd=proj, timeout=120)
+    _page_files("node", proj)
+    out = run(["node", "main.js"], cwd=proj, timeout=300)
     assert f"engine {proj / 'node_modules' / '@jobwire' / 'engine-linux-x64' / 'bin' / 'jobwire-engine'}" in out, out
-    assert "completed 100" in out and "engine exit 0" in out, out
+    assert "100/100 orders completed: 95 paid, 5 declined" in out, out
+    assert "worker exit 0" in out and "engine exit 0" in out, out
     print(f"engine from @jobwire/engine ready in {_ready_ms(out)} ms (start())")
