@@ -371,7 +371,7 @@ def _payment_worker_from_doc(sdk, tmp_path):
 
 def _java_has_run_workers() -> bool:
     src = (ROOT / "sdk-java" / "src" / "main" / "java" / "io" / "jobwire" / "JobwireClient.java").read_text()
-    return re.search(r"\bpublic\s+void\s+runWorkers\s*\(", src) is not None
+    return re.search(r"\bpublic\s+[\w<>\[\], ?]+\s+runWorkers\s*\(", src) is not None
 
 
 @pytest.mark.parametrize("sdk", ["go", "node", "python", pytest.param("java", marks=[pytest.mark.xfail(

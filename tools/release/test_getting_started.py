@@ -284,7 +284,7 @@ def run_page(lang: str, dist: Path, tmp: Path) -> dict[str, object]:
 
 def _java_has_run_workers() -> bool:
     src = (ROOT / "sdk-java" / "src" / "main" / "java" / "io" / "jobwire" / "JobwireClient.java").read_text()
-    return re.search(r"\bpublic\s+void\s+runWorkers\s*\(", src) is not None
+    return re.search(r"\bpublic\s+[\w<>\[\], ?]+\s+runWorkers\s*\(", src) is not None
 
 
 CASES = [pytest.param(lang, id=lang, marks=[pytest.mark.xfail(
