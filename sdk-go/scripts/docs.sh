@@ -18,6 +18,8 @@ for spec in "sdk-go . jobwire" "engine-reference ./embedded embedded"; do
   (cd "$ROOT/$mod" && go doc -all "$pkg" >"$OUT/$name.txt") || status=1
 done
 # the checker's own tests first (a planted undocumented identifier and broken links must be found)
-(cd "$ROOT/tools/godoc" && GOWORK=off go test -count=1 -q . >/dev/null) || { echo "tools/godoc: its tests fail"; status=1; }
+(cd "$ROOT/tools/godoc" && GOWORK=off go test -count=1 . >/tmp/godoc-test.$$ 2>&1) \
+  || { echo "tools/godoc: its tests fail:"; cat /tmp/godoc-test.$$; status=1; }
+rm -f /tmp/godoc-test.$$
 (cd "$ROOT/tools/godoc" && GOWORK=off go run . "$ROOT/sdk-go" "$ROOT/engine-reference/embedded") || status=1
 exit $status
