@@ -28,6 +28,15 @@ import pdoc.render
 MODULES = ("jobwire", "jobwire.sync")
 
 
+def _own_class_doc(cls: type) -> str:
+    """The class's own docstring: not one inherited from a base (pdoc shows those), nor the
+    signature ``Name(field: type, ...)`` that @dataclass writes when there is none."""
+    doc = cls.__dict__.get("__doc__") or ""
+    if doc.startswith(f"{cls.__name__}(") and hasattr(cls, "__dataclass_fields__"):
+        return ""
+    return doc.strip()
+
+
 def undocumented(mod: pdoc.doc.Module) -> list[str]:
     """Public members of ``mod`` without a docstring: classes, functions, and the methods,
     properties and attributes each class defines itself (not those of its bases)."""
@@ -38,7 +47,7 @@ def undocumented(mod: pdoc.doc.Module) -> list[str]:
         if m.name.startswith("_"):
             continue
         if isinstance(m, pdoc.doc.Class):
-            if not m.docstring.strip():
+            if not _own_class_doc(m.obj):
                 out.append(f"class {m.fullname}")
             for c in m.own_members:
                 if c.name.startswith("_") or c.taken_from[1].rpartition(".")[0] != m.taken_from[1]:
