@@ -6,8 +6,8 @@ RESULTS ?= $(ROOT)/.test-results
 export PATH := $(ROOT)/.tools/bin:$(PATH)
 PY := $(ROOT)/.tools/venv/bin/python
 
-.PHONY: help run test lint generate check-generated bootstrap \
-        test-proto test-tree test-engine test-corpus test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
+.PHONY: help run test lint docs generate check-generated bootstrap \
+        test-proto test-tree test-docs test-engine test-corpus test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
         test-conformance test-mutation-smoke test-vector-mutants test-release release test-conformance-external test-examples test-ui test-bench test-soak soak conformance conformance-external conformance-report conformance-peers interop engine bench bench-engine bench-storage bench-ui fuzz
 
 help: ## list the targets
@@ -29,6 +29,9 @@ lint: bootstrap ## buf lint + format check, go vet, TypeScript typecheck
 	cd sdk-go && go vet ./...
 	cd sdk-node && ([ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error) && npm run --silent typecheck
 
+docs: bootstrap ## API reference of every SDK into build/docs/{node,java,python,go} (TypeDoc, Javadoc, pdoc, go doc); fails on any warning, undocumented public member or broken link
+	@$(PY) tools/docs.py
+
 generate: bootstrap ## regenerate all code derived from proto/
 	@tools/generate.sh
 
@@ -46,6 +49,9 @@ engine: ## build engine-reference/bin/jobwire-engine
 test-tree: bootstrap ## only sources in git: no tracked binary or build output, user pages without commit hashes or issue references, and the suites left git status clean (runs last)
 	@$(PY) -m pytest -q -p no:cacheprovider tools/test_check_docs.py --junitxml=$(RESULTS)/tree/docs.xml
 	@$(PY) tools/check_tree.py --self-test --clean --junit $(RESULTS)/tree.xml
+
+test-docs: bootstrap ## make docs as a suite: one test per SDK (its reference builds with no warning, no undocumented public member, no broken link)
+	@$(PY) tools/docs.py --junit $(RESULTS)/docs/docs.xml
 
 test-engine: bootstrap ## engine-reference: go test (race) + pyzeebe interop
 	@engine-reference/scripts/test.sh

@@ -69,7 +69,7 @@ type (
 	AlreadyExistsError struct{ *base }
 	// DeadlineExceededError: DEADLINE_EXCEEDED.
 	DeadlineExceededError struct{ *base }
-	// RequestRequestCancelledError: CANCELLED, the call was cancelled (by the caller or a close).
+	// RequestCancelledError: CANCELLED, the call was cancelled (by the caller or a close).
 	RequestCancelledError struct{ *base }
 	// UnauthenticatedError: UNAUTHENTICATED, missing or expired credentials.
 	UnauthenticatedError struct{ *base }
@@ -82,19 +82,41 @@ type (
 	UnimplementedError struct{ *base }
 )
 
-// Unwrap returns the base error (the same for every typed error below).
-func (e *BackpressureError) Unwrap() error       { return e.base }
-func (e *UnavailableError) Unwrap() error        { return e.base }
-func (e *NotFoundError) Unwrap() error           { return e.base }
-func (e *InvalidArgumentError) Unwrap() error    { return e.base }
+// Unwrap returns the *[Error] that BackpressureError wraps, so errors.As finds both.
+func (e *BackpressureError) Unwrap() error { return e.base }
+
+// Unwrap returns the *[Error] that UnavailableError wraps, so errors.As finds both.
+func (e *UnavailableError) Unwrap() error { return e.base }
+
+// Unwrap returns the *[Error] that NotFoundError wraps, so errors.As finds both.
+func (e *NotFoundError) Unwrap() error { return e.base }
+
+// Unwrap returns the *[Error] that InvalidArgumentError wraps, so errors.As finds both.
+func (e *InvalidArgumentError) Unwrap() error { return e.base }
+
+// Unwrap returns the *[Error] that FailedPreconditionError wraps, so errors.As finds both.
 func (e *FailedPreconditionError) Unwrap() error { return e.base }
-func (e *AlreadyExistsError) Unwrap() error      { return e.base }
-func (e *DeadlineExceededError) Unwrap() error   { return e.base }
-func (e *RequestCancelledError) Unwrap() error   { return e.base }
-func (e *UnauthenticatedError) Unwrap() error    { return e.base }
-func (e *PermissionDeniedError) Unwrap() error   { return e.base }
-func (e *InternalError) Unwrap() error           { return e.base }
-func (e *UnimplementedError) Unwrap() error      { return e.base }
+
+// Unwrap returns the *[Error] that AlreadyExistsError wraps, so errors.As finds both.
+func (e *AlreadyExistsError) Unwrap() error { return e.base }
+
+// Unwrap returns the *[Error] that DeadlineExceededError wraps, so errors.As finds both.
+func (e *DeadlineExceededError) Unwrap() error { return e.base }
+
+// Unwrap returns the *[Error] that RequestCancelledError wraps, so errors.As finds both.
+func (e *RequestCancelledError) Unwrap() error { return e.base }
+
+// Unwrap returns the *[Error] that UnauthenticatedError wraps, so errors.As finds both.
+func (e *UnauthenticatedError) Unwrap() error { return e.base }
+
+// Unwrap returns the *[Error] that PermissionDeniedError wraps, so errors.As finds both.
+func (e *PermissionDeniedError) Unwrap() error { return e.base }
+
+// Unwrap returns the *[Error] that InternalError wraps, so errors.As finds both.
+func (e *InternalError) Unwrap() error { return e.base }
+
+// Unwrap returns the *[Error] that UnimplementedError wraps, so errors.As finds both.
+func (e *UnimplementedError) Unwrap() error { return e.base }
 
 // errorTable maps status codes to typed errors; errorFor is the one place that
 // reads it.

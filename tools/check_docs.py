@@ -7,7 +7,10 @@ example's README) and fails on:
   digit (not part of a longer word or a dashed name: Go pseudo-versions and
   generated names pass);
 - a reference to one of our issues: "issue 12", "issue #12", "issues 3, 5",
-  "(#12)", "item 4 of issue ...".
+  "(#12)", "item 4 of issue ...";
+- a broken relative link: a Markdown link or link definition whose target file
+  (relative to the page) does not exist, or whose #anchor names no heading of
+  the target page (GitHub's heading ids). Web links are not fetched.
 Measurements, issue numbers and hashes belong in engineering pages (engine
 STATUS, sdk-*/MEASUREMENTS.md, bench results, conformance-tests/*.md).
 
@@ -27,6 +30,45 @@ ISSUE = re.compile(r"\bissues?\s+#?\d+\b|\(#\d+\)|(?<![\w/])#\d{1,4}\b", re.I)
 # upstream projects' issues and PRs are facts users may follow: "camunda/camunda #4700", "pyzeebe #667"
 UPSTREAM = re.compile(r"(?:\b[\w.-]+/[\w.-]+|\bpyzeebe|\bspring-zeebe|\bzeebe-[\w-]+|\bcamunda-[\w-]+)\s+(#\d+(?:,\s*#\d+)*)",
                       re.I)
+# [text](target), ![alt](target), and link definitions "[name]: target"
+LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)|^\s{0,3}\[[^\]]+\]:\s+<?(\S+?)>?(?:\s|$)")
+INLINE_CODE = re.compile(r"`[^`]*`")
+
+
+def anchors(page: Path) -> set[str]:
+    """GitHub's ids of a Markdown page's headings: lower case, punctuation dropped, spaces to
+    dashes, "-1", "-2" ... for repeats."""
+    seen: dict[str, int] = {}
+    out = set()
+    in_code = False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.lstrip().startswith("```"):
+            in_code = not in_code
+        m = None if in_code else re.match(r"#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if not m:
+            continue
+        text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", m.group(1))  # a link in a heading: its text
+        slug = re.sub(r"[^\w\- ]", "", text.lower().replace("`", "")).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        out.add(slug if n == 0 else f"{slug}-{n}")
+    return out
+
+
+def broken_links(path: Path, line: str) -> list[str]:
+    """The relative links of one line of path whose target or anchor does not exist."""
+    out = []
+    for m in LINK.finditer(INLINE_CODE.sub("", line)):
+        target = m.group(1) or m.group(2)
+        if re.match(r"[a-z][a-z0-9+.-]*:", target, re.I):  # http:, https:, mailto:, ...
+            continue
+        file_part, _, anchor = target.partition("#")
+        dest = (path.parent / file_part).resolve() if file_part else path
+        if not dest.exists():
+            out.append(f"broken link: {target} (no such file)")
+        elif anchor and dest.suffix == ".md" and anchor.lower() not in anchors(dest):
+            out.append(f"broken link: {target} (no such heading)")
+    return out
 
 
 def user_pages() -> list[Path]:
@@ -45,6 +87,8 @@ def findings(path: Path) -> list[str]:
             out.append(f"{path.relative_to(ROOT)}:{n}: looks like a commit hash: {m.group(0)}")
         if in_code:
             continue
+        for b in broken_links(path, line):
+            out.append(f"{path.relative_to(ROOT)}:{n}: {b}")
         upstream_spans = [m.span(1) for m in UPSTREAM.finditer(line)]
         for m in ISSUE.finditer(line):
             if any(a <= m.start() < b for a, b in upstream_spans):

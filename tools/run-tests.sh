@@ -11,7 +11,7 @@ cd "$ROOT"
 export RESULTS="$ROOT/.test-results"
 rm -rf "$RESULTS"; mkdir -p "$RESULTS"
 
-ALL_SUITES="proto engine corpus sdk-go sdk-node sdk-python sdk-java conformance mutation-smoke vector-mutants conformance-external examples ui bench soak licences release tree"
+ALL_SUITES="proto engine corpus sdk-go sdk-node sdk-python sdk-java conformance mutation-smoke vector-mutants conformance-external examples ui bench soak licences release docs tree"
 SUITES="${SUITES:-$ALL_SUITES}"
 TP=0; TF=0; TS=0; LINES=()
 START_ALL=$(date +%s)

@@ -38,3 +38,20 @@ def _findings(page):
         return check_docs.findings(page)
     finally:
         check_docs.ROOT = orig
+
+
+def test_catches_broken_relative_links(tmp_path):
+    (tmp_path / "other.md").write_text("# Other page\n\n## Sending outcomes\n")
+    page = tmp_path / "page.md"
+    page.write_text("See [the other page](other.md), [a section](other.md#sending-outcomes) and\n"
+                    "[the site](https://example.org/missing.md).\n"
+                    "Planted: [gone](missing.md), ![img](img/none.png), [bad anchor](other.md#no-such-part).\n"
+                    "[ref]: ./nowhere/README.md\n"
+                    "```\n[in code](also-missing.md)\n```\n"
+                    "Inline code is not a link: `[x](y.md)`.\n")
+    found = _findings(page)
+    assert any("missing.md (no such file)" in f for f in found), found
+    assert any("img/none.png (no such file)" in f for f in found), found
+    assert any("other.md#no-such-part (no such heading)" in f for f in found), found
+    assert any("./nowhere/README.md (no such file)" in f for f in found), found
+    assert len(found) == 4, found

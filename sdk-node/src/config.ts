@@ -59,9 +59,13 @@ export interface ClientOptions {
 
 /** Minimal logger interface; `console` satisfies it. */
 export interface Logger {
+  /** Logs a detail useful when debugging (stream opened, poll parked, ...). */
   debug(msg: string, ...args: unknown[]): void
+  /** Logs a normal event of the client's life. */
   info(msg: string, ...args: unknown[]): void
+  /** Logs a problem the client recovers from (a retried call, a reconnect). */
   warn(msg: string, ...args: unknown[]): void
+  /** Logs a failure the client could not recover from (an outcome that was not sent). */
   error(msg: string, ...args: unknown[]): void
 }
 

@@ -15,6 +15,14 @@ export class JobwireError extends Error {
   /** Status details as sent by the gateway. */
   readonly details: string
 
+  /**
+   * Creates the error; the SDK raises it from a failed call, applications rarely need to.
+   *
+   * @param message - The error message.
+   * @param code - The gRPC status code, or `undefined` for an error raised by the client itself.
+   * @param details - The status details sent by the gateway.
+   * @param options - `cause`: the underlying error.
+   */
   constructor(message: string, code?: number, details = '', options?: { cause?: unknown }) {
     super(message, options)
     this.name = new.target.name
@@ -129,6 +137,13 @@ export class JobError extends Error {
   /** Variables set on the error scope. */
   readonly variables: Record<string, unknown> | undefined
 
+  /**
+   * Creates a BPMN error for a handler to throw or return.
+   *
+   * @param code - The BPMN error code, matched against the errorCode of error events.
+   * @param message - The error message sent with ThrowError.
+   * @param variables - Variables set on the error scope.
+   */
   constructor(code: string, message = '', variables?: Record<string, unknown>) {
     super(message)
     this.name = 'JobError'

@@ -7,6 +7,7 @@ import type { Variables } from './job.js'
 
 /** A partition as seen by one broker. */
 export interface Partition {
+  /** Partition id, from 1. */
   partitionId: number
   /** LEADER, FOLLOWER or INACTIVE. */
   role: string
@@ -16,28 +17,43 @@ export interface Partition {
 
 /** A broker of the cluster. */
 export interface Broker {
+  /** Node id of the broker in the cluster. */
   nodeId: number
+  /** Host name or address the broker advertises. */
   host: string
+  /** Port the broker advertises. */
   port: number
+  /** Broker version. */
   version: string
+  /** The partitions this broker takes part in, with its role and health in each. */
   partitions: Partition[]
 }
 
 /** Result of {@link Client.topology}. */
 export interface Topology {
+  /** The brokers of the cluster. */
   brokers: Broker[]
+  /** Number of brokers in the cluster. */
   clusterSize: number
+  /** Number of partitions. */
   partitionsCount: number
+  /** Number of copies of each partition. */
   replicationFactor: number
+  /** Version of the gateway that answered. */
   gatewayVersion: string
 }
 
 /** A process deployed by {@link Client.deployResource}. */
 export interface Process {
+  /** The process id from the BPMN file. */
   bpmnProcessId: string
+  /** Version the engine assigned to this deployment of the process. */
   version: number
+  /** Key of the process definition (decimal string). */
   processDefinitionKey: string
+  /** Name of the deployed resource that holds the process. */
   resourceName: string
+  /** Tenant the process was deployed to. */
   tenantId: string
 }
 
@@ -45,6 +61,7 @@ export interface Process {
 export interface Deployment {
   /** Deployment key. */
   key: string
+  /** Tenant the resources were deployed to. */
   tenantId: string
   /** The processes of the deployment (decisions and forms are not listed). */
   processes: Process[]
@@ -52,10 +69,15 @@ export interface Deployment {
 
 /** Result of {@link Client.createProcessInstance}. */
 export interface ProcessInstance {
+  /** Key of the process definition the instance runs (decimal string). */
   processDefinitionKey: string
+  /** The process id from the BPMN file. */
   bpmnProcessId: string
+  /** Version of the process definition the instance runs. */
   version: number
+  /** Key of the new process instance (decimal string). */
   processInstanceKey: string
+  /** Tenant of the instance. */
   tenantId: string
 }
 

@@ -8,19 +8,6 @@ RESULTS="${RESULTS:-$ROOT/.test-results}"
 mkdir -p "$RESULTS"
 cd "$HERE"
 
-PYTHON="${PYTHON:-python3}"
-VENV="$HERE/.venv"
-STAMP="$VENV/.jobwire-stamp"
-WANT="$(cat requirements-dev.txt pyproject.toml | sha256sum | cut -d' ' -f1)"
-
-if [ ! -x "$VENV/bin/python" ]; then
-  "$PYTHON" -m venv "$VENV"
-fi
-if [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements-dev.txt
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps -e .
-  "$VENV/bin/python" -m pip check
-  echo "$WANT" > "$STAMP"
-fi
+. "$HERE/scripts/venv.sh"
 
 exec "$VENV/bin/python" -m pytest -q --junitxml="$RESULTS/sdk-python.xml" "$@"

@@ -255,6 +255,11 @@ def _run(cmd, cwd, env=None, what=""):
     return r
 
 
+def _go_no_requires(d: Path) -> bool:
+    """Whether the go.mod in d has no require directive: the module uses the standard library only."""
+    return re.search(r"^require\b", (d / "go.mod").read_text(), re.M) is None
+
+
 def _go_module(d: Path) -> str:
     m = re.search(r"^module\s+(\S+)", (d / "go.mod").read_text(), re.M)
     return m.group(1) if m else ""
@@ -353,8 +358,9 @@ LISTERS = {"go": list_go, "npm": list_npm, "python": list_python, "maven": list_
 
 def check_tree(tree: Tree, policy: dict) -> tuple[list[Package], list[str]]:
     pkgs = judge(tree, LISTERS[tree.ecosystem](tree, policy), policy)
-    if not pkgs and tree.ecosystem != "npm":
-        # an npm tree may have no third-party package (tools' own package.json always has some)
+    if not pkgs and tree.ecosystem != "npm" and not (tree.ecosystem == "go" and _go_no_requires(tree.path)):
+        # an npm tree may have no third-party package (tools' own package.json always has some), and
+        # so may a Go module whose go.mod requires nothing (standard library only)
         raise ToolError(f"{tree.id}: the tool listed no package (is the tree installed?)")
     return pkgs, violations(tree, pkgs)
 

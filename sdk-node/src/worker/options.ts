@@ -49,22 +49,37 @@ export interface WorkerOptions<V = Variables> {
   retryBackOffMs?: number
 }
 
-/** @internal */
+/** The {@link WorkerOptions} of a worker after defaults ({@link Worker.options}): every field set. */
 export interface ResolvedWorkerOptions<V = Variables> {
+  /** Job type the worker works on. */
   jobType: string
+  /** The handler. */
   handler: JobHandler<V>
+  /** Sent as `worker` on activation. */
   workerName: string
+  /** Capacity: jobs held at once, pushed and polled together. */
   maxJobsActive: number
+  /** Handlers running in parallel. */
   concurrency: number
+  /** Activation timeout sent to the engine, ms. */
   jobTimeoutMs: number
+  /** Long-poll time, ms; 0 = the gateway's default, < 0 = long polling off. */
   requestTimeoutMs: number
+  /** Pause after an empty poll that was not parked for half its long-poll time, ms. */
   pollIntervalMs: number
+  /** Whether jobs are also received by push (StreamActivatedJobs). */
   streamEnabled: boolean
+  /** A healthy stream is recycled after this long, ms. */
   streamTimeoutMs: number
+  /** Variables to fetch; empty: all. */
   fetchVariables: string[]
+  /** Tenants to activate jobs for; empty: the default tenant. */
   tenantIds: string[]
+  /** Whether the job is completed with the handler's return value. */
   autoComplete: boolean
+  /** Whether the job's timeout is extended while the handler runs. */
   autoExtend: boolean
+  /** `retryBackOff` sent with FailJob after a handler error, ms. */
   retryBackOffMs: number
 }
 

@@ -31,21 +31,37 @@ class WorkerOptions:
     """A worker's settings after defaults (durations in seconds)."""
 
     job_type: str
+    """Job type the worker works on."""
     handler: Handler
+    """The handler."""
     worker_name: str
+    """Sent as ``worker`` on activation."""
     max_jobs_active: int
+    """Capacity: jobs held at once, pushed and polled together."""
     concurrency: int
+    """Handlers running at once."""
     job_timeout: float
+    """Activation timeout sent to the engine, seconds."""
     request_timeout: float
+    """Long-poll time, seconds; 0: the gateway's default, negative: long polling off."""
     poll_interval: float
+    """Pause after an empty poll that was not parked, seconds."""
     stream_enabled: bool
+    """Whether jobs are also received by push (StreamActivatedJobs)."""
     stream_timeout: float
+    """A healthy stream is recycled after this long, seconds."""
     fetch_variables: Sequence[str]
+    """Variables to fetch; empty: all."""
     tenant_ids: Sequence[str]
+    """Tenants to activate jobs for; empty: the default tenant."""
     auto_complete: bool
+    """Whether the job is completed with the handler's return value."""
     auto_extend: bool
+    """Whether the job's timeout is extended while the handler runs."""
     retry_backoff: float
+    """``retryBackOff`` sent with FailJob after a handler error, seconds."""
     is_async: bool
+    """Whether the handler is a coroutine function (else it runs in a thread)."""
 
 
 def _int(name: str, v: Any, default: int) -> int:

@@ -10,11 +10,17 @@ class WorkerState(str, enum.Enum):
     """Lifecycle states of a worker: ``idle -> polling | streaming <-> backoff -> closing -> closed``."""
 
     IDLE = "idle"
+    """Created, not yet receiving jobs."""
     POLLING = "polling"
+    """Receiving jobs by polling alone: no stream is open (streaming off, or the stream is not up)."""
     STREAMING = "streaming"
+    """A job stream is open; the worker still polls beside it."""
     BACKOFF = "backoff"
+    """Waiting after an error before the next poll or stream."""
     CLOSING = "closing"
+    """Closing: no new jobs; running handlers finish."""
     CLOSED = "closed"
+    """Closed."""
 
     def __str__(self) -> str:
         return self.value

@@ -99,6 +99,7 @@ class Client:
             logger=logger,
             env=env,
         )
+        """The settings in use after options, environment and defaults were merged."""
         self._transport = Transport(self.config)
         self._workers: List[Worker] = []
         self._closed = False

@@ -50,10 +50,15 @@ class OAuthOptions:
     or their ``CAMUNDA_*`` forms)."""
 
     client_id: str
+    """OAuth client id."""
     client_secret: str
+    """OAuth client secret."""
     authorization_server_url: str
+    """Token endpoint of the authorization server."""
     audience: Optional[str] = None
+    """Token audience; ``None``: none sent."""
     scope: Optional[str] = None
+    """Token scope; ``None``: none sent."""
 
 
 @dataclass(frozen=True)
@@ -61,15 +66,25 @@ class ClientConfig:
     """Client settings after options, environment and defaults were merged."""
 
     addresses: List[str]
+    """Gateway addresses ``host:port``; several are balanced round-robin."""
     insecure: bool
+    """Plaintext (``True``) or TLS (``False``)."""
     ca_certificate_path: Optional[str]
+    """PEM file of the CA that signed the gateway's certificate; ``None``: the system roots."""
     oauth: Optional[OAuthOptions]
+    """OAuth client credentials; ``None``: no token is sent."""
     keep_alive: float
+    """HTTP/2 keepalive ping interval, seconds."""
     command_timeout: float
+    """Deadline of client commands and of workers' outcome calls, seconds."""
     channel_options: Sequence[tuple[str, Union[int, str]]]
+    """Extra gRPC channel options, passed as given."""
     logger: logging.Logger
+    """The logger the client and its workers log to."""
     client_certificate_path: Optional[str] = None
+    """PEM client certificate for mutual TLS; ``None``: none."""
     client_private_key_path: Optional[str] = None
+    """PEM private key of the client certificate; ``None``: none."""
 
 
 def _env(env: Mapping[str, str], *names: str) -> Optional[str]:

@@ -44,7 +44,9 @@ class JobwireError(Exception):
     def __init__(self, message: str, code: Optional[grpc.StatusCode] = None, details: str = "") -> None:
         super().__init__(message)
         self.code = code
+        """The gRPC status code, or ``None`` for client-side errors."""
         self.details = details
+        """Status details as sent by the gateway (may be empty)."""
 
     @property
     def code_name(self) -> str:
@@ -239,5 +241,8 @@ class JobError(Exception):
             raise TypeError("jobwire: JobError needs a non-empty error code string")
         super().__init__(message or code)
         self.code = code
+        """The BPMN error code, matched against the errorCode of error events."""
         self.message = message
+        """The error message sent with ThrowError."""
         self.variables = variables
+        """Variables set on the error scope, or ``None``."""

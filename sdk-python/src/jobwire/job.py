@@ -50,21 +50,35 @@ class Job:
 
     def __init__(self, raw: "ActivatedJob", activation: str, outcomes: OutcomeSender) -> None:
         self.key: int = raw.key
+        """Job key."""
         self.type: str = raw.type
+        """Job type."""
         self.retries: int = raw.retries
+        """Retries left, as activated."""
         self.deadline: int = raw.deadline
         """When the activation lapses, epoch milliseconds (moves when the timeout is extended)."""
         self.process_instance_key: int = raw.processInstanceKey
+        """Key of the process instance."""
         self.bpmn_process_id: str = raw.bpmnProcessId
+        """The process id from the BPMN file."""
         self.process_definition_version: int = raw.processDefinitionVersion
+        """Version of the process definition."""
         self.process_definition_key: int = raw.processDefinitionKey
+        """Key of the process definition."""
         self.element_id: str = raw.elementId
+        """Element id of the service task."""
         self.element_instance_key: int = raw.elementInstanceKey
+        """Key of the element instance."""
         self.custom_headers: Dict[str, str] = _headers(raw.customHeaders)
+        """The task's custom headers."""
         self.worker: str = raw.worker
+        """The worker name recorded on activation."""
         self.tenant_id: str = raw.tenantId
+        """Tenant of the job."""
         self.variables_json: str = raw.variables or "{}"
+        """The variables, JSON object text exactly as received."""
         self.variables: Dict[str, Any] = parse_variables(self.variables_json)
+        """The variables, parsed (integers exact)."""
         self.activation: str = activation
         """How the job arrived: ``"push"`` (stream) or ``"poll"``."""
         self._outcomes = outcomes

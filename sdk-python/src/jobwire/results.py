@@ -16,6 +16,7 @@ class Partition:
     """A partition as seen by one broker."""
 
     partition_id: int
+    """Partition id, from 1."""
     role: str
     """``LEADER``, ``FOLLOWER`` or ``INACTIVE``."""
     health: str
@@ -27,10 +28,15 @@ class Broker:
     """A broker of the cluster."""
 
     node_id: int
+    """Node id of the broker in the cluster."""
     host: str
+    """Host name or address the broker advertises."""
     port: int
+    """Port the broker advertises."""
     version: str
+    """Broker version."""
     partitions: Tuple[Partition, ...]
+    """The partitions this broker takes part in, with its role and health in each."""
 
 
 @dataclass(frozen=True)
@@ -38,10 +44,15 @@ class Topology:
     """Result of :meth:`jobwire.Client.topology`."""
 
     brokers: Tuple[Broker, ...]
+    """The brokers of the cluster."""
     cluster_size: int
+    """Number of brokers in the cluster."""
     partitions_count: int
+    """Number of partitions."""
     replication_factor: int
+    """Number of copies of each partition."""
     gateway_version: str
+    """Version of the gateway that answered."""
 
 
 @dataclass(frozen=True)
@@ -49,10 +60,15 @@ class Process:
     """A process deployed by :meth:`jobwire.Client.deploy_resource`."""
 
     bpmn_process_id: str
+    """The process id from the BPMN file."""
     version: int
+    """Version the engine assigned to this deployment of the process."""
     process_definition_key: int
+    """Key of the process definition."""
     resource_name: str
+    """Name of the deployed resource that holds the process."""
     tenant_id: str
+    """Tenant the process was deployed to."""
 
 
 @dataclass(frozen=True)
@@ -60,8 +76,11 @@ class Deployment:
     """Result of :meth:`jobwire.Client.deploy_resource` (decisions and forms are not listed)."""
 
     key: int
+    """Deployment key."""
     tenant_id: str
+    """Tenant the resources were deployed to."""
     processes: Tuple[Process, ...]
+    """The processes of the deployment."""
 
 
 @dataclass(frozen=True)
@@ -69,10 +88,15 @@ class ProcessInstance:
     """Result of :meth:`jobwire.Client.create_process_instance`."""
 
     process_definition_key: int
+    """Key of the process definition the instance runs."""
     bpmn_process_id: str
+    """The process id from the BPMN file."""
     version: int
+    """Version of the process definition the instance runs."""
     process_instance_key: int
+    """Key of the new process instance."""
     tenant_id: str
+    """Tenant of the instance."""
 
 
 @dataclass(frozen=True)
@@ -80,10 +104,15 @@ class ProcessInstanceResult:
     """Result of :meth:`jobwire.Client.create_process_instance_with_result`."""
 
     process_definition_key: int
+    """Key of the process definition the instance ran."""
     bpmn_process_id: str
+    """The process id from the BPMN file."""
     version: int
+    """Version of the process definition the instance ran."""
     process_instance_key: int
+    """Key of the process instance."""
     tenant_id: str
+    """Tenant of the instance."""
     variables: Dict[str, Any]
     """Final variables, parsed losslessly."""
     variables_json: str

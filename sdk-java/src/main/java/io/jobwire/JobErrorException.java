@@ -13,6 +13,7 @@ package io.jobwire;
 public class JobErrorException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /** The BPMN error code. */
   private final String code;
   private final transient Object variables;
 

@@ -47,108 +47,190 @@ public final class JobWorkerBuilder {
     this.transport = transport;
   }
 
-  /** @param jobType the {@code zeebe:taskDefinition type} to work on (required) @return this */
+  /**
+   * The job type to work on.
+   *
+   * @param jobType the {@code zeebe:taskDefinition type} to work on (required)
+   * @return this builder
+   */
   public JobWorkerBuilder jobType(String jobType) {
     this.jobType = jobType;
     return this;
   }
 
-  /** @param handler the handler (required) @return this */
+  /**
+   * The handler run for each job.
+   *
+   * @param handler the handler (required)
+   * @return this builder
+   */
   public JobWorkerBuilder handler(JobHandler handler) {
     this.handler = handler;
     return this;
   }
 
-  /** @param name recorded on each activated job (default: the host name) @return this */
+  /**
+   * The worker name sent with each activation.
+   *
+   * @param name recorded on each activated job (default: the host name)
+   * @return this builder
+   */
   public JobWorkerBuilder workerName(String name) {
     this.workerName = name;
     return this;
   }
 
-  /** @param n capacity: jobs held at once, pushed and polled together (default 32) @return this */
+  /**
+   * The worker's capacity.
+   *
+   * @param n capacity: jobs held at once, pushed and polled together (default 32)
+   * @return this builder
+   */
   public JobWorkerBuilder maxJobsActive(int n) {
     this.maxJobsActive = n;
     return this;
   }
 
-  /** @param n handlers running in parallel (default: maxJobsActive; capped at it) @return this */
+  /**
+   * How many handlers run at once.
+   *
+   * @param n handlers running in parallel (default: maxJobsActive; capped at it)
+   * @return this builder
+   */
   public JobWorkerBuilder concurrency(int n) {
     this.concurrency = n;
     return this;
   }
 
-  /** @param d activation timeout sent to the engine (default 5 min) @return this */
+  /**
+   * The activation timeout.
+   *
+   * @param d activation timeout sent to the engine (default 5 min)
+   * @return this builder
+   */
   public JobWorkerBuilder jobTimeout(Duration d) {
     this.jobTimeout = d;
     return this;
   }
 
   /**
+   * The long-poll duration of each ActivateJobs call.
+   *
    * @param d long-poll duration (default 10 s); the RPC deadline is this + 10 s; zero means the
    *     gateway's default; negative turns long polling off
-   * @return this
+   * @return this builder
    */
   public JobWorkerBuilder requestTimeout(Duration d) {
     this.requestTimeout = d;
     return this;
   }
 
-  /** @param d pause after an empty poll that was not parked (default 100 ms) @return this */
+  /**
+   * The pause after an empty poll.
+   *
+   * @param d pause after an empty poll that was not parked (default 100 ms)
+   * @return this builder
+   */
   public JobWorkerBuilder pollInterval(Duration d) {
     this.pollInterval = d;
     return this;
   }
 
-  /** @param on receive jobs by push in addition to polling (default true) @return this */
+  /**
+   * Whether jobs are also pushed.
+   *
+   * @param on receive jobs by push in addition to polling (default true)
+   * @return this builder
+   */
   public JobWorkerBuilder streamEnabled(boolean on) {
     this.streamEnabled = on;
     return this;
   }
 
-  /** @param d recycle a healthy stream after this long (default 1 h) @return this */
+  /**
+   * How long a stream lives before it is recycled.
+   *
+   * @param d recycle a healthy stream after this long (default 1 h)
+   * @return this builder
+   */
   public JobWorkerBuilder streamTimeout(Duration d) {
     this.streamTimeout = d;
     return this;
   }
 
-  /** @param names variables to fetch (default: all) @return this */
+  /**
+   * The variables fetched with each job.
+   *
+   * @param names variables to fetch (default: all)
+   * @return this builder
+   */
   public JobWorkerBuilder fetchVariables(List<String> names) {
     this.fetchVariables.clear();
     this.fetchVariables.addAll(names);
     return this;
   }
 
-  /** @param names variables to fetch (default: all) @return this */
+  /**
+   * The variables fetched with each job.
+   *
+   * @param names variables to fetch (default: all)
+   * @return this builder
+   */
   public JobWorkerBuilder fetchVariables(String... names) {
     return fetchVariables(List.of(names));
   }
 
-  /** @param ids tenants to activate jobs for (default: the default tenant) @return this */
+  /**
+   * The tenants to activate jobs for.
+   *
+   * @param ids tenants to activate jobs for (default: the default tenant)
+   * @return this builder
+   */
   public JobWorkerBuilder tenantIds(List<String> ids) {
     this.tenantIds.clear();
     this.tenantIds.addAll(ids);
     return this;
   }
 
-  /** @param on complete the job with the handler's return value (default true) @return this */
+  /**
+   * Whether the handler's return value completes the job.
+   *
+   * @param on complete the job with the handler's return value (default true)
+   * @return this builder
+   */
   public JobWorkerBuilder autoComplete(boolean on) {
     this.autoComplete = on;
     return this;
   }
 
-  /** @param on extend the job's timeout while the handler runs (default false) @return this */
+  /**
+   * Whether the job's timeout is extended while the handler runs.
+   *
+   * @param on extend the job's timeout while the handler runs (default false)
+   * @return this builder
+   */
   public JobWorkerBuilder autoExtend(boolean on) {
     this.autoExtend = on;
     return this;
   }
 
-  /** @param d back-off sent with FailJob when the handler throws (default 0) @return this */
+  /**
+   * The back-off sent with FailJob.
+   *
+   * @param d back-off sent with FailJob when the handler throws (default 0)
+   * @return this builder
+   */
   public JobWorkerBuilder retryBackOff(Duration d) {
     this.retryBackOff = d;
     return this;
   }
 
-  /** @param l called on every state transition (on the worker's control thread; keep it short) @return this */
+  /**
+   * A listener of the worker's state.
+   *
+   * @param l called on every state transition (on the worker's control thread; keep it short)
+   * @return this builder
+   */
   public JobWorkerBuilder stateListener(Consumer<WorkerState> l) {
     this.stateListener = l;
     return this;

@@ -198,7 +198,12 @@ public final class JobwireClient implements AutoCloseable {
         .thenApply(r -> new ProcessInstance(r.getProcessDefinitionKey(), r.getBpmnProcessId(), r.getVersion(), r.getProcessInstanceKey(), r.getVariables()));
   }
 
-  /** @param processInstanceKey the instance @return completes when cancelled */
+  /**
+   * Cancels a running process instance.
+   *
+   * @param processInstanceKey the instance
+   * @return completes when cancelled
+   */
   public CompletableFuture<Void> cancelProcessInstance(long processInstanceKey) {
     return transport.unary(GatewayGrpc.getCancelProcessInstanceMethod(), CancelProcessInstanceRequest.newBuilder().setProcessInstanceKey(processInstanceKey).build(), null)
         .thenApply(r -> null);
@@ -221,7 +226,12 @@ public final class JobwireClient implements AutoCloseable {
     return transport.unary(GatewayGrpc.getPublishMessageMethod(), b.build(), null).thenApply(r -> r.getKey());
   }
 
-  /** @param incidentKey the incident @return completes when resolved */
+  /**
+   * Resolves an incident (after its cause was fixed, e.g. the job's retries raised).
+   *
+   * @param incidentKey the incident
+   * @return completes when resolved
+   */
   public CompletableFuture<Void> resolveIncident(long incidentKey) {
     return transport.unary(GatewayGrpc.getResolveIncidentMethod(), ResolveIncidentRequest.newBuilder().setIncidentKey(incidentKey).build(), null)
         .thenApply(r -> null);
@@ -241,19 +251,37 @@ public final class JobwireClient implements AutoCloseable {
     return transport.unary(GatewayGrpc.getSetVariablesMethod(), req, null).thenApply(r -> r.getKey());
   }
 
-  /** @param jobKey the job @param retries new retries @return completes when updated */
+  /**
+   * Sets the retries of a job.
+   *
+   * @param jobKey the job
+   * @param retries new retries
+   * @return completes when updated
+   */
   public CompletableFuture<Void> updateJobRetries(long jobKey, int retries) {
     return transport.unary(GatewayGrpc.getUpdateJobRetriesMethod(), UpdateJobRetriesRequest.newBuilder().setJobKey(jobKey).setRetries(retries).build(), null)
         .thenApply(r -> null);
   }
 
-  /** @param jobKey the job @param timeout new timeout from now @return completes when updated */
+  /**
+   * Sets a new activation timeout on a job, counted from now.
+   *
+   * @param jobKey the job
+   * @param timeout new timeout from now
+   * @return completes when updated
+   */
   public CompletableFuture<Void> updateJobTimeout(long jobKey, Duration timeout) {
     return transport.unary(GatewayGrpc.getUpdateJobTimeoutMethod(), UpdateJobTimeoutRequest.newBuilder().setJobKey(jobKey).setTimeout(timeout.toMillis()).build(), null)
         .thenApply(r -> null);
   }
 
-  /** @param jobKey the job @param variables a Map, POJO, JSON object text or null @return completes when acknowledged */
+  /**
+   * Completes a job by key, outside of a worker.
+   *
+   * @param jobKey the job
+   * @param variables a Map, POJO, JSON object text or null
+   * @return completes when acknowledged
+   */
   public CompletableFuture<Void> completeJob(long jobKey, Object variables) {
     CompleteJobRequest req = CompleteJobRequest.newBuilder().setJobKey(jobKey).setVariables(Json.variablesToJson(variables, "completeJob")).build();
     return transport.unary(GatewayGrpc.getCompleteJobMethod(), req, null).thenApply(r -> null);
@@ -402,19 +430,34 @@ public final class JobwireClient implements AutoCloseable {
 
     Builder() {}
 
-    /** @param addresses gateway address(es) {@code host:port}; several are balanced round-robin @return this */
+    /**
+     * The gateway address(es).
+     *
+     * @param addresses gateway address(es) {@code host:port}; several are balanced round-robin
+     * @return this
+     */
     public Builder address(String... addresses) {
       in.addresses = Arrays.asList(addresses);
       return this;
     }
 
-    /** @param insecure true for plaintext, false for TLS (default: plaintext for loopback only) @return this */
+    /**
+     * Plaintext or TLS.
+     *
+     * @param insecure true for plaintext, false for TLS (default: plaintext for loopback only)
+     * @return this
+     */
     public Builder insecure(boolean insecure) {
       in.insecure = insecure;
       return this;
     }
 
-    /** @param pem PEM file of the CA that signed the gateway's certificate (implies TLS) @return this */
+    /**
+     * The CA certificate that signed the gateway's certificate.
+     *
+     * @param pem PEM file of the CA that signed the gateway's certificate (implies TLS)
+     * @return this
+     */
     public Builder caCertificatePath(Path pem) {
       in.caCertificatePath = pem;
       return this;
@@ -435,19 +478,34 @@ public final class JobwireClient implements AutoCloseable {
       return this;
     }
 
-    /** @param d HTTP/2 keepalive ping interval (default 45 s) @return this */
+    /**
+     * The HTTP/2 keepalive ping interval.
+     *
+     * @param d HTTP/2 keepalive ping interval (default 45 s)
+     * @return this
+     */
     public Builder keepAlive(Duration d) {
       in.keepAlive = d;
       return this;
     }
 
-    /** @param d deadline of client commands and of workers' outcome calls (default 30 s) @return this */
+    /**
+     * The deadline of client commands.
+     *
+     * @param d deadline of client commands and of workers' outcome calls (default 30 s)
+     * @return this
+     */
     public Builder commandTimeout(Duration d) {
       in.commandTimeout = d;
       return this;
     }
 
-    /** @param bytes HTTP/2 receive window of the long-call connections (default 8192) @return this */
+    /**
+     * The HTTP/2 receive window of the long-call connections.
+     *
+     * @param bytes HTTP/2 receive window of the long-call connections (default 8192)
+     * @return this
+     */
     public Builder streamWindowBytes(int bytes) {
       in.streamWindowBytes = bytes;
       return this;
@@ -502,7 +560,12 @@ public final class JobwireClient implements AutoCloseable {
       return this;
     }
 
-    /** @param env the environment to read instead of {@link System#getenv()} (tests) @return this */
+    /**
+     * The environment variables to read the unset options from.
+     *
+     * @param env the environment to read instead of {@link System#getenv()} (tests)
+     * @return this
+     */
     public Builder environment(Map<String, String> env) {
       this.env = env;
       return this;

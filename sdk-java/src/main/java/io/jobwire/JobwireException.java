@@ -17,7 +17,9 @@ import java.util.concurrent.ExecutionException;
 public class JobwireException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /** The gRPC status code, or null for client-side errors. */
   private final Status.Code code;
+  /** The status details as sent by the gateway. */
   private final String details;
 
   /**

@@ -1,0 +1,3 @@
+module github.com/jobwire/jobwire/tools/godoc
+
+go 1.24.0
