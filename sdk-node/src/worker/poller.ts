@@ -191,8 +191,7 @@ export class Poller {
         this.kick = undefined
         resolve(p)
       }
-      // Listen before the first attempt: marking the poll due can free a slot at once (the reader
-      // yields its idle reservation), and that change must reach this poll.
+      // Listen before the first attempt, so no change between the attempt and the subscription is missed.
       const off = ledger.onChange(check)
       stopSignal.addEventListener('abort', check, { once: true })
       this.kick = check
@@ -208,11 +207,12 @@ export class Poller {
    */
   private async rest(ms: number): Promise<void> {
     this.resting = true
-    this.ctx.ledger.setPollDue(false)
+    this.ctx.ledger.restPoll(true)
     try {
       await sleep(ms, this.ctx.stopSignal)
     } finally {
       this.resting = false
+      this.ctx.ledger.restPoll(false)
     }
   }
 
