@@ -59,7 +59,11 @@ export class Poller {
     )
   }
 
-  /** Asks for one poll even above the threshold (after a stream (re)open). */
+  /**
+   * Asks for one poll even above the threshold (after a stream (re)open). It is due at once: the
+   * stream reader leaves the next free slot to it (not while the poller rests: a sleeping poller has
+   * no poll due, and it marks the backfill due itself when it wakes and finds no free slot).
+   */
   requestBackfill(): void {
     this.started = true
     if (this.inFlight && this.inFlightParks) {
@@ -68,6 +72,7 @@ export class Poller {
       return
     }
     this.backfillDue = true
+    this.ctx.ledger.setPollDue(true)
     this.kick?.()
   }
 

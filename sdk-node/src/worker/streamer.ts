@@ -338,9 +338,11 @@ export class Streamer {
           this.backoff.reset()
           this.authRetried = false
         })
-        s.start()
-        // Jobs created before (or while we were away) are not pushed: collect them with a poll.
+        // Jobs created before (or while we were away) are not pushed: collect them with a poll. It is
+        // due before the reader's first read (rule 8), so it gets the free slots: a reservation the
+        // reader holds stays its own, and an idle one would keep a waiting job out until a slot frees.
         this.poller.requestBackfill()
+        s.start()
       })
     } finally {
       clearTimeout(timer)
