@@ -23,6 +23,7 @@ interface Step {
   n?: number
   parks?: boolean
   due?: boolean
+  resting?: boolean
   slot?: string
   want?: unknown
   jobs?: number
@@ -56,6 +57,9 @@ describe('ledger vectors (ledger.json)', () => {
           break
         case 'setPollDue':
           l.setPollDue(s.due!)
+          break
+        case 'restPoll':
+          l.restPoll(s.resting!)
           break
         case 'reservePoll':
           expect({ where, got: l.reservePoll(s.n!, s.parks!) }).toEqual({ where, got: s.want })

@@ -88,6 +88,8 @@ def test_ledger_vector(case: Dict[str, Any]) -> None:
             assert led.poll_wanted() == (want["free"], want["below"]), where
         elif op == "setPollDue":
             led.set_poll_due(step["due"])
+        elif op == "restPoll":
+            led.rest_poll(step["resting"])
         elif op == "reservePoll":
             assert led.reserve_poll(step["n"], step["parks"]) == step["want"], where
         elif op == "takePoll":

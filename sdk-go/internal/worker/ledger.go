@@ -18,7 +18,10 @@ import (
 // parked long poll (a long poll never stops the stream); a polled job that then
 // finds no slot is handed back (overflow). While a poll is due (backfill or
 // fairness) and none is in flight, the streamer does not reserve: the poll
-// gets the next free slot.
+// gets the next free slot. A poller that sleeps (pollInterval after an empty
+// answer, back-off after an error) has no poll due (RestPoll), so the reader
+// goes on reading through the pause. A due poll never takes the reservation
+// the reader already holds: that read has started and its job lands there.
 //
 // A Slot is released exactly once (Release is idempotent).
 type Ledger struct {
@@ -30,6 +33,7 @@ type Ledger struct {
 	pollParked bool // the poll in flight parks (the streamer may take from its pool)
 	streamRes  bool // the streamer holds its reservation
 	pollDue    bool // a poll waits for a free slot: the streamer does not reserve
+	pollRests  bool // the poller sleeps (pollInterval, back-off): no poll is due
 	changed    chan struct{}
 	onJobs     func(jobs int)
 }
@@ -101,14 +105,35 @@ func (l *Ledger) PollWanted() (free int, belowThreshold bool) {
 }
 
 // SetPollDue marks (or clears) a poll waiting for a free slot; while it is set
-// the streamer does not reserve.
+// the streamer does not reserve. While the poller rests (RestPoll) no poll is
+// due and marking one does nothing.
 func (l *Ledger) SetPollDue(due bool) {
 	l.mu.Lock()
+	if l.pollRests {
+		due = false
+	}
 	if l.pollDue != due {
 		l.pollDue = due
 		if !due {
 			l.signalLocked()
 		}
+	}
+	l.mu.Unlock()
+}
+
+// RestPoll tells the ledger that the poller sleeps (resting true: pollInterval
+// after an empty answer, back-off after an error) or woke up (false). A
+// sleeping poller has no poll due: the mark is cleared and SetPollDue(true)
+// does nothing until it wakes, so the stream reader is never held back
+// through a pause (a stream that reopens during a long back-off is read at
+// once). Once awake the poller plans again and marks its poll due anew if it
+// still finds no free slot.
+func (l *Ledger) RestPoll(resting bool) {
+	l.mu.Lock()
+	l.pollRests = resting
+	if resting && l.pollDue {
+		l.pollDue = false
+		l.signalLocked()
 	}
 	l.mu.Unlock()
 }

@@ -91,7 +91,7 @@ func (w *Worker) pollLoop(ctx context.Context) {
 				wait = w.pollBackoff.Next()
 				w.log.Warn("activating jobs failed; backing off", "err", err, "code", status.Code(err).String(), "wait", wait)
 			}
-			if !sleep(ctx, wait) {
+			if !w.rest(ctx, wait) {
 				return
 			}
 			continue
@@ -108,10 +108,20 @@ func (w *Worker) pollLoop(ctx context.Context) {
 			continue
 		}
 		w.tel.Poll("empty")
-		if emptyPollPause(reqTimeout, time.Since(start)) && !sleep(ctx, w.cfg.PollInterval) {
+		if emptyPollPause(reqTimeout, time.Since(start)) && !w.rest(ctx, w.cfg.PollInterval) {
 			return
 		}
 	}
+}
+
+// rest pauses the poller for d (pollInterval after an empty answer, back-off
+// after an error). No poll is due meanwhile (Ledger.RestPoll): the stream
+// reader is not held back, even by a stream that reopens and marks its
+// backfill poll due during a long back-off. False when ctx ended.
+func (w *Worker) rest(ctx context.Context, d time.Duration) bool {
+	w.ledger.RestPoll(true)
+	defer w.ledger.RestPoll(false)
+	return sleep(ctx, d)
 }
 
 // emptyPollPause reports whether an empty poll is followed by a pause of

@@ -19,6 +19,7 @@ type ledgerStep struct {
 	N     int             `json:"n"`
 	Parks bool            `json:"parks"`
 	Due   bool            `json:"due"`
+	Rests bool            `json:"resting"`
 	Slot  string          `json:"slot"`
 	Want  json.RawMessage `json:"want"`
 	Jobs  *int            `json:"jobs"`
@@ -90,6 +91,8 @@ func TestVectorsLedger(t *testing.T) {
 					}
 				case "setPollDue":
 					l.SetPollDue(s.Due)
+				case "restPoll":
+					l.RestPoll(s.Rests)
 				case "reservePoll":
 					var want int
 					_ = json.Unmarshal(s.Want, &want)

@@ -12,7 +12,10 @@
  *   slot, or one of the pool of a poll that may park (a long poll never stops
  *   the stream); a polled job that then finds no slot is handed back. While a
  *   poll is due (backfill, fairness) and none is in flight, the reader does
- *   not reserve: the poll gets the next free slot ({@link setPollDue}).
+ *   not reserve: the poll gets the next free slot ({@link setPollDue}). A due
+ *   poll never takes the reservation the reader already holds (that read has
+ *   started: its job lands there), and a sleeping poller (pollInterval,
+ *   back-off) has no poll due ({@link restPoll}).
  * Invariant: 0 ≤ held + reader's reservation + pool ≤ max, always.
  *
  * The verbs are those of every SDK (docs/worker-semantics.md, rule 8) and are
@@ -26,6 +29,7 @@ export class Ledger {
   private pollParks = false
   private pollInFlight = false
   private pollDueMark = false
+  private pollRests = false
   private readonly listeners = new Set<() => void>()
 
   constructor(readonly max: number) {
@@ -66,11 +70,29 @@ export class Ledger {
     return { free: this.free, below: this.heldCount * 10 <= this.max * 3 }
   }
 
-  /** Marks (or clears) a poll waiting for a free slot: while it is set and no poll is in flight the reader does not reserve. */
+  /**
+   * Marks (or clears) a poll waiting for a free slot: while it is set and no poll is in flight the reader does not
+   * reserve. While the poller rests ({@link restPoll}) no poll is due and marking one does nothing.
+   */
   setPollDue(due: boolean): void {
+    if (this.pollRests) due = false
     if (this.pollDueMark === due) return
     this.pollDueMark = due
     this.notify()
+  }
+
+  /**
+   * The poller sleeps (`resting` true: pollInterval after an empty answer, back-off after an error) or woke up
+   * (false). A sleeping poller has no poll due: the mark is cleared and {@link setPollDue} does nothing until it
+   * wakes, so the stream reader is never held back through a pause. Awake, the poller plans again and marks its
+   * poll due anew if it still finds no free slot.
+   */
+  restPoll(resting: boolean): void {
+    this.pollRests = resting
+    if (resting && this.pollDueMark) {
+      this.pollDueMark = false
+      this.notify()
+    }
   }
 
   /**
@@ -117,7 +139,8 @@ export class Ledger {
 
   /**
    * The stream reader asks for its one reserved slot without waiting: true if it holds one now (a free
-   * slot, or one of a parked poll's pool; never while a poll is due and none is in flight).
+   * slot, or one of a parked poll's pool; never while a poll is due and none is in flight). A reservation
+   * the reader holds stays its own, a due poll or not: the read has started and its job lands there.
    */
   reserveStream(): boolean {
     if (this.streamRes) return true

@@ -59,7 +59,11 @@ export class Poller {
     )
   }
 
-  /** Asks for one poll even above the threshold (after a stream (re)open). */
+  /**
+   * Asks for one poll even above the threshold (after a stream (re)open). It is due at once: the
+   * stream reader leaves the next free slot to it (not while the poller rests: a sleeping poller has
+   * no poll due, and it marks the backfill due itself when it wakes and finds no free slot).
+   */
   requestBackfill(): void {
     this.started = true
     if (this.inFlight && this.inFlightParks) {
@@ -68,6 +72,7 @@ export class Poller {
       return
     }
     this.backfillDue = true
+    this.ctx.ledger.setPollDue(true)
     this.kick?.()
   }
 
@@ -191,8 +196,7 @@ export class Poller {
         this.kick = undefined
         resolve(p)
       }
-      // Listen before the first attempt: marking the poll due can free a slot at once (the reader
-      // yields its idle reservation), and that change must reach this poll.
+      // Listen before the first attempt, so no change between the attempt and the subscription is missed.
       const off = ledger.onChange(check)
       stopSignal.addEventListener('abort', check, { once: true })
       this.kick = check
@@ -208,11 +212,12 @@ export class Poller {
    */
   private async rest(ms: number): Promise<void> {
     this.resting = true
-    this.ctx.ledger.setPollDue(false)
+    this.ctx.ledger.restPoll(true)
     try {
       await sleep(ms, this.ctx.stopSignal)
     } finally {
       this.resting = false
+      this.ctx.ledger.restPoll(false)
     }
   }
 

@@ -64,24 +64,22 @@ class StreamSession {
 
   /**
    * Reserve a slot and read (ledger.reserveStream: a free slot, or one of a parked poll's pool; none
-   * while a poll is due), or pause. An idle reservation is yielded to a due poll (backfill, fairness)
-   * that finds no free slot: with one slot of capacity the backfill would otherwise wait for a push.
+   * while a poll is due), or pause. The reader reads exactly while the ledger says it holds its
+   * reservation; a due poll (backfill, fairness) never takes a reservation the reader holds (rule 8:
+   * the read has started, its job lands there), it gets the next slot that frees.
    */
   arm(): void {
     if (this.draining || this.arming) return
     this.arming = true
     try {
-      const { ledger } = this.ctx
-      if (!this.reserved) {
-        if (ledger.reserveStream()) {
-          this.reserved = true
-          this.armedSince = Date.now()
-          this.gate.grant(1) // read exactly one job: it lands in this slot
-        }
-      } else if (ledger.pollDue && ledger.free === 0) {
-        this.reserved = false
+      const holds = this.ctx.ledger.reserveStream()
+      if (holds && !this.reserved) {
+        this.reserved = true
+        this.armedSince = Date.now()
+        this.gate.grant(1) // read exactly one job: it lands in this slot
+      } else if (!holds && this.reserved) {
+        this.reserved = false // the ledger holds no reservation for the reader: stop reading
         this.gate.revoke()
-        ledger.dropStream()
       }
     } finally {
       this.arming = false
@@ -340,9 +338,11 @@ export class Streamer {
           this.backoff.reset()
           this.authRetried = false
         })
-        s.start()
-        // Jobs created before (or while we were away) are not pushed: collect them with a poll.
+        // Jobs created before (or while we were away) are not pushed: collect them with a poll. It is
+        // due before the reader's first read (rule 8), so it gets the free slots: a reservation the
+        // reader holds stays its own, and an idle one would keep a waiting job out until a slot frees.
         this.poller.requestBackfill()
+        s.start()
       })
     } finally {
       clearTimeout(timer)

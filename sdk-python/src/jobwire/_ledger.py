@@ -55,6 +55,8 @@ class Ledger:
         """The poll in flight may park: the reader may take a slot of its pool."""
         self.poll_due = False
         """A poll waits for a free slot: the reader does not reserve."""
+        self.poll_rests = False
+        """The poller sleeps (poll interval, back-off): no poll is due."""
         self._waiters: List["asyncio.Future[None]"] = []
         self._listeners: List[Callable[[], None]] = []
 
@@ -81,11 +83,25 @@ class Ledger:
 
     def set_poll_due(self, due: bool) -> None:
         """Marks (or clears) a poll waiting for a free slot; while it is set (and no poll is in
-        flight) the stream reader does not reserve."""
+        flight) the stream reader does not reserve. While the poller rests (``rest_poll``) no poll
+        is due and marking one does nothing."""
+        if self.poll_rests:
+            due = False
         if self.poll_due != due:
             self.poll_due = due
             if not due:
                 self._notify()
+
+    def rest_poll(self, resting: bool) -> None:
+        """The poller sleeps (``resting`` True: poll interval after an empty answer, back-off after
+        an error) or woke up (False). A sleeping poller has no poll due: the mark is cleared and
+        ``set_poll_due(True)`` does nothing until it wakes, so the stream reader is never held back
+        through a pause (a stream that reopens during a long back-off is read at once). Awake, the
+        poller plans again and marks its poll due anew if it still finds no free slot."""
+        self.poll_rests = resting
+        if resting and self.poll_due:
+            self.poll_due = False
+            self._notify()
 
     def reserve_poll(self, n: int, parks: bool) -> int:
         """Sets aside up to ``n`` free slots for the poll being sent; returns how many it got.
@@ -117,7 +133,9 @@ class Ledger:
 
     def reserve_stream(self) -> bool:
         """Reserves the stream reader's slot without waiting: a free one, else one of a parked
-        poll's pool; never while a poll is due and none is in flight. False: wait for a change."""
+        poll's pool; never while a poll is due and none is in flight. False: wait for a change. A
+        reservation the reader holds stays its own, a due poll or not: the read has started and
+        its job lands there."""
         if self.reserved:
             return True
         if self.poll_due and not self.poll_in_flight:

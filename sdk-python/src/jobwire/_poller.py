@@ -68,7 +68,8 @@ class Poller:
 
     def request_backfill(self) -> None:
         """Asks for one poll even above the threshold (after a stream (re)open); the stream reader
-        leaves the next free slot to it."""
+        leaves the next free slot to it (not while the poller rests: a sleeping poller has no poll
+        due, and it marks the backfill due itself when it wakes and finds no free slot)."""
         self.backfill_due = True
         self.ctx.ledger.set_poll_due(True)
         self._wake.set()
@@ -132,7 +133,18 @@ class Poller:
             if after.stall and self.streamer is not None:
                 self.streamer.poll_found_jobs()
             if got == 0 and empty_poll_pause(rt, time.monotonic() - started):
-                await wait_event(ctx.stop, ctx.opts.poll_interval)
+                await self._rest(ctx.opts.poll_interval)
+
+    async def _rest(self, delay: float) -> None:
+        """Pauses the poller (poll interval after an empty answer, back-off after an error). No poll
+        is due meanwhile (``Ledger.rest_poll``): the stream reader is not held back, even by a stream
+        that reopens and marks its backfill poll due during a long back-off."""
+        led = self.ctx.ledger
+        led.rest_poll(True)
+        try:
+            await wait_event(self.ctx.stop, delay)
+        finally:
+            led.rest_poll(False)
 
     async def _poll(self, want: int, rt: float) -> int:
         """One ActivateJobs call; returns the number of jobs received. A parked poll is never cancelled
@@ -204,6 +216,6 @@ class Poller:
             ctx.logger.debug("poll failed (%s: %s); backing off %.0f ms", err.code_name, err.details, delay * 1000)
         ctx.state.poll_backoff = True
         ctx.state.update()
-        await wait_event(ctx.stop, delay)
+        await self._rest(delay)
         ctx.state.poll_backoff = False
         ctx.state.update()

@@ -14,7 +14,9 @@ import java.util.function.IntConsumer;
  * that may park (a long poll never stops the stream); never from a backfill or fairness poll's
  * pool. A polled job that then finds no slot is handed back (overflow). While a poll is due
  * ({@link #setPollDue}) and none is in flight, the reader does not reserve: the poll gets the next
- * free slot.
+ * free slot. A due poll never takes the reservation the reader already holds (that read has
+ * started: its job lands there), and a sleeping poller (pollInterval, back-off) has no poll due
+ * ({@link #restPoll}).
  *
  * <p>Used on the worker's control thread only; {@link #jobs()} may be read from anywhere.
  */
@@ -46,6 +48,7 @@ final class Ledger {
   private boolean pollParks; // the poll in flight may park: the reader may borrow from its pool
   private boolean reader; // the stream reader holds its reserved slot
   private boolean pollDue; // a poll waits for a free slot: the reader does not reserve
+  private boolean pollRests; // the poller sleeps (pollInterval, back-off): no poll is due
 
   /** {@code onJobs} is told the new number of held jobs after every change of it. */
   Ledger(int max, IntConsumer onJobs) {
@@ -79,9 +82,24 @@ final class Ledger {
     return new Wanted(free(), jobs * 10 <= max * THRESHOLD_TENTHS);
   }
 
-  /** Marks (or clears) a poll waiting for a free slot; while set and no poll is in flight, the reader does not reserve. */
+  /**
+   * Marks (or clears) a poll waiting for a free slot; while set and no poll is in flight, the reader
+   * does not reserve. While the poller rests ({@link #restPoll}) no poll is due and marking one does
+   * nothing.
+   */
   void setPollDue(boolean due) {
-    pollDue = due;
+    pollDue = due && !pollRests;
+  }
+
+  /**
+   * The poller sleeps ({@code resting} true: pollInterval after an empty answer, back-off after an
+   * error) or woke up (false). A sleeping poller has no poll due: the mark is cleared and {@link
+   * #setPollDue} does nothing until it wakes, so the stream reader is never held back through a
+   * pause. Awake, the poller plans again and marks its poll due anew if it still finds no free slot.
+   */
+  void restPoll(boolean resting) {
+    pollRests = resting;
+    if (resting) pollDue = false;
   }
 
   /**
@@ -117,7 +135,9 @@ final class Ledger {
 
   /**
    * The stream reader asks for its one reserved slot without waiting: true if it holds one now (a
-   * free slot, or one of a parked poll's pool; never while a poll is due and none is in flight).
+   * free slot, or one of a parked poll's pool; never while a poll is due and none is in flight). A
+   * reservation the reader holds stays its own, a due poll or not: the read has started and its job
+   * lands there.
    */
   boolean tryReserveStream() {
     if (reader) return true;

@@ -86,10 +86,7 @@ final class Poller {
   /** Sends the next poll when {@link PollPlan#plan} says so (at most one in flight). */
   void maybePoll() {
     if (c.stopping || pollCall != null) return;
-    if (pollWaiting) {
-      ledger.setPollDue(false); // a poller that sleeps (pollInterval, back-off) has no poll due
-      return;
-    }
+    if (pollWaiting) return; // a poller that sleeps has no poll due (Ledger.restPoll)
     Ledger.Wanted w = ledger.pollWanted();
     boolean pushing = stream.active() && stream.open();
     PollPlan.Decision d = PollPlan.plan(new PollPlan.Input(w.free(), w.below(), pushing, backfillDue, moreDue,
@@ -196,11 +193,7 @@ final class Poller {
     if (after.stall()) stream.checkStall();
     boolean longPolled = !PollPlan.emptyPollPause(poll.requestTimeoutMs(), lastPollEnd - pollStarted);
     if (pollGot == 0 && !longPolled && c.o.pollInterval().toMillis() > 0) {
-      pollWaiting = true;
-      c.ctl.schedule(() -> {
-        pollWaiting = false;
-        c.onLedgerChange();
-      }, c.o.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+      rest(c.o.pollInterval().toMillis(), () -> {});
     }
     c.onLedgerChange();
   }
@@ -226,13 +219,27 @@ final class Poller {
     }
     c.machine.pollBackoff = true;
     c.machine.update();
-    pollWaiting = true;
-    c.ctl.schedule(() -> {
-      pollWaiting = false;
+    rest(delay, () -> {
       c.machine.pollBackoff = false;
       c.machine.update();
+    });
+    c.onLedgerChange();
+  }
+
+  /**
+   * Pauses the poller for {@code ms} (pollInterval after an empty answer, back-off after an error),
+   * then runs {@code woke} and plans again. No poll is due meanwhile ({@link Ledger#restPoll}): the
+   * stream reader is not held back through the pause.
+   */
+  private void rest(long ms, Runnable woke) {
+    pollWaiting = true;
+    ledger.restPoll(true);
+    c.ctl.schedule(() -> {
+      pollWaiting = false;
+      ledger.restPoll(false);
+      woke.run();
       c.onLedgerChange();
-    }, delay, TimeUnit.MILLISECONDS);
+    }, ms, TimeUnit.MILLISECONDS);
   }
 
   /** Close: cancel the poll in flight and the poller's timers (control thread). */

@@ -66,6 +66,7 @@ class LedgerVectorsTest {
           assertEquals(want.get("below").asBoolean(), w.below(), at + ": below");
         }
         case "setPollDue" -> l.setPollDue(st.get("due").asBoolean());
+        case "restPoll" -> l.restPoll(st.get("resting").asBoolean());
         case "reservePoll" -> assertEquals(want.asInt(), l.reservePoll(st.get("n").asInt(), st.get("parks").asBoolean()), at);
         case "takePoll" -> slot(slots, want, l.takePoll(), at);
         case "returnPoll" -> l.returnPoll();
