@@ -23,6 +23,21 @@ for r in json.load(sys.stdin).get("Require") or []:
     if not r.get("Indirect"):
         print(r["Path"], r["Version"])')"
 [ -n "$want" ] || { echo "sdk-go min-deps: no direct requirement in go.mod" >&2; exit 1; }
+# the floors promised in README.md "Compatibility" (rows "| `module` | vX.Y.Z or newer ... |"):
+# a new dependency that makes `go mod tidy` raise a requirement fails here until the table says so
+documented="$(python3 - README.md <<'PYEOF'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+section = text.split("## Compatibility", 1)[1].split("\n## ", 1)[0]
+rows = re.findall(r"^\| `([a-z0-9.-]+\.[a-z]+/[^`]+)` \| (v\d+\.\d+\.\d+) or newer", section, re.M)
+print("\n".join(f"{m} {v}" for m, v in sorted(rows)))
+PYEOF
+)"
+if [ "$(LC_ALL=C sort <<<"$want")" != "$documented" ]; then
+  echo "sdk-go min-deps: go.mod's direct requirements differ from README.md Compatibility:" >&2
+  diff <(LC_ALL=C sort <<<"$want") <(echo "$documented") >&2 || true
+  exit 1
+fi
 # what the build selects for them
 # shellcheck disable=SC2046
 got="$(go list -m -f '{{.Path}} {{.Version}}' $(cut -d' ' -f1 <<<"$want"))"
