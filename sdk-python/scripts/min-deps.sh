@@ -38,6 +38,15 @@ PYEOF
 GRPC_MIN=$(tr ' ' '\n' <<<"$MINS" | sed -n 's/^grpcio==//p')
 TOOLS="$(grep -E '^(pytest|hypothesis|grimp|setuptools)[=<>]' requirements-dev.txt | tr '\n' ' ') grpcio-tools==$GRPC_MIN"
 echo "min-deps: $MINS"
+# README.md "Compatibility" promises the same floors (rows "| `name` | X or newer ... |").
+"$PYTHON" - README.md $MINS <<'PYEOF'
+import re, sys
+section = open(sys.argv[1], encoding="utf-8").read().split("## Compatibility", 1)[1].split("\n## ", 1)[0]
+documented = dict(re.findall(r"^\| `([A-Za-z0-9_.-]+)` \| ([0-9][0-9.]*) or newer", section, re.M))
+declared = dict(s.split("==") for s in sys.argv[2:])
+if documented != declared:
+    sys.exit(f"min-deps: pyproject.toml floors {declared} differ from README.md Compatibility {documented}")
+PYEOF
 
 WANT="$(printf '%s\n%s\n' "$MINS" "$TOOLS" | cat - pyproject.toml | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
