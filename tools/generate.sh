@@ -2,7 +2,7 @@
 # Regenerates every artefact derived from proto/ (the one command behind
 # `make generate`). CI runs it and fails when the tree changes (stale code).
 #   Go      sdk-go/internal/pb, engine-reference/internal/pb   (buf + pinned plugins)
-#   Python  sdk-python/src/jobwire/_proto                       (grpcio-tools)
+#   Python  sdk-python/src/jobwire/_proto                       (grpcio-tools 1.49.1, .tools/pygen)
 #   (the SDKs carry gateway.proto and jobwire/stream/v1/stream.proto, StreamControlService)
 #   Node    sdk-node/src/generated (proto-loader-gen-types typings; the .proto
 #           itself is loaded at run time and copied into the package)
@@ -25,7 +25,7 @@ mkdir -p "$TMP/jobwire/_proto" "$PYOUT"
 cp proto/gateway.proto "$TMP/jobwire/_proto/gateway.proto"
 cp proto/jobwire/stream/v1/stream.proto "$TMP/jobwire/_proto/stream.proto"
 rm -f "$PYOUT"/gateway_pb2*.py* "$PYOUT"/stream_pb2*.py* "$PYOUT"/_pool.py
-.tools/venv/bin/python -m grpc_tools.protoc -I"$TMP" --python_out=sdk-python/src --pyi_out=sdk-python/src \
+.tools/pygen/bin/python -W "ignore:pkg_resources is deprecated:UserWarning" -m grpc_tools.protoc -I"$TMP" --python_out=sdk-python/src --pyi_out=sdk-python/src \
   --grpc_python_out=sdk-python/src "$TMP/jobwire/_proto/gateway.proto" "$TMP/jobwire/_proto/stream.proto"
 # Own descriptor pool: the modules register their files in jobwire._proto._pool.POOL, not in
 # protobuf's default pool, so another client that registers gateway_protocol.* (pyzeebe) can

@@ -28,5 +28,8 @@ if [[ $test_rc -ne 0 ]]; then
   grep -E '"Action":"fail"' "$RESULTS/sdk-go.gojson" | grep -o '"Test":"[^"]*"' | sort -u >&2 || true
 fi
 
+# The same tests at the floors of go.mod, outside the workspace (a library takes ranges).
+scripts/min-deps.sh >&2 || rc=1
+
 python3 "$root/tools/testsum.py" "$RESULTS" sdk-go 2>/dev/null | awk '{print "sdk-go: " $1 " passed, " $2 " failed, " $3 " skipped"}' >&2 || true
 exit $rc

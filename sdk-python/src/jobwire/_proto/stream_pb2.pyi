@@ -5,15 +5,15 @@ from typing import ClassVar as _ClassVar, Optional as _Optional
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ReleaseUnreadRequest(_message.Message):
-    __slots__ = ("stream_id", "messages_read")
-    STREAM_ID_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ["messages_read", "stream_id"]
     MESSAGES_READ_FIELD_NUMBER: _ClassVar[int]
-    stream_id: str
+    STREAM_ID_FIELD_NUMBER: _ClassVar[int]
     messages_read: int
+    stream_id: str
     def __init__(self, stream_id: _Optional[str] = ..., messages_read: _Optional[int] = ...) -> None: ...
 
 class ReleaseUnreadResponse(_message.Message):
-    __slots__ = ("messages_sent", "released")
+    __slots__ = ["messages_sent", "released"]
     MESSAGES_SENT_FIELD_NUMBER: _ClassVar[int]
     RELEASED_FIELD_NUMBER: _ClassVar[int]
     messages_sent: int
