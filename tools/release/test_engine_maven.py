@@ -23,9 +23,10 @@ from pathlib import Path
 
 from conftest import ROOT, V, run  # noqa: E402  (tools/release/conftest.py)
 
-CLASSIFIER = "linux-x86_64"  # conftest builds the engine for linux/amd64 only
+CLASSIFIER = "linux-x86_64"  # the one platform that runs here
+CLASSIFIERS = ["linux-x86_64", "linux-aarch_64", "osx-x86_64", "osx-aarch_64", "windows-x86_64", "windows-aarch_64"]
 ARTIFACTS = [f"engine-maven/jobwire-engine-{V}{s}" for s in
-             (".jar", "-sources.jar", "-javadoc.jar", ".pom", f"-{CLASSIFIER}.jar")]
+             (".jar", "-sources.jar", "-javadoc.jar", ".pom", *(f"-{c}.jar" for c in CLASSIFIERS))]
 M2 = Path.home() / ".m2" / "repository"
 
 

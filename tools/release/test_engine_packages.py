@@ -7,10 +7,11 @@ installs the engine and the SDK from dist/, starts the engine with the
 package's API (start()) and runs the getting-started page's worker and 100
 orders against it.
 
-The smoke builds the engine for linux/amd64 only (RELEASE_PLATFORMS), so these
-tests see one wheel and one platform package."""
+The release tests build the engine for all six platforms (conftest.py); only
+linux/amd64 runs here. Every binary is checked by its header and by `file`."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -29,6 +30,11 @@ TESTDATA = ROOT / "tools" / "release" / "testdata"
 GO_TO_WHEEL = {"linux/amd64": "manylinux_2_17_x86_64", "linux/arm64": "manylinux_2_17_aarch64",
                "darwin/amd64": "macosx_10_12_x86_64", "darwin/arm64": "macosx_11_0_arm64",
                "windows/amd64": "win_amd64", "windows/arm64": "win_arm64"}
+# what file(1) prints for each platform's executable (OS and architecture)
+FILE_SAYS = {"linux/amd64": ("ELF 64-bit", "x86-64", "statically linked"),
+             "linux/arm64": ("ELF 64-bit", "ARM aarch64", "statically linked"),
+             "darwin/amd64": ("Mach-O 64-bit", "x86_64"), "darwin/arm64": ("Mach-O 64-bit", "arm64"),
+             "windows/amd64": ("PE32+", "MS Windows", "x86-64"), "windows/arm64": ("PE32+", "MS Windows", "Aarch64")}
 GO_TO_NPM = {"linux/amd64": ("linux", "x64"), "linux/arm64": ("linux", "arm64"), "darwin/amd64": ("darwin", "x64"),
              "darwin/arm64": ("darwin", "arm64"), "windows/amd64": ("win32", "x64"), "windows/arm64": ("win32", "arm64")}
 
@@ -56,6 +62,8 @@ def built_platforms(dist: Path) -> list[str]:
         assert m, f"unexpected file in engine/: {f.name}"
         plat = f"{m[1]}/{m[2]}"
         assert platform_of(f.read_bytes()[:4096]) == plat, f"{f.name} is not a {plat} executable"
+        said = subprocess.run(["file", "-b", str(f)], capture_output=True, text=True, check=True).stdout
+        assert all(w in said for w in FILE_SAYS[plat]), f"file(1) says {f.name} is: {said}"
         got.append(plat)
     return got
 
@@ -63,7 +71,13 @@ def built_platforms(dist: Path) -> list[str]:
 def test_engine_packages_carry_their_platforms_binary(dists):
     d = dists[0]
     plats = built_platforms(d)
-    assert plats == ["linux/amd64"], plats  # the smoke's RELEASE_PLATFORMS
+    assert plats == sorted(GO_TO_WHEEL), plats
+    sums = (d / "SHA256SUMS").read_text()
+    for p in plats:
+        os_, arch = p.split("/")
+        name = f"jobwire-engine-{V}-{os_}-{arch}" + (".exe" if os_ == "windows" else "")
+        digest = hashlib.sha256((d / "engine" / name).read_bytes()).hexdigest()
+        assert f"{digest}  engine/{name}" in sums, f"engine/{name}: no matching line in SHA256SUMS"
     wheels = sorted((d / "engine-python").glob("*.whl"))
     assert len(wheels) == len(plats), [w.name for w in wheels]
     seen = set()

@@ -47,7 +47,7 @@ PAGES = {lang: ROOT / "docs" / f"getting-started-{lang}.md" for lang in LANGS}
 RESULT = re.compile(r"^100/100 orders completed: 95 paid, 5 declined$", re.M)
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 M2 = Path.home() / ".m2" / "repository"
-JAVA_CLASSIFIER = "linux-x86_64"  # conftest builds the engine for linux/amd64 only
+JAVA_CLASSIFIER = "linux-x86_64"  # the platform of this machine
 
 
 def _free_port() -> int:
@@ -60,7 +60,7 @@ def _free_port() -> int:
 
 def _pip_sources(dist: Path) -> dict[str, list[str]]:
     sdk = sorted((dist / "python").glob(f"jobwire-{V}-*.whl"))
-    eng = sorted((dist / "engine-python").glob(f"jobwire_engine-{V}-*x86_64*.whl"))
+    eng = sorted((dist / "engine-python").glob(f"jobwire_engine-{V}-*linux*x86_64*.whl"))
     assert len(sdk) == 1 and len(eng) == 1, (sdk, eng)
     return {"jobwire": [str(sdk[0])], "jobwire-engine": [str(eng[0])]}
 
