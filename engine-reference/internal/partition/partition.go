@@ -53,6 +53,9 @@ type Config struct {
 	Logger  *slog.Logger
 	// Observer, if set, is told about every committed batch (live view).
 	Observer Observer
+	// Clock is the engine clock (nil: wall time); the partitions of one
+	// engine process share it.
+	Clock *Clock
 }
 
 // Partition processes commands for one partition.
@@ -158,6 +161,9 @@ func Open(cfg Config) (*Partition, error) {
 		replay = []int64{start}
 	}
 	apply := func(b []byte) error {
+		if bytes.HasPrefix(b, resetPrefix) {
+			return p.applyResetBytes(b)
+		}
 		if bytes.HasPrefix(b, resultsPrefix) || bytes.HasPrefix(b, resultsPrefixV2) {
 			// Versions 2 and 3: the command's results, applied as data.
 			return p.applyResults(b)
@@ -356,17 +362,41 @@ func (p *Partition) Query(ctx context.Context, fn func(*State)) error {
 }
 
 func (p *Partition) processBatch(batch []*Command) {
-	now := time.Now().UnixMilli()
+	now := p.cfg.Clock.Now()
 	if now < p.lastNow {
 		now = p.lastNow // never let time run backwards across restarts
 	}
 	p.lastNow = now
 	fx := &effects{}
 	answers := make([]answer, 0, len(batch))
-	var queries []*Command
+	var queries, ticks []*Command
+	for _, c := range batch {
+		if c.Op == OpTick {
+			ticks = append(ticks, c)
+		}
+	}
+	fired, more := 0, false
+	if len(ticks) > 0 {
+		// AdvanceClock, SetClock: what is due now is processed in this
+		// batch, and the ticks are answered after it.
+		n := len(batch)
+		batch = p.dueTimers(batch)
+		fired = len(batch) - n
+		more = len(p.timers) > 0 && p.timers[0].at <= p.cfg.Clock.Now() // a full batch left some
+	}
+	reset := false
 	for _, c := range batch {
 		if c.Op == OpQuery {
 			queries = append(queries, c)
+			continue
+		}
+		if c.Op == OpTick {
+			continue
+		}
+		if c.Op == OpReset {
+			resp, err := p.reset(c, fx)
+			answers = append(answers, answer{c, Result{resp, err}})
+			reset = true
 			continue
 		}
 		if c.Now == 0 {
@@ -399,12 +429,14 @@ func (p *Partition) processBatch(batch []*Command) {
 		}
 		obs = p.observation(acc)
 	}
-	p.commit(&pendingBatch{log: p.log, wrote: wrote, answers: answers, fx: fx, obs: obs})
+	p.commit(&pendingBatch{log: p.log, wrote: wrote, answers: answers, fx: fx, obs: obs, ticks: ticks, fired: fired, more: more})
 	if p.shadow != nil {
 		p.verifyBatch()
 	}
 	p.compactTimers()
-	if p.snapshotDue() {
+	if reset || p.snapshotDue() {
+		// After a reset at once: the snapshot of the empty state compacts
+		// the log (the reset record alone already makes it durable).
 		p.startSnapshot()
 	}
 }

@@ -1,0 +1,214 @@
+package gateway
+
+import (
+	"context"
+	"sync"
+
+	"github.com/jobwire/jobwire/engine-reference/internal/partition"
+	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// TimeControl is a broker whose engine clock and state the admin API can
+// move and reset (GetClock, AdvanceClock, SetClock, ResetState): Local
+// when it holds every partition (`jobwire-engine dev`).
+type TimeControl interface {
+	// EngineClock is the clock every partition reads, or an error saying
+	// why this broker cannot control it.
+	EngineClock() (*partition.Clock, error)
+	// Settle processes everything due at the clock's current time on every
+	// partition, with what it sets off between partitions, and returns the
+	// number of due commands processed.
+	Settle(ctx context.Context) (int, error)
+	// ResetState drops every partition's state (the clock offset too).
+	ResetState(ctx context.Context) (int, error)
+}
+
+const noTimeControl = "the engine clock and ResetState are served by `jobwire-engine dev` (one process holding every partition); this server does not support them"
+
+func (a *Admin) timeControl() (TimeControl, *partition.Clock, error) {
+	tc, ok := a.g.broker.(TimeControl)
+	if !ok {
+		return nil, nil, status.Error(codes.Unimplemented, noTimeControl)
+	}
+	c, err := tc.EngineClock()
+	if err != nil {
+		return nil, nil, err
+	}
+	return tc, c, nil
+}
+
+// GetClock returns engine time and the clock offset.
+func (a *Admin) GetClock(ctx context.Context, _ *apb.GetClockRequest) (*apb.GetClockResponse, error) {
+	_, c, err := a.timeControl()
+	if err != nil {
+		return nil, err
+	}
+	off := c.Offset()
+	return &apb.GetClockResponse{NowMs: c.Now(), OffsetMs: off}, nil
+}
+
+// AdvanceClock moves engine time forward and processes what became due.
+func (a *Admin) AdvanceClock(ctx context.Context, r *apb.AdvanceClockRequest) (*apb.AdvanceClockResponse, error) {
+	tc, c, err := a.timeControl()
+	if err != nil {
+		return nil, err
+	}
+	if r.DurationMs < 0 {
+		return nil, status.Errorf(codes.InvalidArgument, "duration_ms must not be negative (engine time never runs backwards), got %d", r.DurationMs)
+	}
+	if err := c.Advance(r.DurationMs); err != nil {
+		return nil, status.Error(codes.FailedPrecondition, err.Error())
+	}
+	n, err := tc.Settle(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &apb.AdvanceClockResponse{NowMs: c.Now(), OffsetMs: c.Offset(), Fired: int32(n)}, nil
+}
+
+// SetClock sets engine time (forward only) and processes what became due.
+func (a *Admin) SetClock(ctx context.Context, r *apb.SetClockRequest) (*apb.SetClockResponse, error) {
+	tc, c, err := a.timeControl()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Set(r.EpochMs); err != nil {
+		return nil, status.Errorf(codes.FailedPrecondition, "SetClock to %d refused: engine time is %d and never runs backwards (ResetState sets the clock back to wall time)", r.EpochMs, c.Now())
+	}
+	n, err := tc.Settle(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &apb.SetClockResponse{NowMs: c.Now(), OffsetMs: c.Offset(), Fired: int32(n)}, nil
+}
+
+// ResetState drops everything clients created and resets the clock offset.
+func (a *Admin) ResetState(ctx context.Context, _ *apb.ResetStateRequest) (*apb.ResetStateResponse, error) {
+	tc, _, err := a.timeControl()
+	if err != nil {
+		return nil, err
+	}
+	n, err := tc.ResetState(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &apb.ResetStateResponse{PartitionsReset: int32(n)}, nil
+}
+
+// EngineClock is the partitions' shared clock; every partition must run in
+// this process.
+func (l *Local) EngineClock() (*partition.Clock, error) {
+	if int32(len(l.Parts)) != l.Count {
+		return nil, status.Errorf(codes.Unimplemented, "this broker leads %d of %d partitions; %s", len(l.Parts), l.Count, noTimeControl)
+	}
+	var c *partition.Clock
+	for _, p := range l.Parts {
+		if p.Clock() == nil || (c != nil && p.Clock() != c) {
+			return nil, status.Error(codes.Unimplemented, "the partitions do not share one engine clock; "+noTimeControl)
+		}
+		c = p.Clock()
+	}
+	if c == nil {
+		return nil, status.Error(codes.Unimplemented, noTimeControl)
+	}
+	return c, nil
+}
+
+// tickAll sends OpTick to every partition at once and sums the answers.
+func (l *Local) tickAll(ctx context.Context) (fired int, busy bool, err error) {
+	ids := l.ids()
+	res := make([]partition.TickResult, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := l.Parts[id].Submit(ctx, &partition.Command{Op: partition.OpTick})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			res[i], _ = r.(partition.TickResult)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return 0, false, err
+		}
+	}
+	for _, r := range res {
+		fired += r.Fired
+		busy = busy || r.Fired > 0 || r.Pending > 0 || r.More
+	}
+	return fired, busy, nil
+}
+
+// Settle ticks every partition until a round finds nothing due and no
+// command between partitions in flight: a timer that fires may start work
+// on another partition (a message subscription) or make a cycle's next
+// firing due at once.
+func (l *Local) Settle(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n, busy, err := l.tickAll(ctx)
+		total += n
+		if err != nil || !busy {
+			return total, err
+		}
+		if ctx.Err() != nil {
+			return total, status.FromContextError(ctx.Err()).Err()
+		}
+	}
+}
+
+// ResetState drops the state of every partition. Commands between
+// partitions still in flight are delivered first (Settle), so none about
+// the old state arrives after the reset; partition 1 (which creates the
+// definitions) resets first and names the highest definition key the
+// others drop from the shared registry, so replaying the partitions' logs
+// in any order never brings a dropped definition back.
+func (l *Local) ResetState(ctx context.Context) (int, error) {
+	c, err := l.EngineClock()
+	if err != nil {
+		return 0, err
+	}
+	if _, err := l.Settle(ctx); err != nil {
+		return 0, err
+	}
+	c.Reset()
+	p1 := l.Parts[1]
+	if p1 == nil {
+		return 0, status.Error(codes.Unimplemented, "partition 1 is not in this process; "+noTimeControl)
+	}
+	r, err := p1.Submit(ctx, &partition.Command{Op: partition.OpReset})
+	if err != nil {
+		return 0, err
+	}
+	bound, _ := r.(int64)
+	errs := make([]error, 0, len(l.Parts))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for id, p := range l.Parts {
+		if id == 1 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := p.Submit(ctx, &partition.Command{Op: partition.OpReset, Key: bound}); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return 0, errs[0]
+	}
+	return len(l.Parts), nil
+}
