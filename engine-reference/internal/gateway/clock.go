@@ -116,9 +116,8 @@ func (l *Local) EngineClock() (*partition.Clock, error) {
 	return c, nil
 }
 
-// tickAll sends OpTick to every partition at once and sums the answers.
-func (l *Local) tickAll(ctx context.Context) (fired int, busy bool, err error) {
-	ids := l.ids()
+// tickAll sends OpTick to every partition at once.
+func (l *Local) tickAll(ctx context.Context, ids []int32) ([]partition.TickResult, error) {
 	res := make([]partition.TickResult, len(ids))
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
@@ -137,28 +136,41 @@ func (l *Local) tickAll(ctx context.Context) (fired int, busy bool, err error) {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return 0, false, err
+			return nil, err
 		}
 	}
-	for _, r := range res {
-		fired += r.Fired
-		busy = busy || r.Fired > 0 || r.Pending > 0 || r.More
-	}
-	return fired, busy, nil
+	return res, nil
 }
 
-// Settle ticks every partition until a round finds nothing due and no
-// command between partitions in flight: a timer that fires may start work
-// on another partition (a message subscription) or make a cycle's next
-// firing due at once.
+// Settle ticks every partition (in rounds) until everything due at the
+// clock's time is processed, with what it set off between partitions: a
+// timer that fires may start work on another partition (a message
+// subscription) or make a cycle's next firing due at once. The partitions
+// are settled after two rounds in which no partition fired or processed
+// anything and no command between partitions waited in an outbox: a
+// command forwarded during a round is in its target's queue ahead of the
+// next round's tick, so the next round would see it processed.
 func (l *Local) Settle(ctx context.Context) (int, error) {
+	ids := l.ids()
 	total := 0
+	var prev []partition.TickResult
+	prevIdle := false
 	for {
-		n, busy, err := l.tickAll(ctx)
-		total += n
-		if err != nil || !busy {
+		res, err := l.tickAll(ctx, ids)
+		if err != nil {
 			return total, err
 		}
+		idle := true
+		for i, r := range res {
+			total += r.Fired
+			if r.Fired > 0 || r.Pending > 0 || r.More || prev == nil || prev[i].Processed != r.Processed {
+				idle = false
+			}
+		}
+		if idle && prevIdle {
+			return total, nil
+		}
+		prev, prevIdle = res, idle
 		if ctx.Err() != nil {
 			return total, status.FromContextError(ctx.Err()).Err()
 		}

@@ -146,7 +146,7 @@ func (p *Partition) afterCommit(b *pendingBatch) {
 		p.cfg.Observer.Committed(b.obs)
 	}
 	if len(b.ticks) > 0 {
-		r := Result{Resp: TickResult{Fired: b.fired, Pending: p.outboxLen(), More: b.more}}
+		r := Result{Resp: TickResult{Fired: b.fired, Pending: p.outboxLen(), More: b.more, Processed: p.processed.Load()}}
 		for _, t := range b.ticks {
 			t.reply <- r
 		}

@@ -34,6 +34,8 @@ type TickResult struct {
 	Pending int
 	// More: due entries were left for a later batch (the batch was full).
 	More bool
+	// Processed is the partition's count of commands processed so far.
+	Processed int64
 }
 
 // resetPrefix starts every reset record (the encoder writes the fields in
