@@ -179,10 +179,11 @@ func (l *Local) Settle(ctx context.Context) (int, error) {
 
 // ResetState drops the state of every partition. Commands between
 // partitions still in flight are delivered first (Settle), so none about
-// the old state arrives after the reset; partition 1 (which creates the
-// definitions) resets first and names the highest definition key the
-// others drop from the shared registry, so replaying the partitions' logs
-// in any order never brings a dropped definition back.
+// the old state arrives after the reset (a deployment's copies included).
+// Every partition then resets at once, dropping the definitions up to the
+// highest key in the registry they share (partition 1, which creates them,
+// also drops up to its own key counter): replaying the partitions' logs in
+// any order never brings a dropped definition back.
 func (l *Local) ResetState(ctx context.Context) (int, error) {
 	c, err := l.EngineClock()
 	if err != nil {
@@ -192,35 +193,25 @@ func (l *Local) ResetState(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	c.Reset()
-	p1 := l.Parts[1]
-	if p1 == nil {
-		return 0, status.Error(codes.Unimplemented, "partition 1 is not in this process; "+noTimeControl)
+	var bound int64
+	for _, p := range l.Parts {
+		bound = max(bound, p.DefsUpTo())
 	}
-	r, err := p1.Submit(ctx, &partition.Command{Op: partition.OpReset})
-	if err != nil {
-		return 0, err
-	}
-	bound, _ := r.(int64)
-	errs := make([]error, 0, len(l.Parts))
-	var mu sync.Mutex
+	ids := l.ids()
+	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
-	for id, p := range l.Parts {
-		if id == 1 {
-			continue
-		}
+	for i, id := range ids {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := p.Submit(ctx, &partition.Command{Op: partition.OpReset, Key: bound}); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
+			_, errs[i] = l.Parts[id].Submit(ctx, &partition.Command{Op: partition.OpReset, Key: bound})
 		}()
 	}
 	wg.Wait()
-	if len(errs) > 0 {
-		return 0, errs[0]
+	for _, err := range errs {
+		if err != nil {
+			return 0, err
+		}
 	}
-	return len(l.Parts), nil
+	return len(ids), nil
 }

@@ -141,6 +141,23 @@ func (r *Registry) dropUpTo(bound int64) {
 	}
 }
 
+// DefsUpTo is the highest process definition key in the partition's
+// registry (0 when empty): the bound an OpReset of every partition sharing
+// the registry drops.
+func (p *Partition) DefsUpTo() int64 {
+	if p.cfg.Defs == nil {
+		return 0
+	}
+	r := p.cfg.Defs
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var m int64
+	for k := range r.byKey {
+		m = max(m, k)
+	}
+	return m
+}
+
 // Clock returns the engine clock the partition reads.
 func (p *Partition) Clock() *Clock { return p.cfg.Clock }
 
