@@ -434,7 +434,7 @@ func (p *Partition) processBatch(batch []*Command) {
 		p.verifyBatch()
 	}
 	p.compactTimers()
-	if reset || p.snapshotDue() {
+	if (reset && ResetSnapshot) || p.snapshotDue() {
 		// After a reset at once: the snapshot of the empty state compacts
 		// the log (the reset record alone already makes it durable).
 		p.startSnapshot()

@@ -25,6 +25,10 @@ const (
 	OpReset = "reset"
 )
 
+// ResetSnapshot: a snapshot follows every reset at once (compacting the
+// log). Tests turn it off to recover from the reset record itself.
+var ResetSnapshot = true
+
 // TickResult answers OpTick.
 type TickResult struct {
 	// Fired is the number of due commands the tick processed.
