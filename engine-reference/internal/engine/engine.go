@@ -232,6 +232,9 @@ func OpenPartitionsObserved(dir string, ids []int32, count int32, noSync bool, h
 		// A clock moved forward (AdvanceClock) before a restart goes on
 		// from where the partitions stopped rather than standing still.
 		clock.AtLeast(p.LastNow())
+		// Every partition has replayed: a reset's definitions can go
+		// (partitions replaying in parallel may have needed them).
+		p.DropResetDefs()
 	}
 	for _, p := range parts {
 		go p.Run()

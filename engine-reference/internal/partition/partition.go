@@ -102,6 +102,8 @@ type Partition struct {
 	eventsApplied bool
 	// VerifyResults: a state built only by applying the results records
 	shadow *Partition
+	// the highest definition key a replayed reset record drops (reset.go)
+	replayDefsUpTo int64
 }
 
 // MaxBatch bounds how many queued commands share one fsync.
@@ -248,6 +250,7 @@ func (p *Partition) ID() int32 { return p.cfg.ID }
 
 // Run processes commands until Close.
 func (p *Partition) Run() {
+	p.DropResetDefs()
 	go p.commitLoop()
 	go p.snapLoop()
 	defer func() {

@@ -85,9 +85,9 @@ func (p *Partition) reset(c *Command, fx *effects) (any, error) {
 	o.mu.Lock()
 	o.q = nil
 	o.mu.Unlock()
-	p.applyReset(r)
+	p.applyReset(r, true)
 	if p.shadow != nil {
-		p.shadow.applyReset(r)
+		p.shadow.applyReset(r, true)
 	}
 	return bound, nil
 }
@@ -95,7 +95,12 @@ func (p *Partition) reset(c *Command, fx *effects) (any, error) {
 // applyReset replaces the state with an empty one (processing and replay).
 // Keys keep counting (a key is never handed out twice); the processing
 // clock restarts at the reset's time (the clock offset went back to 0).
-func (p *Partition) applyReset(r resetRecord) {
+//
+// The definitions are dropped from the shared registry at once when live;
+// during replay only once every partition sharing it has replayed (at the
+// start of Run): partitions replay in parallel, and another one may still
+// be applying records from before its own reset that refer to them.
+func (p *Partition) applyReset(r resetRecord, live bool) {
 	old := p.st
 	st := newState(p.cfg.ID, p.cfg.Defs, p.cfg.History)
 	st.counter, st.seq = max(old.counter, r.Counter), max(old.seq, r.Seq)
@@ -104,12 +109,24 @@ func (p *Partition) applyReset(r resetRecord) {
 		st.rt.reset()
 	}
 	p.st = st
-	if p.cfg.Defs != nil {
+	if !live {
+		p.replayDefsUpTo = max(p.replayDefsUpTo, r.DefsUpTo)
+	} else if p.cfg.Defs != nil {
 		p.cfg.Defs.dropUpTo(r.DefsUpTo)
 	}
 	p.lastNow = r.Now
 	p.timers = nil
 	p.eventsApplied = false
+}
+
+// DropResetDefs drops from the shared registry the definitions a replayed
+// reset record dropped. Call it once every partition sharing the registry
+// has opened (replayed), before any runs; Run calls it too (a no-op then).
+func (p *Partition) DropResetDefs() {
+	if p.replayDefsUpTo > 0 && p.cfg.Defs != nil {
+		p.cfg.Defs.dropUpTo(p.replayDefsUpTo)
+	}
+	p.replayDefsUpTo = 0
 }
 
 // applyResetBytes applies a reset record read from the log.
@@ -118,7 +135,7 @@ func (p *Partition) applyResetBytes(b []byte) error {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return err
 	}
-	p.applyReset(r)
+	p.applyReset(r, false)
 	return nil
 }
 

@@ -80,6 +80,12 @@ func TestResetRecordReplays(t *testing.T) {
 		if len(q.st.Instances) != 1 || q.st.Instances[kept] == nil {
 			t.Fatalf("%s: instances %v, want only %d", d, len(q.st.Instances), kept)
 		}
+		if d == copyDir && reg2.Count() != 3 {
+			// replayed: the dropped definitions stay until every partition
+			// sharing the registry has replayed (DropResetDefs)
+			t.Fatalf("%s: %d definitions before DropResetDefs, want 3", d, reg2.Count())
+		}
+		q.DropResetDefs()
 		if len(q.st.Jobs) != 1 || reg2.Count() != 1 || reg2.Version("p", -1).Version != 1 {
 			t.Fatalf("%s: %d jobs, %d definitions", d, len(q.st.Jobs), reg2.Count())
 		}
