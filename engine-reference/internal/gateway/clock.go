@@ -18,9 +18,11 @@ type TimeControl interface {
 	// why this broker cannot control it.
 	EngineClock() (*partition.Clock, error)
 	// Settle processes everything due at the clock's current time on every
-	// partition, with what it sets off between partitions, and returns the
-	// number of due commands processed.
+	// partition, with what it sets off between partitions.
 	Settle(ctx context.Context) (int, error)
+	// Fired counts the due commands (timer events, job time-outs, retry
+	// back-offs) every partition produced so far.
+	Fired() int64
 	// ResetState drops every partition's state (the clock offset too).
 	ResetState(ctx context.Context) (int, error)
 }
@@ -58,13 +60,14 @@ func (a *Admin) AdvanceClock(ctx context.Context, r *apb.AdvanceClockRequest) (*
 	if r.DurationMs < 0 {
 		return nil, status.Errorf(codes.InvalidArgument, "duration_ms must not be negative (engine time never runs backwards), got %d", r.DurationMs)
 	}
+	base := tc.Fired()
 	if err := c.Advance(r.DurationMs); err != nil {
 		return nil, status.Error(codes.FailedPrecondition, err.Error())
 	}
-	n, err := tc.Settle(ctx)
-	if err != nil {
+	if _, err := tc.Settle(ctx); err != nil {
 		return nil, err
 	}
+	n := tc.Fired() - base // a partition's own timer may beat the ticks to it
 	return &apb.AdvanceClockResponse{NowMs: c.Now(), OffsetMs: c.Offset(), Fired: int32(n)}, nil
 }
 
@@ -74,13 +77,14 @@ func (a *Admin) SetClock(ctx context.Context, r *apb.SetClockRequest) (*apb.SetC
 	if err != nil {
 		return nil, err
 	}
+	base := tc.Fired()
 	if err := c.Set(r.EpochMs); err != nil {
 		return nil, status.Errorf(codes.FailedPrecondition, "SetClock to %d refused: engine time is %d and never runs backwards (ResetState sets the clock back to wall time)", r.EpochMs, c.Now())
 	}
-	n, err := tc.Settle(ctx)
-	if err != nil {
+	if _, err := tc.Settle(ctx); err != nil {
 		return nil, err
 	}
+	n := tc.Fired() - base
 	return &apb.SetClockResponse{NowMs: c.Now(), OffsetMs: c.Offset(), Fired: int32(n)}, nil
 }
 
@@ -114,6 +118,15 @@ func (l *Local) EngineClock() (*partition.Clock, error) {
 		return nil, status.Error(codes.Unimplemented, noTimeControl)
 	}
 	return c, nil
+}
+
+// Fired sums the partitions' counts of due commands.
+func (l *Local) Fired() int64 {
+	var n int64
+	for _, p := range l.Parts {
+		n += p.Fired()
+	}
+	return n
 }
 
 // tickAll sends OpTick to every partition at once.

@@ -102,6 +102,8 @@ type Partition struct {
 	eventsApplied bool
 	// VerifyResults: a state built only by applying the results records
 	shadow *Partition
+	// due commands the timer heap produced (AdvanceClock's count)
+	fired atomic.Int64
 	// the highest definition key a replayed reset record drops (reset.go)
 	replayDefsUpTo int64
 }

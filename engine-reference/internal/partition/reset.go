@@ -179,6 +179,10 @@ func (p *Partition) DefsUpTo() int64 {
 	return m
 }
 
+// Fired counts the due timer events, job time-outs and retry back-offs the
+// partition turned into commands so far (safe from any goroutine).
+func (p *Partition) Fired() int64 { return p.fired.Load() }
+
 // Clock returns the engine clock the partition reads.
 func (p *Partition) Clock() *Clock { return p.cfg.Clock }
 

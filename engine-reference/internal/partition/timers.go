@@ -261,6 +261,8 @@ func (p *Partition) armTimer() {
 // dueTimers turns expired timers into commands. Stale entries (the job moved
 // on) are dropped here; processing checks the state again anyway.
 func (p *Partition) dueTimers(batch []*Command) []*Command {
+	n0 := len(batch)
+	defer func() { p.fired.Add(int64(len(batch) - n0)) }()
 	now := p.cfg.Clock.Now()
 	for len(p.timers) > 0 && p.timers[0].at <= now && len(batch) < MaxBatch {
 		e := heap.Pop(&p.timers).(timerEntry)
