@@ -402,6 +402,7 @@ func (p *Partition) processBatch(batch []*Command) {
 			resp, err := p.reset(c, fx)
 			answers = append(answers, answer{c, Result{resp, err}})
 			reset = true
+			now = p.lastNow // the rest of the batch runs on the reset clock
 			continue
 		}
 		if c.Now == 0 {
