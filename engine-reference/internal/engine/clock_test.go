@@ -507,7 +507,7 @@ func TestResetStateSurvivesRestart(t *testing.T) {
 }
 
 // Timings: ResetState on an engine with 300 instances and AdvanceClock over
-// about 100 due timers, 20 rounds each, with fsync on (as `dev` runs) and
+// about 100 due timers, 10 rounds each, with fsync on (as `dev` runs) and
 // off; prints percentiles. ResetState's time is mostly the fsync of each
 // partition's reset record.
 func TestClockTimings(t *testing.T) {
@@ -521,7 +521,7 @@ func TestClockTimings(t *testing.T) {
 	for _, noSync := range []bool{false, true} {
 		en := start(t, Config{NoSync: noSync})
 		var resets, advances []time.Duration
-		for round := 0; round < 20; round++ {
+		for round := 0; round < 10; round++ {
 			en.fill(300)
 			t0 := time.Now()
 			r := en.advance(31 * day) // 100 month timers, the back-off, 200 message TTLs pass

@@ -196,7 +196,8 @@ func (l *Local) Settle(ctx context.Context) (int, error) {
 // Every partition then resets at once, dropping the definitions up to the
 // highest key in the registry they share (partition 1, which creates them,
 // also drops up to its own key counter): replaying the partitions' logs in
-// any order never brings a dropped definition back.
+// any order never brings a dropped definition back. Each reset is durable
+// once answered (its log record); snapshots of the empty states follow.
 func (l *Local) ResetState(ctx context.Context) (int, error) {
 	c, err := l.EngineClock()
 	if err != nil {
@@ -224,6 +225,13 @@ func (l *Local) ResetState(ctx context.Context) (int, error) {
 	for _, err := range errs {
 		if err != nil {
 			return 0, err
+		}
+	}
+	if partition.ResetSnapshot {
+		// The resets are durable (their log records); snapshots of the
+		// empty states compact the logs, after the answer.
+		for _, id := range ids {
+			l.Parts[id].Post(&partition.Command{Op: partition.OpSnapshot})
 		}
 	}
 	return len(ids), nil

@@ -389,7 +389,7 @@ func (p *Partition) processBatch(batch []*Command) {
 		fired = len(batch) - n
 		more = len(p.timers) > 0 && p.timers[0].at <= p.cfg.Clock.Now() // a full batch left some
 	}
-	reset := false
+	snap := false
 	for _, c := range batch {
 		if c.Op == OpQuery {
 			queries = append(queries, c)
@@ -398,10 +398,13 @@ func (p *Partition) processBatch(batch []*Command) {
 		if c.Op == OpTick {
 			continue
 		}
+		if c.Op == OpSnapshot {
+			snap = true
+			continue
+		}
 		if c.Op == OpReset {
 			resp, err := p.reset(c, fx)
 			answers = append(answers, answer{c, Result{resp, err}})
-			reset = true
 			now = p.lastNow // the rest of the batch runs on the reset clock
 			continue
 		}
@@ -440,9 +443,10 @@ func (p *Partition) processBatch(batch []*Command) {
 		p.verifyBatch()
 	}
 	p.compactTimers()
-	if (reset && ResetSnapshot) || p.snapshotDue() {
-		// After a reset at once: the snapshot of the empty state compacts
-		// the log (the reset record alone already makes it durable).
+	if snap || p.snapshotDue() {
+		// snap: after a reset (OpSnapshot), the snapshot of the empty
+		// state compacts the log (the reset record alone already makes the
+		// reset durable).
 		p.startSnapshot()
 	}
 }

@@ -18,15 +18,20 @@ const (
 	OpTick = "tick"
 	// OpReset drops everything clients created on the partition. Logged as
 	// a reset record, so replay drops it too; a snapshot of the empty state
-	// follows at once, compacting the log. Command.Key carries the highest
+	// follows right after the reply, compacting the log. Command.Key carries the highest
 	// process definition key the reset drops from the shared registry
 	// (definitions are created by partition 1, which answers with its own
 	// bound when Key is 0). Answered with that bound (int64).
 	OpReset = "reset"
+	// OpSnapshot asks for a snapshot after the batch. ResetState posts it
+	// to every partition once all of them answered their reset, so no
+	// reset waits for another partition's snapshot I/O. Not logged.
+	OpSnapshot = "snapshot"
 )
 
-// ResetSnapshot: a snapshot follows every reset at once (compacting the
-// log). Tests turn it off to recover from the reset record itself.
+// ResetSnapshot: ResetState asks every partition for a snapshot once all
+// resets are answered (compacting the log). Tests turn it off to recover
+// from the reset record itself.
 var ResetSnapshot = true
 
 // TickResult answers OpTick.
