@@ -400,7 +400,19 @@ func TestResetState(t *testing.T) {
 		complete(t, en, j.Key, "") // or fill's AdvanceClock times it out and pushes it again
 	}
 	en.fill(300)
+	// a CreateProcessInstanceWithResult waiting for an instance the reset drops
+	n := len(en.instances("one-task").Instances)
+	withResult := make(chan error, 1)
+	go func() {
+		_, err := en.gw.CreateProcessInstanceWithResult(ctx(t), &pb.CreateProcessInstanceWithResultRequest{
+			Request: &pb.CreateProcessInstanceRequest{BpmnProcessId: "one-task", Version: -1}, RequestTimeout: 20_000})
+		withResult <- err
+	}()
+	eventually(t, 5*time.Second, "the waiting instance", func() bool { return len(en.instances("one-task").Instances) == n+1 })
 	took := en.reset()
+	if err := <-withResult; status.Code(err) != codes.Aborted {
+		t.Fatalf("CreateProcessInstanceWithResult across ResetState: %v, want ABORTED", err)
+	}
 	t.Logf("ResetState with 300 instances, 3 partitions, fsync on, VerifyResults %v: %v", partition.VerifyResults, took)
 	en.wantEmpty("after ResetState")
 	if c, err := en.admin.GetClock(ctx(t), &apb.GetClockRequest{}); err != nil || c.OffsetMs != 0 {
