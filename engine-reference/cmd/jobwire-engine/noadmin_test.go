@@ -35,13 +35,15 @@ func TestDevNoAdminRefusesAdminCalls(t *testing.T) {
 		_, err1 := admin.ListJobs(ctx, &apb.ListJobsRequest{Type: "any"})
 		_, err2 := admin.InjectFault(ctx, &apb.InjectFaultRequest{})
 		_, err3 := admin.ListProcessInstances(ctx, &apb.ListProcessInstancesRequest{})
-		for i, e := range []error{err1, err2, err3} {
+		_, err4 := admin.AdvanceClock(ctx, &apb.AdvanceClockRequest{DurationMs: 60_000})
+		_, err5 := admin.ResetState(ctx, &apb.ResetStateRequest{})
+		for i, e := range []error{err1, err2, err3, err4, err5} {
 			if off && status.Code(e) != codes.Unimplemented {
 				t.Errorf("--no-admin: admin call %d: want UNIMPLEMENTED, got %v", i, e)
 			}
 		}
-		if !off && (err1 != nil || err3 != nil) {
-			t.Errorf("admin on: ListJobs %v, ListProcessInstances %v", err1, err3)
+		if !off && (err1 != nil || err3 != nil || err4 != nil || err5 != nil) {
+			t.Errorf("admin on: ListJobs %v, ListProcessInstances %v, AdvanceClock %v, ResetState %v", err1, err3, err4, err5)
 		}
 		cancel()
 		conn.Close()

@@ -192,9 +192,10 @@ func OpenPartitions(dir string, ids []int32, count int32, noSync bool, history i
 func OpenPartitionsObserved(dir string, ids []int32, count int32, noSync bool, history int, hooks partition.Hooks, log *slog.Logger,
 	obs partition.Observer) ([]*partition.Partition, error) {
 	defs := partition.NewRegistry()
+	clock := partition.NewClock()
 	open := func(id int32) (*partition.Partition, error) {
 		return partition.Open(partition.Config{ID: id, Count: count, DataDir: dir, NoSync: noSync, History: history,
-			Defs: defs, Hooks: hooks, Logger: log, Observer: obs})
+			Defs: defs, Hooks: hooks, Logger: log, Observer: obs, Clock: clock})
 	}
 	parts := make([]*partition.Partition, len(ids))
 	errs := make([]error, len(ids))
@@ -226,6 +227,14 @@ func OpenPartitionsObserved(dir string, ids []int32, count int32, noSync bool, h
 			}
 			return nil, err
 		}
+	}
+	for _, p := range parts {
+		// A clock moved forward (AdvanceClock) before a restart goes on
+		// from where the partitions stopped rather than standing still.
+		clock.AtLeast(p.LastNow())
+		// Every partition has replayed: a reset's definitions can go
+		// (partitions replaying in parallel may have needed them).
+		p.DropResetDefs()
 	}
 	for _, p := range parts {
 		go p.Run()

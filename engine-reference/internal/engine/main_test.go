@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 			partition.SnapshotEvery = n
 			partition.SnapshotLogRatio = 1 << 40 // every n records, however large the snapshot
 		}
+		if os.Getenv("JOBWIRE_TEST_RESET_SNAPSHOT") == "0" {
+			partition.ResetSnapshot = false // recover from the reset record itself
+		}
 		// The crash tests list every instance and job they were
 		// acknowledged through the admin API: keep all of them.
 		e, err := Start(Config{DataDir: dir, Partitions: 3, History: 1_000_000})

@@ -47,6 +47,9 @@ type pendingBatch struct {
 	barrier chan struct{}   // waitCommitted: closed once everything before is committed
 	snap    *snapJob        // a snapshot to write once everything before is durable
 	obs     *CommittedBatch // the live view's record of the batch, or nil
+	ticks   []*Command      // OpTick commands, answered after the side effects
+	fired   int             // due commands the ticks processed
+	more    bool            // due entries were left for the next batch
 }
 
 // commit hands a processed batch to the committer. Pipelined group commit:
@@ -141,5 +144,11 @@ func (p *Partition) afterCommit(b *pendingBatch) {
 	if b.obs != nil {
 		b.obs.At = committedAt.UnixNano()
 		p.cfg.Observer.Committed(b.obs)
+	}
+	if len(b.ticks) > 0 {
+		r := Result{Resp: TickResult{Fired: b.fired, Pending: p.outboxLen(), More: b.more, Processed: p.processed.Load()}}
+		for _, t := range b.ticks {
+			t.reply <- r
+		}
 	}
 }

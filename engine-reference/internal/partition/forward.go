@@ -106,7 +106,9 @@ func (p *Partition) forwardLoop(o *outboxQ) {
 				continue
 			}
 			o.mu.Lock()
-			o.q = o.q[1:]
+			if len(o.q) > 0 && o.q[0].c == next.c { // a reset may have emptied the queue meanwhile
+				o.q = o.q[1:]
+			}
 			o.mu.Unlock()
 		}
 	}

@@ -53,6 +53,9 @@ type Config struct {
 	Logger  *slog.Logger
 	// Observer, if set, is told about every committed batch (live view).
 	Observer Observer
+	// Clock is the engine clock (nil: wall time); the partitions of one
+	// engine process share it.
+	Clock *Clock
 }
 
 // Partition processes commands for one partition.
@@ -99,6 +102,10 @@ type Partition struct {
 	eventsApplied bool
 	// VerifyResults: a state built only by applying the results records
 	shadow *Partition
+	// due commands the timer heap produced (AdvanceClock's count)
+	fired atomic.Int64
+	// the highest definition key a replayed reset record drops (reset.go)
+	replayDefsUpTo int64
 }
 
 // MaxBatch bounds how many queued commands share one fsync.
@@ -158,6 +165,9 @@ func Open(cfg Config) (*Partition, error) {
 		replay = []int64{start}
 	}
 	apply := func(b []byte) error {
+		if bytes.HasPrefix(b, resetPrefix) {
+			return p.applyResetBytes(b)
+		}
 		if bytes.HasPrefix(b, resultsPrefix) || bytes.HasPrefix(b, resultsPrefixV2) {
 			// Versions 2 and 3: the command's results, applied as data.
 			return p.applyResults(b)
@@ -242,6 +252,7 @@ func (p *Partition) ID() int32 { return p.cfg.ID }
 
 // Run processes commands until Close.
 func (p *Partition) Run() {
+	p.DropResetDefs()
 	go p.commitLoop()
 	go p.snapLoop()
 	defer func() {
@@ -356,17 +367,45 @@ func (p *Partition) Query(ctx context.Context, fn func(*State)) error {
 }
 
 func (p *Partition) processBatch(batch []*Command) {
-	now := time.Now().UnixMilli()
+	now := p.cfg.Clock.Now()
 	if now < p.lastNow {
 		now = p.lastNow // never let time run backwards across restarts
 	}
 	p.lastNow = now
 	fx := &effects{}
 	answers := make([]answer, 0, len(batch))
-	var queries []*Command
+	var queries, ticks []*Command
+	for _, c := range batch {
+		if c.Op == OpTick {
+			ticks = append(ticks, c)
+		}
+	}
+	fired, more := 0, false
+	if len(ticks) > 0 {
+		// AdvanceClock, SetClock: what is due now is processed in this
+		// batch, and the ticks are answered after it.
+		n := len(batch)
+		batch = p.dueTimers(batch)
+		fired = len(batch) - n
+		more = len(p.timers) > 0 && p.timers[0].at <= p.cfg.Clock.Now() // a full batch left some
+	}
+	snap := false
 	for _, c := range batch {
 		if c.Op == OpQuery {
 			queries = append(queries, c)
+			continue
+		}
+		if c.Op == OpTick {
+			continue
+		}
+		if c.Op == OpSnapshot {
+			snap = true
+			continue
+		}
+		if c.Op == OpReset {
+			resp, err := p.reset(c, fx)
+			answers = append(answers, answer{c, Result{resp, err}})
+			now = p.lastNow // the rest of the batch runs on the reset clock
 			continue
 		}
 		if c.Now == 0 {
@@ -399,12 +438,15 @@ func (p *Partition) processBatch(batch []*Command) {
 		}
 		obs = p.observation(acc)
 	}
-	p.commit(&pendingBatch{log: p.log, wrote: wrote, answers: answers, fx: fx, obs: obs})
+	p.commit(&pendingBatch{log: p.log, wrote: wrote, answers: answers, fx: fx, obs: obs, ticks: ticks, fired: fired, more: more})
 	if p.shadow != nil {
 		p.verifyBatch()
 	}
 	p.compactTimers()
-	if p.snapshotDue() {
+	if snap || p.snapshotDue() {
+		// snap: after a reset (OpSnapshot), the snapshot of the empty
+		// state compacts the log (the reset record alone already makes the
+		// reset durable).
 		p.startSnapshot()
 	}
 }

@@ -251,7 +251,7 @@ func (p *Partition) armTimer() {
 		p.timer.Reset(time.Hour)
 		return
 	}
-	d := time.Until(time.UnixMilli(p.timers[0].at))
+	d := time.Duration(p.timers[0].at-p.cfg.Clock.Now()) * time.Millisecond
 	if d < 0 {
 		d = 0
 	}
@@ -261,7 +261,9 @@ func (p *Partition) armTimer() {
 // dueTimers turns expired timers into commands. Stale entries (the job moved
 // on) are dropped here; processing checks the state again anyway.
 func (p *Partition) dueTimers(batch []*Command) []*Command {
-	now := time.Now().UnixMilli()
+	n0 := len(batch)
+	defer func() { p.fired.Add(int64(len(batch) - n0)) }()
+	now := p.cfg.Clock.Now()
 	for len(p.timers) > 0 && p.timers[0].at <= now && len(batch) < MaxBatch {
 		e := heap.Pop(&p.timers).(timerEntry)
 		if e.kind == OpTimerFire {

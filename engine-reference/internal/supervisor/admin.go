@@ -239,3 +239,24 @@ func (a *admin) RestartGateway(ctx context.Context, r *apb.RestartGatewayRequest
 	}
 	return &apb.RestartGatewayResponse{}, nil
 }
+
+// The engine clock and ResetState would have to move every broker process
+// at once (and their partitions' logs in step); cluster mode does not
+// offer them. Test kits use `jobwire-engine dev`.
+const noClusterClock = "cluster mode does not support the engine clock or ResetState (GetClock, AdvanceClock, SetClock, ResetState): use `jobwire-engine dev`"
+
+func (a *admin) GetClock(context.Context, *apb.GetClockRequest) (*apb.GetClockResponse, error) {
+	return nil, status.Error(codes.Unimplemented, noClusterClock)
+}
+
+func (a *admin) AdvanceClock(context.Context, *apb.AdvanceClockRequest) (*apb.AdvanceClockResponse, error) {
+	return nil, status.Error(codes.Unimplemented, noClusterClock)
+}
+
+func (a *admin) SetClock(context.Context, *apb.SetClockRequest) (*apb.SetClockResponse, error) {
+	return nil, status.Error(codes.Unimplemented, noClusterClock)
+}
+
+func (a *admin) ResetState(context.Context, *apb.ResetStateRequest) (*apb.ResetStateResponse, error) {
+	return nil, status.Error(codes.Unimplemented, noClusterClock)
+}

@@ -2238,6 +2238,390 @@ func (x *IncidentInfo) GetMessage() string {
 	return ""
 }
 
+type GetClockRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetClockRequest) Reset() {
+	*x = GetClockRequest{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClockRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClockRequest) ProtoMessage() {}
+
+func (x *GetClockRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClockRequest.ProtoReflect.Descriptor instead.
+func (*GetClockRequest) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{33}
+}
+
+type GetClockResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Engine time, epoch ms.
+	NowMs int64 `protobuf:"varint,1,opt,name=now_ms,json=nowMs,proto3" json:"now_ms,omitempty"`
+	// Engine time minus wall time, ms (0 unless the clock was moved).
+	OffsetMs      int64 `protobuf:"varint,2,opt,name=offset_ms,json=offsetMs,proto3" json:"offset_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetClockResponse) Reset() {
+	*x = GetClockResponse{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClockResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClockResponse) ProtoMessage() {}
+
+func (x *GetClockResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClockResponse.ProtoReflect.Descriptor instead.
+func (*GetClockResponse) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *GetClockResponse) GetNowMs() int64 {
+	if x != nil {
+		return x.NowMs
+	}
+	return 0
+}
+
+func (x *GetClockResponse) GetOffsetMs() int64 {
+	if x != nil {
+		return x.OffsetMs
+	}
+	return 0
+}
+
+type AdvanceClockRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How far to move engine time forward, ms; must not be negative.
+	DurationMs    int64 `protobuf:"varint,1,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AdvanceClockRequest) Reset() {
+	*x = AdvanceClockRequest{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AdvanceClockRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AdvanceClockRequest) ProtoMessage() {}
+
+func (x *AdvanceClockRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AdvanceClockRequest.ProtoReflect.Descriptor instead.
+func (*AdvanceClockRequest) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *AdvanceClockRequest) GetDurationMs() int64 {
+	if x != nil {
+		return x.DurationMs
+	}
+	return 0
+}
+
+type AdvanceClockResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Engine time after the move, epoch ms.
+	NowMs    int64 `protobuf:"varint,1,opt,name=now_ms,json=nowMs,proto3" json:"now_ms,omitempty"`
+	OffsetMs int64 `protobuf:"varint,2,opt,name=offset_ms,json=offsetMs,proto3" json:"offset_ms,omitempty"`
+	// Due timer events, job time-outs and retry back-offs processed.
+	Fired         int32 `protobuf:"varint,3,opt,name=fired,proto3" json:"fired,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AdvanceClockResponse) Reset() {
+	*x = AdvanceClockResponse{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AdvanceClockResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AdvanceClockResponse) ProtoMessage() {}
+
+func (x *AdvanceClockResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AdvanceClockResponse.ProtoReflect.Descriptor instead.
+func (*AdvanceClockResponse) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *AdvanceClockResponse) GetNowMs() int64 {
+	if x != nil {
+		return x.NowMs
+	}
+	return 0
+}
+
+func (x *AdvanceClockResponse) GetOffsetMs() int64 {
+	if x != nil {
+		return x.OffsetMs
+	}
+	return 0
+}
+
+func (x *AdvanceClockResponse) GetFired() int32 {
+	if x != nil {
+		return x.Fired
+	}
+	return 0
+}
+
+type SetClockRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The new engine time, epoch ms; not earlier than the current one.
+	EpochMs       int64 `protobuf:"varint,1,opt,name=epoch_ms,json=epochMs,proto3" json:"epoch_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetClockRequest) Reset() {
+	*x = SetClockRequest{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetClockRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetClockRequest) ProtoMessage() {}
+
+func (x *SetClockRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetClockRequest.ProtoReflect.Descriptor instead.
+func (*SetClockRequest) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *SetClockRequest) GetEpochMs() int64 {
+	if x != nil {
+		return x.EpochMs
+	}
+	return 0
+}
+
+type SetClockResponse struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	NowMs    int64                  `protobuf:"varint,1,opt,name=now_ms,json=nowMs,proto3" json:"now_ms,omitempty"`
+	OffsetMs int64                  `protobuf:"varint,2,opt,name=offset_ms,json=offsetMs,proto3" json:"offset_ms,omitempty"`
+	// Due timer events, job time-outs and retry back-offs processed.
+	Fired         int32 `protobuf:"varint,3,opt,name=fired,proto3" json:"fired,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetClockResponse) Reset() {
+	*x = SetClockResponse{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetClockResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetClockResponse) ProtoMessage() {}
+
+func (x *SetClockResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetClockResponse.ProtoReflect.Descriptor instead.
+func (*SetClockResponse) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *SetClockResponse) GetNowMs() int64 {
+	if x != nil {
+		return x.NowMs
+	}
+	return 0
+}
+
+func (x *SetClockResponse) GetOffsetMs() int64 {
+	if x != nil {
+		return x.OffsetMs
+	}
+	return 0
+}
+
+func (x *SetClockResponse) GetFired() int32 {
+	if x != nil {
+		return x.Fired
+	}
+	return 0
+}
+
+type ResetStateRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResetStateRequest) Reset() {
+	*x = ResetStateRequest{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResetStateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResetStateRequest) ProtoMessage() {}
+
+func (x *ResetStateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResetStateRequest.ProtoReflect.Descriptor instead.
+func (*ResetStateRequest) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{39}
+}
+
+type ResetStateResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Partitions whose state was dropped.
+	PartitionsReset int32 `protobuf:"varint,1,opt,name=partitions_reset,json=partitionsReset,proto3" json:"partitions_reset,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *ResetStateResponse) Reset() {
+	*x = ResetStateResponse{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResetStateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResetStateResponse) ProtoMessage() {}
+
+func (x *ResetStateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResetStateResponse.ProtoReflect.Descriptor instead.
+func (*ResetStateResponse) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *ResetStateResponse) GetPartitionsReset() int32 {
+	if x != nil {
+		return x.PartitionsReset
+	}
+	return 0
+}
+
 type GetClusterRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -2246,7 +2630,7 @@ type GetClusterRequest struct {
 
 func (x *GetClusterRequest) Reset() {
 	*x = GetClusterRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[33]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2258,7 +2642,7 @@ func (x *GetClusterRequest) String() string {
 func (*GetClusterRequest) ProtoMessage() {}
 
 func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[33]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2271,7 +2655,7 @@ func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{33}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{41}
 }
 
 type GetClusterResponse struct {
@@ -2285,7 +2669,7 @@ type GetClusterResponse struct {
 
 func (x *GetClusterResponse) Reset() {
 	*x = GetClusterResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[34]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2297,7 +2681,7 @@ func (x *GetClusterResponse) String() string {
 func (*GetClusterResponse) ProtoMessage() {}
 
 func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[34]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2310,7 +2694,7 @@ func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterResponse.ProtoReflect.Descriptor instead.
 func (*GetClusterResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{34}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *GetClusterResponse) GetGateways() []*GatewayProcess {
@@ -2347,7 +2731,7 @@ type GatewayProcess struct {
 
 func (x *GatewayProcess) Reset() {
 	*x = GatewayProcess{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[35]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2359,7 +2743,7 @@ func (x *GatewayProcess) String() string {
 func (*GatewayProcess) ProtoMessage() {}
 
 func (x *GatewayProcess) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[35]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2372,7 +2756,7 @@ func (x *GatewayProcess) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GatewayProcess.ProtoReflect.Descriptor instead.
 func (*GatewayProcess) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{35}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GatewayProcess) GetIndex() int32 {
@@ -2417,7 +2801,7 @@ type BrokerProcess struct {
 
 func (x *BrokerProcess) Reset() {
 	*x = BrokerProcess{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[36]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2429,7 +2813,7 @@ func (x *BrokerProcess) String() string {
 func (*BrokerProcess) ProtoMessage() {}
 
 func (x *BrokerProcess) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[36]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2442,7 +2826,7 @@ func (x *BrokerProcess) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BrokerProcess.ProtoReflect.Descriptor instead.
 func (*BrokerProcess) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{36}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *BrokerProcess) GetNodeId() int32 {
@@ -2498,7 +2882,7 @@ type StopBrokerRequest struct {
 
 func (x *StopBrokerRequest) Reset() {
 	*x = StopBrokerRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[37]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2510,7 +2894,7 @@ func (x *StopBrokerRequest) String() string {
 func (*StopBrokerRequest) ProtoMessage() {}
 
 func (x *StopBrokerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[37]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2523,7 +2907,7 @@ func (x *StopBrokerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopBrokerRequest.ProtoReflect.Descriptor instead.
 func (*StopBrokerRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{37}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *StopBrokerRequest) GetNodeId() int32 {
@@ -2548,7 +2932,7 @@ type StopBrokerResponse struct {
 
 func (x *StopBrokerResponse) Reset() {
 	*x = StopBrokerResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[38]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2560,7 +2944,7 @@ func (x *StopBrokerResponse) String() string {
 func (*StopBrokerResponse) ProtoMessage() {}
 
 func (x *StopBrokerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[38]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2573,7 +2957,7 @@ func (x *StopBrokerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopBrokerResponse.ProtoReflect.Descriptor instead.
 func (*StopBrokerResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{38}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{46}
 }
 
 type StartBrokerRequest struct {
@@ -2585,7 +2969,7 @@ type StartBrokerRequest struct {
 
 func (x *StartBrokerRequest) Reset() {
 	*x = StartBrokerRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[39]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2597,7 +2981,7 @@ func (x *StartBrokerRequest) String() string {
 func (*StartBrokerRequest) ProtoMessage() {}
 
 func (x *StartBrokerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[39]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2610,7 +2994,7 @@ func (x *StartBrokerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartBrokerRequest.ProtoReflect.Descriptor instead.
 func (*StartBrokerRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{39}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *StartBrokerRequest) GetNodeId() int32 {
@@ -2628,7 +3012,7 @@ type StartBrokerResponse struct {
 
 func (x *StartBrokerResponse) Reset() {
 	*x = StartBrokerResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[40]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2640,7 +3024,7 @@ func (x *StartBrokerResponse) String() string {
 func (*StartBrokerResponse) ProtoMessage() {}
 
 func (x *StartBrokerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[40]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2653,7 +3037,7 @@ func (x *StartBrokerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartBrokerResponse.ProtoReflect.Descriptor instead.
 func (*StartBrokerResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{40}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{48}
 }
 
 type RestartGatewayRequest struct {
@@ -2667,7 +3051,7 @@ type RestartGatewayRequest struct {
 
 func (x *RestartGatewayRequest) Reset() {
 	*x = RestartGatewayRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[41]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2679,7 +3063,7 @@ func (x *RestartGatewayRequest) String() string {
 func (*RestartGatewayRequest) ProtoMessage() {}
 
 func (x *RestartGatewayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[41]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2692,7 +3076,7 @@ func (x *RestartGatewayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestartGatewayRequest.ProtoReflect.Descriptor instead.
 func (*RestartGatewayRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{41}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *RestartGatewayRequest) GetIndex() int32 {
@@ -2717,7 +3101,7 @@ type RestartGatewayResponse struct {
 
 func (x *RestartGatewayResponse) Reset() {
 	*x = RestartGatewayResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[42]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2729,7 +3113,7 @@ func (x *RestartGatewayResponse) String() string {
 func (*RestartGatewayResponse) ProtoMessage() {}
 
 func (x *RestartGatewayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[42]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2742,7 +3126,7 @@ func (x *RestartGatewayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestartGatewayResponse.ProtoReflect.Descriptor instead.
 func (*RestartGatewayResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{42}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{50}
 }
 
 var File_jobwire_admin_v1_admin_proto protoreflect.FileDescriptor
@@ -2901,7 +3285,27 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x14element_instance_key\x18\x03 \x01(\x03R\x12elementInstanceKey\x12\x17\n" +
 	"\ajob_key\x18\x04 \x01(\x03R\x06jobKey\x12\x12\n" +
 	"\x04type\x18\x05 \x01(\tR\x04type\x12\x18\n" +
-	"\amessage\x18\x06 \x01(\tR\amessage\"\x13\n" +
+	"\amessage\x18\x06 \x01(\tR\amessage\"\x11\n" +
+	"\x0fGetClockRequest\"F\n" +
+	"\x10GetClockResponse\x12\x15\n" +
+	"\x06now_ms\x18\x01 \x01(\x03R\x05nowMs\x12\x1b\n" +
+	"\toffset_ms\x18\x02 \x01(\x03R\boffsetMs\"6\n" +
+	"\x13AdvanceClockRequest\x12\x1f\n" +
+	"\vduration_ms\x18\x01 \x01(\x03R\n" +
+	"durationMs\"`\n" +
+	"\x14AdvanceClockResponse\x12\x15\n" +
+	"\x06now_ms\x18\x01 \x01(\x03R\x05nowMs\x12\x1b\n" +
+	"\toffset_ms\x18\x02 \x01(\x03R\boffsetMs\x12\x14\n" +
+	"\x05fired\x18\x03 \x01(\x05R\x05fired\",\n" +
+	"\x0fSetClockRequest\x12\x19\n" +
+	"\bepoch_ms\x18\x01 \x01(\x03R\aepochMs\"\\\n" +
+	"\x10SetClockResponse\x12\x15\n" +
+	"\x06now_ms\x18\x01 \x01(\x03R\x05nowMs\x12\x1b\n" +
+	"\toffset_ms\x18\x02 \x01(\x03R\boffsetMs\x12\x14\n" +
+	"\x05fired\x18\x03 \x01(\x05R\x05fired\"\x13\n" +
+	"\x11ResetStateRequest\"?\n" +
+	"\x12ResetStateResponse\x12)\n" +
+	"\x10partitions_reset\x18\x01 \x01(\x05R\x0fpartitionsReset\"\x13\n" +
 	"\x11GetClusterRequest\"\xb6\x01\n" +
 	"\x12GetClusterResponse\x12<\n" +
 	"\bgateways\x18\x01 \x03(\v2 .jobwire.admin.v1.GatewayProcessR\bgateways\x129\n" +
@@ -2944,8 +3348,7 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x1dPROCESS_INSTANCE_STATE_ACTIVE\x10\x01\x12$\n" +
 	" PROCESS_INSTANCE_STATE_COMPLETED\x10\x02\x12#\n" +
 	"\x1fPROCESS_INSTANCE_STATE_CANCELED\x10\x03\x12#\n" +
-	"\x1fPROCESS_INSTANCE_STATE_INCIDENT\x10\x042\xcf\n" +
-	"\n" +
+	"\x1fPROCESS_INSTANCE_STATE_INCIDENT\x10\x042\xad\r\n" +
 	"\fAdminService\x12`\n" +
 	"\rGetPartitions\x12&.jobwire.admin.v1.GetPartitionsRequest\x1a'.jobwire.admin.v1.GetPartitionsResponse\x12Q\n" +
 	"\bListJobs\x12!.jobwire.admin.v1.ListJobsRequest\x1a\".jobwire.admin.v1.ListJobsResponse\x12u\n" +
@@ -2956,7 +3359,12 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\vInjectFault\x12$.jobwire.admin.v1.InjectFaultRequest\x1a%.jobwire.admin.v1.InjectFaultResponse\x12Z\n" +
 	"\vClearFaults\x12$.jobwire.admin.v1.ClearFaultsRequest\x1a%.jobwire.admin.v1.ClearFaultsResponse\x12]\n" +
 	"\fResetStreams\x12%.jobwire.admin.v1.ResetStreamsRequest\x1a&.jobwire.admin.v1.ResetStreamsResponse\x12`\n" +
-	"\rListIncidents\x12&.jobwire.admin.v1.ListIncidentsRequest\x1a'.jobwire.admin.v1.ListIncidentsResponse\x12W\n" +
+	"\rListIncidents\x12&.jobwire.admin.v1.ListIncidentsRequest\x1a'.jobwire.admin.v1.ListIncidentsResponse\x12Q\n" +
+	"\bGetClock\x12!.jobwire.admin.v1.GetClockRequest\x1a\".jobwire.admin.v1.GetClockResponse\x12]\n" +
+	"\fAdvanceClock\x12%.jobwire.admin.v1.AdvanceClockRequest\x1a&.jobwire.admin.v1.AdvanceClockResponse\x12Q\n" +
+	"\bSetClock\x12!.jobwire.admin.v1.SetClockRequest\x1a\".jobwire.admin.v1.SetClockResponse\x12W\n" +
+	"\n" +
+	"ResetState\x12#.jobwire.admin.v1.ResetStateRequest\x1a$.jobwire.admin.v1.ResetStateResponse\x12W\n" +
 	"\n" +
 	"GetCluster\x12#.jobwire.admin.v1.GetClusterRequest\x1a$.jobwire.admin.v1.GetClusterResponse\x12W\n" +
 	"\n" +
@@ -2978,7 +3386,7 @@ func file_jobwire_admin_v1_admin_proto_rawDescGZIP() []byte {
 }
 
 var file_jobwire_admin_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_jobwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
+var file_jobwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
 var file_jobwire_admin_v1_admin_proto_goTypes = []any{
 	(JobState)(0),                        // 0: jobwire.admin.v1.JobState
 	(ProcessInstanceState)(0),            // 1: jobwire.admin.v1.ProcessInstanceState
@@ -3015,32 +3423,40 @@ var file_jobwire_admin_v1_admin_proto_goTypes = []any{
 	(*ListIncidentsRequest)(nil),         // 32: jobwire.admin.v1.ListIncidentsRequest
 	(*ListIncidentsResponse)(nil),        // 33: jobwire.admin.v1.ListIncidentsResponse
 	(*IncidentInfo)(nil),                 // 34: jobwire.admin.v1.IncidentInfo
-	(*GetClusterRequest)(nil),            // 35: jobwire.admin.v1.GetClusterRequest
-	(*GetClusterResponse)(nil),           // 36: jobwire.admin.v1.GetClusterResponse
-	(*GatewayProcess)(nil),               // 37: jobwire.admin.v1.GatewayProcess
-	(*BrokerProcess)(nil),                // 38: jobwire.admin.v1.BrokerProcess
-	(*StopBrokerRequest)(nil),            // 39: jobwire.admin.v1.StopBrokerRequest
-	(*StopBrokerResponse)(nil),           // 40: jobwire.admin.v1.StopBrokerResponse
-	(*StartBrokerRequest)(nil),           // 41: jobwire.admin.v1.StartBrokerRequest
-	(*StartBrokerResponse)(nil),          // 42: jobwire.admin.v1.StartBrokerResponse
-	(*RestartGatewayRequest)(nil),        // 43: jobwire.admin.v1.RestartGatewayRequest
-	(*RestartGatewayResponse)(nil),       // 44: jobwire.admin.v1.RestartGatewayResponse
-	nil,                                  // 45: jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
-	nil,                                  // 46: jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
-	nil,                                  // 47: jobwire.admin.v1.RequestCount.ByCodeEntry
+	(*GetClockRequest)(nil),              // 35: jobwire.admin.v1.GetClockRequest
+	(*GetClockResponse)(nil),             // 36: jobwire.admin.v1.GetClockResponse
+	(*AdvanceClockRequest)(nil),          // 37: jobwire.admin.v1.AdvanceClockRequest
+	(*AdvanceClockResponse)(nil),         // 38: jobwire.admin.v1.AdvanceClockResponse
+	(*SetClockRequest)(nil),              // 39: jobwire.admin.v1.SetClockRequest
+	(*SetClockResponse)(nil),             // 40: jobwire.admin.v1.SetClockResponse
+	(*ResetStateRequest)(nil),            // 41: jobwire.admin.v1.ResetStateRequest
+	(*ResetStateResponse)(nil),           // 42: jobwire.admin.v1.ResetStateResponse
+	(*GetClusterRequest)(nil),            // 43: jobwire.admin.v1.GetClusterRequest
+	(*GetClusterResponse)(nil),           // 44: jobwire.admin.v1.GetClusterResponse
+	(*GatewayProcess)(nil),               // 45: jobwire.admin.v1.GatewayProcess
+	(*BrokerProcess)(nil),                // 46: jobwire.admin.v1.BrokerProcess
+	(*StopBrokerRequest)(nil),            // 47: jobwire.admin.v1.StopBrokerRequest
+	(*StopBrokerResponse)(nil),           // 48: jobwire.admin.v1.StopBrokerResponse
+	(*StartBrokerRequest)(nil),           // 49: jobwire.admin.v1.StartBrokerRequest
+	(*StartBrokerResponse)(nil),          // 50: jobwire.admin.v1.StartBrokerResponse
+	(*RestartGatewayRequest)(nil),        // 51: jobwire.admin.v1.RestartGatewayRequest
+	(*RestartGatewayResponse)(nil),       // 52: jobwire.admin.v1.RestartGatewayResponse
+	nil,                                  // 53: jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
+	nil,                                  // 54: jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
+	nil,                                  // 55: jobwire.admin.v1.RequestCount.ByCodeEntry
 }
 var file_jobwire_admin_v1_admin_proto_depIdxs = []int32{
 	4,  // 0: jobwire.admin.v1.GetPartitionsResponse.partitions:type_name -> jobwire.admin.v1.PartitionInfo
-	45, // 1: jobwire.admin.v1.ListJobsResponse.counts_by_state:type_name -> jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
+	53, // 1: jobwire.admin.v1.ListJobsResponse.counts_by_state:type_name -> jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
 	7,  // 2: jobwire.admin.v1.ListJobsResponse.jobs:type_name -> jobwire.admin.v1.JobInfo
 	0,  // 3: jobwire.admin.v1.JobInfo.state:type_name -> jobwire.admin.v1.JobState
-	46, // 4: jobwire.admin.v1.ListProcessInstancesResponse.counts_by_state:type_name -> jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
+	54, // 4: jobwire.admin.v1.ListProcessInstancesResponse.counts_by_state:type_name -> jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
 	10, // 5: jobwire.admin.v1.ListProcessInstancesResponse.instances:type_name -> jobwire.admin.v1.ProcessInstanceInfo
 	1,  // 6: jobwire.admin.v1.ProcessInstanceInfo.state:type_name -> jobwire.admin.v1.ProcessInstanceState
 	13, // 7: jobwire.admin.v1.ListStreamsResponse.streams:type_name -> jobwire.admin.v1.StreamInfo
 	16, // 8: jobwire.admin.v1.ListLongPollsResponse.long_polls:type_name -> jobwire.admin.v1.LongPollInfo
 	19, // 9: jobwire.admin.v1.GetRequestCountsResponse.counts:type_name -> jobwire.admin.v1.RequestCount
-	47, // 10: jobwire.admin.v1.RequestCount.by_code:type_name -> jobwire.admin.v1.RequestCount.ByCodeEntry
+	55, // 10: jobwire.admin.v1.RequestCount.by_code:type_name -> jobwire.admin.v1.RequestCount.ByCodeEntry
 	24, // 11: jobwire.admin.v1.InjectFaultRequest.reject:type_name -> jobwire.admin.v1.RejectFault
 	25, // 12: jobwire.admin.v1.InjectFaultRequest.latency:type_name -> jobwire.admin.v1.LatencyFault
 	26, // 13: jobwire.admin.v1.InjectFaultRequest.stall_streams:type_name -> jobwire.admin.v1.StallStreamsFault
@@ -3048,8 +3464,8 @@ var file_jobwire_admin_v1_admin_proto_depIdxs = []int32{
 	23, // 15: jobwire.admin.v1.InjectFaultRequest.go_away:type_name -> jobwire.admin.v1.GoAwayFault
 	21, // 16: jobwire.admin.v1.InjectFaultRequest.expire_tokens:type_name -> jobwire.admin.v1.ExpireTokensFault
 	34, // 17: jobwire.admin.v1.ListIncidentsResponse.incidents:type_name -> jobwire.admin.v1.IncidentInfo
-	37, // 18: jobwire.admin.v1.GetClusterResponse.gateways:type_name -> jobwire.admin.v1.GatewayProcess
-	38, // 19: jobwire.admin.v1.GetClusterResponse.brokers:type_name -> jobwire.admin.v1.BrokerProcess
+	45, // 18: jobwire.admin.v1.GetClusterResponse.gateways:type_name -> jobwire.admin.v1.GatewayProcess
+	46, // 19: jobwire.admin.v1.GetClusterResponse.brokers:type_name -> jobwire.admin.v1.BrokerProcess
 	2,  // 20: jobwire.admin.v1.AdminService.GetPartitions:input_type -> jobwire.admin.v1.GetPartitionsRequest
 	5,  // 21: jobwire.admin.v1.AdminService.ListJobs:input_type -> jobwire.admin.v1.ListJobsRequest
 	8,  // 22: jobwire.admin.v1.AdminService.ListProcessInstances:input_type -> jobwire.admin.v1.ListProcessInstancesRequest
@@ -3060,26 +3476,34 @@ var file_jobwire_admin_v1_admin_proto_depIdxs = []int32{
 	28, // 27: jobwire.admin.v1.AdminService.ClearFaults:input_type -> jobwire.admin.v1.ClearFaultsRequest
 	30, // 28: jobwire.admin.v1.AdminService.ResetStreams:input_type -> jobwire.admin.v1.ResetStreamsRequest
 	32, // 29: jobwire.admin.v1.AdminService.ListIncidents:input_type -> jobwire.admin.v1.ListIncidentsRequest
-	35, // 30: jobwire.admin.v1.AdminService.GetCluster:input_type -> jobwire.admin.v1.GetClusterRequest
-	39, // 31: jobwire.admin.v1.AdminService.StopBroker:input_type -> jobwire.admin.v1.StopBrokerRequest
-	41, // 32: jobwire.admin.v1.AdminService.StartBroker:input_type -> jobwire.admin.v1.StartBrokerRequest
-	43, // 33: jobwire.admin.v1.AdminService.RestartGateway:input_type -> jobwire.admin.v1.RestartGatewayRequest
-	3,  // 34: jobwire.admin.v1.AdminService.GetPartitions:output_type -> jobwire.admin.v1.GetPartitionsResponse
-	6,  // 35: jobwire.admin.v1.AdminService.ListJobs:output_type -> jobwire.admin.v1.ListJobsResponse
-	9,  // 36: jobwire.admin.v1.AdminService.ListProcessInstances:output_type -> jobwire.admin.v1.ListProcessInstancesResponse
-	12, // 37: jobwire.admin.v1.AdminService.ListStreams:output_type -> jobwire.admin.v1.ListStreamsResponse
-	15, // 38: jobwire.admin.v1.AdminService.ListLongPolls:output_type -> jobwire.admin.v1.ListLongPollsResponse
-	18, // 39: jobwire.admin.v1.AdminService.GetRequestCounts:output_type -> jobwire.admin.v1.GetRequestCountsResponse
-	27, // 40: jobwire.admin.v1.AdminService.InjectFault:output_type -> jobwire.admin.v1.InjectFaultResponse
-	29, // 41: jobwire.admin.v1.AdminService.ClearFaults:output_type -> jobwire.admin.v1.ClearFaultsResponse
-	31, // 42: jobwire.admin.v1.AdminService.ResetStreams:output_type -> jobwire.admin.v1.ResetStreamsResponse
-	33, // 43: jobwire.admin.v1.AdminService.ListIncidents:output_type -> jobwire.admin.v1.ListIncidentsResponse
-	36, // 44: jobwire.admin.v1.AdminService.GetCluster:output_type -> jobwire.admin.v1.GetClusterResponse
-	40, // 45: jobwire.admin.v1.AdminService.StopBroker:output_type -> jobwire.admin.v1.StopBrokerResponse
-	42, // 46: jobwire.admin.v1.AdminService.StartBroker:output_type -> jobwire.admin.v1.StartBrokerResponse
-	44, // 47: jobwire.admin.v1.AdminService.RestartGateway:output_type -> jobwire.admin.v1.RestartGatewayResponse
-	34, // [34:48] is the sub-list for method output_type
-	20, // [20:34] is the sub-list for method input_type
+	35, // 30: jobwire.admin.v1.AdminService.GetClock:input_type -> jobwire.admin.v1.GetClockRequest
+	37, // 31: jobwire.admin.v1.AdminService.AdvanceClock:input_type -> jobwire.admin.v1.AdvanceClockRequest
+	39, // 32: jobwire.admin.v1.AdminService.SetClock:input_type -> jobwire.admin.v1.SetClockRequest
+	41, // 33: jobwire.admin.v1.AdminService.ResetState:input_type -> jobwire.admin.v1.ResetStateRequest
+	43, // 34: jobwire.admin.v1.AdminService.GetCluster:input_type -> jobwire.admin.v1.GetClusterRequest
+	47, // 35: jobwire.admin.v1.AdminService.StopBroker:input_type -> jobwire.admin.v1.StopBrokerRequest
+	49, // 36: jobwire.admin.v1.AdminService.StartBroker:input_type -> jobwire.admin.v1.StartBrokerRequest
+	51, // 37: jobwire.admin.v1.AdminService.RestartGateway:input_type -> jobwire.admin.v1.RestartGatewayRequest
+	3,  // 38: jobwire.admin.v1.AdminService.GetPartitions:output_type -> jobwire.admin.v1.GetPartitionsResponse
+	6,  // 39: jobwire.admin.v1.AdminService.ListJobs:output_type -> jobwire.admin.v1.ListJobsResponse
+	9,  // 40: jobwire.admin.v1.AdminService.ListProcessInstances:output_type -> jobwire.admin.v1.ListProcessInstancesResponse
+	12, // 41: jobwire.admin.v1.AdminService.ListStreams:output_type -> jobwire.admin.v1.ListStreamsResponse
+	15, // 42: jobwire.admin.v1.AdminService.ListLongPolls:output_type -> jobwire.admin.v1.ListLongPollsResponse
+	18, // 43: jobwire.admin.v1.AdminService.GetRequestCounts:output_type -> jobwire.admin.v1.GetRequestCountsResponse
+	27, // 44: jobwire.admin.v1.AdminService.InjectFault:output_type -> jobwire.admin.v1.InjectFaultResponse
+	29, // 45: jobwire.admin.v1.AdminService.ClearFaults:output_type -> jobwire.admin.v1.ClearFaultsResponse
+	31, // 46: jobwire.admin.v1.AdminService.ResetStreams:output_type -> jobwire.admin.v1.ResetStreamsResponse
+	33, // 47: jobwire.admin.v1.AdminService.ListIncidents:output_type -> jobwire.admin.v1.ListIncidentsResponse
+	36, // 48: jobwire.admin.v1.AdminService.GetClock:output_type -> jobwire.admin.v1.GetClockResponse
+	38, // 49: jobwire.admin.v1.AdminService.AdvanceClock:output_type -> jobwire.admin.v1.AdvanceClockResponse
+	40, // 50: jobwire.admin.v1.AdminService.SetClock:output_type -> jobwire.admin.v1.SetClockResponse
+	42, // 51: jobwire.admin.v1.AdminService.ResetState:output_type -> jobwire.admin.v1.ResetStateResponse
+	44, // 52: jobwire.admin.v1.AdminService.GetCluster:output_type -> jobwire.admin.v1.GetClusterResponse
+	48, // 53: jobwire.admin.v1.AdminService.StopBroker:output_type -> jobwire.admin.v1.StopBrokerResponse
+	50, // 54: jobwire.admin.v1.AdminService.StartBroker:output_type -> jobwire.admin.v1.StartBrokerResponse
+	52, // 55: jobwire.admin.v1.AdminService.RestartGateway:output_type -> jobwire.admin.v1.RestartGatewayResponse
+	38, // [38:56] is the sub-list for method output_type
+	20, // [20:38] is the sub-list for method input_type
 	20, // [20:20] is the sub-list for extension type_name
 	20, // [20:20] is the sub-list for extension extendee
 	0,  // [0:20] is the sub-list for field type_name
@@ -3104,7 +3528,7 @@ func file_jobwire_admin_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_jobwire_admin_v1_admin_proto_rawDesc), len(file_jobwire_admin_v1_admin_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   46,
+			NumMessages:   54,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

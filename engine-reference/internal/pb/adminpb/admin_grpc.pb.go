@@ -37,6 +37,10 @@ const (
 	AdminService_ClearFaults_FullMethodName          = "/jobwire.admin.v1.AdminService/ClearFaults"
 	AdminService_ResetStreams_FullMethodName         = "/jobwire.admin.v1.AdminService/ResetStreams"
 	AdminService_ListIncidents_FullMethodName        = "/jobwire.admin.v1.AdminService/ListIncidents"
+	AdminService_GetClock_FullMethodName             = "/jobwire.admin.v1.AdminService/GetClock"
+	AdminService_AdvanceClock_FullMethodName         = "/jobwire.admin.v1.AdminService/AdvanceClock"
+	AdminService_SetClock_FullMethodName             = "/jobwire.admin.v1.AdminService/SetClock"
+	AdminService_ResetState_FullMethodName           = "/jobwire.admin.v1.AdminService/ResetState"
 	AdminService_GetCluster_FullMethodName           = "/jobwire.admin.v1.AdminService/GetCluster"
 	AdminService_StopBroker_FullMethodName           = "/jobwire.admin.v1.AdminService/StopBroker"
 	AdminService_StartBroker_FullMethodName          = "/jobwire.admin.v1.AdminService/StartBroker"
@@ -72,6 +76,28 @@ type AdminServiceClient interface {
 	// Open incidents (clients cannot list them through the gateway API, but
 	// need their keys for ResolveIncident).
 	ListIncidents(ctx context.Context, in *ListIncidentsRequest, opts ...grpc.CallOption) (*ListIncidentsResponse, error)
+	// Engine time and state, for test kits. The engine clock is wall time
+	// plus an offset shared by every partition of the engine: timers, job
+	// activation deadlines, retry back-offs and message TTLs follow it.
+	// Network timeouts (long polls, request timeouts) stay on wall time.
+	// Served by `jobwire-engine dev`; cluster mode answers UNIMPLEMENTED.
+	// The engine time and the clock offset.
+	GetClock(ctx context.Context, in *GetClockRequest, opts ...grpc.CallOption) (*GetClockResponse, error)
+	// Moves engine time forward by duration_ms and processes everything that
+	// became due (timer events, job time-outs, retry back-offs; buffered
+	// messages past their TTL no longer correlate). Returns once all of it is
+	// processed and durable, so a test can assert right after the call.
+	AdvanceClock(ctx context.Context, in *AdvanceClockRequest, opts ...grpc.CallOption) (*AdvanceClockResponse, error)
+	// Sets engine time to epoch_ms, as AdvanceClock does. Engine time never
+	// runs backwards: an earlier time is refused with FAILED_PRECONDITION.
+	SetClock(ctx context.Context, in *SetClockRequest, opts ...grpc.CallOption) (*SetClockResponse, error)
+	// Drops everything clients created on every partition (deployments,
+	// process instances, jobs, messages, incidents, timers, decisions,
+	// history) and sets the clock offset back to 0. Open push streams, long
+	// polls and connections stay. Durable: a restart on the same data dir
+	// does not bring the old state back. Keys keep growing (a key is never
+	// handed out twice); versions start at 1 again.
+	ResetState(ctx context.Context, in *ResetStateRequest, opts ...grpc.CallOption) (*ResetStateResponse, error)
 	// Cluster mode (`jobwire-engine cluster`), served by the supervisor's
 	// admin port only; a single process (`dev`, `gateway`) answers
 	// UNIMPLEMENTED.
@@ -195,6 +221,46 @@ func (c *adminServiceClient) ListIncidents(ctx context.Context, in *ListIncident
 	return out, nil
 }
 
+func (c *adminServiceClient) GetClock(ctx context.Context, in *GetClockRequest, opts ...grpc.CallOption) (*GetClockResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetClockResponse)
+	err := c.cc.Invoke(ctx, AdminService_GetClock_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) AdvanceClock(ctx context.Context, in *AdvanceClockRequest, opts ...grpc.CallOption) (*AdvanceClockResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AdvanceClockResponse)
+	err := c.cc.Invoke(ctx, AdminService_AdvanceClock_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) SetClock(ctx context.Context, in *SetClockRequest, opts ...grpc.CallOption) (*SetClockResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetClockResponse)
+	err := c.cc.Invoke(ctx, AdminService_SetClock_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ResetState(ctx context.Context, in *ResetStateRequest, opts ...grpc.CallOption) (*ResetStateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResetStateResponse)
+	err := c.cc.Invoke(ctx, AdminService_ResetState_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *adminServiceClient) GetCluster(ctx context.Context, in *GetClusterRequest, opts ...grpc.CallOption) (*GetClusterResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetClusterResponse)
@@ -264,6 +330,28 @@ type AdminServiceServer interface {
 	// Open incidents (clients cannot list them through the gateway API, but
 	// need their keys for ResolveIncident).
 	ListIncidents(context.Context, *ListIncidentsRequest) (*ListIncidentsResponse, error)
+	// Engine time and state, for test kits. The engine clock is wall time
+	// plus an offset shared by every partition of the engine: timers, job
+	// activation deadlines, retry back-offs and message TTLs follow it.
+	// Network timeouts (long polls, request timeouts) stay on wall time.
+	// Served by `jobwire-engine dev`; cluster mode answers UNIMPLEMENTED.
+	// The engine time and the clock offset.
+	GetClock(context.Context, *GetClockRequest) (*GetClockResponse, error)
+	// Moves engine time forward by duration_ms and processes everything that
+	// became due (timer events, job time-outs, retry back-offs; buffered
+	// messages past their TTL no longer correlate). Returns once all of it is
+	// processed and durable, so a test can assert right after the call.
+	AdvanceClock(context.Context, *AdvanceClockRequest) (*AdvanceClockResponse, error)
+	// Sets engine time to epoch_ms, as AdvanceClock does. Engine time never
+	// runs backwards: an earlier time is refused with FAILED_PRECONDITION.
+	SetClock(context.Context, *SetClockRequest) (*SetClockResponse, error)
+	// Drops everything clients created on every partition (deployments,
+	// process instances, jobs, messages, incidents, timers, decisions,
+	// history) and sets the clock offset back to 0. Open push streams, long
+	// polls and connections stay. Durable: a restart on the same data dir
+	// does not bring the old state back. Keys keep growing (a key is never
+	// handed out twice); versions start at 1 again.
+	ResetState(context.Context, *ResetStateRequest) (*ResetStateResponse, error)
 	// Cluster mode (`jobwire-engine cluster`), served by the supervisor's
 	// admin port only; a single process (`dev`, `gateway`) answers
 	// UNIMPLEMENTED.
@@ -316,6 +404,18 @@ func (UnimplementedAdminServiceServer) ResetStreams(context.Context, *ResetStrea
 }
 func (UnimplementedAdminServiceServer) ListIncidents(context.Context, *ListIncidentsRequest) (*ListIncidentsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method ListIncidents not implemented")
+}
+func (UnimplementedAdminServiceServer) GetClock(context.Context, *GetClockRequest) (*GetClockResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetClock not implemented")
+}
+func (UnimplementedAdminServiceServer) AdvanceClock(context.Context, *AdvanceClockRequest) (*AdvanceClockResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method AdvanceClock not implemented")
+}
+func (UnimplementedAdminServiceServer) SetClock(context.Context, *SetClockRequest) (*SetClockResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method SetClock not implemented")
+}
+func (UnimplementedAdminServiceServer) ResetState(context.Context, *ResetStateRequest) (*ResetStateResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ResetState not implemented")
 }
 func (UnimplementedAdminServiceServer) GetCluster(context.Context, *GetClusterRequest) (*GetClusterResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method GetCluster not implemented")
@@ -530,6 +630,78 @@ func _AdminService_ListIncidents_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_GetClock_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetClockRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).GetClock(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_GetClock_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).GetClock(ctx, req.(*GetClockRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_AdvanceClock_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AdvanceClockRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).AdvanceClock(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_AdvanceClock_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).AdvanceClock(ctx, req.(*AdvanceClockRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_SetClock_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetClockRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).SetClock(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_SetClock_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).SetClock(ctx, req.(*SetClockRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_ResetState_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResetStateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ResetState(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ResetState_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ResetState(ctx, req.(*ResetStateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _AdminService_GetCluster_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetClusterRequest)
 	if err := dec(in); err != nil {
@@ -648,6 +820,22 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListIncidents",
 			Handler:    _AdminService_ListIncidents_Handler,
+		},
+		{
+			MethodName: "GetClock",
+			Handler:    _AdminService_GetClock_Handler,
+		},
+		{
+			MethodName: "AdvanceClock",
+			Handler:    _AdminService_AdvanceClock_Handler,
+		},
+		{
+			MethodName: "SetClock",
+			Handler:    _AdminService_SetClock_Handler,
+		},
+		{
+			MethodName: "ResetState",
+			Handler:    _AdminService_ResetState_Handler,
 		},
 		{
 			MethodName: "GetCluster",
