@@ -12,8 +12,9 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-FILES = [ROOT / "conformance-tests" / "mutation" / "mutants.yaml", ROOT / "conformance-tests" / "vectors" / "mutants.yaml"]
-MUTANTS = [(f.parent.name, m) for f in FILES for m in yaml.safe_load(f.read_text())]
+FILES = [ROOT / "conformance-tests" / "mutation" / "mutants.yaml", ROOT / "conformance-tests" / "vectors" / "mutants.yaml",
+         *sorted((ROOT / "conformance-tests" / "vectors").glob("mutants-*.yaml"))]
+MUTANTS = [(f.parent.name, m) for f in FILES for m in (yaml.safe_load(f.read_text()) or [])]
 
 
 @pytest.mark.parametrize("kind,mutant", MUTANTS, ids=[f"{k}:{m['id']}" for k, m in MUTANTS])

@@ -12,6 +12,13 @@ For each SDK with a mutant: the unmutated vector tests must pass (baseline),
 then each mutant's edits are applied (`find` must occur exactly `count` times,
 default 1) and the same tests must fail. --junit writes one testcase per
 mutant (passed = killed).
+
+Mutants come from vectors/mutants.yaml and every vectors/mutants-*.yaml (the
+test kits keep theirs in mutants-testkit-<sdk>.yaml). A mutant may name its
+own killing tests: `command` (argv, run in the scratch copy's `cwd`, default
+the SDK's folder) and `copy` (more top-level folders of the repository to put
+in the scratch copy, e.g. engine-reference). Mutants with the same sdk,
+command, cwd and copy share one baseline run.
 """
 from __future__ import annotations
 
@@ -28,7 +35,8 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-MUTANTS = ROOT / "conformance-tests" / "vectors" / "mutants.yaml"
+VECTORS = ROOT / "conformance-tests" / "vectors"
+MUTANT_FILES = [VECTORS / "mutants.yaml", *sorted(VECTORS.glob("mutants-*.yaml"))]
 
 # The vector tests of each SDK, run from the SDK's folder in the scratch copy.
 COMMANDS = {
@@ -42,25 +50,30 @@ COMMANDS = {
 SKIP = {"node_modules", "target", "dist", ".venv", "__pycache__", ".pytest_cache", "_gen", "bin"}
 
 
-def copy_sdk(sdk: str, dst: Path) -> Path:
-    folder = f"sdk-{sdk}"
-    shutil.copytree(ROOT / folder, dst / folder, ignore=lambda d, names: [n for n in names if n in SKIP],
-                    symlinks=True)
-    if (ROOT / folder / "node_modules").exists():
-        os.symlink(ROOT / folder / "node_modules", dst / folder / "node_modules")
+def copy_sdk(sdk: str, dst: Path, extra: tuple = ()) -> Path:
+    folder = f"sdk-{sdk}" if sdk != "engine" else "engine-reference"
+    for f in dict.fromkeys((folder, *extra)):
+        shutil.copytree(ROOT / f, dst / f, ignore=lambda d, names: [n for n in names if n in SKIP],
+                        symlinks=True)
+        if (ROOT / f / "node_modules").exists():
+            os.symlink(ROOT / f / "node_modules", dst / f / "node_modules")
+    for f in ("go.work", "go.work.sum", "VERSION"):
+        if (ROOT / f).exists():
+            shutil.copy(ROOT / f, dst / f)
     shutil.copytree(ROOT / "proto", dst / "proto")
     (dst / "conformance-tests").mkdir()
     shutil.copytree(ROOT / "conformance-tests" / "vectors", dst / "conformance-tests" / "vectors")
     return dst / folder
 
 
-def run(sdk: str, cwd: Path) -> tuple[bool, str]:
+def run(sdk: str, cwd: Path, command: list | None = None) -> tuple[bool, str]:
     env = dict(os.environ)
     if sdk == "python":
         env["PYTHONPATH"] = str(cwd / "src")
-    if sdk == "go":
+    if sdk == "go" and command is None:
         env["GOWORK"] = "off"
-    p = subprocess.run(COMMANDS[sdk], cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+    env["JOBWIRE_MUTANT_ROOT"] = str(cwd.parent)  # the scratch copy's root, for commands that build from it
+    p = subprocess.run(command or COMMANDS[sdk], cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
     return p.returncode == 0, (p.stdout + p.stderr)[-3000:]
 
 
@@ -80,19 +93,25 @@ def main() -> int:
     ap.add_argument("--only", default="")
     ap.add_argument("--junit", default="")
     a = ap.parse_args()
-    mutants = yaml.safe_load(MUTANTS.read_text())
+    mutants = [m for f in MUTANT_FILES for m in (yaml.safe_load(f.read_text()) or [])]
     if a.only:
         want = set(a.only.split(","))
         mutants = [m for m in mutants if m["id"] in want]
     results = []
-    by_sdk: dict[str, list] = {}
+    by_sdk: dict[tuple, list] = {}
     for m in mutants:
-        by_sdk.setdefault(m["sdk"], []).append(m)
-    for sdk, ms in by_sdk.items():
+        key = (m["sdk"], tuple(m.get("command") or ()), m.get("cwd", ""), tuple(m.get("copy") or ()))
+        by_sdk.setdefault(key, []).append(m)
+    for (sdk, command, cwd, extra), ms in by_sdk.items():
+        command = list(command) or None
+
+        def here(copy: Path) -> Path:
+            return copy.parent / cwd if cwd else copy
+
         with tempfile.TemporaryDirectory(prefix=f"jobwire-vmut-{sdk}-") as tmp:
             t0 = time.time()
-            base = copy_sdk(sdk, Path(tmp) / "base")
-            ok, out = run(sdk, base)
+            base = copy_sdk(sdk, Path(tmp) / "base", extra)
+            ok, out = run(sdk, here(base), command)
             if not ok:
                 print(f"{sdk}: the unmutated vector tests fail:\n{out}")
                 results += [(m, False, "baseline failed: " + out[-800:], 0.0) for m in ms]
@@ -100,17 +119,17 @@ def main() -> int:
             print(f"{sdk}: baseline passes ({time.time() - t0:.0f}s)")
             for m in ms:
                 t0 = time.time()
-                d = copy_sdk(sdk, Path(tmp) / m["id"])
+                d = copy_sdk(sdk, Path(tmp) / m["id"], extra)
                 err = apply(d, m["edits"])
                 if err:
                     results.append((m, False, "does not apply: " + err, 0.0))
                     print(f"  {m['id']}: DOES NOT APPLY: {err}")
                     continue
-                ok, out = run(sdk, d)
+                ok, out = run(sdk, here(d), command)
                 dt = time.time() - t0
                 results.append((m, not ok, "survived" if ok else "killed", dt))
                 print(f"  {m['id']}: {'SURVIVED' if ok else 'killed'} ({dt:.0f}s)")
-                shutil.rmtree(d, ignore_errors=True)
+                shutil.rmtree(d.parent, ignore_errors=True)
     if a.junit:
         suite = ET.Element("testsuite", name="vector-mutants", tests=str(len(results)),
                            failures=str(sum(1 for r in results if not r[1])))
