@@ -424,8 +424,8 @@ public final class JobwireClient implements AutoCloseable {
    *       returns (after the client's close has finished). With no open worker it returns at once.
    * </ul>
    *
-   * <p>The shutdown hook is removed when this call returns for any other reason than a JVM
-   * shutdown.
+   * <p>The shutdown hook exists only while this call runs (it is removed when the call returns
+   * for any other reason than a JVM shutdown): a signal before this call is the JVM's default.
    *
    * <pre>{@code
    * JobwireClient client = JobwireClient.fromEnvironment();
