@@ -41,7 +41,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A client of a Zeebe / Camunda 8 gateway (or {@code jobwire-engine}): every RPC of the gateway
@@ -57,10 +62,14 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  */
 public final class JobwireClient implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(JobwireClient.class);
   private final Transport transport;
   private final ClientConfig config;
   private final Set<WorkerImpl> workers = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
+  /** Set when {@link #close(Duration)} has returned; {@link #runWorkers} waits on this monitor. */
+  private volatile boolean closeFinished;
+  private final Object runMonitor = new Object();
 
   private JobwireClient(ClientConfig config) throws ConfigurationException {
     this.config = config;
@@ -107,6 +116,13 @@ public final class JobwireClient implements AutoCloseable {
 
   void forget(WorkerImpl w) {
     workers.remove(w);
+    wakeRunner();
+  }
+
+  private void wakeRunner() {
+    synchronized (runMonitor) {
+      runMonitor.notifyAll();
+    }
   }
 
   /** @return long-call connections open now (at most 32 workers share one) */
@@ -395,6 +411,123 @@ public final class JobwireClient implements AutoCloseable {
     return transport.newCommandCall(GatewayGrpc.getActivateJobsMethod(), Duration.ofMillis(deadlineMs));
   }
 
+  // ------------------------------------------------------------------ run
+
+  /** The default close timeout of {@link #runWorkers()}: 30 s, as {@link #close()}. */
+  private static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
+
+  /** How long the shutdown hook of {@link #runWorkers} waits, after the close, for the calling thread to end. */
+  static final long CALLER_EXIT_WAIT_MS = 5_000;
+
+  /**
+   * {@link #runWorkers(Duration)} with a 30 s close timeout.
+   *
+   * @see #runWorkers(Duration)
+   */
+  public void runWorkers() {
+    runWorkers(DEFAULT_CLOSE_TIMEOUT);
+  }
+
+  /**
+   * Runs the workers of this client until the process is told to stop, then closes them
+   * gracefully: the last line of a worker's {@code main}. Workers start at
+   * {@link JobWorkerBuilder#open()}, so every worker opened on this client is running already;
+   * this call blocks the calling thread until one of:
+   *
+   * <ul>
+   *   <li>SIGINT (Ctrl-C) or SIGTERM, or any other JVM shutdown: a shutdown hook, registered for
+   *       the duration of this call, wakes the calling thread, which closes the client
+   *       ({@link #close(Duration)}: every worker stops taking jobs, hands back the jobs it has
+   *       not started, lets running handlers finish within {@code closeTimeout}, then interrupts
+   *       them and hands their jobs back; then the channels) and returns normally. The hook waits
+   *       for that close (at most {@code closeTimeout} plus 15 s), so no job is lost to the JVM
+   *       exiting under it. After SIGINT or SIGTERM the hook then waits for the calling thread to
+   *       end (at most 5 s, so code after this call, e.g. the end of {@code main}, still runs)
+   *       and ends the JVM with status 0 (a graceful stop is a success, not the JVM's 130 / 143),
+   *       as {@link Runtime#halt(int)} does: shutdown hooks of the application still running at
+   *       that point do not finish. A {@link System#exit(int)} keeps its status.
+   *   <li>the calling thread is interrupted: the client is closed the same way, this call returns
+   *       and the thread's interrupt flag is set again.
+   *   <li>another thread closes the client, or every worker of this client is closed: this call
+   *       returns (after the client's close has finished). With no open worker it returns at once.
+   * </ul>
+   *
+   * <p>The shutdown hook exists only while this call runs (it is removed when the call returns
+   * for any other reason than a JVM shutdown): a signal before this call is the JVM's default.
+   *
+   * <pre>{@code
+   * JobwireClient client = JobwireClient.fromEnvironment();
+   * client.newWorker().jobType("charge").handler(job -> Map.of("charged", true)).open();
+   * client.runWorkers();   // until Ctrl-C / SIGTERM; then exit 0
+   * }</pre>
+   *
+   * @param closeTimeout how long running handlers may take once the workers are told to close
+   *     (each worker, in parallel)
+   */
+  public void runWorkers(Duration closeTimeout) {
+    Duration timeout = closeTimeout == null ? DEFAULT_CLOSE_TIMEOUT : closeTimeout;
+    Thread caller = Thread.currentThread();
+    AtomicBoolean shutdown = new AtomicBoolean();
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Thread hook = new Thread(() -> {
+      shutdown.set(true);
+      wakeRunner();
+      try {
+        done.get(Math.max(0, timeout.toMillis()) + 15_000, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException | ExecutionException | TimeoutException e) {
+        LOG.warn("jobwire: the workers did not close in time; the JVM exits anyway");
+      }
+      if (!stopSignalled()) return; // System.exit(n): keep n
+      try {
+        if (caller != Thread.currentThread()) caller.join(CALLER_EXIT_WAIT_MS);
+      } catch (InterruptedException ignored) {
+        // exit now
+      }
+      Runtime.getRuntime().halt(0);
+    }, "jobwire-run-workers-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    boolean interrupted = false;
+    try {
+      synchronized (runMonitor) {
+        while (!shutdown.get() && !workers.isEmpty() && !closeFinished) runMonitor.wait();
+      }
+    } catch (InterruptedException e) {
+      interrupted = true;
+    }
+    try {
+      if (shutdown.get() || interrupted) {
+        LOG.info(shutdown.get() ? "jobwire: shutting down; closing the workers" : "jobwire: interrupted; closing the workers");
+        close(timeout);
+      } else if (closed && !closeFinished) {
+        // another thread is closing the client: return once its close has finished
+        synchronized (runMonitor) {
+          while (!closeFinished) runMonitor.wait();
+        }
+      }
+    } catch (InterruptedException e) {
+      interrupted = true;
+    } finally {
+      done.complete(null);
+      if (!shutdown.get()) {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+          // the hook has started or is about to: it finds the close done
+        }
+      }
+      if (interrupted) caller.interrupt();
+    }
+  }
+
+  /** Whether the JVM is shutting down for SIGINT or SIGTERM: the JVM runs the exit on its signal's dispatch thread. */
+  private static boolean stopSignalled() {
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      String n = t.getName();
+      if (n.equals("SIGTERM handler") || n.equals("SIGINT handler")) return true;
+    }
+    return false;
+  }
+
   // ------------------------------------------------------------------ close
 
   /**
@@ -404,14 +537,21 @@ public final class JobwireClient implements AutoCloseable {
    */
   public void close(Duration timeout) {
     closed = true;
-    List<CompletableFuture<Void>> fs = new ArrayList<>();
-    for (WorkerImpl w : new ArrayList<>(workers)) fs.add(w.closeAsync(timeout));
     try {
-      CompletableFuture.allOf(fs.toArray(new CompletableFuture[0])).get(timeout.toMillis() + 10_000, TimeUnit.MILLISECONDS);
-    } catch (Exception ignored) {
-      // closing anyway
+      List<CompletableFuture<Void>> fs = new ArrayList<>();
+      for (WorkerImpl w : new ArrayList<>(workers)) fs.add(w.closeAsync(timeout));
+      try {
+        CompletableFuture.allOf(fs.toArray(new CompletableFuture[0])).get(Math.max(0, timeout.toMillis()) + 10_000, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // closing anyway
+      } catch (Exception ignored) {
+        // closing anyway
+      }
+      transport.close();
+    } finally {
+      closeFinished = true;
+      wakeRunner();
     }
-    transport.close();
   }
 
   /** Closes with a 30 s timeout for running handlers. */

@@ -3,12 +3,13 @@ package io.jobwire.examples;
 import io.jobwire.JobwireClient;
 import io.jobwire.Topology;
 import io.jobwire.UnauthenticatedException;
+import io.jobwire.WorkerState;
 import java.time.Duration;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * camunda-saas connects a worker to a Camunda 8 SaaS cluster (or any Zeebe gateway behind OAuth)
@@ -66,21 +67,20 @@ public final class CamundaSaas {
     log("connected to " + address + ": gateway " + topo.gatewayVersion() + ", " + topo.brokers().size() + " broker(s), " + topo.partitionsCount()
         + " partition(s)");
     String jobType = System.getenv().getOrDefault("JOB_TYPE", "hello");
+    AtomicBoolean said = new AtomicBoolean();
     client.newWorker().jobType(jobType).handler(job -> {
       log("job " + job.key() + " of process " + job.bpmnProcessId());
       return Map.of("handledBy", "jobwire-java");
-    }).errorListener(e -> log("worker error: " + e.getMessage())).open();
-    // The hook goes in before the "handling" line: a stop signal right after that line must find it.
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      client.close(Duration.ofSeconds(10)); // stops taking jobs, lets running handlers finish
-      log("stopped");
-      stopped.countDown();
-      // a graceful stop is a success: exit 0 instead of the JVM's 143 for SIGTERM
-      Runtime.getRuntime().halt(0);
-    }));
-    log("handling jobs of type " + jobType + " (Ctrl-C to stop)");
-    stopped.await();
+    }).errorListener(e -> log("worker error: " + e.getMessage())).stateListener(s -> {
+      // once connected (runWorkers, on the next line, is in place long before)
+      if ((s == WorkerState.STREAMING || s == WorkerState.POLLING) && !said.getAndSet(true)) {
+        log("handling jobs of type " + jobType + " (Ctrl-C to stop)");
+      }
+    }).open();
+    // Until Ctrl-C / SIGTERM: the worker stops taking jobs, running handlers get 10 s to finish,
+    // then runWorkers returns and the process exits 0.
+    client.runWorkers(Duration.ofSeconds(10));
+    log("stopped");
   }
 
   private CamundaSaas() {}

@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -61,15 +60,13 @@ public final class OrderWorker {
     Stats stats = new Stats("java");
 
     for (String type : types) {
-      if (!handlers.containsKey(type)) { // before the shutdown hook, which would turn exit 2 into 0
+      if (!handlers.containsKey(type)) {
         log("JOB_TYPES: unknown job type \"" + type + "\"");
         System.exit(2);
       }
     }
 
     JobwireClient client = JobwireClient.fromEnvironment(); // ZEEBE_ADDRESS etc., else 127.0.0.1:26500
-    // The shutdown hook is in place before any worker can print "ready": a
-    // SIGTERM right after that line must find it (else the JVM exits 143).
     long interval = Long.parseLong(System.getenv().getOrDefault("STATS_INTERVAL_MS", "0"));
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "stats");
@@ -78,16 +75,6 @@ public final class OrderWorker {
     });
     if (interval > 0) timer.scheduleAtFixedRate(() -> stats.print(false), interval, interval, TimeUnit.MILLISECONDS);
 
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      log("shutting down");
-      timer.shutdownNow();
-      client.close(Duration.ofSeconds(10)); // stops taking jobs, lets running handlers finish
-      stats.print(true);
-      stopped.countDown();
-      // a graceful stop is a success: exit 0 instead of the JVM's 143 for SIGTERM
-      Runtime.getRuntime().halt(0);
-    }));
     AtomicInteger waiting = new AtomicInteger(types.size());
     List<JobWorker> workers = new ArrayList<>();
     for (String type : types) {
@@ -107,7 +94,12 @@ public final class OrderWorker {
           .open());
     }
 
-    stopped.await();
+    // Until SIGINT / SIGTERM: then every worker stops taking jobs and running handlers get 10 s
+    // to finish; runWorkers returns and the process exits 0.
+    client.runWorkers(Duration.ofSeconds(10));
+    log("stopped");
+    timer.shutdownNow();
+    stats.print(true);
   }
 
   private OrderWorker() {}

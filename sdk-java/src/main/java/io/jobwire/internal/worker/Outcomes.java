@@ -2,7 +2,7 @@ package io.jobwire.internal.worker;
 
 import static io.jobwire.internal.worker.Control.LOG;
 
-import com.google.protobuf.GeneratedMessage;
+import com.google.protobuf.Message;
 import io.grpc.MethodDescriptor;
 import io.jobwire.JobwireException;
 import io.jobwire.internal.gateway.GatewayGrpc;
@@ -81,14 +81,14 @@ final class Outcomes {
    * RESOURCE_EXHAUSTED (not a size refusal) / DEADLINE_EXCEEDED / ABORTED are retried with backoff
    * until the job's deadline, NOT_FOUND / FAILED_PRECONDITION are benign, the rest is given up.
    */
-  private <Q extends GeneratedMessage, R> CompletableFuture<Sent> send(MethodDescriptor<Q, R> method, Q req, long key, long deadline, boolean viaLong) {
+  private <Q extends Message, R> CompletableFuture<Sent> send(MethodDescriptor<Q, R> method, Q req, long key, long deadline, boolean viaLong) {
     CompletableFuture<Sent> out = new CompletableFuture<>();
     track(out);
     attempt(method, req, key, deadline, viaLong, new Backoff(), out);
     return out;
   }
 
-  private <Q extends GeneratedMessage, R> void attempt(MethodDescriptor<Q, R> method, Q req, long key, long deadline, boolean viaLong, Backoff backoff, CompletableFuture<Sent> out) {
+  private <Q extends Message, R> void attempt(MethodDescriptor<Q, R> method, Q req, long key, long deadline, boolean viaLong, Backoff backoff, CompletableFuture<Sent> out) {
     long left = deadline - System.currentTimeMillis();
     Duration timeout = Duration.ofMillis(Math.max(1_000, Math.min(c.transport.config().commandTimeout().toMillis(), left)));
     CompletableFuture<R> f = viaLong ? c.lease.unary(method, req, timeout) : c.transport.unary(method, req, timeout);
