@@ -29,6 +29,8 @@ npm run --silent cycles
 
 status=0
 npx jest --ci --json --outputFile="$RESULTS/sdk-node.jest.json" || status=$?
+# The test kit (@jobwire/sdk/testing) under node:test too, from the build through the package's exports.
+JOBWIRE_ENGINE="$ENGINE" node --test test/node/ || status=$?
 
 # The package must pack (files list, both builds, the proto).
 PACK_OUT="$(npm pack --dry-run --json 2>/dev/null)" || { echo "npm pack failed"; status=1; }

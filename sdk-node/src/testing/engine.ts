@@ -2,6 +2,7 @@
 // by JOBWIRE_ENGINE) and a handle that deploys, starts instances, moves the engine clock and resets.
 import { spawn, type ChildProcess } from 'node:child_process'
 import * as fs from 'node:fs'
+import { createRequire } from 'node:module'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import * as readline from 'node:readline'
@@ -124,8 +125,8 @@ async function launch(port: number, dataDir: string, args: string[], timeoutMs: 
   if (bin) return spawnBinary(bin, port, dataDir, args, timeoutMs)
   let pkg: EnginePackage
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    pkg = require('@jobwire/engine') as EnginePackage
+    // Resolved from this package's own folder (its admin.proto), in the CommonJS and the ESM build alike.
+    pkg = createRequire(protoPath('admin.proto'))('@jobwire/engine') as EnginePackage
   } catch (e) {
     throw new Error(`jobwire: startTestEngine needs the engine: npm install --save-dev @jobwire/engine (or set ${ENGINE_ENV}=/path/to/jobwire-engine): ${(e as Error).message}`)
   }
