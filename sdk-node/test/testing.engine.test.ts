@@ -1,12 +1,13 @@
 // Level 2 of the test kit (@jobwire/sdk/testing) against the real engine (JOBWIRE_ENGINE, else the
-// repository's engine-reference/bin/jobwire-engine): the shared cases of
+// suite's engine: JOBWIRE_ENGINE_BIN or the repository's engine-reference/bin/jobwire-engine): the shared cases of
 // conformance-tests/vectors/testkit.json through the public kit API, the 30-day timer, workers.
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { BackpressureError, JobError, NotFoundError, type Job } from '../src/index'
 import { startTestEngine, type TestEngine } from '../src/testing/index'
+import { ENGINE_BIN } from './support/engine'
 
-process.env.JOBWIRE_ENGINE ??= path.resolve(__dirname, '..', '..', 'engine-reference', 'bin', 'jobwire-engine')
+process.env.JOBWIRE_ENGINE ??= ENGINE_BIN
 const VECTORS = path.resolve(__dirname, '..', '..', 'conformance-tests', 'vectors')
 const shared = JSON.parse(fs.readFileSync(path.join(VECTORS, 'testkit.json'), 'utf8')) as { cases: Array<{ name: string; steps: Array<Record<string, unknown>> }> }
 
