@@ -175,6 +175,7 @@ export function makeJob<V = Variables>(options: MakeJobOptions = {}): Job<V> {
     tags: [],
   }
   const { ctx } = contextFor((() => undefined) as JobHandler<never>, raw.type, {})
+  ctx.telemetry.dispose() // a job built here never runs in this context: nothing to observe
   const job = new HeldJob(raw, 'poll', new RecordingSink(ctx))
   activations.set(job, raw)
   return job as unknown as Job<V>
