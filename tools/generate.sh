@@ -68,9 +68,11 @@ if [ -f sdk-node/package.json ]; then
   (cd sdk-node && [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error)
   mkdir -p sdk-node/proto && cp proto/gateway.proto sdk-node/proto/gateway.proto
   cp proto/jobwire/stream/v1/stream.proto sdk-node/proto/stream.proto
+  # the engine's admin API, for the test kit (@jobwire/sdk/testing)
+  cp proto/jobwire/admin/v1/admin.proto sdk-node/proto/admin.proto
   rm -rf sdk-node/src/generated
   (cd sdk-node && npx --no-install proto-loader-gen-types --longs=String --enums=String --defaults --oneofs \
-     --grpcLib=@grpc/grpc-js --outDir=src/generated proto/gateway.proto proto/stream.proto >/dev/null)
+     --grpcLib=@grpc/grpc-js --outDir=src/generated proto/gateway.proto proto/stream.proto proto/admin.proto >/dev/null)
 fi
 
 # Java: the contract inside the package (Maven generates from it at build time).

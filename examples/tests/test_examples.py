@@ -176,6 +176,16 @@ def test_node_example_installs_and_parses(name, sdk_node_built):
         run(["node", "-e", f"require.resolve({json.dumps(mod)})"], cwd=d)
 
 
+def test_node_order_worker_tests_pass(sdk_node_built):
+    """order-worker's own tests (`npm test`): handler tests and process tests with the SDK's test
+    kit (@jobwire/sdk/testing), on the reference engine (JOBWIRE_ENGINE)."""
+    d = EX / "node" / "order-worker"
+    run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=d, timeout=300)
+    env = {**os.environ, "JOBWIRE_ENGINE": str(ENGINE)}
+    out = run(["npm", "test"], cwd=d, env=env, timeout=300).stdout
+    assert re.search(r"^# pass 5$", out, re.M) and re.search(r"^# fail 0$", out, re.M), out[-3000:]
+
+
 # --- make run: the order-workers of every SDK against a real engine ---------
 
 def _port_closed(address):

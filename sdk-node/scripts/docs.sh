@@ -16,7 +16,7 @@ fi
 rm -rf "$OUT"
 exec node_modules/.bin/typedoc \
   --tsconfig tsconfig.cjs.json \
-  --entryPoints src/index.ts \
+  --entryPoints src/index.ts --entryPoints src/testing/index.ts \
   --out "$OUT" \
   --name "@jobwire/sdk" \
   --readme none \

@@ -29,10 +29,12 @@ npm run --silent cycles
 
 status=0
 npx jest --ci --json --outputFile="$RESULTS/sdk-node.jest.json" || status=$?
+# The test kit (@jobwire/sdk/testing) under node:test too, from the build through the package's exports.
+JOBWIRE_ENGINE="$ENGINE" node --test test/node/ || status=$?
 
 # The package must pack (files list, both builds, the proto).
 PACK_OUT="$(npm pack --dry-run --json 2>/dev/null)" || { echo "npm pack failed"; status=1; }
-for f in lib/cjs/index.js lib/esm/index.js lib/cjs/index.d.ts proto/gateway.proto LICENSE NOTICE; do
+for f in lib/cjs/index.js lib/esm/index.js lib/cjs/index.d.ts lib/cjs/testing/index.js lib/esm/testing/index.js proto/gateway.proto proto/admin.proto LICENSE NOTICE; do
   grep -q "\"$f\"" <<<"$PACK_OUT" || { echo "npm pack: $f missing from the package"; status=1; }
 done
 # The same suite at the lowest dependency versions package.json allows (a library takes ranges).

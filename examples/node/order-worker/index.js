@@ -8,24 +8,9 @@
 // this program reads JOB_TYPES, MAX_JOBS_ACTIVE and STATS_INTERVAL_MS (print a
 // JSON stats line to stdout that often). SIGINT / SIGTERM close it gracefully.
 'use strict'
-const { Client, JobError } = require('@jobwire/sdk')
+const { Client } = require('@jobwire/sdk')
+const { handlers } = require('./handlers')
 const { Stats } = require('./stats')
-
-const DECLINED_CARD = '4000000000000002' // the test card the payment handler declines
-
-const handlers = {
-  payment: async (job) => {
-    const { orderId, card } = job.variables
-    if (card === DECLINED_CARD) {
-      // A BPMN error: caught by the PaymentDeclined boundary event.
-      throw new JobError('PAYMENT_DECLINED', 'card declined', { declineReason: 'insufficient funds' })
-    }
-    return { paid: true, paymentId: `pay-${orderId}` } // completes the job with these variables
-  },
-  inventory: async () => ({ reserved: true }),
-  shipping: async (job) => ({ shippingMethod: job.customHeaders.method, trackingNumber: `TRK-${job.key}` }),
-  'notify-customer': async (job) => ({ notified: job.customHeaders.template }),
-}
 
 const log = (msg) => console.error(`order-worker (node): ${msg}`)
 const types = (process.env.JOB_TYPES || Object.keys(handlers).join(',')).split(',').map((t) => t.trim())

@@ -28,3 +28,6 @@ export interface WorkerContext {
   /** Reports an error to the application ('error' listener, else the log). Never throws. */
   reportError(err: Error): void
 }
+
+/** The part of a {@link WorkerContext} that running handlers and sending their outcomes needs (the executor; the test kit's in-process runs). @internal */
+export type ExecutorContext = Pick<WorkerContext, 'opts' | 'telemetry' | 'logger' | 'reportError'>

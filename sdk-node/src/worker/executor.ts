@@ -4,7 +4,7 @@ import { RequestCancelledError, JobError, JobwireError } from '../errors.js'
 import { variablesToJson } from '../json.js'
 import { HeldJob, type Settled } from './heldJob.js'
 import { sleep } from './backoff.js'
-import type { WorkerContext } from './context.js'
+import type { ExecutorContext, WorkerContext } from './context.js'
 import { Extender } from './extender.js'
 import type { Slot } from './ledger.js'
 import { GatewayOutcomeSender, MAX_MESSAGE, MSG_AT_CAPACITY, MSG_CLOSING, type OutcomeSender, type SendResult } from './outcome.js'
@@ -54,8 +54,17 @@ export class Executor {
   /** Sends the outcomes of this worker's jobs (the held jobs call it). */
   readonly outcomes: OutcomeSender
 
-  constructor(readonly ctx: WorkerContext) {
-    this.outcomes = new GatewayOutcomeSender(ctx)
+  /**
+   * `outcomes`: where outcomes go; default the gateway (a worker). The test kit's runHandler passes an
+   * in-process sink, so a handler test runs this same path.
+   */
+  constructor(ctx: WorkerContext)
+  constructor(ctx: ExecutorContext, outcomes: OutcomeSender)
+  constructor(
+    readonly ctx: ExecutorContext,
+    outcomes?: OutcomeSender,
+  ) {
+    this.outcomes = outcomes ?? new GatewayOutcomeSender(ctx as WorkerContext)
   }
 
   /** Jobs received and not yet finished (queued + running). */

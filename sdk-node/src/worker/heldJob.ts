@@ -185,7 +185,7 @@ export class HeldJob implements Job<Variables> {
   /** UpdateJobTimeout; throws typed errors (used by the auto-extender). */
   async extendTimeoutOrThrow(timeoutMs: number): Promise<void> {
     const sentAt = Date.now()
-    await this.outcomes.ctx.transport.unary('UpdateJobTimeout', { jobKey: this.key, timeout: String(Math.round(timeoutMs)) })
+    await this.outcomes.updateTimeout(this.key, timeoutMs)
     this.deadline = sentAt + timeoutMs
   }
 }

@@ -1,7 +1,7 @@
 import { JobwireError, toJobwireError } from '../errors.js'
 import { Backoff, sleep } from './backoff.js'
 import { outcomeDecision } from './codes.js'
-import type { WorkerContext } from './context.js'
+import type { ExecutorContext, WorkerContext } from './context.js'
 
 /** Longest error message sent with FailJob / ThrowError. */
 export const MAX_MESSAGE = 2_000
@@ -27,8 +27,8 @@ export type OutcomeMethod = 'CompleteJob' | 'FailJob' | 'ThrowError' | 'UpdateJo
  * @internal
  */
 export interface OutcomeSender {
-  /** The worker's shared parts (options, logger, transport, error reporting). */
-  readonly ctx: WorkerContext
+  /** The worker's shared parts (options, logger, error reporting). */
+  readonly ctx: ExecutorContext
   /**
    * Sends an outcome; retries UNAVAILABLE / RESOURCE_EXHAUSTED / DEADLINE_EXCEEDED / ABORTED
    * (OUTCOME_RETRYABLE_CODES; not a message over the size limit) with backoff until `deadline`
@@ -38,11 +38,17 @@ export interface OutcomeSender {
   send(method: OutcomeMethod, req: object, key: string, deadline: number, o?: { viaLong?: boolean; quiet?: boolean }): Promise<SendResult>
   /** Sends FailJob for the job `key` (hand-backs go over the long-call connection). */
   sendFail(key: string, retries: number, message: string, backoffMs: number, deadline: number, variables?: string, quiet?: boolean): Promise<SendResult>
+  /** UpdateJobTimeout for the job `key` (a new timeout of `timeoutMs` from now); throws the typed error. */
+  updateTimeout(key: string, timeoutMs: number): Promise<void>
 }
 
 /** The outcome sender of one worker. @internal */
 export class GatewayOutcomeSender implements OutcomeSender {
   constructor(readonly ctx: WorkerContext) {}
+
+  async updateTimeout(key: string, timeoutMs: number): Promise<void> {
+    await this.ctx.transport.unary('UpdateJobTimeout', { jobKey: key, timeout: String(Math.round(timeoutMs)) })
+  }
 
   sendFail(key: string, retries: number, message: string, backoffMs: number, deadline: number, variables = '', quiet = false): Promise<SendResult> {
     // Close and a stream recycle hand jobs back over the connection that carried this worker's long

@@ -17,3 +17,12 @@ it('exports the same public API from the CJS and ESM builds', () => {
   expect(cjs.big).toBe('{"a":18446744073709551615}')
   expect(esm.big).toBe(cjs.big)
 })
+
+it('exports the test kit (@jobwire/sdk/testing) from the CJS and ESM builds', () => {
+  const names = (imp: string, esm: boolean) =>
+    JSON.parse(execFileSync('node', [...(esm ? ['--input-type=module'] : []), '-e', `${imp}; console.log(JSON.stringify(Object.keys(m).sort()))`], { encoding: 'utf8' }))
+  const cjs = names(`const m = require(${JSON.stringify(path.join(root, 'lib/cjs/testing/index.js'))})`, false)
+  const esm = names(`import * as m from ${JSON.stringify(path.join(root, 'lib/esm/testing/index.js'))}`, true)
+  expect(cjs).toEqual(['TestEngine', 'makeJob', 'runHandler', 'startTestEngine'])
+  expect(esm).toEqual(cjs)
+})

@@ -1,0 +1,8 @@
+// Original file: proto/admin.proto
+
+
+export interface ClearFaultsResponse {
+}
+
+export interface ClearFaultsResponse__Output {
+}

@@ -1,0 +1,8 @@
+// Original file: proto/admin.proto
+
+
+export interface GetClusterRequest {
+}
+
+export interface GetClusterRequest__Output {
+}

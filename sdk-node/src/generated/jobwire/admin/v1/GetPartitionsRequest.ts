@@ -1,0 +1,8 @@
+// Original file: proto/admin.proto
+
+
+export interface GetPartitionsRequest {
+}
+
+export interface GetPartitionsRequest__Output {
+}

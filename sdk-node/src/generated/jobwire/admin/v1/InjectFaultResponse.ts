@@ -1,0 +1,8 @@
+// Original file: proto/admin.proto
+
+
+export interface InjectFaultResponse {
+}
+
+export interface InjectFaultResponse__Output {
+}

@@ -1,0 +1,12 @@
+// Original file: proto/admin.proto
+
+
+export interface ListJobsRequest {
+  'type'?: (string);
+  'includeJobs'?: (boolean);
+}
+
+export interface ListJobsRequest__Output {
+  'type': (string);
+  'includeJobs': (boolean);
+}

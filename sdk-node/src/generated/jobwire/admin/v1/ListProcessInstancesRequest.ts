@@ -1,0 +1,12 @@
+// Original file: proto/admin.proto
+
+
+export interface ListProcessInstancesRequest {
+  'bpmnProcessId'?: (string);
+  'includeInstances'?: (boolean);
+}
+
+export interface ListProcessInstancesRequest__Output {
+  'bpmnProcessId': (string);
+  'includeInstances': (boolean);
+}

@@ -1,0 +1,26 @@
+// Original file: proto/admin.proto
+
+import type { ProcessInstanceState as _jobwire_admin_v1_ProcessInstanceState, ProcessInstanceState__Output as _jobwire_admin_v1_ProcessInstanceState__Output } from '../../../jobwire/admin/v1/ProcessInstanceState';
+import type { Long } from '@grpc/proto-loader';
+
+export interface ProcessInstanceInfo {
+  'key'?: (number | string | Long);
+  'bpmnProcessId'?: (string);
+  'state'?: (_jobwire_admin_v1_ProcessInstanceState);
+  'variables'?: (string);
+  'completionCount'?: (number);
+  'processDefinitionKey'?: (number | string | Long);
+  'version'?: (number);
+  'incidentCount'?: (number);
+}
+
+export interface ProcessInstanceInfo__Output {
+  'key': (string);
+  'bpmnProcessId': (string);
+  'state': (_jobwire_admin_v1_ProcessInstanceState__Output);
+  'variables': (string);
+  'completionCount': (number);
+  'processDefinitionKey': (string);
+  'version': (number);
+  'incidentCount': (number);
+}

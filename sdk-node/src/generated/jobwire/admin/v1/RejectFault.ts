@@ -1,0 +1,18 @@
+// Original file: proto/admin.proto
+
+
+export interface RejectFault {
+  'method'?: (string);
+  'code'?: (number);
+  'count'?: (number);
+  'message'?: (string);
+  'partitionId'?: (number);
+}
+
+export interface RejectFault__Output {
+  'method': (string);
+  'code': (number);
+  'count': (number);
+  'message': (string);
+  'partitionId': (number);
+}

@@ -1,0 +1,8 @@
+// Original file: proto/admin.proto
+
+
+export interface ResetStateRequest {
+}
+
+export interface ResetStateRequest__Output {
+}

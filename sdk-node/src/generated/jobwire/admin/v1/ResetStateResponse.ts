@@ -1,0 +1,10 @@
+// Original file: proto/admin.proto
+
+
+export interface ResetStateResponse {
+  'partitionsReset'?: (number);
+}
+
+export interface ResetStateResponse__Output {
+  'partitionsReset': (number);
+}

@@ -1,0 +1,8 @@
+// Original file: proto/admin.proto
+
+
+export interface RestartGatewayResponse {
+}
+
+export interface RestartGatewayResponse__Output {
+}

@@ -1,0 +1,15 @@
+// Original file: proto/admin.proto
+
+import type { Long } from '@grpc/proto-loader';
+
+export interface SetClockResponse {
+  'nowMs'?: (number | string | Long);
+  'offsetMs'?: (number | string | Long);
+  'fired'?: (number);
+}
+
+export interface SetClockResponse__Output {
+  'nowMs': (string);
+  'offsetMs': (string);
+  'fired': (number);
+}

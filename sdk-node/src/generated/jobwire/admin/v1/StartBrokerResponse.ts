@@ -1,0 +1,8 @@
+// Original file: proto/admin.proto
+
+
+export interface StartBrokerResponse {
+}
+
+export interface StartBrokerResponse__Output {
+}

@@ -1,0 +1,8 @@
+// Original file: proto/admin.proto
+
+
+export interface StopBrokerResponse {
+}
+
+export interface StopBrokerResponse__Output {
+}
