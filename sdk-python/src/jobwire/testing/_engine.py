@@ -3,6 +3,7 @@ under the test's control, and isolation by the admin ResetState call between tes
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -31,8 +32,8 @@ def _engine_binary() -> str:
     env = os.environ.get("JOBWIRE_ENGINE")
     if env:
         return env
-    try:
-        import jobwire_engine  # the engine package: pip install "jobwire[testing]"
+    try:  # the engine package: pip install "jobwire[testing]"
+        jobwire_engine = importlib.import_module("jobwire_engine")
     except ImportError:
         raise RuntimeError(
             'jobwire.testing: no engine: install the kit with pip install "jobwire[testing]" '
