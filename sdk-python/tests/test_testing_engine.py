@@ -214,3 +214,14 @@ def test_measure_start_and_reset(jobwire_engine: TestEngine) -> None:
     print(f"\n[measure] engine start-to-ready: p50 {q[49] * 1000:.0f} ms, p99 {q[98] * 1000:.0f} ms (50 starts)")
     print(f"[measure] reset: p50 {r[49] * 1000:.1f} ms, p99 {r[98] * 1000:.1f} ms (50 resets)")
     assert len(starts) == 50
+
+
+def test_reset_clears_faults_and_closes_workers(jobwire_test: TestEngine) -> None:
+    jobwire_test.deploy(ONE_TASK)
+    worker = jobwire_test.client.worker("py-kit-work", lambda job: {}, request_timeout=1.0)
+    jobwire_test.inject_resource_exhausted(3)
+    jobwire_test.reset()
+    assert worker.state.value == "closed"
+    jobwire_test.deploy(ONE_TASK)
+    jobwire_test.create_instance("py-kit")
+    assert jobwire_test.complete_jobs("py-kit-work") == 1  # no fault left, no worker took the job
