@@ -48,11 +48,15 @@ class Incident:
     """An open incident of a process instance."""
 
     key: int
+    """Incident key."""
     type: str
     """JOB_NO_RETRIES, UNHANDLED_ERROR_EVENT, CONDITION_ERROR, EXTRACT_VALUE_ERROR, ..."""
     message: str
+    """What went wrong (for a job: the last FailJob message)."""
     process_instance_key: int
+    """Key of the process instance."""
     element_instance_key: int
+    """Key of the element instance the incident is on."""
     job_key: int
     """0 when the incident is not about a job."""
 
@@ -62,16 +66,23 @@ class EngineJob:
     """A job as the engine sees it."""
 
     key: int
+    """Job key."""
     type: str
+    """Job type."""
     state: str
     """ACTIVATABLE, ACTIVATED, FAILED_BACKOFF, INCIDENT, COMPLETED, ERROR_THROWN, CANCELED."""
     retries: int
+    """Retries left."""
     process_instance_key: int
+    """Key of the process instance."""
     element_instance_key: int
+    """Key of the service task's element instance."""
     worker: str
+    """The worker that activated it ("" when not activated)."""
     deadline: int
     """Epoch ms (engine time); 0 when not activated."""
     error_message: str
+    """The last FailJob message ("" if none)."""
 
 
 def _engine_job(j: Any) -> EngineJob:
