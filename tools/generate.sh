@@ -3,7 +3,8 @@
 # `make generate`). CI runs it and fails when the tree changes (stale code).
 #   Go      sdk-go/internal/pb, engine-reference/internal/pb   (buf + pinned plugins)
 #   Python  sdk-python/src/jobwire/_proto                       (grpcio-tools 1.49.1, .tools/pygen)
-#   (the SDKs carry gateway.proto and jobwire/stream/v1/stream.proto, StreamControlService)
+#   (the SDKs carry gateway.proto and jobwire/stream/v1/stream.proto, StreamControlService;
+#   sdk-python also carries jobwire/admin/v1/admin.proto for its test kit, jobwire.testing)
 #   Node    sdk-node/src/generated (proto-loader-gen-types typings; the .proto
 #           itself is loaded at run time and copied into the package)
 #   Java    sdk-java/src/main/proto (the contract, copied: Maven generates the
@@ -24,9 +25,10 @@ TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$TMP/jobwire/_proto" "$PYOUT"
 cp proto/gateway.proto "$TMP/jobwire/_proto/gateway.proto"
 cp proto/jobwire/stream/v1/stream.proto "$TMP/jobwire/_proto/stream.proto"
-rm -f "$PYOUT"/gateway_pb2*.py* "$PYOUT"/stream_pb2*.py* "$PYOUT"/_pool.py
+cp proto/jobwire/admin/v1/admin.proto "$TMP/jobwire/_proto/admin.proto"
+rm -f "$PYOUT"/gateway_pb2*.py* "$PYOUT"/stream_pb2*.py* "$PYOUT"/admin_pb2*.py* "$PYOUT"/_pool.py
 .tools/pygen/bin/python -W "ignore:pkg_resources is deprecated:UserWarning" -m grpc_tools.protoc -I"$TMP" --python_out=sdk-python/src --pyi_out=sdk-python/src \
-  --grpc_python_out=sdk-python/src "$TMP/jobwire/_proto/gateway.proto" "$TMP/jobwire/_proto/stream.proto"
+  --grpc_python_out=sdk-python/src "$TMP/jobwire/_proto/gateway.proto" "$TMP/jobwire/_proto/stream.proto" "$TMP/jobwire/_proto/admin.proto"
 # Own descriptor pool: the modules register their files in jobwire._proto._pool.POOL, not in
 # protobuf's default pool, so another client that registers gateway_protocol.* (pyzeebe) can
 # share the interpreter. Only the registration moves; names, encodings and the gRPC method
@@ -34,7 +36,7 @@ rm -f "$PYOUT"/gateway_pb2*.py* "$PYOUT"/stream_pb2*.py* "$PYOUT"/_pool.py
 cat > "$PYOUT/_pool.py" <<'PYEOF'
 """jobwire's own protobuf descriptor pool (written by tools/generate.sh; do not edit).
 
-The generated modules register gateway.proto and stream.proto here instead of in protobuf's
+The generated modules register gateway.proto, stream.proto and admin.proto here instead of in protobuf's
 default pool, so jobwire can share an interpreter with another client that registers the same
 gateway_protocol messages. Wire names and encodings are unchanged.
 """
@@ -42,7 +44,7 @@ from google.protobuf import descriptor_pool
 
 POOL = descriptor_pool.DescriptorPool()
 PYEOF
-.tools/venv/bin/python - "$PYOUT/gateway_pb2.py" "$PYOUT/stream_pb2.py" <<'PYEOF'
+.tools/venv/bin/python - "$PYOUT/gateway_pb2.py" "$PYOUT/stream_pb2.py" "$PYOUT/admin_pb2.py" <<'PYEOF'
 import sys
 IMPORT = "from google.protobuf import descriptor_pool as _descriptor_pool\n"
 ADD = "DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile("

@@ -17,8 +17,10 @@ Mutants come from vectors/mutants.yaml and every vectors/mutants-*.yaml (the
 test kits keep theirs in mutants-testkit-<sdk>.yaml). A mutant may name its
 own killing tests: `command` (argv, run in the scratch copy's `cwd`, default
 the SDK's folder) and `copy` (more top-level folders of the repository to put
-in the scratch copy, e.g. engine-reference). Mutants with the same sdk,
-command, cwd and copy share one baseline run.
+in the scratch copy, e.g. engine-reference). `{root}` in a command word is
+replaced by this repository's folder (its tools and virtual environments stay
+outside the scratch copy). Mutants with the same sdk, command, cwd and copy
+share one baseline run.
 """
 from __future__ import annotations
 
@@ -73,6 +75,8 @@ def run(sdk: str, cwd: Path, command: list | None = None) -> tuple[bool, str]:
     if sdk == "go" and command is None:
         env["GOWORK"] = "off"
     env["JOBWIRE_MUTANT_ROOT"] = str(cwd.parent)  # the scratch copy's root, for commands that build from it
+    if command is not None:
+        command = [c.replace("{root}", str(ROOT)) for c in command]
     p = subprocess.run(command or COMMANDS[sdk], cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
     return p.returncode == 0, (p.stdout + p.stderr)[-3000:]
 

@@ -154,6 +154,15 @@ def test_python_examples_build():
     run([str(EX / "python" / "order-worker.sh"), "build"], timeout=600)
 
 
+def test_python_order_worker_tests_pass_with_the_test_kit():
+    """examples/python/order-worker/test_main.py: handler tests and process tests with jobwire.testing
+    (the engine: the reference engine of this repository, as JOBWIRE_ENGINE)."""
+    run([str(EX / "python" / "order-worker.sh"), "build"], timeout=600)
+    out = run([str(EX / "python" / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+              cwd=EX / "python" / "order-worker", env={"JOBWIRE_ENGINE": str(ENGINE)}, timeout=300)
+    assert re.search(r"^5 passed", out.stdout, re.M), out.stdout
+
+
 @pytest.mark.parametrize("name", GO_EXAMPLES)
 def test_go_example_builds(name):
     d = EX / "go" / name

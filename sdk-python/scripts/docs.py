@@ -1,7 +1,8 @@
 """API reference of the public ``jobwire`` package with pdoc (scripts/docs.sh, make docs).
 
-Documents ``jobwire`` (the names in its ``__all__``) and ``jobwire.sync``, the synchronous
-facade (a public module that ``jobwire.__all__`` does not list); the private ``_``-modules are
+Documents ``jobwire`` (the names in its ``__all__``), ``jobwire.sync``, the synchronous
+facade, and ``jobwire.testing``, the test kit (public modules that ``jobwire.__all__`` does not
+list); the private ``_``-modules are
 left out. Fails, listing each problem, when
 
 - pdoc warns (an annotation or a reference it cannot resolve, a member it cannot inspect),
@@ -25,7 +26,7 @@ import pdoc.doc
 import pdoc.render
 
 
-MODULES = ("jobwire", "jobwire.sync")
+MODULES = ("jobwire", "jobwire.sync", "jobwire.testing")
 
 
 def _own_class_doc(cls: type) -> str:
