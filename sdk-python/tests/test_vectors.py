@@ -149,7 +149,7 @@ def test_activation_decision(case: Dict[str, Any]) -> None:
 
 def _poller_on_error(err: JobwireError) -> SimpleNamespace:
     """Runs the poller's error handling on a fake worker context; returns what it did."""
-    seen = SimpleNamespace(reported=[], polls=[], updates=0)
+    seen = SimpleNamespace(reported=[], polls=[], updates=0, rests=[])
 
     def update() -> None:
         seen.updates += 1
@@ -163,6 +163,7 @@ def _poller_on_error(err: JobwireError) -> SimpleNamespace:
         logger=logging.getLogger("jobwire.test"),
         state=SimpleNamespace(poll_backoff=False, update=update),
         stop=stop,
+        ledger=SimpleNamespace(rest_poll=seen.rests.append),
     )
     poller = Poller.__new__(Poller)
     poller.ctx = ctx  # type: ignore[assignment]
@@ -178,6 +179,7 @@ def test_poller_follows_the_vector(case: Dict[str, Any]) -> None:
     err = from_rpc_error(_FakeRpcError(_code(case["code"]), "x"), "ActivateJobs")
     seen = _poller_on_error(err)
     assert seen.polls == ["error"]
+    assert seen.rests == [True, False], "the back-off is a rest: no poll is due while it lasts"
     if case["decision"] == "max_backoff_report":
         assert (seen.reported, seen.current) == ([err], Backoff.MAX_S), case
     else:
