@@ -560,7 +560,11 @@ func TestSubprocessMessageBoundaryAcrossRestart(t *testing.T) {
 		k := r.create("corpus-subprocess-message", `{"orderId":"r-2"}`)
 		w := r.job("corpus-smb-work")
 		r.restart()
-		if _, err := r.gw.PublishMessage(ctx(t), &pb.PublishMessageRequest{Name: "corpus-smb-abort", CorrelationKey: "r-2", Variables: `{"why":"x"}`}); err != nil {
+		// A TTL: the boundary's subscription reaches the message partition
+		// through the outbox, which a restart may still be re-sending (on a
+		// loaded machine the publish can overtake it; a TTL-0 message would
+		// then be dropped).
+		if _, err := r.gw.PublishMessage(ctx(t), &pb.PublishMessageRequest{Name: "corpus-smb-abort", CorrelationKey: "r-2", Variables: `{"why":"x"}`, TimeToLive: 60_000}); err != nil {
 			t.Fatal(err)
 		}
 		a := r.job("corpus-smb-aborted")
