@@ -47,7 +47,8 @@ type Options struct {
 
 // Engine is a running embedded engine.
 type Engine struct {
-	e *engine.Engine
+	e       *engine.Engine
+	noAdmin bool
 }
 
 // ErrClosed is returned by Address after Close.
@@ -63,7 +64,7 @@ func Start(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{e: e}, nil
+	return &Engine{e: e, noAdmin: opts.NoAdmin}, nil
 }
 
 // Address is the gateway's address, "127.0.0.1:<port>", for a client's
