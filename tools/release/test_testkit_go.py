@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import time
 from pathlib import Path
 
 from conftest import ROOT, V  # noqa: E402  (tools/release/conftest.py)
@@ -39,7 +40,10 @@ def test_testing_go_page_runs(dist, tmp_path):
             if b.kind == "file":
                 (s.cwd / b.arg).write_text(b.text)
             else:
+                t0 = time.monotonic()
                 outputs.append(s.shell(b))
+                took = time.monotonic() - t0
+        print(f"MEASURE testing-go.md: last block (go test -v ./..., compile included) {took:.2f} s")
         out = outputs[-1]
         for name in TESTS:
             assert re.search(rf"^\s*--- PASS: {name} ", out, re.M), f"{name} did not pass:\n{out[-3000:]}"
