@@ -12,6 +12,11 @@
 // directory removed by Close, unless Options.DataDir names one (then a later
 // Start on the same directory finds the deployments and instances again).
 //
+// For tests, the engine's admin API is there as methods too: engine time
+// (Clock, AdvanceClock, SetClock), Reset, inspection (Jobs, Instances,
+// Incidents) and faults (RejectNext, DropStreams, ClearFaults). The Go test
+// kit, github.com/jobwire/jobwire/sdk-go/jobwiretest, is built on them.
+//
 // This package is the engine's stable Go API; everything under internal/ may
 // change between versions.
 package embedded
