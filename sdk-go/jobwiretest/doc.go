@@ -30,4 +30,11 @@
 //
 // Use the kit with the same version of github.com/jobwire/jobwire/sdk-go:
 // it runs handlers through the SDK's internals.
+//
+// The SDK and the engine each carry the generated code of the Zeebe gateway
+// protocol, which registers the same protobuf names; the protobuf runtime
+// panics on such a second registration. While the packages of a test binary
+// that imports this kit initialize, the kit sets
+// GOLANG_PROTOBUF_REGISTRATION_CONFLICT=ignore (unless the environment sets
+// it) and removes it again once they have registered.
 package jobwiretest
