@@ -138,27 +138,9 @@ func (c *Client) NewWorker(jobType string, handler HandlerFunc, opts ...WorkerOp
 	if handler == nil {
 		return nil, errors.New("jobwire: NewWorker: handler is required")
 	}
-	cfg := workerConfig{
-		Config: worker.Config{JobType: jobType, WorkerName: defaultWorkerName(), MaxJobsActive: 32,
-			JobTimeout: 5 * time.Minute, RequestTimeout: 10 * time.Second, PollInterval: 100 * time.Millisecond,
-			StreamEnabled: true, StreamTimeout: time.Hour},
-		autoComplete: true,
-	}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	switch {
-	case cfg.MaxJobsActive < 1:
-		return nil, fmt.Errorf("jobwire: NewWorker: maxJobsActive must be ≥ 1, got %d", cfg.MaxJobsActive)
-	case cfg.Concurrency < 0:
-		return nil, fmt.Errorf("jobwire: NewWorker: concurrency must be ≥ 1, got %d", cfg.Concurrency)
-	case cfg.JobTimeout <= 0:
-		return nil, fmt.Errorf("jobwire: NewWorker: jobTimeout must be > 0, got %s", cfg.JobTimeout)
-	case cfg.StreamTimeout <= 0:
-		return nil, fmt.Errorf("jobwire: NewWorker: streamTimeout must be > 0, got %s", cfg.StreamTimeout)
-	}
-	if cfg.Concurrency == 0 || cfg.Concurrency > cfg.MaxJobsActive {
-		cfg.Concurrency = cfg.MaxJobsActive
+	cfg, err := newWorkerConfig(jobType, opts)
+	if err != nil {
+		return nil, err
 	}
 	c.mu.Lock()
 	closed := c.closed
@@ -190,6 +172,34 @@ func (c *Client) NewWorker(jobType string, handler HandlerFunc, opts ...WorkerOp
 	c.mu.Unlock()
 	w.inner.Run()
 	return w, nil
+}
+
+// newWorkerConfig applies opts over the defaults and checks the result (NewWorker
+// and the test kit's RunHandler).
+func newWorkerConfig(jobType string, opts []WorkerOption) (workerConfig, error) {
+	cfg := workerConfig{
+		Config: worker.Config{JobType: jobType, WorkerName: defaultWorkerName(), MaxJobsActive: 32,
+			JobTimeout: 5 * time.Minute, RequestTimeout: 10 * time.Second, PollInterval: 100 * time.Millisecond,
+			StreamEnabled: true, StreamTimeout: time.Hour},
+		autoComplete: true,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	switch {
+	case cfg.MaxJobsActive < 1:
+		return cfg, fmt.Errorf("jobwire: NewWorker: maxJobsActive must be ≥ 1, got %d", cfg.MaxJobsActive)
+	case cfg.Concurrency < 0:
+		return cfg, fmt.Errorf("jobwire: NewWorker: concurrency must be ≥ 1, got %d", cfg.Concurrency)
+	case cfg.JobTimeout <= 0:
+		return cfg, fmt.Errorf("jobwire: NewWorker: jobTimeout must be > 0, got %s", cfg.JobTimeout)
+	case cfg.StreamTimeout <= 0:
+		return cfg, fmt.Errorf("jobwire: NewWorker: streamTimeout must be > 0, got %s", cfg.StreamTimeout)
+	}
+	if cfg.Concurrency == 0 || cfg.Concurrency > cfg.MaxJobsActive {
+		cfg.Concurrency = cfg.MaxJobsActive
+	}
+	return cfg, nil
 }
 
 // run adapts the public handler to the internal executor.

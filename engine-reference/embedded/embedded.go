@@ -12,6 +12,11 @@
 // directory removed by Close, unless Options.DataDir names one (then a later
 // Start on the same directory finds the deployments and instances again).
 //
+// For tests, the engine's admin API is there as methods too: engine time
+// (Clock, AdvanceClock, SetClock), Reset, inspection (Jobs, Instances,
+// Incidents) and faults (RejectNext, DropStreams, ClearFaults). The Go test
+// kit, github.com/jobwire/jobwire/sdk-go/jobwiretest, is built on them.
+//
 // This package is the engine's stable Go API; everything under internal/ may
 // change between versions.
 package embedded
@@ -47,7 +52,8 @@ type Options struct {
 
 // Engine is a running embedded engine.
 type Engine struct {
-	e *engine.Engine
+	e       *engine.Engine
+	noAdmin bool
 }
 
 // ErrClosed is returned by Address after Close.
@@ -63,7 +69,7 @@ func Start(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{e: e}, nil
+	return &Engine{e: e, noAdmin: opts.NoAdmin}, nil
 }
 
 // Address is the gateway's address, "127.0.0.1:<port>", for a client's

@@ -28,6 +28,13 @@ if [[ $test_rc -ne 0 ]]; then
   grep -E '"Action":"fail"' "$RESULTS/sdk-go.gojson" | grep -o '"Test":"[^"]*"' | sort -u >&2 || true
 fi
 
+# The test kit (nested module jobwiretest: it needs the engine, which the SDK's
+# own module must not depend on), in the workspace like the tests above.
+(cd jobwiretest && go vet ./... && go test -race -json -count=1 -timeout 300s ./... > "$RESULTS/sdk-go/jobwiretest.gojson") || {
+  rc=1
+  grep -E '"Action":"fail"' "$RESULTS/sdk-go/jobwiretest.gojson" | grep -o '"Test":"[^"]*"' | sort -u >&2 || true
+}
+
 # The same tests at the floors of go.mod, outside the workspace (a library takes ranges).
 scripts/min-deps.sh >&2 || rc=1
 

@@ -5,7 +5,7 @@
 #   dist/python/  the jobwire wheel and sdist
 #   dist/node/    the @jobwire/sdk npm tarball
 #   dist/java/    jobwire-sdk jar, sources jar, javadoc jar and POM
-#   dist/go/      the sdk-go and engine-reference modules as the Go module proxy
+#   dist/go/      the sdk-go, sdk-go/jobwiretest and engine-reference modules as the Go module proxy
 #                 serves them (zip, mod, info): GOPROXY=file://.../dist/go
 # The version is the one in VERSION (tools/release/version.py checks every
 # package carries it). Timestamps come from the last commit (SOURCE_DATE_EPOCH).
@@ -49,8 +49,9 @@ for f in "$TMP"/sdk-java/target/jobwire-sdk-"$V"{,-sources,-javadoc}.jar; do cp 
 cp "$TMP/sdk-java/pom.xml" "$DIST/java/jobwire-sdk-$V.pom"
 
 echo "release $V: go"
-# the SDK and the engine (go install .../engine-reference/cmd/jobwire-engine@v$V)
-for m in sdk-go engine-reference; do
+# the SDK, its test kit (a nested module: the SDK's zip leaves it out) and the
+# engine (go install .../engine-reference/cmd/jobwire-engine@v$V)
+for m in sdk-go sdk-go/jobwiretest engine-reference; do
   (cd tools/release/gomodzip && GOWORK=off go run . -repo "$ROOT" -rev HEAD -subdir "$m" -version "v$V" \
     -out "$DIST/go" -time "$STAMP")
 done

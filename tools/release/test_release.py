@@ -40,6 +40,8 @@ def test_release_holds_every_artifact(dists):
         f"java/jobwire-sdk-{V}.pom",
         f"go/github.com/jobwire/jobwire/sdk-go/@v/v{V}.zip", f"go/github.com/jobwire/jobwire/sdk-go/@v/v{V}.mod",
         f"go/github.com/jobwire/jobwire/engine-reference/@v/v{V}.zip",
+        f"go/github.com/jobwire/jobwire/sdk-go/jobwiretest/@v/v{V}.zip",
+        f"go/github.com/jobwire/jobwire/sdk-go/jobwiretest/@v/v{V}.mod",
     ]
     missing = [w for w in want if not (d / w).is_file()]
     assert not missing, f"missing from dist/: {missing}"
@@ -58,3 +60,8 @@ def test_release_holds_every_artifact(dists):
         names = z.namelist()
     assert f"github.com/jobwire/jobwire/sdk-go@v{V}/go.mod" in names
     assert not [n for n in names if "/node_modules/" in n or n.endswith(".test")]
+    # the Go test kit is a module of its own: not in the SDK's zip; it requires the SDK and engine of this release
+    assert not [n for n in names if "/jobwiretest/" in n]
+    kit_mod = (d / want[12]).read_text()
+    for dep in ("sdk-go", "engine-reference"):
+        assert re.search(rf"^\tgithub\.com/jobwire/jobwire/{dep} v{re.escape(V)}$", kit_mod, re.M), kit_mod

@@ -6,7 +6,8 @@
 
 The places: sdk-node/package.json, sdk-python/src/jobwire/__init__.py
 (__version__), sdk-java/pom.xml (the project's own version), sdk-go/client.go
-(const Version), and the POMs that depend on the Java SDK (root aggregator,
+(const Version), the SDK and engine versions the Go test kit requires
+(sdk-go/jobwiretest/go.mod), and the POMs that depend on the Java SDK (root aggregator,
 examples, conformance and bench drivers).
 """
 from __future__ import annotations
@@ -23,6 +24,9 @@ PLACES = [
     ("sdk-node/package.json", r'^  "version": "([^"]+)"'),
     ("sdk-python/src/jobwire/__init__.py", r'^__version__ = "([^"]+)"'),
     ("sdk-go/client.go", r'^const Version = "([^"]+)"'),
+    # the Go test kit requires the SDK and the engine of its own release
+    ("sdk-go/jobwiretest/go.mod", r'^\tgithub\.com/jobwire/jobwire/sdk-go v(\S+)$'),
+    ("sdk-go/jobwiretest/go.mod", r'^\tgithub\.com/jobwire/jobwire/engine-reference v(\S+)$'),
     ("sdk-java/pom.xml", r'<artifactId>jobwire-sdk</artifactId>\s*<version>([^<]+)</version>'),
     ("packaging/engine/java/pom.xml", r'<artifactId>jobwire-engine</artifactId>\s*<version>([^<]+)</version>'),
     ("pom.xml", r'<artifactId>jobwire-build</artifactId>\s*<version>([^<]+)</version>'),
