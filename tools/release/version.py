@@ -24,6 +24,7 @@ PLACES = [
     ("sdk-python/src/jobwire/__init__.py", r'^__version__ = "([^"]+)"'),
     ("sdk-go/client.go", r'^const Version = "([^"]+)"'),
     ("sdk-java/pom.xml", r'<artifactId>jobwire-sdk</artifactId>\s*<version>([^<]+)</version>'),
+    ("sdk-java-test/pom.xml", r'<artifactId>jobwire-test</artifactId>\s*<version>([^<]+)</version>'),
     ("packaging/engine/java/pom.xml", r'<artifactId>jobwire-engine</artifactId>\s*<version>([^<]+)</version>'),
     ("pom.xml", r'<artifactId>jobwire-build</artifactId>\s*<version>([^<]+)</version>'),
     ("examples/java/pom.xml", r'<artifactId>jobwire-sdk</artifactId>\s*<version>([^<]+)</version>'),
