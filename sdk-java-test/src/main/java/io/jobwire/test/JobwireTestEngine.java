@@ -176,7 +176,12 @@ public final class JobwireTestEngine implements AutoCloseable {
     return Json.parseObject(i.getVariables().isEmpty() ? "{}" : i.getVariables());
   }
 
-  /** @see #awaitCompleted(long, Duration) */
+  /**
+   * {@link #awaitCompleted(long, Duration)} with a 10-second timeout.
+   *
+   * @param instance the process instance key
+   * @return the instance's variables at its end
+   */
   public Map<String, Object> awaitCompleted(long instance) {
     return awaitCompleted(instance, DEFAULT_WAIT);
   }
@@ -207,7 +212,12 @@ public final class JobwireTestEngine implements AutoCloseable {
     }
   }
 
-  /** @see #awaitIncident(long, Duration) */
+  /**
+   * {@link #awaitIncident(long, Duration)} with a 10-second timeout.
+   *
+   * @param instance the process instance key
+   * @return its first incident
+   */
   public Incident awaitIncident(long instance) {
     return awaitIncident(instance, DEFAULT_WAIT);
   }
@@ -287,7 +297,12 @@ public final class JobwireTestEngine implements AutoCloseable {
     return out;
   }
 
-  /** @see #completeJobs(String, Object) */
+  /**
+   * {@link #completeJobs(String, Object)} without variables.
+   *
+   * @param jobType the job type
+   * @return how many jobs it completed
+   */
   public int completeJobs(String jobType) {
     return completeJobs(jobType, null);
   }
