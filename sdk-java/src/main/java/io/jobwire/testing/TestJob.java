@@ -2,6 +2,7 @@ package io.jobwire.testing;
 
 import io.jobwire.internal.Json;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,8 +33,8 @@ public final class TestJob {
   private TestJob(Builder b) {
     key = b.key != null ? b.key : KEYS.getAndIncrement();
     jobType = b.jobType;
-    variables = Map.copyOf(b.variables);
-    customHeaders = Map.copyOf(b.customHeaders);
+    variables = Collections.unmodifiableMap(new LinkedHashMap<>(b.variables)); // null values allowed
+    customHeaders = Collections.unmodifiableMap(new LinkedHashMap<>(b.customHeaders));
     retries = b.retries;
     deadline = b.deadline;
     processInstanceKey = b.processInstanceKey != null ? b.processInstanceKey : KEYS.getAndIncrement();

@@ -132,6 +132,14 @@ class RunHandlerTest {
   }
 
   @Test
+  void nullVariablesAndManyJobs() {
+    TestJob job = TestJob.builder().variable("note", null).build();
+    HandlerResult r = TestJobs.runHandler(j -> Map.of("hasNote", j.variables().containsKey("note"), "key", j.key()), job);
+    assertEquals(Map.of("hasNote", true, "key", job.key()), r.variables());
+    assertTrue(TestJob.builder().build().key() != job.key());
+  }
+
+  @Test
   void invalidResultFailsTheJob() {
     HandlerResult r = TestJobs.runHandler(job -> "not an object", TestJob.builder().build());
     assertEquals(HandlerResult.Outcome.FAILED, r.outcome());
