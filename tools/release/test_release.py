@@ -40,6 +40,8 @@ def test_release_holds_every_artifact(dists):
         f"java/jobwire-sdk-{V}.pom",
         f"go/github.com/jobwire/jobwire/sdk-go/@v/v{V}.zip", f"go/github.com/jobwire/jobwire/sdk-go/@v/v{V}.mod",
         f"go/github.com/jobwire/jobwire/engine-reference/@v/v{V}.zip",
+        f"java/jobwire-test-{V}.jar", f"java/jobwire-test-{V}-sources.jar", f"java/jobwire-test-{V}-javadoc.jar",
+        f"java/jobwire-test-{V}.pom",
     ]
     missing = [w for w in want if not (d / w).is_file()]
     assert not missing, f"missing from dist/: {missing}"
