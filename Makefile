@@ -36,7 +36,7 @@ generate: bootstrap ## regenerate all code derived from proto/
 	@tools/generate.sh
 
 check-generated: ## fail when generated code is stale
-	@tools/generate.sh >/dev/null && git diff --exit-code --stat -- proto sdk-go/internal/pb engine-reference/internal/pb sdk-python/src/jobwire/_proto sdk-node/src/generated sdk-node/proto sdk-java/src/main/proto \
+	@tools/generate.sh >/dev/null && git diff --exit-code --stat -- proto sdk-go/internal/pb engine-reference/internal/pb sdk-python/src/jobwire/_proto sdk-node/src/generated sdk-node/proto sdk-java/src/main/proto sdk-java-test/src/main/proto \
 	  || { echo "generated code is stale: run 'make generate' and commit"; exit 1; }
 
 # --- suites (each writes results into $(RESULTS)) ---------------------------
@@ -92,8 +92,9 @@ test-sdk-node: bootstrap engine ## sdk-node: jest against the reference engine
 test-sdk-python: bootstrap engine ## sdk-python: pytest (unit, fake gateway, reference engine, real Zeebe, packaging, mypy --strict)
 	@sdk-python/scripts/test.sh
 
-test-sdk-java: bootstrap engine ## sdk-java: mvn test (unit + engine integration) and the packaging test
+test-sdk-java: bootstrap engine ## sdk-java: mvn test (unit + engine integration) and the packaging test; then the jobwire-test kit
 	@sdk-java/scripts/test.sh
+	@sdk-java-test/scripts/test.sh
 
 test-conformance: conformance
 conformance: bootstrap engine ## conformance matrix (every SDK x scenario) on the reference engine; report in $(RESULTS)/conformance-report/

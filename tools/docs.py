@@ -5,6 +5,7 @@ Runs each SDK's own script, one after the other (2 cores: no gain from running t
 
   node    sdk-node/scripts/docs.sh     TypeDoc       -> build/docs/node/
   java    sdk-java/scripts/docs.sh     Javadoc       -> build/docs/java/
+  java-test  sdk-java-test/scripts/docs.sh  Javadoc of jobwire-test -> build/docs/java-test/
   python  sdk-python/scripts/docs.sh   pdoc          -> build/docs/python/
   go      sdk-go/scripts/docs.sh       go doc -all   -> build/docs/go/
 
@@ -28,6 +29,7 @@ CONTROL = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|[\x00-\x08\x0b\x0c\x0e-\x1f]")
 SDKS = {
     "node": "sdk-node/scripts/docs.sh",
     "java": "sdk-java/scripts/docs.sh",
+    "java-test": "sdk-java-test/scripts/docs.sh",
     "python": "sdk-python/scripts/docs.sh",
     "go": "sdk-go/scripts/docs.sh",
 }

@@ -8,7 +8,8 @@
 #   Node    sdk-node/src/generated (proto-loader-gen-types typings; the .proto
 #           itself is loaded at run time and copied into the package)
 #   Java    sdk-java/src/main/proto (the contract, copied: Maven generates the
-#           classes from it at build time, so sdk-java builds from its own folder)
+#           classes from it at build time, so sdk-java builds from its own folder);
+#           sdk-java-test/src/main/proto (the engine's admin API, for the test kit)
 #   Vectors proto/testdata/*.hex                                (golden encodings)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -81,6 +82,8 @@ fi
 mkdir -p sdk-java/src/main/proto/jobwire/stream/v1
 cp proto/gateway.proto sdk-java/src/main/proto/gateway.proto
 cp proto/jobwire/stream/v1/stream.proto sdk-java/src/main/proto/jobwire/stream/v1/stream.proto
+mkdir -p sdk-java-test/src/main/proto/jobwire/admin/v1
+cp proto/jobwire/admin/v1/admin.proto sdk-java-test/src/main/proto/jobwire/admin/v1/admin.proto
 
 .tools/venv/bin/python proto/testdata/make_vectors.py
 echo "generate: done"

@@ -4,7 +4,8 @@
 #   dist/engine/  jobwire-engine for linux, darwin, windows × amd64, arm64 (CGO off)
 #   dist/python/  the jobwire wheel and sdist
 #   dist/node/    the @jobwire/sdk npm tarball
-#   dist/java/    jobwire-sdk jar, sources jar, javadoc jar and POM
+#   dist/java/    jobwire-sdk jar, sources jar, javadoc jar and POM; the same for
+#                 jobwire-test (the JUnit 5 test kit)
 #   dist/go/      the sdk-go, sdk-go/jobwiretest and engine-reference modules as the Go module proxy
 #                 serves them (zip, mod, info): GOPROXY=file://.../dist/go
 # The version is the one in VERSION (tools/release/version.py checks every
@@ -47,6 +48,20 @@ git archive HEAD sdk-java | tar -x -C "$TMP"
     -Dproject.build.outputTimestamp="$STAMP" >"$TMP/java-build.log" 2>&1 ) || { cat "$TMP/java-build.log"; exit 1; }
 for f in "$TMP"/sdk-java/target/jobwire-sdk-"$V"{,-sources,-javadoc}.jar; do cp "$f" "$DIST/java/"; done
 cp "$TMP/sdk-java/pom.xml" "$DIST/java/jobwire-sdk-$V.pom"
+# the test kit, built in one reactor with the SDK and the engine API it depends on (so it compiles
+# against this commit's jobwire-sdk and jobwire-engine, not whatever ~/.m2 holds)
+mkdir "$TMP/kit"
+git archive HEAD sdk-java sdk-java-test packaging/engine/java LICENSE NOTICE | tar -x -C "$TMP/kit"
+cat > "$TMP/kit/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+  <groupId>io.jobwire</groupId><artifactId>jobwire-test-release</artifactId><version>$V</version><packaging>pom</packaging>
+  <modules><module>sdk-java</module><module>packaging/engine/java</module><module>sdk-java-test</module></modules>
+</project>
+POM
+( cd "$TMP/kit" && mvn -q -B -o package -DskipTests -Djacoco.skip=true -pl sdk-java-test -am \
+    -Dproject.build.outputTimestamp="$STAMP" >"$TMP/java-kit-build.log" 2>&1 ) || { cat "$TMP/java-kit-build.log"; exit 1; }
+for f in "$TMP"/kit/sdk-java-test/target/jobwire-test-"$V"{,-sources,-javadoc}.jar; do cp "$f" "$DIST/java/"; done
+cp "$TMP/kit/sdk-java-test/pom.xml" "$DIST/java/jobwire-test-$V.pom"
 
 echo "release $V: go"
 # the SDK, its test kit (a nested module: the SDK's zip leaves it out) and the

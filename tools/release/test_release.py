@@ -42,6 +42,8 @@ def test_release_holds_every_artifact(dists):
         f"go/github.com/jobwire/jobwire/engine-reference/@v/v{V}.zip",
         f"go/github.com/jobwire/jobwire/sdk-go/jobwiretest/@v/v{V}.zip",
         f"go/github.com/jobwire/jobwire/sdk-go/jobwiretest/@v/v{V}.mod",
+        f"java/jobwire-test-{V}.jar", f"java/jobwire-test-{V}-sources.jar", f"java/jobwire-test-{V}-javadoc.jar",
+        f"java/jobwire-test-{V}.pom",
     ]
     missing = [w for w in want if not (d / w).is_file()]
     assert not missing, f"missing from dist/: {missing}"

@@ -46,9 +46,39 @@ public final class Transport {
   private final OAuthTokenProvider oauth;
   private final CallCredentials callCredentials;
   private volatile boolean closed;
+  /** In-process calls instead of the network (see {@link #local}); null for a real transport. */
+  private final LocalCalls local;
+
+  /**
+   * Where a {@link #local local} transport's unary calls go: the in-process stand-in for the gateway
+   * that the handler runner of {@code io.jobwire.testing} records outcomes with.
+   */
+  public interface LocalCalls {
+    /** One unary call; completes with the response or exceptionally with the call's error. */
+    <Q, R> CompletableFuture<R> call(MethodDescriptor<Q, R> method, Q request);
+  }
+
+  /**
+   * A transport without a network: every unary call (on the command channel or a leased long-call
+   * connection) goes to {@code calls}. Used by the handler runner to run a handler through the
+   * worker's own executor and outcome code; streaming calls are not available.
+   */
+  public static Transport local(ClientConfig config, LocalCalls calls) {
+    return new Transport(config, calls);
+  }
+
+  private Transport(ClientConfig config, LocalCalls calls) {
+    this.config = config;
+    this.creds = null;
+    this.oauth = null;
+    this.callCredentials = null;
+    this.command = List.of();
+    this.local = calls;
+  }
 
   public Transport(ClientConfig config) throws ConfigurationException {
     this.config = config;
+    this.local = null;
     if (config.insecure()) {
       creds = InsecureChannelCredentials.create();
     } else {
@@ -89,6 +119,7 @@ public final class Transport {
 
   private List<ManagedChannel> newChannels(boolean longCalls) {
     List<ManagedChannel> out = new ArrayList<>();
+    if (local != null) return out;
     for (String a : config.addresses()) {
       NettyChannelBuilder b =
           NettyChannelBuilder.forTarget(a, creds)
@@ -162,6 +193,7 @@ public final class Transport {
       f.completeExceptionally(new RequestCancelledException(method.getBareMethodName() + ": client is closed", Status.Code.CANCELLED, "", null));
       return f;
     }
+    if (local != null) return local.call(method, req);
     ClientCall<Q, R> call = pick(chans).newCall(method, options(timeout, true));
     ClientCalls.asyncUnaryCall(call, req, new StreamObserver<R>() {
       R value;
