@@ -13,7 +13,7 @@ REPORTS="$RESULTS/sdk-java-test"
 ENGINE="${JOBWIRE_ENGINE:-$ROOT/engine-reference/bin/jobwire-engine}"
 [ -x "$ENGINE" ] || { echo "sdk-java-test: reference engine not found at $ENGINE (run \`make engine\`)" >&2; exit 1; }
 # the generated admin classes run on jobwire-sdk's protobuf and grpc: the same versions in both poms
-for prop in grpc.version protobuf.version junit.version; do
+for prop in grpc.version protobuf.version protoc.version grpc.gencode.version junit.version; do
   a="$(sed -n "s|.*<$prop>\(.*\)</$prop>.*|\1|p" "$ROOT/sdk-java/pom.xml" | head -1)"
   b="$(sed -n "s|.*<$prop>\(.*\)</$prop>.*|\1|p" "$HERE/pom.xml" | head -1)"
   [ "$a" = "$b" ] || { echo "sdk-java-test: $prop is $b in sdk-java-test/pom.xml but $a in sdk-java/pom.xml" >&2; exit 1; }
