@@ -17,6 +17,10 @@
 // Incidents) and faults (RejectNext, DropStreams, ClearFaults). The Go test
 // kit, github.com/jobwire/jobwire/sdk-go/jobwiretest, is built on them.
 //
+// The engine and the SDK register the same gateway protobuf files; this
+// package lets both into one binary (the second registration is ignored
+// instead of panicking while the program initializes).
+//
 // This package is the engine's stable Go API; everything under internal/ may
 // change between versions.
 package embedded
@@ -26,6 +30,7 @@ import (
 	"log/slog"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/engine"
+	"github.com/jobwire/jobwire/engine-reference/internal/protoconflict"
 )
 
 // Options configure an embedded engine. The zero value is a sensible default.
@@ -62,6 +67,10 @@ var ErrClosed = errors.New("jobwire embedded engine: closed")
 // Start replays the data directory (if any) and serves the gateway API on
 // 127.0.0.1. It returns once the engine accepts calls.
 func Start(opts Options) (*Engine, error) {
+	// every package of the program registered its protobuf files by now: the
+	// conflict policy that let the SDK's copies register beside the engine's
+	// goes back to protobuf's default
+	protoconflict.Restore()
 	e, err := engine.Start(engine.Config{
 		Port: opts.Port, DataDir: opts.DataDir, Partitions: opts.Partitions, NoSync: !opts.Durable,
 		NoAdmin: opts.NoAdmin, Logger: opts.Logger,

@@ -16,12 +16,7 @@ import (
 	"github.com/jobwire/jobwire/sdk-go/internal/pb"
 	"github.com/jobwire/jobwire/sdk-go/internal/testhook"
 	"github.com/jobwire/jobwire/sdk-go/internal/worker"
-	"github.com/jobwire/jobwire/sdk-go/jobwiretest/internal/protoconflict"
 )
-
-// Every generated protobuf package of the SDK and of the engine registered by
-// now (they are imports of this package): put the environment back.
-func init() { protoconflict.Restore() }
 
 // Outcome is what the worker did with the job.
 type Outcome string
