@@ -34,7 +34,7 @@
 // The SDK and the engine each carry the generated code of the Zeebe gateway
 // protocol, which registers the same protobuf names; the protobuf runtime
 // panics on such a second registration. While the packages of a test binary
-// that imports this kit initialize, the kit sets
+// that imports the engine initialize, the engine's embedded package sets
 // GOLANG_PROTOBUF_REGISTRATION_CONFLICT=ignore (unless the environment sets
-// it) and removes it again once they have registered.
+// it) and removes it again when the engine starts.
 package jobwiretest
