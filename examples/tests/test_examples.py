@@ -172,6 +172,17 @@ def test_go_example_builds(name):
     assert gofmt.stdout.strip() == "", f"not gofmt-ed: {gofmt.stdout}"
 
 
+@pytest.mark.parametrize("gowork", ["off", "workspace"])
+def test_go_order_worker_tests_pass_with_the_test_kit(gowork):
+    """examples/go/order-worker's own tests (`go test ./...`): handler tests and process tests with
+    jobwiretest, which runs the reference engine inside the test binary. Both with the example's own
+    go.mod (GOWORK=off, as a copy elsewhere builds) and in the repository's go.work."""
+    env = {"GOWORK": "off" if gowork == "off" else str(ROOT / "go.work")}
+    out = run(["go", "test", "-count=1", "-v", "./..."], cwd=EX / "go" / "order-worker", env=env, timeout=600).stdout
+    assert "--- FAIL" not in out, out[-4000:]
+    assert len(re.findall(r"^--- PASS: Test", out, re.M)) == 9, out[-4000:]
+
+
 @pytest.mark.parametrize("name", NODE_EXAMPLES)
 def test_node_example_installs_and_parses(name, sdk_node_built):
     d = EX / "node" / name

@@ -88,21 +88,9 @@ func main() {
 
 	stats := newStats("go")
 	ready := newReadiness(len(types), func() { log.Printf("ready: handling %s", strings.Join(types, ", ")) })
-	var workers []*jobwire.Worker
-	for _, t := range types {
-		t = strings.TrimSpace(t)
-		h, ok := handlers[t]
-		if !ok {
-			log.Fatalf("JOB_TYPES: unknown job type %q", t)
-		}
-		w, err := client.NewWorker(t, stats.wrap(t, h),
-			jobwire.WithMaxJobsActive(maxJobs),
-			jobwire.WithStateListener(ready.listener()),
-			jobwire.WithErrorListener(func(err error) { log.Printf("%s: %v", t, err) }))
-		if err != nil {
-			log.Fatal(err)
-		}
-		workers = append(workers, w)
+	workers, err := startWorkers(client, types, maxJobs, stats, ready)
+	if err != nil {
+		log.Fatal(err)
 	}
 	if ms, _ := strconv.Atoi(os.Getenv("STATS_INTERVAL_MS")); ms > 0 {
 		go stats.printEvery(ctx, time.Duration(ms)*time.Millisecond)
@@ -118,6 +106,28 @@ func main() {
 		}
 	}
 	stats.print(true)
+}
+
+// startWorkers opens one worker per job type on client (main_test.go runs
+// the same workers against the test kit's engine).
+func startWorkers(client *jobwire.Client, types []string, maxJobs int, stats *stats, ready *readiness) ([]*jobwire.Worker, error) {
+	var workers []*jobwire.Worker
+	for _, t := range types {
+		t = strings.TrimSpace(t)
+		h, ok := handlers[t]
+		if !ok {
+			return workers, fmt.Errorf("JOB_TYPES: unknown job type %q", t)
+		}
+		w, err := client.NewWorker(t, stats.wrap(t, h),
+			jobwire.WithMaxJobsActive(maxJobs),
+			jobwire.WithStateListener(ready.listener()),
+			jobwire.WithErrorListener(func(err error) { log.Printf("%s: %v", t, err) }))
+		if err != nil {
+			return workers, err
+		}
+		workers = append(workers, w)
+	}
+	return workers, nil
 }
 
 func envOr(name, def string) string {
