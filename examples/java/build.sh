@@ -16,5 +16,5 @@ if [ ! -f "$STAMP" ] || [ ! -f "$JAR" ] \
   (cd "$SDK" && mvn -B -q install -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true)
   (cd "$ENGINE_API" && mvn -B -q install -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true)
   (cd "$KIT" && mvn -B -q install -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true)
-  (cd "$HERE" && mvn -B -q package -Dmaven.test.skip=true dependency:build-classpath -Dmdep.includeScope=runtime -Dmdep.outputFile="$STAMP.tmp" && mv "$STAMP.tmp" "$STAMP")
+  (cd "$HERE" && mvn -B -q package -Dmaven.test.skip=true dependency:build-classpath -DincludeScope=runtime -Dmdep.outputFile="$STAMP.tmp" && mv "$STAMP.tmp" "$STAMP")
 fi
