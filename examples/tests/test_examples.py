@@ -206,6 +206,27 @@ def test_node_order_worker_tests_pass(sdk_node_built):
     assert re.search(r"^# pass 5$", out, re.M) and re.search(r"^# fail 0$", out, re.M), out[-3000:]
 
 
+def test_java_order_worker_tests_pass_with_the_test_kit():
+    """OrderWorkerTest (`mvn test` in examples/java): handler tests with TestJobs.runHandler and
+    process tests with @JobwireTest (io.jobwire:jobwire-test), on the reference engine (jobwire.engine).
+    build.sh installs this commit's jobwire-sdk, jobwire-engine API and jobwire-test into ~/.m2."""
+    d = EX / "java"
+    run([str(d / "build.sh")], timeout=900)
+    reports = d / "target" / "surefire-reports"
+    for old in reports.glob("TEST-*.xml"):
+        old.unlink()
+    t0 = time.monotonic()
+    run(["mvn", "-o", "-q", "-B", "test", f"-Djobwire.engine={ENGINE}"], cwd=d,
+        env={"JOBWIRE_ENGINE": str(ENGINE)}, timeout=600)
+    print(f"examples/java mvn test: {time.monotonic() - t0:.1f} s")
+    counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for xml in reports.glob("TEST-*.xml"):
+        head = re.search(r"<testsuite [^>]*>", xml.read_text()).group(0)
+        for k in counts:
+            counts[k] += int(re.search(rf'\b{k}="(\d+)"', head).group(1))
+    assert counts == {"tests": 7, "failures": 0, "errors": 0, "skipped": 0}, counts
+
+
 # --- make run: the order-workers of every SDK against a real engine ---------
 
 def _port_closed(address):

@@ -34,6 +34,10 @@ public final class OrderWorker {
     Map<String, JobHandler> h = new LinkedHashMap<>();
     h.put("payment", job -> {
       Map<String, Object> v = job.variables();
+      if (v.get("orderId") == null) {
+        // an exception fails the job: the engine retries it with retries - 1, then raises an incident
+        throw new IllegalArgumentException("the job has no orderId variable");
+      }
       if (DECLINED_CARD.equals(v.get("card"))) {
         // a BPMN error: caught by the PaymentDeclined boundary event
         throw new JobErrorException("PAYMENT_DECLINED", "card declined", Map.of("declineReason", "insufficient funds"));
