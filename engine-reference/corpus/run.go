@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	dpb "github.com/jobwire/jobwire/engine-reference/internal/pb/decisionpb"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -447,7 +446,7 @@ func (d *driver) cleanup() {
 const EvaluateDecisionMethod = "/gateway_protocol.Gateway/EvaluateDecision"
 
 func (d *driver) evaluate(n int, s *DecisionStep) bool {
-	req := &dpb.EvaluateDecisionRequest{Variables: vars(s.Variables)}
+	req := &pb.EvaluateDecisionRequest{Variables: vars(s.Variables)}
 	if s.ByKey {
 		key, ok := d.decKeys[s.DecisionID]
 		if !ok {
@@ -460,7 +459,7 @@ func (d *driver) evaluate(n int, s *DecisionStep) bool {
 	}
 	ctx, cancel := call()
 	defer cancel()
-	resp := &dpb.EvaluateDecisionResponse{}
+	resp := &pb.EvaluateDecisionResponse{}
 	err := d.conn.Invoke(ctx, EvaluateDecisionMethod, req, resp)
 	if !d.expectCode(n, "evaluateDecision "+s.DecisionID, s.ExpectCode, err) || err != nil {
 		d.run.obs("step %d evaluateDecision %s: %s", n, s.DecisionID, codeOf(err))

@@ -7,7 +7,6 @@ import (
 
 	"github.com/jobwire/jobwire/engine-reference/internal/engine"
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
-	dpb "github.com/jobwire/jobwire/engine-reference/internal/pb/decisionpb"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 )
 
@@ -37,10 +36,10 @@ func TestDecisionsAcrossBrokers(t *testing.T) {
 	}
 	partitions := map[int64]bool{}
 	for i := 0; i < 8; i++ {
-		out := &dpb.EvaluateDecisionResponse{}
-		req := &dpb.EvaluateDecisionRequest{DecisionId: "corpus_risk", Variables: `{"applicant":{"score":600},"amount":6000}`}
+		out := &pb.EvaluateDecisionResponse{}
+		req := &pb.EvaluateDecisionRequest{DecisionId: "corpus_risk", Variables: `{"applicant":{"score":600},"amount":6000}`}
 		if i%2 == 1 {
-			req = &dpb.EvaluateDecisionRequest{DecisionKey: key, Variables: req.Variables}
+			req = &pb.EvaluateDecisionRequest{DecisionKey: key, Variables: req.Variables}
 		}
 		if err := conn.Invoke(ctxT(t), engine.EvaluateDecisionMethod, req, out); err != nil {
 			t.Fatalf("evaluate %d: %v", i, err)

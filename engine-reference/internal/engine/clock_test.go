@@ -10,7 +10,6 @@ import (
 
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
-	dpb "github.com/jobwire/jobwire/engine-reference/internal/pb/decisionpb"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -332,7 +331,7 @@ func (en *env) wantEmpty(when string) {
 			en.t.Fatalf("%s: create %s: %v, want NOT_FOUND (no deployment)", when, p, err)
 		}
 	}
-	if _, err := evaluate(en.t, en.conn, &dpb.EvaluateDecisionRequest{DecisionId: "corpus_risk", Variables: `{"applicant":{"score":100}}`}); status.Code(err) != codes.NotFound {
+	if _, err := evaluate(en.t, en.conn, &pb.EvaluateDecisionRequest{DecisionId: "corpus_risk", Variables: `{"applicant":{"score":100}}`}); status.Code(err) != codes.NotFound {
 		en.t.Fatalf("%s: evaluate decision: %v, want NOT_FOUND", when, err)
 	}
 }

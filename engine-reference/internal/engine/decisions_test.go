@@ -6,16 +6,15 @@ import (
 	"time"
 
 	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
-	dpb "github.com/jobwire/jobwire/engine-reference/internal/pb/decisionpb"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
-func evaluate(t *testing.T, conn grpc.ClientConnInterface, req *dpb.EvaluateDecisionRequest) (*dpb.EvaluateDecisionResponse, error) {
+func evaluate(t *testing.T, conn grpc.ClientConnInterface, req *pb.EvaluateDecisionRequest) (*pb.EvaluateDecisionResponse, error) {
 	t.Helper()
-	resp := &dpb.EvaluateDecisionResponse{}
+	resp := &pb.EvaluateDecisionResponse{}
 	err := conn.Invoke(ctx(t), EvaluateDecisionMethod, req, resp)
 	return resp, err
 }
@@ -129,11 +128,11 @@ func TestDecisionsSurviveRestart(t *testing.T) {
 				conn2, gw2, _ = dial(t, c.addr)
 			}
 			for i := 0; i < 6; i++ { // every partition answers twice
-				r, err := evaluate(t, conn2, &dpb.EvaluateDecisionRequest{DecisionId: "corpus_risk", Variables: `{"applicant":{"score":100}}`})
+				r, err := evaluate(t, conn2, &pb.EvaluateDecisionRequest{DecisionId: "corpus_risk", Variables: `{"applicant":{"score":100}}`})
 				if err != nil || r.DecisionOutput != `{"level":"very high","review":true}` || r.DecisionVersion != 2 || r.DecisionKey != d2.decisionKey {
 					t.Fatalf("by id after restart: %v %v", r, err)
 				}
-				r, err = evaluate(t, conn2, &dpb.EvaluateDecisionRequest{DecisionKey: d1.decisionKey, Variables: `{"applicant":{"score":100}}`})
+				r, err = evaluate(t, conn2, &pb.EvaluateDecisionRequest{DecisionKey: d1.decisionKey, Variables: `{"applicant":{"score":100}}`})
 				if err != nil || r.DecisionOutput != `{"level":"high","review":true}` || r.DecisionVersion != 1 {
 					t.Fatalf("by key after restart: %v %v", r, err)
 				}
@@ -176,15 +175,15 @@ func TestEvaluateDecisionErrors(t *testing.T) {
 	en := start(t, Config{})
 	deployDMN(t, en.gw, "risk.dmn", bpmnFile(t, "risk.dmn"))
 	cases := []struct {
-		req  *dpb.EvaluateDecisionRequest
+		req  *pb.EvaluateDecisionRequest
 		code codes.Code
 		msg  string
 	}{
-		{&dpb.EvaluateDecisionRequest{DecisionId: "nope"}, codes.NotFound, "no decision found for id 'nope'"},
-		{&dpb.EvaluateDecisionRequest{DecisionKey: 12345}, codes.NotFound, "no such decision"},
-		{&dpb.EvaluateDecisionRequest{}, codes.InvalidArgument, "decision id or a valid decision key"},
-		{&dpb.EvaluateDecisionRequest{DecisionId: "corpus_risk", Variables: `[1]`}, codes.InvalidArgument, "variables"},
-		{&dpb.EvaluateDecisionRequest{DecisionId: "corpus_risk", TenantId: "other"}, codes.InvalidArgument, "multi-tenancy"},
+		{&pb.EvaluateDecisionRequest{DecisionId: "nope"}, codes.NotFound, "no decision found for id 'nope'"},
+		{&pb.EvaluateDecisionRequest{DecisionKey: 12345}, codes.NotFound, "no such decision"},
+		{&pb.EvaluateDecisionRequest{}, codes.InvalidArgument, "decision id or a valid decision key"},
+		{&pb.EvaluateDecisionRequest{DecisionId: "corpus_risk", Variables: `[1]`}, codes.InvalidArgument, "variables"},
+		{&pb.EvaluateDecisionRequest{DecisionId: "corpus_risk", TenantId: "other"}, codes.InvalidArgument, "multi-tenancy"},
 	}
 	for _, c := range cases {
 		_, err := evaluate(t, en.conn, c.req)
@@ -194,7 +193,7 @@ func TestEvaluateDecisionErrors(t *testing.T) {
 	}
 	// A failed evaluation is an answer naming the failed decision, with
 	// the matched rules that made it fail.
-	r, err := evaluate(t, en.conn, &dpb.EvaluateDecisionRequest{DecisionId: "corpus_risk", Variables: `{"applicant":{"score":720},"amount":6000}`})
+	r, err := evaluate(t, en.conn, &pb.EvaluateDecisionRequest{DecisionId: "corpus_risk", Variables: `{"applicant":{"score":720},"amount":6000}`})
 	if err != nil || r.FailedDecisionId != "corpus_risk" || !strings.Contains(r.FailureMessage, "UNIQUE") || r.DecisionOutput != "null" ||
 		len(r.EvaluatedDecisions) != 1 || len(r.EvaluatedDecisions[0].MatchedRules) != 2 {
 		t.Fatalf("failure answer: %v %v", r, err)

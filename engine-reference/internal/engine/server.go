@@ -67,7 +67,7 @@ func newGatewayServer(cfg Config, gw *gateway.Gateway, a *auth.Auth, guard *auth
 	s := &gwServer{lis: newMuxListener(lis)}
 	s.build = func() *grpc.Server {
 		srv := grpc.NewServer(opts...)
-		gsd := decodeErrorsAsInvalidArgument(withEvaluateDecision(pb.Gateway_ServiceDesc))
+		gsd := decodeErrorsAsInvalidArgument(pb.Gateway_ServiceDesc)
 		srv.RegisterService(&gsd, gw)
 		if !cfg.NoAdmin {
 			apb.RegisterAdminServiceServer(srv, admin)

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
-	"github.com/jobwire/jobwire/engine-reference/internal/pb/decisionpb"
+	decisionpb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )

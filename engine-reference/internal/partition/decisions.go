@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/jobwire/jobwire/engine-reference/internal/dmn"
-	"github.com/jobwire/jobwire/engine-reference/internal/pb/decisionpb"
 	"github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	"github.com/jobwire/jobwire/engine-reference/internal/vars"
 )
@@ -288,13 +287,13 @@ func (p *Partition) evaluate(c *Command) (any, error) {
 	}
 	r := def.DRG.Defs.Evaluate(def.ID, func(n string) (json.RawMessage, bool) { v, ok := doc[n]; return v, ok })
 	evalKey := p.st.nextKey()
-	out := &decisionpb.EvaluateDecisionResponse{DecisionKey: def.Key, DecisionId: def.ID, DecisionName: def.Name,
+	out := &gatewaypb.EvaluateDecisionResponse{DecisionKey: def.Key, DecisionId: def.ID, DecisionName: def.Name,
 		DecisionVersion: def.Version, DecisionRequirementsId: def.DRG.ID, DecisionRequirementsKey: def.DRG.Key,
 		DecisionOutput: string(r.Output), FailedDecisionId: r.FailedDecisionID, FailureMessage: r.Failure,
 		TenantId: DefaultTenant, DecisionInstanceKey: evalKey, DecisionEvaluationKey: evalKey}
 	for i, ev := range r.Evaluated {
 		// Required decisions are in the same graph (same version).
-		ed := &decisionpb.EvaluatedDecision{DecisionId: ev.Decision.ID, DecisionName: ev.Decision.Name,
+		ed := &gatewaypb.EvaluatedDecision{DecisionId: ev.Decision.ID, DecisionName: ev.Decision.Name,
 			DecisionType: ev.Decision.Type(), DecisionOutput: string(ev.Output), TenantId: DefaultTenant,
 			DecisionEvaluationInstanceKey: fmt.Sprintf("%d-%d", evalKey, i+1)}
 		for _, x := range ds.decByID[ev.Decision.ID] {
@@ -303,12 +302,12 @@ func (p *Partition) evaluate(c *Command) (any, error) {
 			}
 		}
 		for _, in := range ev.Inputs {
-			ed.EvaluatedInputs = append(ed.EvaluatedInputs, &decisionpb.EvaluatedDecisionInput{InputId: in.ID, InputName: in.Name, InputValue: string(in.Value)})
+			ed.EvaluatedInputs = append(ed.EvaluatedInputs, &gatewaypb.EvaluatedDecisionInput{InputId: in.ID, InputName: in.Name, InputValue: string(in.Value)})
 		}
 		for _, mr := range ev.Rules {
-			m := &decisionpb.MatchedDecisionRule{RuleId: mr.ID, RuleIndex: int32(mr.Index)}
+			m := &gatewaypb.MatchedDecisionRule{RuleId: mr.ID, RuleIndex: int32(mr.Index)}
 			for _, o := range mr.Outputs {
-				m.EvaluatedOutputs = append(m.EvaluatedOutputs, &decisionpb.EvaluatedDecisionOutput{OutputId: o.ID, OutputName: o.Name, OutputValue: string(o.Value)})
+				m.EvaluatedOutputs = append(m.EvaluatedOutputs, &gatewaypb.EvaluatedDecisionOutput{OutputId: o.ID, OutputName: o.Name, OutputValue: string(o.Value)})
 			}
 			ed.MatchedRules = append(ed.MatchedRules, m)
 		}

@@ -4,6 +4,8 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 import type { ActivateJobsRequest as _gateway_protocol_ActivateJobsRequest, ActivateJobsRequest__Output as _gateway_protocol_ActivateJobsRequest__Output } from './gateway_protocol/ActivateJobsRequest';
 import type { ActivateJobsResponse as _gateway_protocol_ActivateJobsResponse, ActivateJobsResponse__Output as _gateway_protocol_ActivateJobsResponse__Output } from './gateway_protocol/ActivateJobsResponse';
 import type { ActivatedJob as _gateway_protocol_ActivatedJob, ActivatedJob__Output as _gateway_protocol_ActivatedJob__Output } from './gateway_protocol/ActivatedJob';
+import type { BroadcastSignalRequest as _gateway_protocol_BroadcastSignalRequest, BroadcastSignalRequest__Output as _gateway_protocol_BroadcastSignalRequest__Output } from './gateway_protocol/BroadcastSignalRequest';
+import type { BroadcastSignalResponse as _gateway_protocol_BroadcastSignalResponse, BroadcastSignalResponse__Output as _gateway_protocol_BroadcastSignalResponse__Output } from './gateway_protocol/BroadcastSignalResponse';
 import type { BrokerInfo as _gateway_protocol_BrokerInfo, BrokerInfo__Output as _gateway_protocol_BrokerInfo__Output } from './gateway_protocol/BrokerInfo';
 import type { CancelProcessInstanceRequest as _gateway_protocol_CancelProcessInstanceRequest, CancelProcessInstanceRequest__Output as _gateway_protocol_CancelProcessInstanceRequest__Output } from './gateway_protocol/CancelProcessInstanceRequest';
 import type { CancelProcessInstanceResponse as _gateway_protocol_CancelProcessInstanceResponse, CancelProcessInstanceResponse__Output as _gateway_protocol_CancelProcessInstanceResponse__Output } from './gateway_protocol/CancelProcessInstanceResponse';
@@ -15,9 +17,16 @@ import type { CreateProcessInstanceWithResultRequest as _gateway_protocol_Create
 import type { CreateProcessInstanceWithResultResponse as _gateway_protocol_CreateProcessInstanceWithResultResponse, CreateProcessInstanceWithResultResponse__Output as _gateway_protocol_CreateProcessInstanceWithResultResponse__Output } from './gateway_protocol/CreateProcessInstanceWithResultResponse';
 import type { DecisionMetadata as _gateway_protocol_DecisionMetadata, DecisionMetadata__Output as _gateway_protocol_DecisionMetadata__Output } from './gateway_protocol/DecisionMetadata';
 import type { DecisionRequirementsMetadata as _gateway_protocol_DecisionRequirementsMetadata, DecisionRequirementsMetadata__Output as _gateway_protocol_DecisionRequirementsMetadata__Output } from './gateway_protocol/DecisionRequirementsMetadata';
+import type { DeleteResourceRequest as _gateway_protocol_DeleteResourceRequest, DeleteResourceRequest__Output as _gateway_protocol_DeleteResourceRequest__Output } from './gateway_protocol/DeleteResourceRequest';
+import type { DeleteResourceResponse as _gateway_protocol_DeleteResourceResponse, DeleteResourceResponse__Output as _gateway_protocol_DeleteResourceResponse__Output } from './gateway_protocol/DeleteResourceResponse';
 import type { DeployResourceRequest as _gateway_protocol_DeployResourceRequest, DeployResourceRequest__Output as _gateway_protocol_DeployResourceRequest__Output } from './gateway_protocol/DeployResourceRequest';
 import type { DeployResourceResponse as _gateway_protocol_DeployResourceResponse, DeployResourceResponse__Output as _gateway_protocol_DeployResourceResponse__Output } from './gateway_protocol/DeployResourceResponse';
 import type { Deployment as _gateway_protocol_Deployment, Deployment__Output as _gateway_protocol_Deployment__Output } from './gateway_protocol/Deployment';
+import type { EvaluateDecisionRequest as _gateway_protocol_EvaluateDecisionRequest, EvaluateDecisionRequest__Output as _gateway_protocol_EvaluateDecisionRequest__Output } from './gateway_protocol/EvaluateDecisionRequest';
+import type { EvaluateDecisionResponse as _gateway_protocol_EvaluateDecisionResponse, EvaluateDecisionResponse__Output as _gateway_protocol_EvaluateDecisionResponse__Output } from './gateway_protocol/EvaluateDecisionResponse';
+import type { EvaluatedDecision as _gateway_protocol_EvaluatedDecision, EvaluatedDecision__Output as _gateway_protocol_EvaluatedDecision__Output } from './gateway_protocol/EvaluatedDecision';
+import type { EvaluatedDecisionInput as _gateway_protocol_EvaluatedDecisionInput, EvaluatedDecisionInput__Output as _gateway_protocol_EvaluatedDecisionInput__Output } from './gateway_protocol/EvaluatedDecisionInput';
+import type { EvaluatedDecisionOutput as _gateway_protocol_EvaluatedDecisionOutput, EvaluatedDecisionOutput__Output as _gateway_protocol_EvaluatedDecisionOutput__Output } from './gateway_protocol/EvaluatedDecisionOutput';
 import type { FailJobRequest as _gateway_protocol_FailJobRequest, FailJobRequest__Output as _gateway_protocol_FailJobRequest__Output } from './gateway_protocol/FailJobRequest';
 import type { FailJobResponse as _gateway_protocol_FailJobResponse, FailJobResponse__Output as _gateway_protocol_FailJobResponse__Output } from './gateway_protocol/FailJobResponse';
 import type { FormMetadata as _gateway_protocol_FormMetadata, FormMetadata__Output as _gateway_protocol_FormMetadata__Output } from './gateway_protocol/FormMetadata';
@@ -25,6 +34,11 @@ import type { GatewayClient as _gateway_protocol_GatewayClient, GatewayDefinitio
 import type { JobResult as _gateway_protocol_JobResult, JobResult__Output as _gateway_protocol_JobResult__Output } from './gateway_protocol/JobResult';
 import type { JobResultActivateElement as _gateway_protocol_JobResultActivateElement, JobResultActivateElement__Output as _gateway_protocol_JobResultActivateElement__Output } from './gateway_protocol/JobResultActivateElement';
 import type { JobResultCorrections as _gateway_protocol_JobResultCorrections, JobResultCorrections__Output as _gateway_protocol_JobResultCorrections__Output } from './gateway_protocol/JobResultCorrections';
+import type { MatchedDecisionRule as _gateway_protocol_MatchedDecisionRule, MatchedDecisionRule__Output as _gateway_protocol_MatchedDecisionRule__Output } from './gateway_protocol/MatchedDecisionRule';
+import type { MigrateProcessInstanceRequest as _gateway_protocol_MigrateProcessInstanceRequest, MigrateProcessInstanceRequest__Output as _gateway_protocol_MigrateProcessInstanceRequest__Output } from './gateway_protocol/MigrateProcessInstanceRequest';
+import type { MigrateProcessInstanceResponse as _gateway_protocol_MigrateProcessInstanceResponse, MigrateProcessInstanceResponse__Output as _gateway_protocol_MigrateProcessInstanceResponse__Output } from './gateway_protocol/MigrateProcessInstanceResponse';
+import type { ModifyProcessInstanceRequest as _gateway_protocol_ModifyProcessInstanceRequest, ModifyProcessInstanceRequest__Output as _gateway_protocol_ModifyProcessInstanceRequest__Output } from './gateway_protocol/ModifyProcessInstanceRequest';
+import type { ModifyProcessInstanceResponse as _gateway_protocol_ModifyProcessInstanceResponse, ModifyProcessInstanceResponse__Output as _gateway_protocol_ModifyProcessInstanceResponse__Output } from './gateway_protocol/ModifyProcessInstanceResponse';
 import type { Partition as _gateway_protocol_Partition, Partition__Output as _gateway_protocol_Partition__Output } from './gateway_protocol/Partition';
 import type { ProcessInstanceCreationRuntimeInstruction as _gateway_protocol_ProcessInstanceCreationRuntimeInstruction, ProcessInstanceCreationRuntimeInstruction__Output as _gateway_protocol_ProcessInstanceCreationRuntimeInstruction__Output } from './gateway_protocol/ProcessInstanceCreationRuntimeInstruction';
 import type { ProcessInstanceCreationStartInstruction as _gateway_protocol_ProcessInstanceCreationStartInstruction, ProcessInstanceCreationStartInstruction__Output as _gateway_protocol_ProcessInstanceCreationStartInstruction__Output } from './gateway_protocol/ProcessInstanceCreationStartInstruction';
@@ -58,6 +72,8 @@ export interface ProtoGrpcType {
     ActivateJobsRequest: MessageTypeDefinition<_gateway_protocol_ActivateJobsRequest, _gateway_protocol_ActivateJobsRequest__Output>
     ActivateJobsResponse: MessageTypeDefinition<_gateway_protocol_ActivateJobsResponse, _gateway_protocol_ActivateJobsResponse__Output>
     ActivatedJob: MessageTypeDefinition<_gateway_protocol_ActivatedJob, _gateway_protocol_ActivatedJob__Output>
+    BroadcastSignalRequest: MessageTypeDefinition<_gateway_protocol_BroadcastSignalRequest, _gateway_protocol_BroadcastSignalRequest__Output>
+    BroadcastSignalResponse: MessageTypeDefinition<_gateway_protocol_BroadcastSignalResponse, _gateway_protocol_BroadcastSignalResponse__Output>
     BrokerInfo: MessageTypeDefinition<_gateway_protocol_BrokerInfo, _gateway_protocol_BrokerInfo__Output>
     CancelProcessInstanceRequest: MessageTypeDefinition<_gateway_protocol_CancelProcessInstanceRequest, _gateway_protocol_CancelProcessInstanceRequest__Output>
     CancelProcessInstanceResponse: MessageTypeDefinition<_gateway_protocol_CancelProcessInstanceResponse, _gateway_protocol_CancelProcessInstanceResponse__Output>
@@ -69,9 +85,16 @@ export interface ProtoGrpcType {
     CreateProcessInstanceWithResultResponse: MessageTypeDefinition<_gateway_protocol_CreateProcessInstanceWithResultResponse, _gateway_protocol_CreateProcessInstanceWithResultResponse__Output>
     DecisionMetadata: MessageTypeDefinition<_gateway_protocol_DecisionMetadata, _gateway_protocol_DecisionMetadata__Output>
     DecisionRequirementsMetadata: MessageTypeDefinition<_gateway_protocol_DecisionRequirementsMetadata, _gateway_protocol_DecisionRequirementsMetadata__Output>
+    DeleteResourceRequest: MessageTypeDefinition<_gateway_protocol_DeleteResourceRequest, _gateway_protocol_DeleteResourceRequest__Output>
+    DeleteResourceResponse: MessageTypeDefinition<_gateway_protocol_DeleteResourceResponse, _gateway_protocol_DeleteResourceResponse__Output>
     DeployResourceRequest: MessageTypeDefinition<_gateway_protocol_DeployResourceRequest, _gateway_protocol_DeployResourceRequest__Output>
     DeployResourceResponse: MessageTypeDefinition<_gateway_protocol_DeployResourceResponse, _gateway_protocol_DeployResourceResponse__Output>
     Deployment: MessageTypeDefinition<_gateway_protocol_Deployment, _gateway_protocol_Deployment__Output>
+    EvaluateDecisionRequest: MessageTypeDefinition<_gateway_protocol_EvaluateDecisionRequest, _gateway_protocol_EvaluateDecisionRequest__Output>
+    EvaluateDecisionResponse: MessageTypeDefinition<_gateway_protocol_EvaluateDecisionResponse, _gateway_protocol_EvaluateDecisionResponse__Output>
+    EvaluatedDecision: MessageTypeDefinition<_gateway_protocol_EvaluatedDecision, _gateway_protocol_EvaluatedDecision__Output>
+    EvaluatedDecisionInput: MessageTypeDefinition<_gateway_protocol_EvaluatedDecisionInput, _gateway_protocol_EvaluatedDecisionInput__Output>
+    EvaluatedDecisionOutput: MessageTypeDefinition<_gateway_protocol_EvaluatedDecisionOutput, _gateway_protocol_EvaluatedDecisionOutput__Output>
     FailJobRequest: MessageTypeDefinition<_gateway_protocol_FailJobRequest, _gateway_protocol_FailJobRequest__Output>
     FailJobResponse: MessageTypeDefinition<_gateway_protocol_FailJobResponse, _gateway_protocol_FailJobResponse__Output>
     FormMetadata: MessageTypeDefinition<_gateway_protocol_FormMetadata, _gateway_protocol_FormMetadata__Output>
@@ -79,6 +102,11 @@ export interface ProtoGrpcType {
     JobResult: MessageTypeDefinition<_gateway_protocol_JobResult, _gateway_protocol_JobResult__Output>
     JobResultActivateElement: MessageTypeDefinition<_gateway_protocol_JobResultActivateElement, _gateway_protocol_JobResultActivateElement__Output>
     JobResultCorrections: MessageTypeDefinition<_gateway_protocol_JobResultCorrections, _gateway_protocol_JobResultCorrections__Output>
+    MatchedDecisionRule: MessageTypeDefinition<_gateway_protocol_MatchedDecisionRule, _gateway_protocol_MatchedDecisionRule__Output>
+    MigrateProcessInstanceRequest: MessageTypeDefinition<_gateway_protocol_MigrateProcessInstanceRequest, _gateway_protocol_MigrateProcessInstanceRequest__Output>
+    MigrateProcessInstanceResponse: MessageTypeDefinition<_gateway_protocol_MigrateProcessInstanceResponse, _gateway_protocol_MigrateProcessInstanceResponse__Output>
+    ModifyProcessInstanceRequest: MessageTypeDefinition<_gateway_protocol_ModifyProcessInstanceRequest, _gateway_protocol_ModifyProcessInstanceRequest__Output>
+    ModifyProcessInstanceResponse: MessageTypeDefinition<_gateway_protocol_ModifyProcessInstanceResponse, _gateway_protocol_ModifyProcessInstanceResponse__Output>
     Partition: MessageTypeDefinition<_gateway_protocol_Partition, _gateway_protocol_Partition__Output>
     ProcessInstanceCreationRuntimeInstruction: MessageTypeDefinition<_gateway_protocol_ProcessInstanceCreationRuntimeInstruction, _gateway_protocol_ProcessInstanceCreationRuntimeInstruction__Output>
     ProcessInstanceCreationStartInstruction: MessageTypeDefinition<_gateway_protocol_ProcessInstanceCreationStartInstruction, _gateway_protocol_ProcessInstanceCreationStartInstruction__Output>

@@ -8,9 +8,12 @@
 // difference, so an official Zeebe client talks to the jobwire reference
 // engine and every jobwire SDK talks to a real Zeebe / Camunda 8 gateway.
 //
-// We declare only the RPCs jobwire uses. Messages of those RPCs carry every
-// field Zeebe 8.8 declares (protobuf skips unknown fields, so omitting would be
-// safe on the wire, but a user of the SDKs may need any of them).
+// We declare every RPC of Zeebe 8.8's Gateway but the deprecated
+// DeployProcess (superseded by DeployResource, which deploys processes,
+// decisions and forms alike; no jobwire SDK or engine offers it). Every message
+// carries every field Zeebe 8.8 declares (protobuf skips unknown fields, so
+// omitting would be safe on the wire, but a user of the SDKs may need any of
+// them).
 //
 // Naming follows Zeebe (lowerCamel fields, unprefixed enum values), which is
 // why buf's naming lint rules are relaxed for this file only (see buf.yaml).
@@ -207,7 +210,7 @@ func (x Partition_PartitionBrokerRole) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Partition_PartitionBrokerRole.Descriptor instead.
 func (Partition_PartitionBrokerRole) EnumDescriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{45, 0}
+	return file_gateway_proto_rawDescGZIP(), []int{59, 0}
 }
 
 type Partition_PartitionBrokerHealth int32
@@ -256,7 +259,7 @@ func (x Partition_PartitionBrokerHealth) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Partition_PartitionBrokerHealth.Descriptor instead.
 func (Partition_PartitionBrokerHealth) EnumDescriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{45, 1}
+	return file_gateway_proto_rawDescGZIP(), []int{59, 1}
 }
 
 type ActivateJobsRequest struct {
@@ -2154,6 +2157,206 @@ func (*CancelProcessInstanceResponse) Descriptor() ([]byte, []int) {
 	return file_gateway_proto_rawDescGZIP(), []int{27}
 }
 
+type ModifyProcessInstanceRequest struct {
+	state                 protoimpl.MessageState                               `protogen:"open.v1"`
+	ProcessInstanceKey    int64                                                `protobuf:"varint,1,opt,name=processInstanceKey,proto3" json:"processInstanceKey,omitempty"`
+	ActivateInstructions  []*ModifyProcessInstanceRequest_ActivateInstruction  `protobuf:"bytes,2,rep,name=activateInstructions,proto3" json:"activateInstructions,omitempty"`
+	TerminateInstructions []*ModifyProcessInstanceRequest_TerminateInstruction `protobuf:"bytes,3,rep,name=terminateInstructions,proto3" json:"terminateInstructions,omitempty"`
+	OperationReference    *uint64                                              `protobuf:"varint,4,opt,name=operationReference,proto3,oneof" json:"operationReference,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
+}
+
+func (x *ModifyProcessInstanceRequest) Reset() {
+	*x = ModifyProcessInstanceRequest{}
+	mi := &file_gateway_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ModifyProcessInstanceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ModifyProcessInstanceRequest) ProtoMessage() {}
+
+func (x *ModifyProcessInstanceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ModifyProcessInstanceRequest.ProtoReflect.Descriptor instead.
+func (*ModifyProcessInstanceRequest) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *ModifyProcessInstanceRequest) GetProcessInstanceKey() int64 {
+	if x != nil {
+		return x.ProcessInstanceKey
+	}
+	return 0
+}
+
+func (x *ModifyProcessInstanceRequest) GetActivateInstructions() []*ModifyProcessInstanceRequest_ActivateInstruction {
+	if x != nil {
+		return x.ActivateInstructions
+	}
+	return nil
+}
+
+func (x *ModifyProcessInstanceRequest) GetTerminateInstructions() []*ModifyProcessInstanceRequest_TerminateInstruction {
+	if x != nil {
+		return x.TerminateInstructions
+	}
+	return nil
+}
+
+func (x *ModifyProcessInstanceRequest) GetOperationReference() uint64 {
+	if x != nil && x.OperationReference != nil {
+		return *x.OperationReference
+	}
+	return 0
+}
+
+type ModifyProcessInstanceResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ModifyProcessInstanceResponse) Reset() {
+	*x = ModifyProcessInstanceResponse{}
+	mi := &file_gateway_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ModifyProcessInstanceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ModifyProcessInstanceResponse) ProtoMessage() {}
+
+func (x *ModifyProcessInstanceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ModifyProcessInstanceResponse.ProtoReflect.Descriptor instead.
+func (*ModifyProcessInstanceResponse) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{29}
+}
+
+type MigrateProcessInstanceRequest struct {
+	state              protoimpl.MessageState                       `protogen:"open.v1"`
+	ProcessInstanceKey int64                                        `protobuf:"varint,1,opt,name=processInstanceKey,proto3" json:"processInstanceKey,omitempty"`
+	MigrationPlan      *MigrateProcessInstanceRequest_MigrationPlan `protobuf:"bytes,2,opt,name=migrationPlan,proto3" json:"migrationPlan,omitempty"`
+	OperationReference *uint64                                      `protobuf:"varint,3,opt,name=operationReference,proto3,oneof" json:"operationReference,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *MigrateProcessInstanceRequest) Reset() {
+	*x = MigrateProcessInstanceRequest{}
+	mi := &file_gateway_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MigrateProcessInstanceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MigrateProcessInstanceRequest) ProtoMessage() {}
+
+func (x *MigrateProcessInstanceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MigrateProcessInstanceRequest.ProtoReflect.Descriptor instead.
+func (*MigrateProcessInstanceRequest) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *MigrateProcessInstanceRequest) GetProcessInstanceKey() int64 {
+	if x != nil {
+		return x.ProcessInstanceKey
+	}
+	return 0
+}
+
+func (x *MigrateProcessInstanceRequest) GetMigrationPlan() *MigrateProcessInstanceRequest_MigrationPlan {
+	if x != nil {
+		return x.MigrationPlan
+	}
+	return nil
+}
+
+func (x *MigrateProcessInstanceRequest) GetOperationReference() uint64 {
+	if x != nil && x.OperationReference != nil {
+		return *x.OperationReference
+	}
+	return 0
+}
+
+type MigrateProcessInstanceResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MigrateProcessInstanceResponse) Reset() {
+	*x = MigrateProcessInstanceResponse{}
+	mi := &file_gateway_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MigrateProcessInstanceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MigrateProcessInstanceResponse) ProtoMessage() {}
+
+func (x *MigrateProcessInstanceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MigrateProcessInstanceResponse.ProtoReflect.Descriptor instead.
+func (*MigrateProcessInstanceResponse) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{31}
+}
+
 type SetVariablesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Scope to set the variables on (a process or element instance key).
@@ -2169,7 +2372,7 @@ type SetVariablesRequest struct {
 
 func (x *SetVariablesRequest) Reset() {
 	*x = SetVariablesRequest{}
-	mi := &file_gateway_proto_msgTypes[28]
+	mi := &file_gateway_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2181,7 +2384,7 @@ func (x *SetVariablesRequest) String() string {
 func (*SetVariablesRequest) ProtoMessage() {}
 
 func (x *SetVariablesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[28]
+	mi := &file_gateway_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2194,7 +2397,7 @@ func (x *SetVariablesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetVariablesRequest.ProtoReflect.Descriptor instead.
 func (*SetVariablesRequest) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{28}
+	return file_gateway_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SetVariablesRequest) GetElementInstanceKey() int64 {
@@ -2234,7 +2437,7 @@ type SetVariablesResponse struct {
 
 func (x *SetVariablesResponse) Reset() {
 	*x = SetVariablesResponse{}
-	mi := &file_gateway_proto_msgTypes[29]
+	mi := &file_gateway_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2246,7 +2449,7 @@ func (x *SetVariablesResponse) String() string {
 func (*SetVariablesResponse) ProtoMessage() {}
 
 func (x *SetVariablesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[29]
+	mi := &file_gateway_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2259,7 +2462,7 @@ func (x *SetVariablesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetVariablesResponse.ProtoReflect.Descriptor instead.
 func (*SetVariablesResponse) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{29}
+	return file_gateway_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SetVariablesResponse) GetKey() int64 {
@@ -2279,7 +2482,7 @@ type ResolveIncidentRequest struct {
 
 func (x *ResolveIncidentRequest) Reset() {
 	*x = ResolveIncidentRequest{}
-	mi := &file_gateway_proto_msgTypes[30]
+	mi := &file_gateway_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2291,7 +2494,7 @@ func (x *ResolveIncidentRequest) String() string {
 func (*ResolveIncidentRequest) ProtoMessage() {}
 
 func (x *ResolveIncidentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[30]
+	mi := &file_gateway_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2304,7 +2507,7 @@ func (x *ResolveIncidentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveIncidentRequest.ProtoReflect.Descriptor instead.
 func (*ResolveIncidentRequest) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{30}
+	return file_gateway_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ResolveIncidentRequest) GetIncidentKey() int64 {
@@ -2329,7 +2532,7 @@ type ResolveIncidentResponse struct {
 
 func (x *ResolveIncidentResponse) Reset() {
 	*x = ResolveIncidentResponse{}
-	mi := &file_gateway_proto_msgTypes[31]
+	mi := &file_gateway_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2341,7 +2544,7 @@ func (x *ResolveIncidentResponse) String() string {
 func (*ResolveIncidentResponse) ProtoMessage() {}
 
 func (x *ResolveIncidentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[31]
+	mi := &file_gateway_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2354,7 +2557,7 @@ func (x *ResolveIncidentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveIncidentResponse.ProtoReflect.Descriptor instead.
 func (*ResolveIncidentResponse) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{31}
+	return file_gateway_proto_rawDescGZIP(), []int{35}
 }
 
 type DeployResourceRequest struct {
@@ -2367,7 +2570,7 @@ type DeployResourceRequest struct {
 
 func (x *DeployResourceRequest) Reset() {
 	*x = DeployResourceRequest{}
-	mi := &file_gateway_proto_msgTypes[32]
+	mi := &file_gateway_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2379,7 +2582,7 @@ func (x *DeployResourceRequest) String() string {
 func (*DeployResourceRequest) ProtoMessage() {}
 
 func (x *DeployResourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[32]
+	mi := &file_gateway_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2392,7 +2595,7 @@ func (x *DeployResourceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployResourceRequest.ProtoReflect.Descriptor instead.
 func (*DeployResourceRequest) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{32}
+	return file_gateway_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *DeployResourceRequest) GetResources() []*Resource {
@@ -2420,7 +2623,7 @@ type Resource struct {
 
 func (x *Resource) Reset() {
 	*x = Resource{}
-	mi := &file_gateway_proto_msgTypes[33]
+	mi := &file_gateway_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2432,7 +2635,7 @@ func (x *Resource) String() string {
 func (*Resource) ProtoMessage() {}
 
 func (x *Resource) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[33]
+	mi := &file_gateway_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2445,7 +2648,7 @@ func (x *Resource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resource.ProtoReflect.Descriptor instead.
 func (*Resource) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{33}
+	return file_gateway_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Resource) GetName() string {
@@ -2473,7 +2676,7 @@ type DeployResourceResponse struct {
 
 func (x *DeployResourceResponse) Reset() {
 	*x = DeployResourceResponse{}
-	mi := &file_gateway_proto_msgTypes[34]
+	mi := &file_gateway_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2485,7 +2688,7 @@ func (x *DeployResourceResponse) String() string {
 func (*DeployResourceResponse) ProtoMessage() {}
 
 func (x *DeployResourceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[34]
+	mi := &file_gateway_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2498,7 +2701,7 @@ func (x *DeployResourceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployResourceResponse.ProtoReflect.Descriptor instead.
 func (*DeployResourceResponse) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{34}
+	return file_gateway_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *DeployResourceResponse) GetKey() int64 {
@@ -2537,7 +2740,7 @@ type Deployment struct {
 
 func (x *Deployment) Reset() {
 	*x = Deployment{}
-	mi := &file_gateway_proto_msgTypes[35]
+	mi := &file_gateway_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2549,7 +2752,7 @@ func (x *Deployment) String() string {
 func (*Deployment) ProtoMessage() {}
 
 func (x *Deployment) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[35]
+	mi := &file_gateway_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2562,7 +2765,7 @@ func (x *Deployment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Deployment.ProtoReflect.Descriptor instead.
 func (*Deployment) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{35}
+	return file_gateway_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Deployment) GetMetadata() isDeployment_Metadata {
@@ -2649,7 +2852,7 @@ type ProcessMetadata struct {
 
 func (x *ProcessMetadata) Reset() {
 	*x = ProcessMetadata{}
-	mi := &file_gateway_proto_msgTypes[36]
+	mi := &file_gateway_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2661,7 +2864,7 @@ func (x *ProcessMetadata) String() string {
 func (*ProcessMetadata) ProtoMessage() {}
 
 func (x *ProcessMetadata) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[36]
+	mi := &file_gateway_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2674,7 +2877,7 @@ func (x *ProcessMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessMetadata.ProtoReflect.Descriptor instead.
 func (*ProcessMetadata) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{36}
+	return file_gateway_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ProcessMetadata) GetBpmnProcessId() string {
@@ -2727,7 +2930,7 @@ type DecisionMetadata struct {
 
 func (x *DecisionMetadata) Reset() {
 	*x = DecisionMetadata{}
-	mi := &file_gateway_proto_msgTypes[37]
+	mi := &file_gateway_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2739,7 +2942,7 @@ func (x *DecisionMetadata) String() string {
 func (*DecisionMetadata) ProtoMessage() {}
 
 func (x *DecisionMetadata) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[37]
+	mi := &file_gateway_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2752,7 +2955,7 @@ func (x *DecisionMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecisionMetadata.ProtoReflect.Descriptor instead.
 func (*DecisionMetadata) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{37}
+	return file_gateway_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *DecisionMetadata) GetDmnDecisionId() string {
@@ -2818,7 +3021,7 @@ type DecisionRequirementsMetadata struct {
 
 func (x *DecisionRequirementsMetadata) Reset() {
 	*x = DecisionRequirementsMetadata{}
-	mi := &file_gateway_proto_msgTypes[38]
+	mi := &file_gateway_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2830,7 +3033,7 @@ func (x *DecisionRequirementsMetadata) String() string {
 func (*DecisionRequirementsMetadata) ProtoMessage() {}
 
 func (x *DecisionRequirementsMetadata) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[38]
+	mi := &file_gateway_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2843,7 +3046,7 @@ func (x *DecisionRequirementsMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecisionRequirementsMetadata.ProtoReflect.Descriptor instead.
 func (*DecisionRequirementsMetadata) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{38}
+	return file_gateway_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *DecisionRequirementsMetadata) GetDmnDecisionRequirementsId() string {
@@ -2901,7 +3104,7 @@ type FormMetadata struct {
 
 func (x *FormMetadata) Reset() {
 	*x = FormMetadata{}
-	mi := &file_gateway_proto_msgTypes[39]
+	mi := &file_gateway_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2913,7 +3116,7 @@ func (x *FormMetadata) String() string {
 func (*FormMetadata) ProtoMessage() {}
 
 func (x *FormMetadata) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[39]
+	mi := &file_gateway_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2926,7 +3129,7 @@ func (x *FormMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FormMetadata.ProtoReflect.Descriptor instead.
 func (*FormMetadata) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{39}
+	return file_gateway_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *FormMetadata) GetFormId() string {
@@ -2964,6 +3167,607 @@ func (x *FormMetadata) GetTenantId() string {
 	return ""
 }
 
+type DeleteResourceRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Key of a process definition, decision requirements graph or form.
+	ResourceKey        int64   `protobuf:"varint,1,opt,name=resourceKey,proto3" json:"resourceKey,omitempty"`
+	OperationReference *uint64 `protobuf:"varint,2,opt,name=operationReference,proto3,oneof" json:"operationReference,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *DeleteResourceRequest) Reset() {
+	*x = DeleteResourceRequest{}
+	mi := &file_gateway_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteResourceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteResourceRequest) ProtoMessage() {}
+
+func (x *DeleteResourceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteResourceRequest.ProtoReflect.Descriptor instead.
+func (*DeleteResourceRequest) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *DeleteResourceRequest) GetResourceKey() int64 {
+	if x != nil {
+		return x.ResourceKey
+	}
+	return 0
+}
+
+func (x *DeleteResourceRequest) GetOperationReference() uint64 {
+	if x != nil && x.OperationReference != nil {
+		return *x.OperationReference
+	}
+	return 0
+}
+
+type DeleteResourceResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteResourceResponse) Reset() {
+	*x = DeleteResourceResponse{}
+	mi := &file_gateway_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteResourceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteResourceResponse) ProtoMessage() {}
+
+func (x *DeleteResourceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteResourceResponse.ProtoReflect.Descriptor instead.
+func (*DeleteResourceResponse) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{45}
+}
+
+type EvaluateDecisionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Either a decision key, or decisionId (its latest version).
+	DecisionKey int64  `protobuf:"varint,1,opt,name=decisionKey,proto3" json:"decisionKey,omitempty"`
+	DecisionId  string `protobuf:"bytes,2,opt,name=decisionId,proto3" json:"decisionId,omitempty"`
+	// A JSON object: the variables the decision is evaluated with.
+	Variables     string `protobuf:"bytes,3,opt,name=variables,proto3" json:"variables,omitempty"`
+	TenantId      string `protobuf:"bytes,4,opt,name=tenantId,proto3" json:"tenantId,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EvaluateDecisionRequest) Reset() {
+	*x = EvaluateDecisionRequest{}
+	mi := &file_gateway_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EvaluateDecisionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EvaluateDecisionRequest) ProtoMessage() {}
+
+func (x *EvaluateDecisionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EvaluateDecisionRequest.ProtoReflect.Descriptor instead.
+func (*EvaluateDecisionRequest) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *EvaluateDecisionRequest) GetDecisionKey() int64 {
+	if x != nil {
+		return x.DecisionKey
+	}
+	return 0
+}
+
+func (x *EvaluateDecisionRequest) GetDecisionId() string {
+	if x != nil {
+		return x.DecisionId
+	}
+	return ""
+}
+
+func (x *EvaluateDecisionRequest) GetVariables() string {
+	if x != nil {
+		return x.Variables
+	}
+	return ""
+}
+
+func (x *EvaluateDecisionRequest) GetTenantId() string {
+	if x != nil {
+		return x.TenantId
+	}
+	return ""
+}
+
+type EvaluateDecisionResponse struct {
+	state                   protoimpl.MessageState `protogen:"open.v1"`
+	DecisionKey             int64                  `protobuf:"varint,1,opt,name=decisionKey,proto3" json:"decisionKey,omitempty"`
+	DecisionId              string                 `protobuf:"bytes,2,opt,name=decisionId,proto3" json:"decisionId,omitempty"`
+	DecisionName            string                 `protobuf:"bytes,3,opt,name=decisionName,proto3" json:"decisionName,omitempty"`
+	DecisionVersion         int32                  `protobuf:"varint,4,opt,name=decisionVersion,proto3" json:"decisionVersion,omitempty"`
+	DecisionRequirementsId  string                 `protobuf:"bytes,5,opt,name=decisionRequirementsId,proto3" json:"decisionRequirementsId,omitempty"`
+	DecisionRequirementsKey int64                  `protobuf:"varint,6,opt,name=decisionRequirementsKey,proto3" json:"decisionRequirementsKey,omitempty"`
+	// The decision's output as a JSON document.
+	DecisionOutput string `protobuf:"bytes,7,opt,name=decisionOutput,proto3" json:"decisionOutput,omitempty"`
+	// The decision and every decision it required, in evaluation order.
+	EvaluatedDecisions []*EvaluatedDecision `protobuf:"bytes,8,rep,name=evaluatedDecisions,proto3" json:"evaluatedDecisions,omitempty"`
+	// Set when evaluation failed: the decision that failed, and why.
+	FailedDecisionId      string `protobuf:"bytes,9,opt,name=failedDecisionId,proto3" json:"failedDecisionId,omitempty"`
+	FailureMessage        string `protobuf:"bytes,10,opt,name=failureMessage,proto3" json:"failureMessage,omitempty"`
+	TenantId              string `protobuf:"bytes,11,opt,name=tenantId,proto3" json:"tenantId,omitempty"`
+	DecisionInstanceKey   int64  `protobuf:"varint,12,opt,name=decisionInstanceKey,proto3" json:"decisionInstanceKey,omitempty"`
+	DecisionEvaluationKey int64  `protobuf:"varint,13,opt,name=decisionEvaluationKey,proto3" json:"decisionEvaluationKey,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
+}
+
+func (x *EvaluateDecisionResponse) Reset() {
+	*x = EvaluateDecisionResponse{}
+	mi := &file_gateway_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EvaluateDecisionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EvaluateDecisionResponse) ProtoMessage() {}
+
+func (x *EvaluateDecisionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EvaluateDecisionResponse.ProtoReflect.Descriptor instead.
+func (*EvaluateDecisionResponse) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *EvaluateDecisionResponse) GetDecisionKey() int64 {
+	if x != nil {
+		return x.DecisionKey
+	}
+	return 0
+}
+
+func (x *EvaluateDecisionResponse) GetDecisionId() string {
+	if x != nil {
+		return x.DecisionId
+	}
+	return ""
+}
+
+func (x *EvaluateDecisionResponse) GetDecisionName() string {
+	if x != nil {
+		return x.DecisionName
+	}
+	return ""
+}
+
+func (x *EvaluateDecisionResponse) GetDecisionVersion() int32 {
+	if x != nil {
+		return x.DecisionVersion
+	}
+	return 0
+}
+
+func (x *EvaluateDecisionResponse) GetDecisionRequirementsId() string {
+	if x != nil {
+		return x.DecisionRequirementsId
+	}
+	return ""
+}
+
+func (x *EvaluateDecisionResponse) GetDecisionRequirementsKey() int64 {
+	if x != nil {
+		return x.DecisionRequirementsKey
+	}
+	return 0
+}
+
+func (x *EvaluateDecisionResponse) GetDecisionOutput() string {
+	if x != nil {
+		return x.DecisionOutput
+	}
+	return ""
+}
+
+func (x *EvaluateDecisionResponse) GetEvaluatedDecisions() []*EvaluatedDecision {
+	if x != nil {
+		return x.EvaluatedDecisions
+	}
+	return nil
+}
+
+func (x *EvaluateDecisionResponse) GetFailedDecisionId() string {
+	if x != nil {
+		return x.FailedDecisionId
+	}
+	return ""
+}
+
+func (x *EvaluateDecisionResponse) GetFailureMessage() string {
+	if x != nil {
+		return x.FailureMessage
+	}
+	return ""
+}
+
+func (x *EvaluateDecisionResponse) GetTenantId() string {
+	if x != nil {
+		return x.TenantId
+	}
+	return ""
+}
+
+func (x *EvaluateDecisionResponse) GetDecisionInstanceKey() int64 {
+	if x != nil {
+		return x.DecisionInstanceKey
+	}
+	return 0
+}
+
+func (x *EvaluateDecisionResponse) GetDecisionEvaluationKey() int64 {
+	if x != nil {
+		return x.DecisionEvaluationKey
+	}
+	return 0
+}
+
+type EvaluatedDecision struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	DecisionKey     int64                  `protobuf:"varint,1,opt,name=decisionKey,proto3" json:"decisionKey,omitempty"`
+	DecisionId      string                 `protobuf:"bytes,2,opt,name=decisionId,proto3" json:"decisionId,omitempty"`
+	DecisionName    string                 `protobuf:"bytes,3,opt,name=decisionName,proto3" json:"decisionName,omitempty"`
+	DecisionVersion int32                  `protobuf:"varint,4,opt,name=decisionVersion,proto3" json:"decisionVersion,omitempty"`
+	// DECISION_TABLE or LITERAL_EXPRESSION.
+	DecisionType                  string                    `protobuf:"bytes,5,opt,name=decisionType,proto3" json:"decisionType,omitempty"`
+	DecisionOutput                string                    `protobuf:"bytes,6,opt,name=decisionOutput,proto3" json:"decisionOutput,omitempty"`
+	MatchedRules                  []*MatchedDecisionRule    `protobuf:"bytes,7,rep,name=matchedRules,proto3" json:"matchedRules,omitempty"`
+	EvaluatedInputs               []*EvaluatedDecisionInput `protobuf:"bytes,8,rep,name=evaluatedInputs,proto3" json:"evaluatedInputs,omitempty"`
+	TenantId                      string                    `protobuf:"bytes,9,opt,name=tenantId,proto3" json:"tenantId,omitempty"`
+	DecisionEvaluationInstanceKey string                    `protobuf:"bytes,10,opt,name=decisionEvaluationInstanceKey,proto3" json:"decisionEvaluationInstanceKey,omitempty"`
+	unknownFields                 protoimpl.UnknownFields
+	sizeCache                     protoimpl.SizeCache
+}
+
+func (x *EvaluatedDecision) Reset() {
+	*x = EvaluatedDecision{}
+	mi := &file_gateway_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EvaluatedDecision) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EvaluatedDecision) ProtoMessage() {}
+
+func (x *EvaluatedDecision) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EvaluatedDecision.ProtoReflect.Descriptor instead.
+func (*EvaluatedDecision) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *EvaluatedDecision) GetDecisionKey() int64 {
+	if x != nil {
+		return x.DecisionKey
+	}
+	return 0
+}
+
+func (x *EvaluatedDecision) GetDecisionId() string {
+	if x != nil {
+		return x.DecisionId
+	}
+	return ""
+}
+
+func (x *EvaluatedDecision) GetDecisionName() string {
+	if x != nil {
+		return x.DecisionName
+	}
+	return ""
+}
+
+func (x *EvaluatedDecision) GetDecisionVersion() int32 {
+	if x != nil {
+		return x.DecisionVersion
+	}
+	return 0
+}
+
+func (x *EvaluatedDecision) GetDecisionType() string {
+	if x != nil {
+		return x.DecisionType
+	}
+	return ""
+}
+
+func (x *EvaluatedDecision) GetDecisionOutput() string {
+	if x != nil {
+		return x.DecisionOutput
+	}
+	return ""
+}
+
+func (x *EvaluatedDecision) GetMatchedRules() []*MatchedDecisionRule {
+	if x != nil {
+		return x.MatchedRules
+	}
+	return nil
+}
+
+func (x *EvaluatedDecision) GetEvaluatedInputs() []*EvaluatedDecisionInput {
+	if x != nil {
+		return x.EvaluatedInputs
+	}
+	return nil
+}
+
+func (x *EvaluatedDecision) GetTenantId() string {
+	if x != nil {
+		return x.TenantId
+	}
+	return ""
+}
+
+func (x *EvaluatedDecision) GetDecisionEvaluationInstanceKey() string {
+	if x != nil {
+		return x.DecisionEvaluationInstanceKey
+	}
+	return ""
+}
+
+type EvaluatedDecisionInput struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	InputId   string                 `protobuf:"bytes,1,opt,name=inputId,proto3" json:"inputId,omitempty"`
+	InputName string                 `protobuf:"bytes,2,opt,name=inputName,proto3" json:"inputName,omitempty"`
+	// The input's value as a JSON document.
+	InputValue    string `protobuf:"bytes,3,opt,name=inputValue,proto3" json:"inputValue,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EvaluatedDecisionInput) Reset() {
+	*x = EvaluatedDecisionInput{}
+	mi := &file_gateway_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EvaluatedDecisionInput) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EvaluatedDecisionInput) ProtoMessage() {}
+
+func (x *EvaluatedDecisionInput) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EvaluatedDecisionInput.ProtoReflect.Descriptor instead.
+func (*EvaluatedDecisionInput) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *EvaluatedDecisionInput) GetInputId() string {
+	if x != nil {
+		return x.InputId
+	}
+	return ""
+}
+
+func (x *EvaluatedDecisionInput) GetInputName() string {
+	if x != nil {
+		return x.InputName
+	}
+	return ""
+}
+
+func (x *EvaluatedDecisionInput) GetInputValue() string {
+	if x != nil {
+		return x.InputValue
+	}
+	return ""
+}
+
+type EvaluatedDecisionOutput struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	OutputId      string                 `protobuf:"bytes,1,opt,name=outputId,proto3" json:"outputId,omitempty"`
+	OutputName    string                 `protobuf:"bytes,2,opt,name=outputName,proto3" json:"outputName,omitempty"`
+	OutputValue   string                 `protobuf:"bytes,3,opt,name=outputValue,proto3" json:"outputValue,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EvaluatedDecisionOutput) Reset() {
+	*x = EvaluatedDecisionOutput{}
+	mi := &file_gateway_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EvaluatedDecisionOutput) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EvaluatedDecisionOutput) ProtoMessage() {}
+
+func (x *EvaluatedDecisionOutput) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EvaluatedDecisionOutput.ProtoReflect.Descriptor instead.
+func (*EvaluatedDecisionOutput) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *EvaluatedDecisionOutput) GetOutputId() string {
+	if x != nil {
+		return x.OutputId
+	}
+	return ""
+}
+
+func (x *EvaluatedDecisionOutput) GetOutputName() string {
+	if x != nil {
+		return x.OutputName
+	}
+	return ""
+}
+
+func (x *EvaluatedDecisionOutput) GetOutputValue() string {
+	if x != nil {
+		return x.OutputValue
+	}
+	return ""
+}
+
+type MatchedDecisionRule struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	RuleId string                 `protobuf:"bytes,1,opt,name=ruleId,proto3" json:"ruleId,omitempty"`
+	// 1-based position of the rule in the table.
+	RuleIndex        int32                      `protobuf:"varint,2,opt,name=ruleIndex,proto3" json:"ruleIndex,omitempty"`
+	EvaluatedOutputs []*EvaluatedDecisionOutput `protobuf:"bytes,3,rep,name=evaluatedOutputs,proto3" json:"evaluatedOutputs,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *MatchedDecisionRule) Reset() {
+	*x = MatchedDecisionRule{}
+	mi := &file_gateway_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MatchedDecisionRule) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MatchedDecisionRule) ProtoMessage() {}
+
+func (x *MatchedDecisionRule) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MatchedDecisionRule.ProtoReflect.Descriptor instead.
+func (*MatchedDecisionRule) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *MatchedDecisionRule) GetRuleId() string {
+	if x != nil {
+		return x.RuleId
+	}
+	return ""
+}
+
+func (x *MatchedDecisionRule) GetRuleIndex() int32 {
+	if x != nil {
+		return x.RuleIndex
+	}
+	return 0
+}
+
+func (x *MatchedDecisionRule) GetEvaluatedOutputs() []*EvaluatedDecisionOutput {
+	if x != nil {
+		return x.EvaluatedOutputs
+	}
+	return nil
+}
+
 type PublishMessageRequest struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Name           string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -2980,7 +3784,7 @@ type PublishMessageRequest struct {
 
 func (x *PublishMessageRequest) Reset() {
 	*x = PublishMessageRequest{}
-	mi := &file_gateway_proto_msgTypes[40]
+	mi := &file_gateway_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2992,7 +3796,7 @@ func (x *PublishMessageRequest) String() string {
 func (*PublishMessageRequest) ProtoMessage() {}
 
 func (x *PublishMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[40]
+	mi := &file_gateway_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3005,7 +3809,7 @@ func (x *PublishMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PublishMessageRequest.ProtoReflect.Descriptor instead.
 func (*PublishMessageRequest) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{40}
+	return file_gateway_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *PublishMessageRequest) GetName() string {
@@ -3060,7 +3864,7 @@ type PublishMessageResponse struct {
 
 func (x *PublishMessageResponse) Reset() {
 	*x = PublishMessageResponse{}
-	mi := &file_gateway_proto_msgTypes[41]
+	mi := &file_gateway_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3072,7 +3876,7 @@ func (x *PublishMessageResponse) String() string {
 func (*PublishMessageResponse) ProtoMessage() {}
 
 func (x *PublishMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[41]
+	mi := &file_gateway_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3085,7 +3889,7 @@ func (x *PublishMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PublishMessageResponse.ProtoReflect.Descriptor instead.
 func (*PublishMessageResponse) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{41}
+	return file_gateway_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *PublishMessageResponse) GetKey() int64 {
@@ -3102,6 +3906,120 @@ func (x *PublishMessageResponse) GetTenantId() string {
 	return ""
 }
 
+type BroadcastSignalRequest struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	SignalName string                 `protobuf:"bytes,1,opt,name=signalName,proto3" json:"signalName,omitempty"`
+	// A JSON object: the variables the triggered events receive.
+	Variables     string `protobuf:"bytes,2,opt,name=variables,proto3" json:"variables,omitempty"`
+	TenantId      string `protobuf:"bytes,3,opt,name=tenantId,proto3" json:"tenantId,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BroadcastSignalRequest) Reset() {
+	*x = BroadcastSignalRequest{}
+	mi := &file_gateway_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BroadcastSignalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BroadcastSignalRequest) ProtoMessage() {}
+
+func (x *BroadcastSignalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BroadcastSignalRequest.ProtoReflect.Descriptor instead.
+func (*BroadcastSignalRequest) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *BroadcastSignalRequest) GetSignalName() string {
+	if x != nil {
+		return x.SignalName
+	}
+	return ""
+}
+
+func (x *BroadcastSignalRequest) GetVariables() string {
+	if x != nil {
+		return x.Variables
+	}
+	return ""
+}
+
+func (x *BroadcastSignalRequest) GetTenantId() string {
+	if x != nil {
+		return x.TenantId
+	}
+	return ""
+}
+
+type BroadcastSignalResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The key of the signal broadcast.
+	Key           int64  `protobuf:"varint,1,opt,name=key,proto3" json:"key,omitempty"`
+	TenantId      string `protobuf:"bytes,2,opt,name=tenantId,proto3" json:"tenantId,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BroadcastSignalResponse) Reset() {
+	*x = BroadcastSignalResponse{}
+	mi := &file_gateway_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BroadcastSignalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BroadcastSignalResponse) ProtoMessage() {}
+
+func (x *BroadcastSignalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BroadcastSignalResponse.ProtoReflect.Descriptor instead.
+func (*BroadcastSignalResponse) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *BroadcastSignalResponse) GetKey() int64 {
+	if x != nil {
+		return x.Key
+	}
+	return 0
+}
+
+func (x *BroadcastSignalResponse) GetTenantId() string {
+	if x != nil {
+		return x.TenantId
+	}
+	return ""
+}
+
 type TopologyRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -3110,7 +4028,7 @@ type TopologyRequest struct {
 
 func (x *TopologyRequest) Reset() {
 	*x = TopologyRequest{}
-	mi := &file_gateway_proto_msgTypes[42]
+	mi := &file_gateway_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3122,7 +4040,7 @@ func (x *TopologyRequest) String() string {
 func (*TopologyRequest) ProtoMessage() {}
 
 func (x *TopologyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[42]
+	mi := &file_gateway_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3135,7 +4053,7 @@ func (x *TopologyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TopologyRequest.ProtoReflect.Descriptor instead.
 func (*TopologyRequest) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{42}
+	return file_gateway_proto_rawDescGZIP(), []int{56}
 }
 
 type TopologyResponse struct {
@@ -3151,7 +4069,7 @@ type TopologyResponse struct {
 
 func (x *TopologyResponse) Reset() {
 	*x = TopologyResponse{}
-	mi := &file_gateway_proto_msgTypes[43]
+	mi := &file_gateway_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3163,7 +4081,7 @@ func (x *TopologyResponse) String() string {
 func (*TopologyResponse) ProtoMessage() {}
 
 func (x *TopologyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[43]
+	mi := &file_gateway_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3176,7 +4094,7 @@ func (x *TopologyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TopologyResponse.ProtoReflect.Descriptor instead.
 func (*TopologyResponse) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{43}
+	return file_gateway_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *TopologyResponse) GetBrokers() []*BrokerInfo {
@@ -3227,7 +4145,7 @@ type BrokerInfo struct {
 
 func (x *BrokerInfo) Reset() {
 	*x = BrokerInfo{}
-	mi := &file_gateway_proto_msgTypes[44]
+	mi := &file_gateway_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3239,7 +4157,7 @@ func (x *BrokerInfo) String() string {
 func (*BrokerInfo) ProtoMessage() {}
 
 func (x *BrokerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[44]
+	mi := &file_gateway_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3252,7 +4170,7 @@ func (x *BrokerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BrokerInfo.ProtoReflect.Descriptor instead.
 func (*BrokerInfo) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{44}
+	return file_gateway_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *BrokerInfo) GetNodeId() int32 {
@@ -3301,7 +4219,7 @@ type Partition struct {
 
 func (x *Partition) Reset() {
 	*x = Partition{}
-	mi := &file_gateway_proto_msgTypes[45]
+	mi := &file_gateway_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3313,7 +4231,7 @@ func (x *Partition) String() string {
 func (*Partition) ProtoMessage() {}
 
 func (x *Partition) ProtoReflect() protoreflect.Message {
-	mi := &file_gateway_proto_msgTypes[45]
+	mi := &file_gateway_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3326,7 +4244,7 @@ func (x *Partition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Partition.ProtoReflect.Descriptor instead.
 func (*Partition) Descriptor() ([]byte, []int) {
-	return file_gateway_proto_rawDescGZIP(), []int{45}
+	return file_gateway_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *Partition) GetPartitionId() int32 {
@@ -3348,6 +4266,272 @@ func (x *Partition) GetHealth() Partition_PartitionBrokerHealth {
 		return x.Health
 	}
 	return Partition_HEALTHY
+}
+
+type ModifyProcessInstanceRequest_ActivateInstruction struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The element to activate.
+	ElementId string `protobuf:"bytes,1,opt,name=elementId,proto3" json:"elementId,omitempty"`
+	// The flow scope instance to activate it in; 0 = let the engine find the
+	// one instance of the element's flow scope (refused when there are several).
+	AncestorElementInstanceKey int64                                               `protobuf:"varint,2,opt,name=ancestorElementInstanceKey,proto3" json:"ancestorElementInstanceKey,omitempty"`
+	VariableInstructions       []*ModifyProcessInstanceRequest_VariableInstruction `protobuf:"bytes,3,rep,name=variableInstructions,proto3" json:"variableInstructions,omitempty"`
+	unknownFields              protoimpl.UnknownFields
+	sizeCache                  protoimpl.SizeCache
+}
+
+func (x *ModifyProcessInstanceRequest_ActivateInstruction) Reset() {
+	*x = ModifyProcessInstanceRequest_ActivateInstruction{}
+	mi := &file_gateway_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ModifyProcessInstanceRequest_ActivateInstruction) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ModifyProcessInstanceRequest_ActivateInstruction) ProtoMessage() {}
+
+func (x *ModifyProcessInstanceRequest_ActivateInstruction) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ModifyProcessInstanceRequest_ActivateInstruction.ProtoReflect.Descriptor instead.
+func (*ModifyProcessInstanceRequest_ActivateInstruction) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{28, 0}
+}
+
+func (x *ModifyProcessInstanceRequest_ActivateInstruction) GetElementId() string {
+	if x != nil {
+		return x.ElementId
+	}
+	return ""
+}
+
+func (x *ModifyProcessInstanceRequest_ActivateInstruction) GetAncestorElementInstanceKey() int64 {
+	if x != nil {
+		return x.AncestorElementInstanceKey
+	}
+	return 0
+}
+
+func (x *ModifyProcessInstanceRequest_ActivateInstruction) GetVariableInstructions() []*ModifyProcessInstanceRequest_VariableInstruction {
+	if x != nil {
+		return x.VariableInstructions
+	}
+	return nil
+}
+
+type ModifyProcessInstanceRequest_VariableInstruction struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A JSON object, set as local variables of the scope.
+	Variables string `protobuf:"bytes,1,opt,name=variables,proto3" json:"variables,omitempty"`
+	// The id of the element whose new instance gets the variables; empty =
+	// the activated element's flow scope.
+	ScopeId       string `protobuf:"bytes,2,opt,name=scopeId,proto3" json:"scopeId,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ModifyProcessInstanceRequest_VariableInstruction) Reset() {
+	*x = ModifyProcessInstanceRequest_VariableInstruction{}
+	mi := &file_gateway_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ModifyProcessInstanceRequest_VariableInstruction) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ModifyProcessInstanceRequest_VariableInstruction) ProtoMessage() {}
+
+func (x *ModifyProcessInstanceRequest_VariableInstruction) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ModifyProcessInstanceRequest_VariableInstruction.ProtoReflect.Descriptor instead.
+func (*ModifyProcessInstanceRequest_VariableInstruction) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{28, 1}
+}
+
+func (x *ModifyProcessInstanceRequest_VariableInstruction) GetVariables() string {
+	if x != nil {
+		return x.Variables
+	}
+	return ""
+}
+
+func (x *ModifyProcessInstanceRequest_VariableInstruction) GetScopeId() string {
+	if x != nil {
+		return x.ScopeId
+	}
+	return ""
+}
+
+type ModifyProcessInstanceRequest_TerminateInstruction struct {
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	ElementInstanceKey int64                  `protobuf:"varint,1,opt,name=elementInstanceKey,proto3" json:"elementInstanceKey,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *ModifyProcessInstanceRequest_TerminateInstruction) Reset() {
+	*x = ModifyProcessInstanceRequest_TerminateInstruction{}
+	mi := &file_gateway_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ModifyProcessInstanceRequest_TerminateInstruction) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ModifyProcessInstanceRequest_TerminateInstruction) ProtoMessage() {}
+
+func (x *ModifyProcessInstanceRequest_TerminateInstruction) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ModifyProcessInstanceRequest_TerminateInstruction.ProtoReflect.Descriptor instead.
+func (*ModifyProcessInstanceRequest_TerminateInstruction) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{28, 2}
+}
+
+func (x *ModifyProcessInstanceRequest_TerminateInstruction) GetElementInstanceKey() int64 {
+	if x != nil {
+		return x.ElementInstanceKey
+	}
+	return 0
+}
+
+type MigrateProcessInstanceRequest_MigrationPlan struct {
+	state                      protoimpl.MessageState                              `protogen:"open.v1"`
+	TargetProcessDefinitionKey int64                                               `protobuf:"varint,1,opt,name=targetProcessDefinitionKey,proto3" json:"targetProcessDefinitionKey,omitempty"`
+	MappingInstructions        []*MigrateProcessInstanceRequest_MappingInstruction `protobuf:"bytes,2,rep,name=mappingInstructions,proto3" json:"mappingInstructions,omitempty"`
+	unknownFields              protoimpl.UnknownFields
+	sizeCache                  protoimpl.SizeCache
+}
+
+func (x *MigrateProcessInstanceRequest_MigrationPlan) Reset() {
+	*x = MigrateProcessInstanceRequest_MigrationPlan{}
+	mi := &file_gateway_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MigrateProcessInstanceRequest_MigrationPlan) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MigrateProcessInstanceRequest_MigrationPlan) ProtoMessage() {}
+
+func (x *MigrateProcessInstanceRequest_MigrationPlan) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MigrateProcessInstanceRequest_MigrationPlan.ProtoReflect.Descriptor instead.
+func (*MigrateProcessInstanceRequest_MigrationPlan) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{30, 0}
+}
+
+func (x *MigrateProcessInstanceRequest_MigrationPlan) GetTargetProcessDefinitionKey() int64 {
+	if x != nil {
+		return x.TargetProcessDefinitionKey
+	}
+	return 0
+}
+
+func (x *MigrateProcessInstanceRequest_MigrationPlan) GetMappingInstructions() []*MigrateProcessInstanceRequest_MappingInstruction {
+	if x != nil {
+		return x.MappingInstructions
+	}
+	return nil
+}
+
+type MigrateProcessInstanceRequest_MappingInstruction struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	SourceElementId string                 `protobuf:"bytes,1,opt,name=sourceElementId,proto3" json:"sourceElementId,omitempty"`
+	TargetElementId string                 `protobuf:"bytes,2,opt,name=targetElementId,proto3" json:"targetElementId,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *MigrateProcessInstanceRequest_MappingInstruction) Reset() {
+	*x = MigrateProcessInstanceRequest_MappingInstruction{}
+	mi := &file_gateway_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MigrateProcessInstanceRequest_MappingInstruction) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MigrateProcessInstanceRequest_MappingInstruction) ProtoMessage() {}
+
+func (x *MigrateProcessInstanceRequest_MappingInstruction) ProtoReflect() protoreflect.Message {
+	mi := &file_gateway_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MigrateProcessInstanceRequest_MappingInstruction.ProtoReflect.Descriptor instead.
+func (*MigrateProcessInstanceRequest_MappingInstruction) Descriptor() ([]byte, []int) {
+	return file_gateway_proto_rawDescGZIP(), []int{30, 1}
+}
+
+func (x *MigrateProcessInstanceRequest_MappingInstruction) GetSourceElementId() string {
+	if x != nil {
+		return x.SourceElementId
+	}
+	return ""
+}
+
+func (x *MigrateProcessInstanceRequest_MappingInstruction) GetTargetElementId() string {
+	if x != nil {
+		return x.TargetElementId
+	}
+	return ""
 }
 
 var File_gateway_proto protoreflect.FileDescriptor
@@ -3534,7 +4718,35 @@ const file_gateway_proto_rawDesc = "" +
 	"\x12processInstanceKey\x18\x01 \x01(\x03R\x12processInstanceKey\x123\n" +
 	"\x12operationReference\x18\x02 \x01(\x04H\x00R\x12operationReference\x88\x01\x01B\x15\n" +
 	"\x13_operationReference\"\x1f\n" +
-	"\x1dCancelProcessInstanceResponse\"\xc5\x01\n" +
+	"\x1dCancelProcessInstanceResponse\"\x92\x06\n" +
+	"\x1cModifyProcessInstanceRequest\x12.\n" +
+	"\x12processInstanceKey\x18\x01 \x01(\x03R\x12processInstanceKey\x12v\n" +
+	"\x14activateInstructions\x18\x02 \x03(\v2B.gateway_protocol.ModifyProcessInstanceRequest.ActivateInstructionR\x14activateInstructions\x12y\n" +
+	"\x15terminateInstructions\x18\x03 \x03(\v2C.gateway_protocol.ModifyProcessInstanceRequest.TerminateInstructionR\x15terminateInstructions\x123\n" +
+	"\x12operationReference\x18\x04 \x01(\x04H\x00R\x12operationReference\x88\x01\x01\x1a\xeb\x01\n" +
+	"\x13ActivateInstruction\x12\x1c\n" +
+	"\telementId\x18\x01 \x01(\tR\telementId\x12>\n" +
+	"\x1aancestorElementInstanceKey\x18\x02 \x01(\x03R\x1aancestorElementInstanceKey\x12v\n" +
+	"\x14variableInstructions\x18\x03 \x03(\v2B.gateway_protocol.ModifyProcessInstanceRequest.VariableInstructionR\x14variableInstructions\x1aM\n" +
+	"\x13VariableInstruction\x12\x1c\n" +
+	"\tvariables\x18\x01 \x01(\tR\tvariables\x12\x18\n" +
+	"\ascopeId\x18\x02 \x01(\tR\ascopeId\x1aF\n" +
+	"\x14TerminateInstruction\x12.\n" +
+	"\x12elementInstanceKey\x18\x01 \x01(\x03R\x12elementInstanceKeyB\x15\n" +
+	"\x13_operationReference\"\x1f\n" +
+	"\x1dModifyProcessInstanceResponse\"\xb2\x04\n" +
+	"\x1dMigrateProcessInstanceRequest\x12.\n" +
+	"\x12processInstanceKey\x18\x01 \x01(\x03R\x12processInstanceKey\x12c\n" +
+	"\rmigrationPlan\x18\x02 \x01(\v2=.gateway_protocol.MigrateProcessInstanceRequest.MigrationPlanR\rmigrationPlan\x123\n" +
+	"\x12operationReference\x18\x03 \x01(\x04H\x00R\x12operationReference\x88\x01\x01\x1a\xc5\x01\n" +
+	"\rMigrationPlan\x12>\n" +
+	"\x1atargetProcessDefinitionKey\x18\x01 \x01(\x03R\x1atargetProcessDefinitionKey\x12t\n" +
+	"\x13mappingInstructions\x18\x02 \x03(\v2B.gateway_protocol.MigrateProcessInstanceRequest.MappingInstructionR\x13mappingInstructions\x1ah\n" +
+	"\x12MappingInstruction\x12(\n" +
+	"\x0fsourceElementId\x18\x01 \x01(\tR\x0fsourceElementId\x12(\n" +
+	"\x0ftargetElementId\x18\x02 \x01(\tR\x0ftargetElementIdB\x15\n" +
+	"\x13_operationReference\" \n" +
+	"\x1eMigrateProcessInstanceResponse\"\xc5\x01\n" +
 	"\x13SetVariablesRequest\x12.\n" +
 	"\x12elementInstanceKey\x18\x01 \x01(\x03R\x12elementInstanceKey\x12\x1c\n" +
 	"\tvariables\x18\x02 \x01(\tR\tvariables\x12\x14\n" +
@@ -3592,7 +4804,66 @@ const file_gateway_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\x05R\aversion\x12\x18\n" +
 	"\aformKey\x18\x03 \x01(\x03R\aformKey\x12\"\n" +
 	"\fresourceName\x18\x04 \x01(\tR\fresourceName\x12\x1a\n" +
-	"\btenantId\x18\x05 \x01(\tR\btenantId\"\xcb\x01\n" +
+	"\btenantId\x18\x05 \x01(\tR\btenantId\"\x85\x01\n" +
+	"\x15DeleteResourceRequest\x12 \n" +
+	"\vresourceKey\x18\x01 \x01(\x03R\vresourceKey\x123\n" +
+	"\x12operationReference\x18\x02 \x01(\x04H\x00R\x12operationReference\x88\x01\x01B\x15\n" +
+	"\x13_operationReference\"\x18\n" +
+	"\x16DeleteResourceResponse\"\x95\x01\n" +
+	"\x17EvaluateDecisionRequest\x12 \n" +
+	"\vdecisionKey\x18\x01 \x01(\x03R\vdecisionKey\x12\x1e\n" +
+	"\n" +
+	"decisionId\x18\x02 \x01(\tR\n" +
+	"decisionId\x12\x1c\n" +
+	"\tvariables\x18\x03 \x01(\tR\tvariables\x12\x1a\n" +
+	"\btenantId\x18\x04 \x01(\tR\btenantId\"\xf1\x04\n" +
+	"\x18EvaluateDecisionResponse\x12 \n" +
+	"\vdecisionKey\x18\x01 \x01(\x03R\vdecisionKey\x12\x1e\n" +
+	"\n" +
+	"decisionId\x18\x02 \x01(\tR\n" +
+	"decisionId\x12\"\n" +
+	"\fdecisionName\x18\x03 \x01(\tR\fdecisionName\x12(\n" +
+	"\x0fdecisionVersion\x18\x04 \x01(\x05R\x0fdecisionVersion\x126\n" +
+	"\x16decisionRequirementsId\x18\x05 \x01(\tR\x16decisionRequirementsId\x128\n" +
+	"\x17decisionRequirementsKey\x18\x06 \x01(\x03R\x17decisionRequirementsKey\x12&\n" +
+	"\x0edecisionOutput\x18\a \x01(\tR\x0edecisionOutput\x12S\n" +
+	"\x12evaluatedDecisions\x18\b \x03(\v2#.gateway_protocol.EvaluatedDecisionR\x12evaluatedDecisions\x12*\n" +
+	"\x10failedDecisionId\x18\t \x01(\tR\x10failedDecisionId\x12&\n" +
+	"\x0efailureMessage\x18\n" +
+	" \x01(\tR\x0efailureMessage\x12\x1a\n" +
+	"\btenantId\x18\v \x01(\tR\btenantId\x120\n" +
+	"\x13decisionInstanceKey\x18\f \x01(\x03R\x13decisionInstanceKey\x124\n" +
+	"\x15decisionEvaluationKey\x18\r \x01(\x03R\x15decisionEvaluationKey\"\xf0\x03\n" +
+	"\x11EvaluatedDecision\x12 \n" +
+	"\vdecisionKey\x18\x01 \x01(\x03R\vdecisionKey\x12\x1e\n" +
+	"\n" +
+	"decisionId\x18\x02 \x01(\tR\n" +
+	"decisionId\x12\"\n" +
+	"\fdecisionName\x18\x03 \x01(\tR\fdecisionName\x12(\n" +
+	"\x0fdecisionVersion\x18\x04 \x01(\x05R\x0fdecisionVersion\x12\"\n" +
+	"\fdecisionType\x18\x05 \x01(\tR\fdecisionType\x12&\n" +
+	"\x0edecisionOutput\x18\x06 \x01(\tR\x0edecisionOutput\x12I\n" +
+	"\fmatchedRules\x18\a \x03(\v2%.gateway_protocol.MatchedDecisionRuleR\fmatchedRules\x12R\n" +
+	"\x0fevaluatedInputs\x18\b \x03(\v2(.gateway_protocol.EvaluatedDecisionInputR\x0fevaluatedInputs\x12\x1a\n" +
+	"\btenantId\x18\t \x01(\tR\btenantId\x12D\n" +
+	"\x1ddecisionEvaluationInstanceKey\x18\n" +
+	" \x01(\tR\x1ddecisionEvaluationInstanceKey\"p\n" +
+	"\x16EvaluatedDecisionInput\x12\x18\n" +
+	"\ainputId\x18\x01 \x01(\tR\ainputId\x12\x1c\n" +
+	"\tinputName\x18\x02 \x01(\tR\tinputName\x12\x1e\n" +
+	"\n" +
+	"inputValue\x18\x03 \x01(\tR\n" +
+	"inputValue\"w\n" +
+	"\x17EvaluatedDecisionOutput\x12\x1a\n" +
+	"\boutputId\x18\x01 \x01(\tR\boutputId\x12\x1e\n" +
+	"\n" +
+	"outputName\x18\x02 \x01(\tR\n" +
+	"outputName\x12 \n" +
+	"\voutputValue\x18\x03 \x01(\tR\voutputValue\"\xa2\x01\n" +
+	"\x13MatchedDecisionRule\x12\x16\n" +
+	"\x06ruleId\x18\x01 \x01(\tR\x06ruleId\x12\x1c\n" +
+	"\truleIndex\x18\x02 \x01(\x05R\truleIndex\x12U\n" +
+	"\x10evaluatedOutputs\x18\x03 \x03(\v2).gateway_protocol.EvaluatedDecisionOutputR\x10evaluatedOutputs\"\xcb\x01\n" +
 	"\x15PublishMessageRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12&\n" +
 	"\x0ecorrelationKey\x18\x02 \x01(\tR\x0ecorrelationKey\x12\x1e\n" +
@@ -3603,6 +4874,15 @@ const file_gateway_proto_rawDesc = "" +
 	"\tvariables\x18\x05 \x01(\tR\tvariables\x12\x1a\n" +
 	"\btenantId\x18\x06 \x01(\tR\btenantId\"F\n" +
 	"\x16PublishMessageResponse\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\x03R\x03key\x12\x1a\n" +
+	"\btenantId\x18\x02 \x01(\tR\btenantId\"r\n" +
+	"\x16BroadcastSignalRequest\x12\x1e\n" +
+	"\n" +
+	"signalName\x18\x01 \x01(\tR\n" +
+	"signalName\x12\x1c\n" +
+	"\tvariables\x18\x02 \x01(\tR\tvariables\x12\x1a\n" +
+	"\btenantId\x18\x03 \x01(\tR\btenantId\"G\n" +
+	"\x17BroadcastSignalResponse\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x03R\x03key\x12\x1a\n" +
 	"\btenantId\x18\x02 \x01(\tR\btenantId\"\x11\n" +
 	"\x0fTopologyRequest\"\xec\x01\n" +
@@ -3633,7 +4913,7 @@ const file_gateway_proto_rawDesc = "" +
 	"\x15PartitionBrokerHealth\x12\v\n" +
 	"\aHEALTHY\x10\x00\x12\r\n" +
 	"\tUNHEALTHY\x10\x01\x12\b\n" +
-	"\x04DEAD\x10\x022\x9d\f\n" +
+	"\x04DEAD\x10\x022\xcc\x10\n" +
 	"\aGateway\x12_\n" +
 	"\fActivateJobs\x12%.gateway_protocol.ActivateJobsRequest\x1a&.gateway_protocol.ActivateJobsResponse0\x01\x12e\n" +
 	"\x13StreamActivatedJobs\x12,.gateway_protocol.StreamActivatedJobsRequest\x1a\x1e.gateway_protocol.ActivatedJob0\x01\x12x\n" +
@@ -3650,7 +4930,12 @@ const file_gateway_proto_rawDesc = "" +
 	"\fSetVariables\x12%.gateway_protocol.SetVariablesRequest\x1a&.gateway_protocol.SetVariablesResponse\x12Q\n" +
 	"\bTopology\x12!.gateway_protocol.TopologyRequest\x1a\".gateway_protocol.TopologyResponse\x12i\n" +
 	"\x10UpdateJobRetries\x12).gateway_protocol.UpdateJobRetriesRequest\x1a*.gateway_protocol.UpdateJobRetriesResponse\x12i\n" +
-	"\x10UpdateJobTimeout\x12).gateway_protocol.UpdateJobTimeoutRequest\x1a*.gateway_protocol.UpdateJobTimeoutResponseB,\n" +
+	"\x10UpdateJobTimeout\x12).gateway_protocol.UpdateJobTimeoutRequest\x1a*.gateway_protocol.UpdateJobTimeoutResponse\x12i\n" +
+	"\x10EvaluateDecision\x12).gateway_protocol.EvaluateDecisionRequest\x1a*.gateway_protocol.EvaluateDecisionResponse\x12x\n" +
+	"\x15ModifyProcessInstance\x12..gateway_protocol.ModifyProcessInstanceRequest\x1a/.gateway_protocol.ModifyProcessInstanceResponse\x12{\n" +
+	"\x16MigrateProcessInstance\x12/.gateway_protocol.MigrateProcessInstanceRequest\x1a0.gateway_protocol.MigrateProcessInstanceResponse\x12c\n" +
+	"\x0eDeleteResource\x12'.gateway_protocol.DeleteResourceRequest\x1a(.gateway_protocol.DeleteResourceResponse\x12f\n" +
+	"\x0fBroadcastSignal\x12(.gateway_protocol.BroadcastSignalRequest\x1a).gateway_protocol.BroadcastSignalResponseB,\n" +
 	"!io.camunda.zeebe.gateway.protocolP\x00Z\x05./;pbb\x06proto3"
 
 var (
@@ -3666,58 +4951,77 @@ func file_gateway_proto_rawDescGZIP() []byte {
 }
 
 var file_gateway_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
+var file_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
 var file_gateway_proto_goTypes = []any{
-	(ActivatedJob_JobKind)(0),                         // 0: gateway_protocol.ActivatedJob.JobKind
-	(ActivatedJob_ListenerEventType)(0),               // 1: gateway_protocol.ActivatedJob.ListenerEventType
-	(Partition_PartitionBrokerRole)(0),                // 2: gateway_protocol.Partition.PartitionBrokerRole
-	(Partition_PartitionBrokerHealth)(0),              // 3: gateway_protocol.Partition.PartitionBrokerHealth
-	(*ActivateJobsRequest)(nil),                       // 4: gateway_protocol.ActivateJobsRequest
-	(*ActivateJobsResponse)(nil),                      // 5: gateway_protocol.ActivateJobsResponse
-	(*StreamActivatedJobsRequest)(nil),                // 6: gateway_protocol.StreamActivatedJobsRequest
-	(*ActivatedJob)(nil),                              // 7: gateway_protocol.ActivatedJob
-	(*UserTaskProperties)(nil),                        // 8: gateway_protocol.UserTaskProperties
-	(*CompleteJobRequest)(nil),                        // 9: gateway_protocol.CompleteJobRequest
-	(*JobResult)(nil),                                 // 10: gateway_protocol.JobResult
-	(*JobResultCorrections)(nil),                      // 11: gateway_protocol.JobResultCorrections
-	(*JobResultActivateElement)(nil),                  // 12: gateway_protocol.JobResultActivateElement
-	(*StringList)(nil),                                // 13: gateway_protocol.StringList
-	(*CompleteJobResponse)(nil),                       // 14: gateway_protocol.CompleteJobResponse
-	(*FailJobRequest)(nil),                            // 15: gateway_protocol.FailJobRequest
-	(*FailJobResponse)(nil),                           // 16: gateway_protocol.FailJobResponse
-	(*ThrowErrorRequest)(nil),                         // 17: gateway_protocol.ThrowErrorRequest
-	(*ThrowErrorResponse)(nil),                        // 18: gateway_protocol.ThrowErrorResponse
-	(*UpdateJobRetriesRequest)(nil),                   // 19: gateway_protocol.UpdateJobRetriesRequest
-	(*UpdateJobRetriesResponse)(nil),                  // 20: gateway_protocol.UpdateJobRetriesResponse
-	(*UpdateJobTimeoutRequest)(nil),                   // 21: gateway_protocol.UpdateJobTimeoutRequest
-	(*UpdateJobTimeoutResponse)(nil),                  // 22: gateway_protocol.UpdateJobTimeoutResponse
-	(*CreateProcessInstanceRequest)(nil),              // 23: gateway_protocol.CreateProcessInstanceRequest
-	(*ProcessInstanceCreationStartInstruction)(nil),   // 24: gateway_protocol.ProcessInstanceCreationStartInstruction
-	(*ProcessInstanceCreationRuntimeInstruction)(nil), // 25: gateway_protocol.ProcessInstanceCreationRuntimeInstruction
-	(*TerminateProcessInstanceInstruction)(nil),       // 26: gateway_protocol.TerminateProcessInstanceInstruction
-	(*CreateProcessInstanceResponse)(nil),             // 27: gateway_protocol.CreateProcessInstanceResponse
-	(*CreateProcessInstanceWithResultRequest)(nil),    // 28: gateway_protocol.CreateProcessInstanceWithResultRequest
-	(*CreateProcessInstanceWithResultResponse)(nil),   // 29: gateway_protocol.CreateProcessInstanceWithResultResponse
-	(*CancelProcessInstanceRequest)(nil),              // 30: gateway_protocol.CancelProcessInstanceRequest
-	(*CancelProcessInstanceResponse)(nil),             // 31: gateway_protocol.CancelProcessInstanceResponse
-	(*SetVariablesRequest)(nil),                       // 32: gateway_protocol.SetVariablesRequest
-	(*SetVariablesResponse)(nil),                      // 33: gateway_protocol.SetVariablesResponse
-	(*ResolveIncidentRequest)(nil),                    // 34: gateway_protocol.ResolveIncidentRequest
-	(*ResolveIncidentResponse)(nil),                   // 35: gateway_protocol.ResolveIncidentResponse
-	(*DeployResourceRequest)(nil),                     // 36: gateway_protocol.DeployResourceRequest
-	(*Resource)(nil),                                  // 37: gateway_protocol.Resource
-	(*DeployResourceResponse)(nil),                    // 38: gateway_protocol.DeployResourceResponse
-	(*Deployment)(nil),                                // 39: gateway_protocol.Deployment
-	(*ProcessMetadata)(nil),                           // 40: gateway_protocol.ProcessMetadata
-	(*DecisionMetadata)(nil),                          // 41: gateway_protocol.DecisionMetadata
-	(*DecisionRequirementsMetadata)(nil),              // 42: gateway_protocol.DecisionRequirementsMetadata
-	(*FormMetadata)(nil),                              // 43: gateway_protocol.FormMetadata
-	(*PublishMessageRequest)(nil),                     // 44: gateway_protocol.PublishMessageRequest
-	(*PublishMessageResponse)(nil),                    // 45: gateway_protocol.PublishMessageResponse
-	(*TopologyRequest)(nil),                           // 46: gateway_protocol.TopologyRequest
-	(*TopologyResponse)(nil),                          // 47: gateway_protocol.TopologyResponse
-	(*BrokerInfo)(nil),                                // 48: gateway_protocol.BrokerInfo
-	(*Partition)(nil),                                 // 49: gateway_protocol.Partition
+	(ActivatedJob_JobKind)(0),                                 // 0: gateway_protocol.ActivatedJob.JobKind
+	(ActivatedJob_ListenerEventType)(0),                       // 1: gateway_protocol.ActivatedJob.ListenerEventType
+	(Partition_PartitionBrokerRole)(0),                        // 2: gateway_protocol.Partition.PartitionBrokerRole
+	(Partition_PartitionBrokerHealth)(0),                      // 3: gateway_protocol.Partition.PartitionBrokerHealth
+	(*ActivateJobsRequest)(nil),                               // 4: gateway_protocol.ActivateJobsRequest
+	(*ActivateJobsResponse)(nil),                              // 5: gateway_protocol.ActivateJobsResponse
+	(*StreamActivatedJobsRequest)(nil),                        // 6: gateway_protocol.StreamActivatedJobsRequest
+	(*ActivatedJob)(nil),                                      // 7: gateway_protocol.ActivatedJob
+	(*UserTaskProperties)(nil),                                // 8: gateway_protocol.UserTaskProperties
+	(*CompleteJobRequest)(nil),                                // 9: gateway_protocol.CompleteJobRequest
+	(*JobResult)(nil),                                         // 10: gateway_protocol.JobResult
+	(*JobResultCorrections)(nil),                              // 11: gateway_protocol.JobResultCorrections
+	(*JobResultActivateElement)(nil),                          // 12: gateway_protocol.JobResultActivateElement
+	(*StringList)(nil),                                        // 13: gateway_protocol.StringList
+	(*CompleteJobResponse)(nil),                               // 14: gateway_protocol.CompleteJobResponse
+	(*FailJobRequest)(nil),                                    // 15: gateway_protocol.FailJobRequest
+	(*FailJobResponse)(nil),                                   // 16: gateway_protocol.FailJobResponse
+	(*ThrowErrorRequest)(nil),                                 // 17: gateway_protocol.ThrowErrorRequest
+	(*ThrowErrorResponse)(nil),                                // 18: gateway_protocol.ThrowErrorResponse
+	(*UpdateJobRetriesRequest)(nil),                           // 19: gateway_protocol.UpdateJobRetriesRequest
+	(*UpdateJobRetriesResponse)(nil),                          // 20: gateway_protocol.UpdateJobRetriesResponse
+	(*UpdateJobTimeoutRequest)(nil),                           // 21: gateway_protocol.UpdateJobTimeoutRequest
+	(*UpdateJobTimeoutResponse)(nil),                          // 22: gateway_protocol.UpdateJobTimeoutResponse
+	(*CreateProcessInstanceRequest)(nil),                      // 23: gateway_protocol.CreateProcessInstanceRequest
+	(*ProcessInstanceCreationStartInstruction)(nil),           // 24: gateway_protocol.ProcessInstanceCreationStartInstruction
+	(*ProcessInstanceCreationRuntimeInstruction)(nil),         // 25: gateway_protocol.ProcessInstanceCreationRuntimeInstruction
+	(*TerminateProcessInstanceInstruction)(nil),               // 26: gateway_protocol.TerminateProcessInstanceInstruction
+	(*CreateProcessInstanceResponse)(nil),                     // 27: gateway_protocol.CreateProcessInstanceResponse
+	(*CreateProcessInstanceWithResultRequest)(nil),            // 28: gateway_protocol.CreateProcessInstanceWithResultRequest
+	(*CreateProcessInstanceWithResultResponse)(nil),           // 29: gateway_protocol.CreateProcessInstanceWithResultResponse
+	(*CancelProcessInstanceRequest)(nil),                      // 30: gateway_protocol.CancelProcessInstanceRequest
+	(*CancelProcessInstanceResponse)(nil),                     // 31: gateway_protocol.CancelProcessInstanceResponse
+	(*ModifyProcessInstanceRequest)(nil),                      // 32: gateway_protocol.ModifyProcessInstanceRequest
+	(*ModifyProcessInstanceResponse)(nil),                     // 33: gateway_protocol.ModifyProcessInstanceResponse
+	(*MigrateProcessInstanceRequest)(nil),                     // 34: gateway_protocol.MigrateProcessInstanceRequest
+	(*MigrateProcessInstanceResponse)(nil),                    // 35: gateway_protocol.MigrateProcessInstanceResponse
+	(*SetVariablesRequest)(nil),                               // 36: gateway_protocol.SetVariablesRequest
+	(*SetVariablesResponse)(nil),                              // 37: gateway_protocol.SetVariablesResponse
+	(*ResolveIncidentRequest)(nil),                            // 38: gateway_protocol.ResolveIncidentRequest
+	(*ResolveIncidentResponse)(nil),                           // 39: gateway_protocol.ResolveIncidentResponse
+	(*DeployResourceRequest)(nil),                             // 40: gateway_protocol.DeployResourceRequest
+	(*Resource)(nil),                                          // 41: gateway_protocol.Resource
+	(*DeployResourceResponse)(nil),                            // 42: gateway_protocol.DeployResourceResponse
+	(*Deployment)(nil),                                        // 43: gateway_protocol.Deployment
+	(*ProcessMetadata)(nil),                                   // 44: gateway_protocol.ProcessMetadata
+	(*DecisionMetadata)(nil),                                  // 45: gateway_protocol.DecisionMetadata
+	(*DecisionRequirementsMetadata)(nil),                      // 46: gateway_protocol.DecisionRequirementsMetadata
+	(*FormMetadata)(nil),                                      // 47: gateway_protocol.FormMetadata
+	(*DeleteResourceRequest)(nil),                             // 48: gateway_protocol.DeleteResourceRequest
+	(*DeleteResourceResponse)(nil),                            // 49: gateway_protocol.DeleteResourceResponse
+	(*EvaluateDecisionRequest)(nil),                           // 50: gateway_protocol.EvaluateDecisionRequest
+	(*EvaluateDecisionResponse)(nil),                          // 51: gateway_protocol.EvaluateDecisionResponse
+	(*EvaluatedDecision)(nil),                                 // 52: gateway_protocol.EvaluatedDecision
+	(*EvaluatedDecisionInput)(nil),                            // 53: gateway_protocol.EvaluatedDecisionInput
+	(*EvaluatedDecisionOutput)(nil),                           // 54: gateway_protocol.EvaluatedDecisionOutput
+	(*MatchedDecisionRule)(nil),                               // 55: gateway_protocol.MatchedDecisionRule
+	(*PublishMessageRequest)(nil),                             // 56: gateway_protocol.PublishMessageRequest
+	(*PublishMessageResponse)(nil),                            // 57: gateway_protocol.PublishMessageResponse
+	(*BroadcastSignalRequest)(nil),                            // 58: gateway_protocol.BroadcastSignalRequest
+	(*BroadcastSignalResponse)(nil),                           // 59: gateway_protocol.BroadcastSignalResponse
+	(*TopologyRequest)(nil),                                   // 60: gateway_protocol.TopologyRequest
+	(*TopologyResponse)(nil),                                  // 61: gateway_protocol.TopologyResponse
+	(*BrokerInfo)(nil),                                        // 62: gateway_protocol.BrokerInfo
+	(*Partition)(nil),                                         // 63: gateway_protocol.Partition
+	(*ModifyProcessInstanceRequest_ActivateInstruction)(nil),  // 64: gateway_protocol.ModifyProcessInstanceRequest.ActivateInstruction
+	(*ModifyProcessInstanceRequest_VariableInstruction)(nil),  // 65: gateway_protocol.ModifyProcessInstanceRequest.VariableInstruction
+	(*ModifyProcessInstanceRequest_TerminateInstruction)(nil), // 66: gateway_protocol.ModifyProcessInstanceRequest.TerminateInstruction
+	(*MigrateProcessInstanceRequest_MigrationPlan)(nil),       // 67: gateway_protocol.MigrateProcessInstanceRequest.MigrationPlan
+	(*MigrateProcessInstanceRequest_MappingInstruction)(nil),  // 68: gateway_protocol.MigrateProcessInstanceRequest.MappingInstruction
 }
 var file_gateway_proto_depIdxs = []int32{
 	7,  // 0: gateway_protocol.ActivateJobsResponse.jobs:type_name -> gateway_protocol.ActivatedJob
@@ -3733,51 +5037,70 @@ var file_gateway_proto_depIdxs = []int32{
 	25, // 10: gateway_protocol.CreateProcessInstanceRequest.runtimeInstructions:type_name -> gateway_protocol.ProcessInstanceCreationRuntimeInstruction
 	26, // 11: gateway_protocol.ProcessInstanceCreationRuntimeInstruction.terminate:type_name -> gateway_protocol.TerminateProcessInstanceInstruction
 	23, // 12: gateway_protocol.CreateProcessInstanceWithResultRequest.request:type_name -> gateway_protocol.CreateProcessInstanceRequest
-	37, // 13: gateway_protocol.DeployResourceRequest.resources:type_name -> gateway_protocol.Resource
-	39, // 14: gateway_protocol.DeployResourceResponse.deployments:type_name -> gateway_protocol.Deployment
-	40, // 15: gateway_protocol.Deployment.process:type_name -> gateway_protocol.ProcessMetadata
-	41, // 16: gateway_protocol.Deployment.decision:type_name -> gateway_protocol.DecisionMetadata
-	42, // 17: gateway_protocol.Deployment.decisionRequirements:type_name -> gateway_protocol.DecisionRequirementsMetadata
-	43, // 18: gateway_protocol.Deployment.form:type_name -> gateway_protocol.FormMetadata
-	48, // 19: gateway_protocol.TopologyResponse.brokers:type_name -> gateway_protocol.BrokerInfo
-	49, // 20: gateway_protocol.BrokerInfo.partitions:type_name -> gateway_protocol.Partition
-	2,  // 21: gateway_protocol.Partition.role:type_name -> gateway_protocol.Partition.PartitionBrokerRole
-	3,  // 22: gateway_protocol.Partition.health:type_name -> gateway_protocol.Partition.PartitionBrokerHealth
-	4,  // 23: gateway_protocol.Gateway.ActivateJobs:input_type -> gateway_protocol.ActivateJobsRequest
-	6,  // 24: gateway_protocol.Gateway.StreamActivatedJobs:input_type -> gateway_protocol.StreamActivatedJobsRequest
-	30, // 25: gateway_protocol.Gateway.CancelProcessInstance:input_type -> gateway_protocol.CancelProcessInstanceRequest
-	9,  // 26: gateway_protocol.Gateway.CompleteJob:input_type -> gateway_protocol.CompleteJobRequest
-	23, // 27: gateway_protocol.Gateway.CreateProcessInstance:input_type -> gateway_protocol.CreateProcessInstanceRequest
-	28, // 28: gateway_protocol.Gateway.CreateProcessInstanceWithResult:input_type -> gateway_protocol.CreateProcessInstanceWithResultRequest
-	36, // 29: gateway_protocol.Gateway.DeployResource:input_type -> gateway_protocol.DeployResourceRequest
-	15, // 30: gateway_protocol.Gateway.FailJob:input_type -> gateway_protocol.FailJobRequest
-	17, // 31: gateway_protocol.Gateway.ThrowError:input_type -> gateway_protocol.ThrowErrorRequest
-	44, // 32: gateway_protocol.Gateway.PublishMessage:input_type -> gateway_protocol.PublishMessageRequest
-	34, // 33: gateway_protocol.Gateway.ResolveIncident:input_type -> gateway_protocol.ResolveIncidentRequest
-	32, // 34: gateway_protocol.Gateway.SetVariables:input_type -> gateway_protocol.SetVariablesRequest
-	46, // 35: gateway_protocol.Gateway.Topology:input_type -> gateway_protocol.TopologyRequest
-	19, // 36: gateway_protocol.Gateway.UpdateJobRetries:input_type -> gateway_protocol.UpdateJobRetriesRequest
-	21, // 37: gateway_protocol.Gateway.UpdateJobTimeout:input_type -> gateway_protocol.UpdateJobTimeoutRequest
-	5,  // 38: gateway_protocol.Gateway.ActivateJobs:output_type -> gateway_protocol.ActivateJobsResponse
-	7,  // 39: gateway_protocol.Gateway.StreamActivatedJobs:output_type -> gateway_protocol.ActivatedJob
-	31, // 40: gateway_protocol.Gateway.CancelProcessInstance:output_type -> gateway_protocol.CancelProcessInstanceResponse
-	14, // 41: gateway_protocol.Gateway.CompleteJob:output_type -> gateway_protocol.CompleteJobResponse
-	27, // 42: gateway_protocol.Gateway.CreateProcessInstance:output_type -> gateway_protocol.CreateProcessInstanceResponse
-	29, // 43: gateway_protocol.Gateway.CreateProcessInstanceWithResult:output_type -> gateway_protocol.CreateProcessInstanceWithResultResponse
-	38, // 44: gateway_protocol.Gateway.DeployResource:output_type -> gateway_protocol.DeployResourceResponse
-	16, // 45: gateway_protocol.Gateway.FailJob:output_type -> gateway_protocol.FailJobResponse
-	18, // 46: gateway_protocol.Gateway.ThrowError:output_type -> gateway_protocol.ThrowErrorResponse
-	45, // 47: gateway_protocol.Gateway.PublishMessage:output_type -> gateway_protocol.PublishMessageResponse
-	35, // 48: gateway_protocol.Gateway.ResolveIncident:output_type -> gateway_protocol.ResolveIncidentResponse
-	33, // 49: gateway_protocol.Gateway.SetVariables:output_type -> gateway_protocol.SetVariablesResponse
-	47, // 50: gateway_protocol.Gateway.Topology:output_type -> gateway_protocol.TopologyResponse
-	20, // 51: gateway_protocol.Gateway.UpdateJobRetries:output_type -> gateway_protocol.UpdateJobRetriesResponse
-	22, // 52: gateway_protocol.Gateway.UpdateJobTimeout:output_type -> gateway_protocol.UpdateJobTimeoutResponse
-	38, // [38:53] is the sub-list for method output_type
-	23, // [23:38] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	64, // 13: gateway_protocol.ModifyProcessInstanceRequest.activateInstructions:type_name -> gateway_protocol.ModifyProcessInstanceRequest.ActivateInstruction
+	66, // 14: gateway_protocol.ModifyProcessInstanceRequest.terminateInstructions:type_name -> gateway_protocol.ModifyProcessInstanceRequest.TerminateInstruction
+	67, // 15: gateway_protocol.MigrateProcessInstanceRequest.migrationPlan:type_name -> gateway_protocol.MigrateProcessInstanceRequest.MigrationPlan
+	41, // 16: gateway_protocol.DeployResourceRequest.resources:type_name -> gateway_protocol.Resource
+	43, // 17: gateway_protocol.DeployResourceResponse.deployments:type_name -> gateway_protocol.Deployment
+	44, // 18: gateway_protocol.Deployment.process:type_name -> gateway_protocol.ProcessMetadata
+	45, // 19: gateway_protocol.Deployment.decision:type_name -> gateway_protocol.DecisionMetadata
+	46, // 20: gateway_protocol.Deployment.decisionRequirements:type_name -> gateway_protocol.DecisionRequirementsMetadata
+	47, // 21: gateway_protocol.Deployment.form:type_name -> gateway_protocol.FormMetadata
+	52, // 22: gateway_protocol.EvaluateDecisionResponse.evaluatedDecisions:type_name -> gateway_protocol.EvaluatedDecision
+	55, // 23: gateway_protocol.EvaluatedDecision.matchedRules:type_name -> gateway_protocol.MatchedDecisionRule
+	53, // 24: gateway_protocol.EvaluatedDecision.evaluatedInputs:type_name -> gateway_protocol.EvaluatedDecisionInput
+	54, // 25: gateway_protocol.MatchedDecisionRule.evaluatedOutputs:type_name -> gateway_protocol.EvaluatedDecisionOutput
+	62, // 26: gateway_protocol.TopologyResponse.brokers:type_name -> gateway_protocol.BrokerInfo
+	63, // 27: gateway_protocol.BrokerInfo.partitions:type_name -> gateway_protocol.Partition
+	2,  // 28: gateway_protocol.Partition.role:type_name -> gateway_protocol.Partition.PartitionBrokerRole
+	3,  // 29: gateway_protocol.Partition.health:type_name -> gateway_protocol.Partition.PartitionBrokerHealth
+	65, // 30: gateway_protocol.ModifyProcessInstanceRequest.ActivateInstruction.variableInstructions:type_name -> gateway_protocol.ModifyProcessInstanceRequest.VariableInstruction
+	68, // 31: gateway_protocol.MigrateProcessInstanceRequest.MigrationPlan.mappingInstructions:type_name -> gateway_protocol.MigrateProcessInstanceRequest.MappingInstruction
+	4,  // 32: gateway_protocol.Gateway.ActivateJobs:input_type -> gateway_protocol.ActivateJobsRequest
+	6,  // 33: gateway_protocol.Gateway.StreamActivatedJobs:input_type -> gateway_protocol.StreamActivatedJobsRequest
+	30, // 34: gateway_protocol.Gateway.CancelProcessInstance:input_type -> gateway_protocol.CancelProcessInstanceRequest
+	9,  // 35: gateway_protocol.Gateway.CompleteJob:input_type -> gateway_protocol.CompleteJobRequest
+	23, // 36: gateway_protocol.Gateway.CreateProcessInstance:input_type -> gateway_protocol.CreateProcessInstanceRequest
+	28, // 37: gateway_protocol.Gateway.CreateProcessInstanceWithResult:input_type -> gateway_protocol.CreateProcessInstanceWithResultRequest
+	40, // 38: gateway_protocol.Gateway.DeployResource:input_type -> gateway_protocol.DeployResourceRequest
+	15, // 39: gateway_protocol.Gateway.FailJob:input_type -> gateway_protocol.FailJobRequest
+	17, // 40: gateway_protocol.Gateway.ThrowError:input_type -> gateway_protocol.ThrowErrorRequest
+	56, // 41: gateway_protocol.Gateway.PublishMessage:input_type -> gateway_protocol.PublishMessageRequest
+	38, // 42: gateway_protocol.Gateway.ResolveIncident:input_type -> gateway_protocol.ResolveIncidentRequest
+	36, // 43: gateway_protocol.Gateway.SetVariables:input_type -> gateway_protocol.SetVariablesRequest
+	60, // 44: gateway_protocol.Gateway.Topology:input_type -> gateway_protocol.TopologyRequest
+	19, // 45: gateway_protocol.Gateway.UpdateJobRetries:input_type -> gateway_protocol.UpdateJobRetriesRequest
+	21, // 46: gateway_protocol.Gateway.UpdateJobTimeout:input_type -> gateway_protocol.UpdateJobTimeoutRequest
+	50, // 47: gateway_protocol.Gateway.EvaluateDecision:input_type -> gateway_protocol.EvaluateDecisionRequest
+	32, // 48: gateway_protocol.Gateway.ModifyProcessInstance:input_type -> gateway_protocol.ModifyProcessInstanceRequest
+	34, // 49: gateway_protocol.Gateway.MigrateProcessInstance:input_type -> gateway_protocol.MigrateProcessInstanceRequest
+	48, // 50: gateway_protocol.Gateway.DeleteResource:input_type -> gateway_protocol.DeleteResourceRequest
+	58, // 51: gateway_protocol.Gateway.BroadcastSignal:input_type -> gateway_protocol.BroadcastSignalRequest
+	5,  // 52: gateway_protocol.Gateway.ActivateJobs:output_type -> gateway_protocol.ActivateJobsResponse
+	7,  // 53: gateway_protocol.Gateway.StreamActivatedJobs:output_type -> gateway_protocol.ActivatedJob
+	31, // 54: gateway_protocol.Gateway.CancelProcessInstance:output_type -> gateway_protocol.CancelProcessInstanceResponse
+	14, // 55: gateway_protocol.Gateway.CompleteJob:output_type -> gateway_protocol.CompleteJobResponse
+	27, // 56: gateway_protocol.Gateway.CreateProcessInstance:output_type -> gateway_protocol.CreateProcessInstanceResponse
+	29, // 57: gateway_protocol.Gateway.CreateProcessInstanceWithResult:output_type -> gateway_protocol.CreateProcessInstanceWithResultResponse
+	42, // 58: gateway_protocol.Gateway.DeployResource:output_type -> gateway_protocol.DeployResourceResponse
+	16, // 59: gateway_protocol.Gateway.FailJob:output_type -> gateway_protocol.FailJobResponse
+	18, // 60: gateway_protocol.Gateway.ThrowError:output_type -> gateway_protocol.ThrowErrorResponse
+	57, // 61: gateway_protocol.Gateway.PublishMessage:output_type -> gateway_protocol.PublishMessageResponse
+	39, // 62: gateway_protocol.Gateway.ResolveIncident:output_type -> gateway_protocol.ResolveIncidentResponse
+	37, // 63: gateway_protocol.Gateway.SetVariables:output_type -> gateway_protocol.SetVariablesResponse
+	61, // 64: gateway_protocol.Gateway.Topology:output_type -> gateway_protocol.TopologyResponse
+	20, // 65: gateway_protocol.Gateway.UpdateJobRetries:output_type -> gateway_protocol.UpdateJobRetriesResponse
+	22, // 66: gateway_protocol.Gateway.UpdateJobTimeout:output_type -> gateway_protocol.UpdateJobTimeoutResponse
+	51, // 67: gateway_protocol.Gateway.EvaluateDecision:output_type -> gateway_protocol.EvaluateDecisionResponse
+	33, // 68: gateway_protocol.Gateway.ModifyProcessInstance:output_type -> gateway_protocol.ModifyProcessInstanceResponse
+	35, // 69: gateway_protocol.Gateway.MigrateProcessInstance:output_type -> gateway_protocol.MigrateProcessInstanceResponse
+	49, // 70: gateway_protocol.Gateway.DeleteResource:output_type -> gateway_protocol.DeleteResourceResponse
+	59, // 71: gateway_protocol.Gateway.BroadcastSignal:output_type -> gateway_protocol.BroadcastSignalResponse
+	52, // [52:72] is the sub-list for method output_type
+	32, // [32:52] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_gateway_proto_init() }
@@ -3799,19 +5122,22 @@ func file_gateway_proto_init() {
 	file_gateway_proto_msgTypes[26].OneofWrappers = []any{}
 	file_gateway_proto_msgTypes[28].OneofWrappers = []any{}
 	file_gateway_proto_msgTypes[30].OneofWrappers = []any{}
-	file_gateway_proto_msgTypes[35].OneofWrappers = []any{
+	file_gateway_proto_msgTypes[32].OneofWrappers = []any{}
+	file_gateway_proto_msgTypes[34].OneofWrappers = []any{}
+	file_gateway_proto_msgTypes[39].OneofWrappers = []any{
 		(*Deployment_Process)(nil),
 		(*Deployment_Decision)(nil),
 		(*Deployment_DecisionRequirements)(nil),
 		(*Deployment_Form)(nil),
 	}
+	file_gateway_proto_msgTypes[44].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_gateway_proto_rawDesc), len(file_gateway_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   46,
+			NumMessages:   65,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

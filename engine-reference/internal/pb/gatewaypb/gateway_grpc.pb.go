@@ -8,9 +8,12 @@
 // difference, so an official Zeebe client talks to the jobwire reference
 // engine and every jobwire SDK talks to a real Zeebe / Camunda 8 gateway.
 //
-// We declare only the RPCs jobwire uses. Messages of those RPCs carry every
-// field Zeebe 8.8 declares (protobuf skips unknown fields, so omitting would be
-// safe on the wire, but a user of the SDKs may need any of them).
+// We declare every RPC of Zeebe 8.8's Gateway but the deprecated
+// DeployProcess (superseded by DeployResource, which deploys processes,
+// decisions and forms alike; no jobwire SDK or engine offers it). Every message
+// carries every field Zeebe 8.8 declares (protobuf skips unknown fields, so
+// omitting would be safe on the wire, but a user of the SDKs may need any of
+// them).
 //
 // Naming follows Zeebe (lowerCamel fields, unprefixed enum values), which is
 // why buf's naming lint rules are relaxed for this file only (see buf.yaml).
@@ -56,6 +59,11 @@ const (
 	Gateway_Topology_FullMethodName                        = "/gateway_protocol.Gateway/Topology"
 	Gateway_UpdateJobRetries_FullMethodName                = "/gateway_protocol.Gateway/UpdateJobRetries"
 	Gateway_UpdateJobTimeout_FullMethodName                = "/gateway_protocol.Gateway/UpdateJobTimeout"
+	Gateway_EvaluateDecision_FullMethodName                = "/gateway_protocol.Gateway/EvaluateDecision"
+	Gateway_ModifyProcessInstance_FullMethodName           = "/gateway_protocol.Gateway/ModifyProcessInstance"
+	Gateway_MigrateProcessInstance_FullMethodName          = "/gateway_protocol.Gateway/MigrateProcessInstance"
+	Gateway_DeleteResource_FullMethodName                  = "/gateway_protocol.Gateway/DeleteResource"
+	Gateway_BroadcastSignal_FullMethodName                 = "/gateway_protocol.Gateway/BroadcastSignal"
 )
 
 // GatewayClient is the client API for Gateway service.
@@ -110,6 +118,33 @@ type GatewayClient interface {
 	// Sets a new activation timeout on a job, counted from now.
 	// Errors: NOT_FOUND, FAILED_PRECONDITION.
 	UpdateJobTimeout(ctx context.Context, in *UpdateJobTimeoutRequest, opts ...grpc.CallOption) (*UpdateJobTimeoutResponse, error)
+	// Evaluates a deployed decision, by key or by id (its latest version), with
+	// the given variables. A decision that fails to evaluate is an OK answer
+	// whose failedDecisionId and failureMessage are set.
+	// Errors: NOT_FOUND (no such decision), INVALID_ARGUMENT (neither key nor
+	// id, variables not a JSON object).
+	EvaluateDecision(ctx context.Context, in *EvaluateDecisionRequest, opts ...grpc.CallOption) (*EvaluateDecisionResponse, error)
+	// Modifies a running process instance: activates elements (optionally
+	// under a chosen ancestor element instance, with variables per scope) and
+	// terminates element instances, all in one step.
+	// Errors: NOT_FOUND (no such instance), INVALID_ARGUMENT (unknown element,
+	// unknown ancestor, unknown variable scope, an element that cannot be
+	// activated), FAILED_PRECONDITION (an element inside a multi-instance body).
+	ModifyProcessInstance(ctx context.Context, in *ModifyProcessInstanceRequest, opts ...grpc.CallOption) (*ModifyProcessInstanceResponse, error)
+	// Moves a running process instance to another process definition, element
+	// by element, following the mapping instructions.
+	// Errors: NOT_FOUND (no such instance or target definition),
+	// INVALID_ARGUMENT (an unknown source or target element, a source mapped
+	// twice), FAILED_PRECONDITION (an active element left unmapped, a mapping
+	// that changes an element's type, an unsupported element).
+	MigrateProcessInstance(ctx context.Context, in *MigrateProcessInstanceRequest, opts ...grpc.CallOption) (*MigrateProcessInstanceResponse, error)
+	// Deletes a deployed process definition, decision requirements graph or
+	// form by key. Deleting a process definition cancels its running instances.
+	// Errors: NOT_FOUND (no such resource).
+	DeleteResource(ctx context.Context, in *DeleteResourceRequest, opts ...grpc.CallOption) (*DeleteResourceResponse, error)
+	// Broadcasts a signal: every signal start event and every waiting signal
+	// catch event with that signal name is triggered.
+	BroadcastSignal(ctx context.Context, in *BroadcastSignalRequest, opts ...grpc.CallOption) (*BroadcastSignalResponse, error)
 }
 
 type gatewayClient struct {
@@ -288,6 +323,56 @@ func (c *gatewayClient) UpdateJobTimeout(ctx context.Context, in *UpdateJobTimeo
 	return out, nil
 }
 
+func (c *gatewayClient) EvaluateDecision(ctx context.Context, in *EvaluateDecisionRequest, opts ...grpc.CallOption) (*EvaluateDecisionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EvaluateDecisionResponse)
+	err := c.cc.Invoke(ctx, Gateway_EvaluateDecision_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayClient) ModifyProcessInstance(ctx context.Context, in *ModifyProcessInstanceRequest, opts ...grpc.CallOption) (*ModifyProcessInstanceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ModifyProcessInstanceResponse)
+	err := c.cc.Invoke(ctx, Gateway_ModifyProcessInstance_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayClient) MigrateProcessInstance(ctx context.Context, in *MigrateProcessInstanceRequest, opts ...grpc.CallOption) (*MigrateProcessInstanceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MigrateProcessInstanceResponse)
+	err := c.cc.Invoke(ctx, Gateway_MigrateProcessInstance_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayClient) DeleteResource(ctx context.Context, in *DeleteResourceRequest, opts ...grpc.CallOption) (*DeleteResourceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteResourceResponse)
+	err := c.cc.Invoke(ctx, Gateway_DeleteResource_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayClient) BroadcastSignal(ctx context.Context, in *BroadcastSignalRequest, opts ...grpc.CallOption) (*BroadcastSignalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BroadcastSignalResponse)
+	err := c.cc.Invoke(ctx, Gateway_BroadcastSignal_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GatewayServer is the server API for Gateway service.
 // All implementations must embed UnimplementedGatewayServer
 // for forward compatibility.
@@ -340,6 +425,33 @@ type GatewayServer interface {
 	// Sets a new activation timeout on a job, counted from now.
 	// Errors: NOT_FOUND, FAILED_PRECONDITION.
 	UpdateJobTimeout(context.Context, *UpdateJobTimeoutRequest) (*UpdateJobTimeoutResponse, error)
+	// Evaluates a deployed decision, by key or by id (its latest version), with
+	// the given variables. A decision that fails to evaluate is an OK answer
+	// whose failedDecisionId and failureMessage are set.
+	// Errors: NOT_FOUND (no such decision), INVALID_ARGUMENT (neither key nor
+	// id, variables not a JSON object).
+	EvaluateDecision(context.Context, *EvaluateDecisionRequest) (*EvaluateDecisionResponse, error)
+	// Modifies a running process instance: activates elements (optionally
+	// under a chosen ancestor element instance, with variables per scope) and
+	// terminates element instances, all in one step.
+	// Errors: NOT_FOUND (no such instance), INVALID_ARGUMENT (unknown element,
+	// unknown ancestor, unknown variable scope, an element that cannot be
+	// activated), FAILED_PRECONDITION (an element inside a multi-instance body).
+	ModifyProcessInstance(context.Context, *ModifyProcessInstanceRequest) (*ModifyProcessInstanceResponse, error)
+	// Moves a running process instance to another process definition, element
+	// by element, following the mapping instructions.
+	// Errors: NOT_FOUND (no such instance or target definition),
+	// INVALID_ARGUMENT (an unknown source or target element, a source mapped
+	// twice), FAILED_PRECONDITION (an active element left unmapped, a mapping
+	// that changes an element's type, an unsupported element).
+	MigrateProcessInstance(context.Context, *MigrateProcessInstanceRequest) (*MigrateProcessInstanceResponse, error)
+	// Deletes a deployed process definition, decision requirements graph or
+	// form by key. Deleting a process definition cancels its running instances.
+	// Errors: NOT_FOUND (no such resource).
+	DeleteResource(context.Context, *DeleteResourceRequest) (*DeleteResourceResponse, error)
+	// Broadcasts a signal: every signal start event and every waiting signal
+	// catch event with that signal name is triggered.
+	BroadcastSignal(context.Context, *BroadcastSignalRequest) (*BroadcastSignalResponse, error)
 	mustEmbedUnimplementedGatewayServer()
 }
 
@@ -394,6 +506,21 @@ func (UnimplementedGatewayServer) UpdateJobRetries(context.Context, *UpdateJobRe
 }
 func (UnimplementedGatewayServer) UpdateJobTimeout(context.Context, *UpdateJobTimeoutRequest) (*UpdateJobTimeoutResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method UpdateJobTimeout not implemented")
+}
+func (UnimplementedGatewayServer) EvaluateDecision(context.Context, *EvaluateDecisionRequest) (*EvaluateDecisionResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method EvaluateDecision not implemented")
+}
+func (UnimplementedGatewayServer) ModifyProcessInstance(context.Context, *ModifyProcessInstanceRequest) (*ModifyProcessInstanceResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ModifyProcessInstance not implemented")
+}
+func (UnimplementedGatewayServer) MigrateProcessInstance(context.Context, *MigrateProcessInstanceRequest) (*MigrateProcessInstanceResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method MigrateProcessInstance not implemented")
+}
+func (UnimplementedGatewayServer) DeleteResource(context.Context, *DeleteResourceRequest) (*DeleteResourceResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DeleteResource not implemented")
+}
+func (UnimplementedGatewayServer) BroadcastSignal(context.Context, *BroadcastSignalRequest) (*BroadcastSignalResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method BroadcastSignal not implemented")
 }
 func (UnimplementedGatewayServer) mustEmbedUnimplementedGatewayServer() {}
 func (UnimplementedGatewayServer) testEmbeddedByValue()                 {}
@@ -672,6 +799,96 @@ func _Gateway_UpdateJobTimeout_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Gateway_EvaluateDecision_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EvaluateDecisionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServer).EvaluateDecision(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Gateway_EvaluateDecision_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServer).EvaluateDecision(ctx, req.(*EvaluateDecisionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Gateway_ModifyProcessInstance_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ModifyProcessInstanceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServer).ModifyProcessInstance(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Gateway_ModifyProcessInstance_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServer).ModifyProcessInstance(ctx, req.(*ModifyProcessInstanceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Gateway_MigrateProcessInstance_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MigrateProcessInstanceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServer).MigrateProcessInstance(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Gateway_MigrateProcessInstance_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServer).MigrateProcessInstance(ctx, req.(*MigrateProcessInstanceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Gateway_DeleteResource_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteResourceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServer).DeleteResource(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Gateway_DeleteResource_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServer).DeleteResource(ctx, req.(*DeleteResourceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Gateway_BroadcastSignal_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BroadcastSignalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServer).BroadcastSignal(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Gateway_BroadcastSignal_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServer).BroadcastSignal(ctx, req.(*BroadcastSignalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Gateway_ServiceDesc is the grpc.ServiceDesc for Gateway service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -730,6 +947,26 @@ var Gateway_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UpdateJobTimeout",
 			Handler:    _Gateway_UpdateJobTimeout_Handler,
+		},
+		{
+			MethodName: "EvaluateDecision",
+			Handler:    _Gateway_EvaluateDecision_Handler,
+		},
+		{
+			MethodName: "ModifyProcessInstance",
+			Handler:    _Gateway_ModifyProcessInstance_Handler,
+		},
+		{
+			MethodName: "MigrateProcessInstance",
+			Handler:    _Gateway_MigrateProcessInstance_Handler,
+		},
+		{
+			MethodName: "DeleteResource",
+			Handler:    _Gateway_DeleteResource_Handler,
+		},
+		{
+			MethodName: "BroadcastSignal",
+			Handler:    _Gateway_BroadcastSignal_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -86,6 +86,24 @@ class ActivatedJob(_message.Message):
     worker: str
     def __init__(self, key: _Optional[int] = ..., type: _Optional[str] = ..., processInstanceKey: _Optional[int] = ..., bpmnProcessId: _Optional[str] = ..., processDefinitionVersion: _Optional[int] = ..., processDefinitionKey: _Optional[int] = ..., elementId: _Optional[str] = ..., elementInstanceKey: _Optional[int] = ..., customHeaders: _Optional[str] = ..., worker: _Optional[str] = ..., retries: _Optional[int] = ..., deadline: _Optional[int] = ..., variables: _Optional[str] = ..., tenantId: _Optional[str] = ..., userTask: _Optional[_Union[UserTaskProperties, _Mapping]] = ..., kind: _Optional[_Union[ActivatedJob.JobKind, str]] = ..., listenerEventType: _Optional[_Union[ActivatedJob.ListenerEventType, str]] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
 
+class BroadcastSignalRequest(_message.Message):
+    __slots__ = ["signalName", "tenantId", "variables"]
+    SIGNALNAME_FIELD_NUMBER: _ClassVar[int]
+    TENANTID_FIELD_NUMBER: _ClassVar[int]
+    VARIABLES_FIELD_NUMBER: _ClassVar[int]
+    signalName: str
+    tenantId: str
+    variables: str
+    def __init__(self, signalName: _Optional[str] = ..., variables: _Optional[str] = ..., tenantId: _Optional[str] = ...) -> None: ...
+
+class BroadcastSignalResponse(_message.Message):
+    __slots__ = ["key", "tenantId"]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    TENANTID_FIELD_NUMBER: _ClassVar[int]
+    key: int
+    tenantId: str
+    def __init__(self, key: _Optional[int] = ..., tenantId: _Optional[str] = ...) -> None: ...
+
 class BrokerInfo(_message.Message):
     __slots__ = ["host", "nodeId", "partitions", "port", "version"]
     HOST_FIELD_NUMBER: _ClassVar[int]
@@ -226,6 +244,18 @@ class DecisionRequirementsMetadata(_message.Message):
     version: int
     def __init__(self, dmnDecisionRequirementsId: _Optional[str] = ..., dmnDecisionRequirementsName: _Optional[str] = ..., version: _Optional[int] = ..., decisionRequirementsKey: _Optional[int] = ..., resourceName: _Optional[str] = ..., tenantId: _Optional[str] = ...) -> None: ...
 
+class DeleteResourceRequest(_message.Message):
+    __slots__ = ["operationReference", "resourceKey"]
+    OPERATIONREFERENCE_FIELD_NUMBER: _ClassVar[int]
+    RESOURCEKEY_FIELD_NUMBER: _ClassVar[int]
+    operationReference: int
+    resourceKey: int
+    def __init__(self, resourceKey: _Optional[int] = ..., operationReference: _Optional[int] = ...) -> None: ...
+
+class DeleteResourceResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
 class DeployResourceRequest(_message.Message):
     __slots__ = ["resources", "tenantId"]
     RESOURCES_FIELD_NUMBER: _ClassVar[int]
@@ -255,6 +285,92 @@ class Deployment(_message.Message):
     form: FormMetadata
     process: ProcessMetadata
     def __init__(self, process: _Optional[_Union[ProcessMetadata, _Mapping]] = ..., decision: _Optional[_Union[DecisionMetadata, _Mapping]] = ..., decisionRequirements: _Optional[_Union[DecisionRequirementsMetadata, _Mapping]] = ..., form: _Optional[_Union[FormMetadata, _Mapping]] = ...) -> None: ...
+
+class EvaluateDecisionRequest(_message.Message):
+    __slots__ = ["decisionId", "decisionKey", "tenantId", "variables"]
+    DECISIONID_FIELD_NUMBER: _ClassVar[int]
+    DECISIONKEY_FIELD_NUMBER: _ClassVar[int]
+    TENANTID_FIELD_NUMBER: _ClassVar[int]
+    VARIABLES_FIELD_NUMBER: _ClassVar[int]
+    decisionId: str
+    decisionKey: int
+    tenantId: str
+    variables: str
+    def __init__(self, decisionKey: _Optional[int] = ..., decisionId: _Optional[str] = ..., variables: _Optional[str] = ..., tenantId: _Optional[str] = ...) -> None: ...
+
+class EvaluateDecisionResponse(_message.Message):
+    __slots__ = ["decisionEvaluationKey", "decisionId", "decisionInstanceKey", "decisionKey", "decisionName", "decisionOutput", "decisionRequirementsId", "decisionRequirementsKey", "decisionVersion", "evaluatedDecisions", "failedDecisionId", "failureMessage", "tenantId"]
+    DECISIONEVALUATIONKEY_FIELD_NUMBER: _ClassVar[int]
+    DECISIONID_FIELD_NUMBER: _ClassVar[int]
+    DECISIONINSTANCEKEY_FIELD_NUMBER: _ClassVar[int]
+    DECISIONKEY_FIELD_NUMBER: _ClassVar[int]
+    DECISIONNAME_FIELD_NUMBER: _ClassVar[int]
+    DECISIONOUTPUT_FIELD_NUMBER: _ClassVar[int]
+    DECISIONREQUIREMENTSID_FIELD_NUMBER: _ClassVar[int]
+    DECISIONREQUIREMENTSKEY_FIELD_NUMBER: _ClassVar[int]
+    DECISIONVERSION_FIELD_NUMBER: _ClassVar[int]
+    EVALUATEDDECISIONS_FIELD_NUMBER: _ClassVar[int]
+    FAILEDDECISIONID_FIELD_NUMBER: _ClassVar[int]
+    FAILUREMESSAGE_FIELD_NUMBER: _ClassVar[int]
+    TENANTID_FIELD_NUMBER: _ClassVar[int]
+    decisionEvaluationKey: int
+    decisionId: str
+    decisionInstanceKey: int
+    decisionKey: int
+    decisionName: str
+    decisionOutput: str
+    decisionRequirementsId: str
+    decisionRequirementsKey: int
+    decisionVersion: int
+    evaluatedDecisions: _containers.RepeatedCompositeFieldContainer[EvaluatedDecision]
+    failedDecisionId: str
+    failureMessage: str
+    tenantId: str
+    def __init__(self, decisionKey: _Optional[int] = ..., decisionId: _Optional[str] = ..., decisionName: _Optional[str] = ..., decisionVersion: _Optional[int] = ..., decisionRequirementsId: _Optional[str] = ..., decisionRequirementsKey: _Optional[int] = ..., decisionOutput: _Optional[str] = ..., evaluatedDecisions: _Optional[_Iterable[_Union[EvaluatedDecision, _Mapping]]] = ..., failedDecisionId: _Optional[str] = ..., failureMessage: _Optional[str] = ..., tenantId: _Optional[str] = ..., decisionInstanceKey: _Optional[int] = ..., decisionEvaluationKey: _Optional[int] = ...) -> None: ...
+
+class EvaluatedDecision(_message.Message):
+    __slots__ = ["decisionEvaluationInstanceKey", "decisionId", "decisionKey", "decisionName", "decisionOutput", "decisionType", "decisionVersion", "evaluatedInputs", "matchedRules", "tenantId"]
+    DECISIONEVALUATIONINSTANCEKEY_FIELD_NUMBER: _ClassVar[int]
+    DECISIONID_FIELD_NUMBER: _ClassVar[int]
+    DECISIONKEY_FIELD_NUMBER: _ClassVar[int]
+    DECISIONNAME_FIELD_NUMBER: _ClassVar[int]
+    DECISIONOUTPUT_FIELD_NUMBER: _ClassVar[int]
+    DECISIONTYPE_FIELD_NUMBER: _ClassVar[int]
+    DECISIONVERSION_FIELD_NUMBER: _ClassVar[int]
+    EVALUATEDINPUTS_FIELD_NUMBER: _ClassVar[int]
+    MATCHEDRULES_FIELD_NUMBER: _ClassVar[int]
+    TENANTID_FIELD_NUMBER: _ClassVar[int]
+    decisionEvaluationInstanceKey: str
+    decisionId: str
+    decisionKey: int
+    decisionName: str
+    decisionOutput: str
+    decisionType: str
+    decisionVersion: int
+    evaluatedInputs: _containers.RepeatedCompositeFieldContainer[EvaluatedDecisionInput]
+    matchedRules: _containers.RepeatedCompositeFieldContainer[MatchedDecisionRule]
+    tenantId: str
+    def __init__(self, decisionKey: _Optional[int] = ..., decisionId: _Optional[str] = ..., decisionName: _Optional[str] = ..., decisionVersion: _Optional[int] = ..., decisionType: _Optional[str] = ..., decisionOutput: _Optional[str] = ..., matchedRules: _Optional[_Iterable[_Union[MatchedDecisionRule, _Mapping]]] = ..., evaluatedInputs: _Optional[_Iterable[_Union[EvaluatedDecisionInput, _Mapping]]] = ..., tenantId: _Optional[str] = ..., decisionEvaluationInstanceKey: _Optional[str] = ...) -> None: ...
+
+class EvaluatedDecisionInput(_message.Message):
+    __slots__ = ["inputId", "inputName", "inputValue"]
+    INPUTID_FIELD_NUMBER: _ClassVar[int]
+    INPUTNAME_FIELD_NUMBER: _ClassVar[int]
+    INPUTVALUE_FIELD_NUMBER: _ClassVar[int]
+    inputId: str
+    inputName: str
+    inputValue: str
+    def __init__(self, inputId: _Optional[str] = ..., inputName: _Optional[str] = ..., inputValue: _Optional[str] = ...) -> None: ...
+
+class EvaluatedDecisionOutput(_message.Message):
+    __slots__ = ["outputId", "outputName", "outputValue"]
+    OUTPUTID_FIELD_NUMBER: _ClassVar[int]
+    OUTPUTNAME_FIELD_NUMBER: _ClassVar[int]
+    OUTPUTVALUE_FIELD_NUMBER: _ClassVar[int]
+    outputId: str
+    outputName: str
+    outputValue: str
+    def __init__(self, outputId: _Optional[str] = ..., outputName: _Optional[str] = ..., outputValue: _Optional[str] = ...) -> None: ...
 
 class FailJobRequest(_message.Message):
     __slots__ = ["errorMessage", "jobKey", "retries", "retryBackOff", "variables"]
@@ -329,6 +445,81 @@ class JobResultCorrections(_message.Message):
     followUpDate: str
     priority: int
     def __init__(self, assignee: _Optional[str] = ..., dueDate: _Optional[str] = ..., followUpDate: _Optional[str] = ..., candidateUsers: _Optional[_Union[StringList, _Mapping]] = ..., candidateGroups: _Optional[_Union[StringList, _Mapping]] = ..., priority: _Optional[int] = ...) -> None: ...
+
+class MatchedDecisionRule(_message.Message):
+    __slots__ = ["evaluatedOutputs", "ruleId", "ruleIndex"]
+    EVALUATEDOUTPUTS_FIELD_NUMBER: _ClassVar[int]
+    RULEID_FIELD_NUMBER: _ClassVar[int]
+    RULEINDEX_FIELD_NUMBER: _ClassVar[int]
+    evaluatedOutputs: _containers.RepeatedCompositeFieldContainer[EvaluatedDecisionOutput]
+    ruleId: str
+    ruleIndex: int
+    def __init__(self, ruleId: _Optional[str] = ..., ruleIndex: _Optional[int] = ..., evaluatedOutputs: _Optional[_Iterable[_Union[EvaluatedDecisionOutput, _Mapping]]] = ...) -> None: ...
+
+class MigrateProcessInstanceRequest(_message.Message):
+    __slots__ = ["migrationPlan", "operationReference", "processInstanceKey"]
+    class MappingInstruction(_message.Message):
+        __slots__ = ["sourceElementId", "targetElementId"]
+        SOURCEELEMENTID_FIELD_NUMBER: _ClassVar[int]
+        TARGETELEMENTID_FIELD_NUMBER: _ClassVar[int]
+        sourceElementId: str
+        targetElementId: str
+        def __init__(self, sourceElementId: _Optional[str] = ..., targetElementId: _Optional[str] = ...) -> None: ...
+    class MigrationPlan(_message.Message):
+        __slots__ = ["mappingInstructions", "targetProcessDefinitionKey"]
+        MAPPINGINSTRUCTIONS_FIELD_NUMBER: _ClassVar[int]
+        TARGETPROCESSDEFINITIONKEY_FIELD_NUMBER: _ClassVar[int]
+        mappingInstructions: _containers.RepeatedCompositeFieldContainer[MigrateProcessInstanceRequest.MappingInstruction]
+        targetProcessDefinitionKey: int
+        def __init__(self, targetProcessDefinitionKey: _Optional[int] = ..., mappingInstructions: _Optional[_Iterable[_Union[MigrateProcessInstanceRequest.MappingInstruction, _Mapping]]] = ...) -> None: ...
+    MIGRATIONPLAN_FIELD_NUMBER: _ClassVar[int]
+    OPERATIONREFERENCE_FIELD_NUMBER: _ClassVar[int]
+    PROCESSINSTANCEKEY_FIELD_NUMBER: _ClassVar[int]
+    migrationPlan: MigrateProcessInstanceRequest.MigrationPlan
+    operationReference: int
+    processInstanceKey: int
+    def __init__(self, processInstanceKey: _Optional[int] = ..., migrationPlan: _Optional[_Union[MigrateProcessInstanceRequest.MigrationPlan, _Mapping]] = ..., operationReference: _Optional[int] = ...) -> None: ...
+
+class MigrateProcessInstanceResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ModifyProcessInstanceRequest(_message.Message):
+    __slots__ = ["activateInstructions", "operationReference", "processInstanceKey", "terminateInstructions"]
+    class ActivateInstruction(_message.Message):
+        __slots__ = ["ancestorElementInstanceKey", "elementId", "variableInstructions"]
+        ANCESTORELEMENTINSTANCEKEY_FIELD_NUMBER: _ClassVar[int]
+        ELEMENTID_FIELD_NUMBER: _ClassVar[int]
+        VARIABLEINSTRUCTIONS_FIELD_NUMBER: _ClassVar[int]
+        ancestorElementInstanceKey: int
+        elementId: str
+        variableInstructions: _containers.RepeatedCompositeFieldContainer[ModifyProcessInstanceRequest.VariableInstruction]
+        def __init__(self, elementId: _Optional[str] = ..., ancestorElementInstanceKey: _Optional[int] = ..., variableInstructions: _Optional[_Iterable[_Union[ModifyProcessInstanceRequest.VariableInstruction, _Mapping]]] = ...) -> None: ...
+    class TerminateInstruction(_message.Message):
+        __slots__ = ["elementInstanceKey"]
+        ELEMENTINSTANCEKEY_FIELD_NUMBER: _ClassVar[int]
+        elementInstanceKey: int
+        def __init__(self, elementInstanceKey: _Optional[int] = ...) -> None: ...
+    class VariableInstruction(_message.Message):
+        __slots__ = ["scopeId", "variables"]
+        SCOPEID_FIELD_NUMBER: _ClassVar[int]
+        VARIABLES_FIELD_NUMBER: _ClassVar[int]
+        scopeId: str
+        variables: str
+        def __init__(self, variables: _Optional[str] = ..., scopeId: _Optional[str] = ...) -> None: ...
+    ACTIVATEINSTRUCTIONS_FIELD_NUMBER: _ClassVar[int]
+    OPERATIONREFERENCE_FIELD_NUMBER: _ClassVar[int]
+    PROCESSINSTANCEKEY_FIELD_NUMBER: _ClassVar[int]
+    TERMINATEINSTRUCTIONS_FIELD_NUMBER: _ClassVar[int]
+    activateInstructions: _containers.RepeatedCompositeFieldContainer[ModifyProcessInstanceRequest.ActivateInstruction]
+    operationReference: int
+    processInstanceKey: int
+    terminateInstructions: _containers.RepeatedCompositeFieldContainer[ModifyProcessInstanceRequest.TerminateInstruction]
+    def __init__(self, processInstanceKey: _Optional[int] = ..., activateInstructions: _Optional[_Iterable[_Union[ModifyProcessInstanceRequest.ActivateInstruction, _Mapping]]] = ..., terminateInstructions: _Optional[_Iterable[_Union[ModifyProcessInstanceRequest.TerminateInstruction, _Mapping]]] = ..., operationReference: _Optional[int] = ...) -> None: ...
+
+class ModifyProcessInstanceResponse(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
 
 class Partition(_message.Message):
     __slots__ = ["health", "partitionId", "role"]

@@ -90,6 +90,31 @@ class GatewayStub(object):
                 request_serializer=jobwire_dot___proto_dot_gateway__pb2.UpdateJobTimeoutRequest.SerializeToString,
                 response_deserializer=jobwire_dot___proto_dot_gateway__pb2.UpdateJobTimeoutResponse.FromString,
                 )
+        self.EvaluateDecision = channel.unary_unary(
+                '/gateway_protocol.Gateway/EvaluateDecision',
+                request_serializer=jobwire_dot___proto_dot_gateway__pb2.EvaluateDecisionRequest.SerializeToString,
+                response_deserializer=jobwire_dot___proto_dot_gateway__pb2.EvaluateDecisionResponse.FromString,
+                )
+        self.ModifyProcessInstance = channel.unary_unary(
+                '/gateway_protocol.Gateway/ModifyProcessInstance',
+                request_serializer=jobwire_dot___proto_dot_gateway__pb2.ModifyProcessInstanceRequest.SerializeToString,
+                response_deserializer=jobwire_dot___proto_dot_gateway__pb2.ModifyProcessInstanceResponse.FromString,
+                )
+        self.MigrateProcessInstance = channel.unary_unary(
+                '/gateway_protocol.Gateway/MigrateProcessInstance',
+                request_serializer=jobwire_dot___proto_dot_gateway__pb2.MigrateProcessInstanceRequest.SerializeToString,
+                response_deserializer=jobwire_dot___proto_dot_gateway__pb2.MigrateProcessInstanceResponse.FromString,
+                )
+        self.DeleteResource = channel.unary_unary(
+                '/gateway_protocol.Gateway/DeleteResource',
+                request_serializer=jobwire_dot___proto_dot_gateway__pb2.DeleteResourceRequest.SerializeToString,
+                response_deserializer=jobwire_dot___proto_dot_gateway__pb2.DeleteResourceResponse.FromString,
+                )
+        self.BroadcastSignal = channel.unary_unary(
+                '/gateway_protocol.Gateway/BroadcastSignal',
+                request_serializer=jobwire_dot___proto_dot_gateway__pb2.BroadcastSignalRequest.SerializeToString,
+                response_deserializer=jobwire_dot___proto_dot_gateway__pb2.BroadcastSignalResponse.FromString,
+                )
 
 
 class GatewayServicer(object):
@@ -217,6 +242,58 @@ class GatewayServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def EvaluateDecision(self, request, context):
+        """Evaluates a deployed decision, by key or by id (its latest version), with
+        the given variables. A decision that fails to evaluate is an OK answer
+        whose failedDecisionId and failureMessage are set.
+        Errors: NOT_FOUND (no such decision), INVALID_ARGUMENT (neither key nor
+        id, variables not a JSON object).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ModifyProcessInstance(self, request, context):
+        """Modifies a running process instance: activates elements (optionally
+        under a chosen ancestor element instance, with variables per scope) and
+        terminates element instances, all in one step.
+        Errors: NOT_FOUND (no such instance), INVALID_ARGUMENT (unknown element,
+        unknown ancestor, unknown variable scope, an element that cannot be
+        activated), FAILED_PRECONDITION (an element inside a multi-instance body).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MigrateProcessInstance(self, request, context):
+        """Moves a running process instance to another process definition, element
+        by element, following the mapping instructions.
+        Errors: NOT_FOUND (no such instance or target definition),
+        INVALID_ARGUMENT (an unknown source or target element, a source mapped
+        twice), FAILED_PRECONDITION (an active element left unmapped, a mapping
+        that changes an element's type, an unsupported element).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteResource(self, request, context):
+        """Deletes a deployed process definition, decision requirements graph or
+        form by key. Deleting a process definition cancels its running instances.
+        Errors: NOT_FOUND (no such resource).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def BroadcastSignal(self, request, context):
+        """Broadcasts a signal: every signal start event and every waiting signal
+        catch event with that signal name is triggered.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GatewayServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -294,6 +371,31 @@ def add_GatewayServicer_to_server(servicer, server):
                     servicer.UpdateJobTimeout,
                     request_deserializer=jobwire_dot___proto_dot_gateway__pb2.UpdateJobTimeoutRequest.FromString,
                     response_serializer=jobwire_dot___proto_dot_gateway__pb2.UpdateJobTimeoutResponse.SerializeToString,
+            ),
+            'EvaluateDecision': grpc.unary_unary_rpc_method_handler(
+                    servicer.EvaluateDecision,
+                    request_deserializer=jobwire_dot___proto_dot_gateway__pb2.EvaluateDecisionRequest.FromString,
+                    response_serializer=jobwire_dot___proto_dot_gateway__pb2.EvaluateDecisionResponse.SerializeToString,
+            ),
+            'ModifyProcessInstance': grpc.unary_unary_rpc_method_handler(
+                    servicer.ModifyProcessInstance,
+                    request_deserializer=jobwire_dot___proto_dot_gateway__pb2.ModifyProcessInstanceRequest.FromString,
+                    response_serializer=jobwire_dot___proto_dot_gateway__pb2.ModifyProcessInstanceResponse.SerializeToString,
+            ),
+            'MigrateProcessInstance': grpc.unary_unary_rpc_method_handler(
+                    servicer.MigrateProcessInstance,
+                    request_deserializer=jobwire_dot___proto_dot_gateway__pb2.MigrateProcessInstanceRequest.FromString,
+                    response_serializer=jobwire_dot___proto_dot_gateway__pb2.MigrateProcessInstanceResponse.SerializeToString,
+            ),
+            'DeleteResource': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteResource,
+                    request_deserializer=jobwire_dot___proto_dot_gateway__pb2.DeleteResourceRequest.FromString,
+                    response_serializer=jobwire_dot___proto_dot_gateway__pb2.DeleteResourceResponse.SerializeToString,
+            ),
+            'BroadcastSignal': grpc.unary_unary_rpc_method_handler(
+                    servicer.BroadcastSignal,
+                    request_deserializer=jobwire_dot___proto_dot_gateway__pb2.BroadcastSignalRequest.FromString,
+                    response_serializer=jobwire_dot___proto_dot_gateway__pb2.BroadcastSignalResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -558,5 +660,90 @@ class Gateway(object):
         return grpc.experimental.unary_unary(request, target, '/gateway_protocol.Gateway/UpdateJobTimeout',
             jobwire_dot___proto_dot_gateway__pb2.UpdateJobTimeoutRequest.SerializeToString,
             jobwire_dot___proto_dot_gateway__pb2.UpdateJobTimeoutResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def EvaluateDecision(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/gateway_protocol.Gateway/EvaluateDecision',
+            jobwire_dot___proto_dot_gateway__pb2.EvaluateDecisionRequest.SerializeToString,
+            jobwire_dot___proto_dot_gateway__pb2.EvaluateDecisionResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ModifyProcessInstance(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/gateway_protocol.Gateway/ModifyProcessInstance',
+            jobwire_dot___proto_dot_gateway__pb2.ModifyProcessInstanceRequest.SerializeToString,
+            jobwire_dot___proto_dot_gateway__pb2.ModifyProcessInstanceResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def MigrateProcessInstance(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/gateway_protocol.Gateway/MigrateProcessInstance',
+            jobwire_dot___proto_dot_gateway__pb2.MigrateProcessInstanceRequest.SerializeToString,
+            jobwire_dot___proto_dot_gateway__pb2.MigrateProcessInstanceResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def DeleteResource(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/gateway_protocol.Gateway/DeleteResource',
+            jobwire_dot___proto_dot_gateway__pb2.DeleteResourceRequest.SerializeToString,
+            jobwire_dot___proto_dot_gateway__pb2.DeleteResourceResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def BroadcastSignal(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/gateway_protocol.Gateway/BroadcastSignal',
+            jobwire_dot___proto_dot_gateway__pb2.BroadcastSignalRequest.SerializeToString,
+            jobwire_dot___proto_dot_gateway__pb2.BroadcastSignalResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

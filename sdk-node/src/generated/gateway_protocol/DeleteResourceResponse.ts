@@ -1,0 +1,8 @@
+// Original file: proto/gateway.proto
+
+
+export interface DeleteResourceResponse {
+}
+
+export interface DeleteResourceResponse__Output {
+}

@@ -1,0 +1,8 @@
+// Original file: proto/gateway.proto
+
+
+export interface MigrateProcessInstanceResponse {
+}
+
+export interface MigrateProcessInstanceResponse__Output {
+}
