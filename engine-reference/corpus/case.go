@@ -157,7 +157,17 @@ type Step struct {
 	EvaluateDecision *DecisionStep `json:"evaluateDecision,omitempty"`
 	NoJob            *NoJobStep    `json:"noJob,omitempty"`
 	Cancel           *CancelStep   `json:"cancel,omitempty"`
+	// Restart: kill -9 the engine mid-way and start it again on its data
+	// (dev: the engine process; cluster: the brokers leading the case's
+	// partitions), then go on once it is healthy.
+	Restart *RestartStep `json:"restart,omitempty"`
 }
+
+// RestartStep kills the engine with SIGKILL (no shutdown, no final
+// snapshot) and restarts it on the same data directory: what was
+// acknowledged must survive, from the snapshot and the log. A restart ends
+// open CreateProcessInstanceWithResult calls, so none may be open then.
+type RestartStep struct{}
 
 // CreateStep creates an instance of the latest version of a process.
 type CreateStep struct {
@@ -303,10 +313,11 @@ func (c *Case) validate() error {
 		}
 	}
 	names := map[string]bool{}
+	withResult := ""
 	for i, s := range c.Steps {
 		n := 0
 		for _, set := range []bool{s.Create != nil, s.Job != nil, s.Jobs != nil, s.Publish != nil, s.SleepMs > 0,
-			s.EvaluateDecision != nil, s.NoJob != nil, s.Cancel != nil} {
+			s.EvaluateDecision != nil, s.NoJob != nil, s.Cancel != nil, s.Restart != nil} {
 			if set {
 				n++
 			}
@@ -319,6 +330,12 @@ func (c *Case) validate() error {
 				return fmt.Errorf("step %d: instance name %q used twice", i+1, s.Create.As)
 			}
 			names[s.Create.As] = true
+		}
+		if s.Create != nil && s.Create.WithResult && withResult == "" {
+			withResult = s.Create.As
+		}
+		if s.Restart != nil && withResult != "" {
+			return fmt.Errorf("step %d: a restart ends the open withResult call of %q: create withResult instances after the restart", i+1, withResult)
 		}
 		if s.Cancel != nil && !names[s.Cancel.As] {
 			return fmt.Errorf("step %d: cancel of unknown instance %q", i+1, s.Cancel.As)
@@ -344,6 +361,16 @@ func (c *Case) validate() error {
 		}
 	}
 	return nil
+}
+
+// HasRestart: does a step restart the engine?
+func (c *Case) HasRestart() bool {
+	for _, s := range c.Steps {
+		if s.Restart != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // jobTypes and messages of the case: they must not be shared with other
