@@ -161,6 +161,18 @@ type Step struct {
 	// (dev: the engine process; cluster: the brokers leading the case's
 	// partitions), then go on once it is healthy.
 	Restart *RestartStep `json:"restart,omitempty"`
+	// BroadcastSignal broadcasts a signal (BroadcastSignal RPC).
+	BroadcastSignal *SignalStep `json:"broadcastSignal,omitempty"`
+}
+
+// SignalStep broadcasts a signal.
+type SignalStep struct {
+	Name       string          `json:"name"`
+	Variables  json.RawMessage `json:"variables,omitempty"`
+	ExpectCode string          `json:"expectCode,omitempty"`
+	// SleepAfterMs: wait after the call, without a step of its own (a
+	// signal reaches the other partitions asynchronously).
+	SleepAfterMs int `json:"sleepAfterMs,omitempty"`
 }
 
 // RestartStep kills the engine with SIGKILL (no shutdown, no final
@@ -317,7 +329,8 @@ func (c *Case) validate() error {
 	for i, s := range c.Steps {
 		n := 0
 		for _, set := range []bool{s.Create != nil, s.Job != nil, s.Jobs != nil, s.Publish != nil, s.SleepMs > 0,
-			s.EvaluateDecision != nil, s.NoJob != nil, s.Cancel != nil, s.Restart != nil} {
+			s.EvaluateDecision != nil, s.NoJob != nil, s.Cancel != nil, s.Restart != nil,
+			s.BroadcastSignal != nil} {
 			if set {
 				n++
 			}
@@ -388,6 +401,8 @@ func (c *Case) sharedNames() []string {
 			out = append(out, "job type "+s.NoJob.Type)
 		case s.Publish != nil:
 			out = append(out, "message "+s.Publish.Name)
+		case s.BroadcastSignal != nil:
+			out = append(out, "signal "+s.BroadcastSignal.Name)
 		}
 	}
 	return out

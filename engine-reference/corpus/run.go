@@ -215,6 +215,20 @@ func (d *driver) step(n int, s Step) bool {
 		return true
 	case s.Restart != nil:
 		return d.doRestart(n)
+	case s.BroadcastSignal != nil:
+		b := s.BroadcastSignal
+		ctx, cancel := call()
+		defer cancel()
+		resp, err := d.gw.BroadcastSignal(ctx, &pb.BroadcastSignalRequest{SignalName: b.Name, Variables: vars(b.Variables)})
+		d.run.obs("step %d broadcastSignal %s: %s", n, b.Name, codeOf(err))
+		if d.expectCode(n, "broadcastSignal", b.ExpectCode, err) && err == nil {
+			if resp.Key <= 0 {
+				d.run.fail("step %d: broadcastSignal answered key %d", n, resp.Key)
+			}
+			d.parts[partitionOf(resp.Key)] = true
+		}
+		time.Sleep(time.Duration(b.SleepAfterMs) * time.Millisecond)
+		return true
 	case s.Cancel != nil:
 		key, ok := d.keys[s.Cancel.As]
 		if !ok {
