@@ -186,6 +186,10 @@ func (p *Partition) applyDefs(defs []snapDef, resources map[string][]byte) error
 	s := p.st
 	parsed := map[string][]*bpmn.Process{}
 	for _, sd := range defs {
+		if sd.Deleted {
+			s.defs.markGone(sd)
+			continue
+		}
 		if s.defs.ByKey(sd.Key) != nil {
 			continue
 		}
