@@ -67,3 +67,24 @@ func (g *Gateway) retryDistribution(pid int32, cmd func() *partition.Command) {
 		}
 	}
 }
+
+// ModifyProcessInstance activates and terminates elements of a running
+// instance (partition of the instance's key); see partition/modify.go.
+func (g *Gateway) ModifyProcessInstance(ctx context.Context, r *pb.ModifyProcessInstanceRequest) (*pb.ModifyProcessInstanceResponse, error) {
+	args := &partition.OpsArgs{}
+	for _, a := range r.ActivateInstructions {
+		act := partition.ActivateArg{ElementID: a.ElementId, Ancestor: a.AncestorElementInstanceKey}
+		for _, v := range a.VariableInstructions {
+			act.Variables = append(act.Variables, partition.VariableArg{ScopeID: v.ScopeId, Variables: v.Variables})
+		}
+		args.Activate = append(args.Activate, act)
+	}
+	for _, t := range r.TerminateInstructions {
+		args.Terminate = append(args.Terminate, t.ElementInstanceKey)
+	}
+	res, err := g.submitKey(ctx, partition.OpModify, r.ProcessInstanceKey, "modify process instance", &partition.Command{Ops: args})
+	if err != nil {
+		return nil, err
+	}
+	return res.(*pb.ModifyProcessInstanceResponse), nil
+}

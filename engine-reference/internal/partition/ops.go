@@ -67,6 +67,8 @@ func (p *Partition) dispatchOps(c *Command, fx *effects) (resp any, err error, o
 	switch c.Op {
 	case OpDeleteResource:
 		resp, err = p.deleteResource(c, fx)
+	case OpModify:
+		resp, err = p.modify(c, fx)
 	default:
 		return nil, nil, false
 	}
