@@ -88,3 +88,20 @@ func (g *Gateway) ModifyProcessInstance(ctx context.Context, r *pb.ModifyProcess
 	}
 	return res.(*pb.ModifyProcessInstanceResponse), nil
 }
+
+// MigrateProcessInstance moves a running instance to another process
+// definition (partition of the instance's key); see partition/migrate.go.
+func (g *Gateway) MigrateProcessInstance(ctx context.Context, r *pb.MigrateProcessInstanceRequest) (*pb.MigrateProcessInstanceResponse, error) {
+	args := &partition.OpsArgs{}
+	if plan := r.MigrationPlan; plan != nil {
+		args.TargetDefKey = plan.TargetProcessDefinitionKey
+		for _, m := range plan.MappingInstructions {
+			args.Mappings = append(args.Mappings, partition.MappingArg{Source: m.SourceElementId, Target: m.TargetElementId})
+		}
+	}
+	res, err := g.submitKey(ctx, partition.OpMigrate, r.ProcessInstanceKey, "migrate process instance", &partition.Command{Ops: args})
+	if err != nil {
+		return nil, err
+	}
+	return res.(*pb.MigrateProcessInstanceResponse), nil
+}

@@ -69,6 +69,8 @@ func (p *Partition) dispatchOps(c *Command, fx *effects) (resp any, err error, o
 		resp, err = p.deleteResource(c, fx)
 	case OpModify:
 		resp, err = p.modify(c, fx)
+	case OpMigrate:
+		resp, err = p.migrate(c, fx)
 	default:
 		return nil, nil, false
 	}

@@ -48,7 +48,13 @@ func (p *Partition) applyResults(b []byte) error {
 	for _, ri := range r.Insts {
 		if in := s.Instances[ri.Key]; in != nil {
 			// the instance's own fields; its element instances stay
+			migrated := in.DefKey != ri.DefKey
 			in.DefKey, in.BpmnProcessID, in.Version, in.State = ri.DefKey, ri.BpmnProcessID, ri.Version, ri.State
+			if migrated {
+				if err := s.rebindProcess(in); err != nil { // migrate.go
+					return err
+				}
+			}
 			if ri.VarsDelta {
 				in.Vars = applyVarsDelta(in.Vars, ri.VarSet)
 			} else {
