@@ -191,7 +191,7 @@ func snapInstanceOf(in *Instance) snapInstance {
 // its element instances.
 func (s *State) restoreInstance(si snapInstance) error {
 	in := si.Instance
-	def := s.defs.ByKey(in.DefKey)
+	def := s.defs.withDeleted(in.DefKey)
 	if def == nil {
 		return fmt.Errorf("instance %d refers to unknown definition %d", in.Key, in.DefKey)
 	}
@@ -221,9 +221,10 @@ func (p *Partition) encodeResults(now int64) ([]byte, error) {
 	if len(t.defs) > 0 {
 		r.Resources = map[string][]byte{}
 		for _, d := range t.defs {
-			r.Resources[d.Checksum] = d.Resource
-			r.Defs = append(r.Defs, snapDef{Key: d.Key, BpmnProcessID: d.BpmnProcessID, Version: d.Version,
-				ResourceName: d.ResourceName, DeploymentKey: d.DeploymentKey, Checksum: d.Checksum})
+			if !d.Deleted {
+				r.Resources[d.Checksum] = d.Resource
+			}
+			r.Defs = append(r.Defs, snapDefOf(d))
 		}
 	}
 	for _, g := range t.drgs {

@@ -48,7 +48,13 @@ func (p *Partition) applyResults(b []byte) error {
 	for _, ri := range r.Insts {
 		if in := s.Instances[ri.Key]; in != nil {
 			// the instance's own fields; its element instances stay
+			migrated := in.DefKey != ri.DefKey
 			in.DefKey, in.BpmnProcessID, in.Version, in.State = ri.DefKey, ri.BpmnProcessID, ri.Version, ri.State
+			if migrated {
+				if err := s.rebindProcess(in); err != nil { // migrate.go
+					return err
+				}
+			}
 			if ri.VarsDelta {
 				in.Vars = applyVarsDelta(in.Vars, ri.VarSet)
 			} else {
@@ -200,6 +206,10 @@ func (p *Partition) applyDefs(defs []snapDef, resources map[string][]byte) error
 	s := p.st
 	parsed := map[string][]*bpmn.Process{}
 	for _, sd := range defs {
+		if sd.Deleted {
+			s.defs.markGone(sd)
+			continue
+		}
 		if s.defs.ByKey(sd.Key) != nil {
 			continue
 		}
