@@ -27,6 +27,7 @@ type Command struct {
 	Resources []Resource     `json:"res,omitempty"`
 	Defs      []DefMeta      `json:"defs,omitempty"`
 	DMN       []DecisionMeta `json:"dmn,omitempty"` // decision graphs (decisions.go)
+	Forms     []FormMeta     `json:"forms,omitempty"` // forms (forms.go)
 	// evaluate (decision by Key or DecisionID)
 	DecisionID string `json:"did,omitempty"`
 	// create
