@@ -44,7 +44,7 @@ type resultsTracker struct {
 	timers, subs, msgSubs, bufMsgs, startCr map[int64]struct{}
 	startedBy, msgIDs                       map[string]struct{}
 	sigs                                    map[int64]struct{} // signal subscriptions, distributions, seen signals (signals.go)
-	events                                  bool // eventState.Seq may have moved
+	events                                  bool               // eventState.Seq may have moved
 	// multi-instance bodies: the collection and outputs are logged in
 	// full only when set (bodyFull); otherwise only the outputs set by
 	// the command (bodyOut), so a body of n items costs O(n) log bytes
