@@ -424,7 +424,6 @@ func parseCycle(s string, now time.Time) (Timer, error) {
 	return Timer{Due: due, Interval: d, Repetitions: reps}, nil
 }
 
-
 // checkMessageStarts: two message start events of one process must not
 // share a message name (Zeebe refuses that at deploy).
 func checkMessageStarts(res string, p *Process) error {

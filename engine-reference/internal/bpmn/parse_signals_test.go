@@ -32,7 +32,7 @@ func TestSignalAndEventParsing(t *testing.T) {
 		t.Fatalf("gateway %v, FEEL signal name %+v", p.Elements["gw"].Kind, p.Elements["a"].Event)
 	}
 	refused := map[string]string{
-		"userTask": `<bpmn:process id="p" isExecutable="true"><bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f" sourceRef="s" targetRef="u"/><bpmn:userTask id="u"/></bpmn:process>`,
+		"userTask":                    `<bpmn:process id="p" isExecutable="true"><bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f" sourceRef="s" targetRef="u"/><bpmn:userTask id="u"/></bpmn:process>`,
 		"signalRef '' is not defined": `<bpmn:process id="p" isExecutable="true"><bpmn:startEvent id="s"><bpmn:signalEventDefinition/></bpmn:startEvent></bpmn:process>`,
 		"input mappings are not supported on catch events": `<bpmn:signal id="s" name="go"/><bpmn:process id="p" isExecutable="true"><bpmn:startEvent id="st"/><bpmn:sequenceFlow id="f1" sourceRef="st" targetRef="c"/>
 <bpmn:intermediateCatchEvent id="c"><bpmn:extensionElements><zeebe:ioMapping><zeebe:input source="=1" target="x"/></zeebe:ioMapping></bpmn:extensionElements><bpmn:signalEventDefinition signalRef="s"/></bpmn:intermediateCatchEvent>
@@ -45,9 +45,9 @@ func TestSignalAndEventParsing(t *testing.T) {
 <bpmn:intermediateCatchEvent id="a"><bpmn:signalEventDefinition signalRef="s"/></bpmn:intermediateCatchEvent><bpmn:sequenceFlow id="g1" sourceRef="gw" targetRef="a"/><bpmn:sequenceFlow id="g3" sourceRef="a" targetRef="e"/><bpmn:endEvent id="e"/></bpmn:process>`,
 		"the same signal name 'go'": `<bpmn:signal id="s" name="go"/><bpmn:process id="p" isExecutable="true"><bpmn:startEvent id="a"><bpmn:signalEventDefinition signalRef="s"/></bpmn:startEvent><bpmn:startEvent id="b"><bpmn:signalEventDefinition signalRef="s"/></bpmn:startEvent>
 <bpmn:sequenceFlow id="g3" sourceRef="a" targetRef="e"/><bpmn:sequenceFlow id="g4" sourceRef="b" targetRef="e"/><bpmn:endEvent id="e"/></bpmn:process>`,
-		"the signal name must be a literal": `<bpmn:signal id="s" name="=x"/><bpmn:process id="p" isExecutable="true"><bpmn:startEvent id="a"><bpmn:signalEventDefinition signalRef="s"/></bpmn:startEvent><bpmn:sequenceFlow id="g3" sourceRef="a" targetRef="e"/><bpmn:endEvent id="e"/></bpmn:process>`,
+		"the signal name must be a literal":                    `<bpmn:signal id="s" name="=x"/><bpmn:process id="p" isExecutable="true"><bpmn:startEvent id="a"><bpmn:signalEventDefinition signalRef="s"/></bpmn:startEvent><bpmn:sequenceFlow id="g3" sourceRef="a" targetRef="e"/><bpmn:endEvent id="e"/></bpmn:process>`,
 		"exactly one of formId, formKey and externalReference": `<bpmn:process id="p" isExecutable="true"><bpmn:startEvent id="a"><bpmn:extensionElements><zeebe:formDefinition formId="f" formKey="k"/></bpmn:extensionElements></bpmn:startEvent><bpmn:sequenceFlow id="g3" sourceRef="a" targetRef="e"/><bpmn:endEvent id="e"/></bpmn:process>`,
-		"output mappings are not supported on end events": `<bpmn:process id="p" isExecutable="true"><bpmn:startEvent id="a"/><bpmn:sequenceFlow id="g3" sourceRef="a" targetRef="e"/><bpmn:endEvent id="e"><bpmn:extensionElements><zeebe:ioMapping><zeebe:output source="=1" target="x"/></zeebe:ioMapping></bpmn:extensionElements></bpmn:endEvent></bpmn:process>`,
+		"output mappings are not supported on end events":      `<bpmn:process id="p" isExecutable="true"><bpmn:startEvent id="a"/><bpmn:sequenceFlow id="g3" sourceRef="a" targetRef="e"/><bpmn:endEvent id="e"><bpmn:extensionElements><zeebe:ioMapping><zeebe:output source="=1" target="x"/></zeebe:ioMapping></bpmn:extensionElements></bpmn:endEvent></bpmn:process>`,
 	}
 	for want, body := range refused {
 		_, err := Parse("bad.bpmn", defs(body))
