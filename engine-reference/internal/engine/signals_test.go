@@ -121,3 +121,30 @@ func TestSignalsEventGatewaysAndMappingsRecover(t *testing.T) {
 		t.Fatalf("the interrupted task's job is still there")
 	}
 }
+
+// A receive task's input mappings are its local variables (its correlation
+// key may use them) and its output mappings decide what the message sets.
+func TestReceiveTaskMappings(t *testing.T) {
+	en := start(t, Config{})
+	bpmn := `<?xml version="1.0"?><bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d">
+<bpmn:message id="m" name="rt-paid"><bpmn:extensionElements><zeebe:subscription correlationKey="=key"/></bpmn:extensionElements></bpmn:message>
+<bpmn:process id="rt-mapped" isExecutable="true"><bpmn:startEvent id="s"/><bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="r"/>
+<bpmn:receiveTask id="r" messageRef="m"><bpmn:extensionElements><zeebe:ioMapping><zeebe:input source="=&quot;rt-&quot; + orderId" target="key"/>
+<zeebe:output source="=amount + 1" target="paid"/></zeebe:ioMapping></bpmn:extensionElements></bpmn:receiveTask>
+<bpmn:sequenceFlow id="f2" sourceRef="r" targetRef="t"/><bpmn:serviceTask id="t"><bpmn:extensionElements><zeebe:taskDefinition type="rt-after"/></bpmn:extensionElements></bpmn:serviceTask>
+<bpmn:sequenceFlow id="f3" sourceRef="t" targetRef="e"/><bpmn:endEvent id="e"/></bpmn:process></bpmn:definitions>`
+	en.deploy("rt.bpmn", []byte(bpmn))
+	en.create("rt-mapped", `{"orderId":"7"}`)
+	if _, err := en.gw.PublishMessage(ctx(t), &pb.PublishMessageRequest{Name: "rt-paid", CorrelationKey: "rt-7", TimeToLive: 60000,
+		Variables: `{"amount":41}`}); err != nil {
+		t.Fatal(err)
+	}
+	var jobs []*pb.ActivatedJob
+	eventually(t, 5*time.Second, "the job after the receive task", func() bool {
+		jobs = en.activate("rt-after", 10, -1)
+		return len(jobs) > 0
+	})
+	if jobs[0].Variables != `{"orderId":"7","paid":42}` {
+		t.Fatalf("variables after the receive task: %s", jobs[0].Variables)
+	}
+}
