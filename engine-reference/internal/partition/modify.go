@@ -134,13 +134,7 @@ func (p *Partition) modify(c *Command, fx *effects) (any, error) {
 		p.st.touched.instance(in.Key)
 	}
 	p.st.dirtyInst(in.Key)
-	created := map[int64]int64{}
-	for _, a := range acts {
-		p.applyActivation(c, fx, in, a, created)
-		if in.State != InstActive {
-			break
-		}
-	}
+	created := p.applyActivations(c, fx, in, acts)
 	for _, k := range terms {
 		if in.State != InstActive {
 			break
@@ -419,6 +413,25 @@ func scopeEmptied(in *Instance, scope int64, kids map[int64][]*ElemInst, gone ma
 		return true
 	}
 	return s.Tokens <= held
+}
+
+// applyActivations applies the activate instructions in order. The
+// instance holds an extra token meanwhile, so one that reaches an end event
+// does not complete it before the others ran (they were all requested at
+// once).
+func (p *Partition) applyActivations(c *Command, fx *effects, in *Instance, acts []activation) map[int64]int64 {
+	created := map[int64]int64{}
+	in.tokens++
+	p.st.dirtyInst(in.Key)
+	for _, a := range acts {
+		p.applyActivation(c, fx, in, a, created)
+		if in.State != InstActive {
+			break
+		}
+	}
+	in.tokens--
+	p.st.dirtyInst(in.Key)
+	return created
 }
 
 // applyActivation creates the missing flow scope instances, sets the
