@@ -181,6 +181,20 @@ func (p *Partition) applyResults(b []byte) error {
 		for k, x := range d.StartCorr {
 			ev.StartCorr[k] = x
 		}
+		for _, k := range d.DelSigs {
+			delete(ev.SignalSubs, k)
+			delete(ev.SignalOut, k)
+			delete(ev.SignalSeen, k)
+		}
+		for _, x := range d.Sigs {
+			ev.SignalSubs[x.Key] = x
+		}
+		for _, x := range d.SigOut {
+			ev.SignalOut[x.Key] = x
+		}
+		for k, x := range d.SigSeen {
+			ev.SignalSeen[k] = x
+		}
 		p.eventsApplied = true
 	}
 	return nil
