@@ -159,3 +159,40 @@ func TestDeleteDecisionRequirements(t *testing.T) {
 		}
 	})
 }
+
+func TestDeleteForm(t *testing.T) {
+	bothRestarts(t, func(t *testing.T, r *rig) {
+		en := r.env()
+		v1, err := deployForm(t, en, "invoice.form", formV1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v2, err := deployForm(t, en, "invoice.form", formV2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.del(v2.FormKey); err != nil {
+			t.Fatalf("delete form v2: %v", err)
+		}
+		wantStatus(t, "delete form v2 again", r.del(v2.FormKey), codes.NotFound)
+		r.restart()
+		wantStatus(t, "delete form v2 after restart", r.del(v2.FormKey), codes.NotFound)
+		// v1 is the latest again: deploying it unchanged keeps it; v2's
+		// content again is version 3 (versions are not reused).
+		if again, err := deployForm(t, r.env(), "invoice.form", formV1); err != nil || again.FormKey != v1.FormKey || again.Version != 1 {
+			t.Fatalf("redeploy v1: %v %v", again, err)
+		}
+		v3, err := deployForm(t, r.env(), "invoice.form", formV2)
+		if err != nil || v3.Version != 3 || v3.FormKey == v2.FormKey {
+			t.Fatalf("redeploy v2 content: %v %v, want version 3", v3, err)
+		}
+		if err := r.del(v1.FormKey); err != nil {
+			t.Fatalf("delete form v1: %v", err)
+		}
+		r.restart()
+		wantStatus(t, "delete form v1 after restart", r.del(v1.FormKey), codes.NotFound)
+		if err := r.del(v3.FormKey); err != nil {
+			t.Fatalf("delete form v3 after restart: %v", err)
+		}
+	})
+}

@@ -66,9 +66,56 @@ func (p *Partition) deleteResource(c *Command, fx *effects) (any, error) {
 	return nil, reject(c.Op, RejNotFound, "Expected to delete resource but no resource found with key `%d`", c.Key)
 }
 
-// deleteOtherResource deletes a resource of another kind (forms, once
-// deployed): none yet.
-func (p *Partition) deleteOtherResource(c *Command) bool { return false }
+// deleteOtherResource deletes a form (the other kind of resource).
+func (p *Partition) deleteOtherResource(c *Command) bool {
+	fs := p.st.formStore()
+	f := fs.byKey[c.Key]
+	if f == nil {
+		return false
+	}
+	fs.remove(f)
+	p.trackForm(f)
+	return true
+}
+
+// ---- form tombstones ----
+
+func (fs *formStore) remove(f *Form) {
+	delete(fs.byKey, f.Key)
+	fs.byID[f.FormID] = without(fs.byID[f.FormID], func(x *Form) bool { return x == f })
+	if len(fs.byID[f.FormID]) == 0 {
+		delete(fs.byID, f.FormID)
+	}
+	f.Deleted, f.Resource = true, nil
+	if fs.gone == nil {
+		fs.gone = map[int64]*Form{}
+	}
+	fs.gone[f.Key] = f
+}
+
+func (fs *formStore) markGone(sf snapForm) {
+	if fs.gone[sf.Key] != nil {
+		return
+	}
+	f := fs.byKey[sf.Key]
+	if f == nil {
+		f = &Form{Key: sf.Key, FormID: sf.FormID, Version: sf.Version, ResourceName: sf.ResourceName, DeploymentKey: sf.DeploymentKey}
+	}
+	fs.remove(f)
+}
+
+func (fs *formStore) nextVersion(id string) int32 {
+	var v int32
+	if f := fs.latest(id); f != nil {
+		v = f.Version
+	}
+	for _, f := range fs.gone {
+		if f.FormID == id {
+			v = max(v, f.Version)
+		}
+	}
+	return v + 1
+}
 
 // runsInstancesOf reports whether an instance of the definition is active
 // on this partition.
