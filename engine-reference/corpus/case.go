@@ -210,12 +210,12 @@ type JobStep struct {
 	// ExpectKeyOf: the job must be the one named so before (same key);
 	// ExpectVersion: the version of the process definition it shows
 	// (ops_steps.go).
-	As            string `json:"as,omitempty"`
-	ExpectKeyOf   string `json:"expectKeyOf,omitempty"`
-	ExpectVersion int32  `json:"expectVersion,omitempty"`
-	Complete        json.RawMessage            `json:"complete,omitempty"`
-	ThrowError      *ThrowErrorAction          `json:"throwError,omitempty"`
-	Fail            *FailAction                `json:"fail,omitempty"`
+	As            string            `json:"as,omitempty"`
+	ExpectKeyOf   string            `json:"expectKeyOf,omitempty"`
+	ExpectVersion int32             `json:"expectVersion,omitempty"`
+	Complete      json.RawMessage   `json:"complete,omitempty"`
+	ThrowError    *ThrowErrorAction `json:"throwError,omitempty"`
+	Fail          *FailAction       `json:"fail,omitempty"`
 }
 
 // ThrowErrorAction is ThrowError on the activated job.

@@ -45,9 +45,9 @@ type DeleteStep struct {
 type ModifyStep struct {
 	As            string           `json:"as,omitempty"`
 	InstanceOfJob string           `json:"instanceOfJob,omitempty"`
-	Activate   []ActivateAction `json:"activate,omitempty"`
-	Terminate  []string         `json:"terminate,omitempty"` // job names (their element instances), "missing"
-	ExpectCode string           `json:"expectCode,omitempty"`
+	Activate      []ActivateAction `json:"activate,omitempty"`
+	Terminate     []string         `json:"terminate,omitempty"` // job names (their element instances), "missing"
+	ExpectCode    string           `json:"expectCode,omitempty"`
 }
 
 // ActivateAction is one activate instruction.

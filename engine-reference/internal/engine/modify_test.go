@@ -89,7 +89,7 @@ func TestModifyScopesAndRefusals(t *testing.T) {
 		refuse("inside a multi-instance subprocess", &modReq{ActivateInstructions: []*actInstr{activate("item", 0)}}, codes.FailedPrecondition)
 		refuse("unknown variable scope", &modReq{ActivateInstructions: []*actInstr{activate("inner", 0, &varInstr{ScopeId: "nope", Variables: `{}`})}}, codes.InvalidArgument)
 		refuse("variable scope not a flow scope", &modReq{ActivateInstructions: []*actInstr{activate("inner", 0, &varInstr{ScopeId: "a", Variables: `{}`})}}, codes.InvalidArgument)
-		refuse("unknown ancestor", &modReq{ActivateInstructions: []*actInstr{activate("inner", pi + 999_999)}}, codes.InvalidArgument)
+		refuse("unknown ancestor", &modReq{ActivateInstructions: []*actInstr{activate("inner", pi+999_999)}}, codes.InvalidArgument)
 		refuse("ancestor that is not a flow scope", &modReq{ActivateInstructions: []*actInstr{activate("inner", a.ElementInstanceKey)}}, codes.InvalidArgument)
 		refuse("unknown element instance to terminate", &modReq{TerminateInstructions: []*termInstr{{ElementInstanceKey: pi + 999_999}}}, codes.InvalidArgument)
 		// All or nothing: a valid activation next to a refused one changes nothing.
@@ -135,4 +135,35 @@ func TestModifyScopesAndRefusals(t *testing.T) {
 		r.complete(r.job("corpus-mods-item"), `{}`)
 		r.completed(pi, map[string]any{"s": absent})
 	})
+}
+
+// Events after an event-based gateway cannot be activated (modification,
+// start instructions), the gateway itself can; an instance waiting at the
+// gateway (event subscriptions) is not migrated.
+func TestEventGatewayActivationRefused(t *testing.T) {
+	r := newRig(t, "snapshot")
+	r.deploy("event-based-gateway-message-wins/gateway.bpmn")
+	create := func(ids ...string) (*pb.CreateProcessInstanceResponse, error) {
+		req := &pb.CreateProcessInstanceRequest{BpmnProcessId: "corpus-event-gateway-message", Version: -1, Variables: `{"orderId":"x"}`}
+		for _, id := range ids {
+			req.StartInstructions = append(req.StartInstructions, &pb.ProcessInstanceCreationStartInstruction{ElementId: id})
+		}
+		return r.gw.CreateProcessInstance(ctx(t), req)
+	}
+	_, err := create("paid")
+	wantStatus(t, "start at an event of the gateway", err, codes.InvalidArgument)
+	c, err := create("wait")
+	if err != nil {
+		t.Fatalf("start at the gateway: %v", err)
+	}
+	pi := c.ProcessInstanceKey
+	wantStatus(t, "activate an event of the gateway", r.modify(&modReq{ProcessInstanceKey: pi, ActivateInstructions: []*actInstr{activate("paid", 0)}}), codes.InvalidArgument)
+	wantStatus(t, "migrate an instance waiting at the gateway", r.migrate(pi, c.ProcessDefinitionKey, maps("wait", "wait")...), codes.FailedPrecondition)
+	if err := r.modify(&modReq{ProcessInstanceKey: pi, ActivateInstructions: []*actInstr{activate("ship", 0)}}); err != nil {
+		t.Fatal(err)
+	}
+	r.complete(r.job("corpus-ebm-ship"), `{}`)
+	if st := r.instance(pi).State; st != apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_ACTIVE {
+		t.Fatalf("the instance still waits at the gateway: %v", st)
+	}
 }

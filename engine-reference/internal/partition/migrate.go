@@ -109,7 +109,7 @@ func (p *Partition) checkMigratable(c *Command, in *Instance, e *ElemInst, targe
 	if src.Kind != dst.Kind || (src.MI == nil) != (dst.MI == nil) {
 		return reject(c.Op, RejInvalidState, "Expected to migrate process instance '%d' but active element with id '%s' and type '%s' is mapped to an element with id '%s' and different type '%s'. Elements must be mapped to elements of the same type.", in.Key, src.ID, kindName(src), dst.ID, kindName(dst))
 	}
-	if src.Kind == bpmn.IntermediateCatchEvent || src.Kind == bpmn.ReceiveTask {
+	if src.Kind == bpmn.IntermediateCatchEvent || src.Kind == bpmn.ReceiveTask || src.Kind == bpmn.EventBasedGateway {
 		return reject(c.Op, RejInvalidState, "Expected to migrate process instance '%d' but active element with id '%s' has an unsupported type. The migration of a %s is not supported.", in.Key, src.ID, kindName(src))
 	}
 	if e.LoopCounter == 0 {
@@ -207,6 +207,8 @@ func kindName(el *bpmn.Element) string {
 		return "RECEIVE_TASK"
 	case bpmn.BusinessRuleTask:
 		return "BUSINESS_RULE_TASK"
+	case bpmn.EventBasedGateway:
+		return "EVENT_BASED_GATEWAY"
 	}
 	return fmt.Sprintf("element kind %d", el.Kind)
 }

@@ -170,6 +170,15 @@ func (p *Partition) planActivations(c *Command, in *Instance, instrs []ActivateA
 	if len(unknown) > 0 {
 		return nil, nil, reject(c.Op, RejInvalidArgument, "Expected to modify instance of process '%s' but it contains one or more activate instructions with an element that could not be found: '%s'", id, strings.Join(unknown, "', '"))
 	}
+	var afterGateway []string
+	for _, a := range instrs {
+		if afterEventGateway(in.proc, in.proc.Elements[a.ElementID]) {
+			afterGateway = append(afterGateway, a.ElementID)
+		}
+	}
+	if len(afterGateway) > 0 {
+		return nil, nil, reject(c.Op, RejInvalidArgument, "Expected to modify instance of process '%s' but it contains one or more activate instructions for elements that are unsupported: '%s'. The activation of events belonging to an event-based gateway is not supported", id, strings.Join(afterGateway, "', '"))
+	}
 	if len(unsupported) > 0 {
 		return nil, nil, reject(c.Op, RejInvalidArgument, "Expected to modify instance of process '%s' but it contains one or more activate instructions for elements that are unsupported: '%s'. The activation of elements with type '%s' is not supported", id, strings.Join(unsupported, "', '"), strings.Join(types, "', '"))
 	}
@@ -286,6 +295,20 @@ func (p *Partition) pickScope(c *Command, v *virtScopes, s *bpmn.Element, parent
 		}
 	}
 	return 0, reject(c.Op, RejInvalidArgument, "Expected to modify instance of process '%s' but it contains one or more activate instructions for an element that has a flow scope with more than one active instance: '%s'. Can't decide in which instance of the flow scope the element should be activated. Please specify an ancestor element instance key for this activate instruction.", v.in.BpmnProcessID, s.ID)
+}
+
+// afterEventGateway reports whether el is an event of an event-based
+// gateway (one of its outgoing flows leads to el).
+func afterEventGateway(proc *bpmn.Process, el *bpmn.Element) bool {
+	if el == nil {
+		return false
+	}
+	for _, f := range el.Incoming {
+		if src := proc.Elements[f.Source]; src != nil && src.Kind == bpmn.EventBasedGateway {
+			return true
+		}
+	}
+	return false
 }
 
 func isFlowScopeOf(el *bpmn.Element, id string) bool {

@@ -50,6 +50,11 @@ func checkStartInstructions(c *Command, d *Def) error {
 			return reject(c.Op, RejInvalidArgument, "Expected to create instance of process with start instructions but the element with id '%s' targets unsupported element type '%s'.", id, typ)
 		}
 	}
+	for _, id := range ids {
+		if afterEventGateway(d.Process, d.Process.Elements[id]) {
+			return reject(c.Op, RejInvalidArgument, "Expected to create instance of process with start instructions but the element with id '%s' belongs to an event-based gateway. The creation of elements belonging to an event-based gateway is not supported.", id)
+		}
+	}
 	return nil
 }
 
