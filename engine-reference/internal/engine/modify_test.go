@@ -61,6 +61,20 @@ func TestModifyActivateTerminate(t *testing.T) {
 		}
 		wantStatus(t, "modify an ended instance", r.modify(&modReq{ProcessInstanceKey: pi2, ActivateInstructions: []*actInstr{activate("b", 0)}}), codes.NotFound)
 
+		// Terminating the process instance itself ends it (not together with
+		// an activation: every element's flow scope is the instance).
+		pi4 := r.create("corpus-modify", `{}`)
+		r.job("corpus-mod-a")
+		wantStatus(t, "terminate the instance and activate", r.modify(&modReq{ProcessInstanceKey: pi4,
+			ActivateInstructions: []*actInstr{activate("b", 0)}, TerminateInstructions: []*termInstr{{ElementInstanceKey: pi4}}}), codes.InvalidArgument)
+		if err := r.modify(&modReq{ProcessInstanceKey: pi4, TerminateInstructions: []*termInstr{{ElementInstanceKey: pi4}}}); err != nil {
+			t.Fatalf("terminate the process instance: %v", err)
+		}
+		if st := r.instance(pi4).State; st != apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_CANCELED {
+			t.Fatalf("instance after terminating it: %v", st)
+		}
+		r.noJob("corpus-mod-b")
+
 		// Activating the end event with the last element terminated completes it.
 		pi3 := r.create("corpus-modify", `{}`)
 		a3 := r.job("corpus-mod-a")
@@ -166,4 +180,25 @@ func TestEventGatewayActivationRefused(t *testing.T) {
 	if st := r.instance(pi).State; st != apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_ACTIVE {
 		t.Fatalf("the instance still waits at the gateway: %v", st)
 	}
+}
+
+// An instance created by a call activity: terminating its last element is
+// refused (the parent is modified instead), and it is not migrated.
+func TestModifyCalledInstance(t *testing.T) {
+	r := newRig(t, "snapshot")
+	r.deploy("call-activity/parent.bpmn", "call-activity/child.bpmn")
+	r.create("corpus-ca-parent", `{}`)
+	w := r.job("corpus-ca-work")
+	child := w.ProcessInstanceKey
+	wantStatus(t, "terminate the last element of a called instance", r.modify(&modReq{ProcessInstanceKey: child,
+		TerminateInstructions: []*termInstr{{ElementInstanceKey: w.ElementInstanceKey}}}), codes.InvalidArgument)
+	wantStatus(t, "migrate a called instance", r.migrate(child, w.ProcessDefinitionKey, maps("work", "work")...), codes.FailedPrecondition)
+	// Activating another element next to it is fine; then terminating the
+	// task leaves the instance running.
+	if err := r.modify(&modReq{ProcessInstanceKey: child, ActivateInstructions: []*actInstr{activate("work", 0)},
+		TerminateInstructions: []*termInstr{{ElementInstanceKey: w.ElementInstanceKey}}}); err != nil {
+		t.Fatal(err)
+	}
+	r.complete(r.job("corpus-ca-work"), `{}`)
+	r.complete(r.job("corpus-ca-work"), `{}`) // call2
 }

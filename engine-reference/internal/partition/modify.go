@@ -139,6 +139,10 @@ func (p *Partition) modify(c *Command, fx *effects) (any, error) {
 		if in.State != InstActive {
 			break
 		}
+		if k == in.Key {
+			p.cancelInstance(c, fx, in)
+			break
+		}
 		e := in.elems[k]
 		if e == nil {
 			continue // inside an instance terminated before
@@ -333,13 +337,26 @@ func mergeDoc(into, doc vars.Doc) vars.Doc {
 func (p *Partition) planTerminations(c *Command, in *Instance, keys []int64, acts []activation, required map[int64]bool, activating bool) ([]int64, error) {
 	id := in.BpmnProcessID
 	var unknown []string
+	whole := false // the process instance itself is terminated
 	for _, k := range keys {
-		if e := in.elems[k]; e == nil {
+		if k == in.Key {
+			whole = true
+		} else if e := in.elems[k]; e == nil {
 			unknown = append(unknown, itoa(k))
 		}
 	}
 	if len(unknown) > 0 {
 		return nil, reject(c.Op, RejInvalidArgument, "Expected to modify instance of process '%s' but it contains one or more terminate instructions with an element instance that could not be found: '%s'", id, strings.Join(unknown, "', '"))
+	}
+	if whole {
+		// every activation's flow scope is the process instance
+		if len(acts) > 0 {
+			return nil, reject(c.Op, RejInvalidArgument, "Expected to modify instance of process '%s' but it contains one or more activate instructions for elements whose required flow scope instance is also being terminated: element '%s' requires flow scope instance '%d' which is being terminated. Please provide a valid ancestor scope key for the activation or avoid terminating the required flow scope.", id, acts[0].el.ID, in.Key)
+		}
+		if in.ParentKey != 0 {
+			return nil, reject(c.Op, RejInvalidArgument, "Expected to modify instance of process '%s' but the given instructions would terminate the instance. The instance was created by a call activity in the parent process. To terminate this instance please modify the parent process instead.", id)
+		}
+		return []int64{in.Key}, nil
 	}
 	kids := map[int64][]*ElemInst{}
 	for _, x := range in.elems {
