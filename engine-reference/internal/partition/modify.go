@@ -15,8 +15,10 @@ import (
 // facts of its ProcessInstanceModification processor and
 // ElementActivationBehavior):
 //
-//   - activate instructions run first, in order, then terminate
-//     instructions;
+//   - the flow scope instances the activate instructions need are created
+//     (or chosen) first, then the terminate instructions run, then the
+//     elements are activated, in order (Zeebe activates them by commands
+//     processed after the modification);
 //   - an element is activated in an instance of its flow scope: with no
 //     ancestor given, the one active instance of each enclosing subprocess
 //     is used, a missing one is created (activated without taking its start
@@ -134,7 +136,7 @@ func (p *Partition) modify(c *Command, fx *effects) (any, error) {
 		p.st.touched.instance(in.Key)
 	}
 	p.st.dirtyInst(in.Key)
-	created := p.applyActivations(c, fx, in, acts)
+	ps, created := p.prepareActivations(c, fx, in, acts)
 	for _, k := range terms {
 		if in.State != InstActive {
 			break
@@ -149,6 +151,7 @@ func (p *Partition) modify(c *Command, fx *effects) (any, error) {
 		}
 		p.terminateCascade(c, fx, in, e, required, created, len(acts) > 0)
 	}
+	p.activateAll(c, fx, in, ps)
 	if in.State == InstActive {
 		p.checkDone(c, fx, in)
 	}
@@ -455,54 +458,116 @@ func scopeEmptied(in *Instance, scope int64, kids map[int64][]*ElemInst, gone ma
 	return s.Tokens <= held
 }
 
-// applyActivations applies the activate instructions in order. The
-// instance holds an extra token meanwhile, so one that reaches an end event
-// does not complete it before the others ran (they were all requested at
-// once).
-func (p *Partition) applyActivations(c *Command, fx *effects, in *Instance, acts []activation) map[int64]int64 {
-	created := map[int64]int64{}
-	in.tokens++
-	p.st.dirtyInst(in.Key)
-	for _, a := range acts {
-		p.applyActivation(c, fx, in, a, created)
-		if in.State != InstActive {
-			break
-		}
-	}
-	in.tokens--
-	p.st.dirtyInst(in.Key)
-	return created
+// Activations run in two phases, in Zeebe's order: the flow scope
+// instances are created (or chosen) and their variables set first, then
+// the terminate instructions run, and only then are the elements
+// activated (Zeebe writes their activation as commands processed after the
+// modification). While the elements are activated, every flow scope they
+// go into (and the process instance) holds an extra token, so an element
+// that ends at once does not complete its scope before the others ran; a
+// scope left with nothing to do afterwards completes then.
+
+// placed is an activation with the flow scope instance it goes into.
+type placed struct {
+	a     activation
+	scope int64 // 0: the process instance
 }
 
-// applyActivation creates the missing flow scope instances, sets the
-// variables and activates the element.
-func (p *Partition) applyActivation(c *Command, fx *effects, in *Instance, a activation, created map[int64]int64) {
-	if len(a.global) > 0 {
-		p.mergePropagate(in, 0, a.global)
+// prepareActivations sets the global variables, creates the missing flow
+// scope instances and sets the scoped variables, in instruction order.
+func (p *Partition) prepareActivations(c *Command, fx *effects, in *Instance, acts []activation) ([]placed, map[int64]int64) {
+	created := map[int64]int64{}
+	var out []placed
+	for _, a := range acts {
+		if len(a.global) > 0 {
+			p.mergePropagate(in, 0, a.global)
+		}
+		scope := int64(0)
+		for _, s := range a.chain {
+			k := s.key
+			if k < 0 {
+				if real, ok := created[k]; ok {
+					k = real
+				} else {
+					k = p.createFlowScope(c, fx, in, s.el, scope, a.scoped[s.el.ID])
+					created[s.key] = k
+					scope = k
+					continue
+				}
+			}
+			if doc := a.scoped[s.el.ID]; len(doc) > 0 {
+				if e := p.elem(k); e != nil {
+					p.setLocal(e, doc)
+				}
+			}
+			scope = k
+		}
+		out = append(out, placed{a: a, scope: scope})
 	}
-	scope := int64(0)
-	for _, s := range a.chain {
-		k := s.key
-		if k < 0 {
-			if real, ok := created[k]; ok {
-				k = real
-			} else {
-				k = p.createFlowScope(c, fx, in, s.el, scope, a.scoped[s.el.ID])
-				created[s.key] = k
-				scope = k
-				continue
+	return out, created
+}
+
+// activateAll activates the prepared elements (see above).
+func (p *Partition) activateAll(c *Command, fx *effects, in *Instance, ps []placed) {
+	if in.State != InstActive {
+		return
+	}
+	var guarded []*ElemInst
+	seen := map[int64]bool{}
+	for _, x := range ps {
+		if x.scope != 0 && !seen[x.scope] {
+			seen[x.scope] = true
+			if e := p.elem(x.scope); e != nil {
+				e.Tokens++
+				p.st.dirtyElem(e.Key)
+				guarded = append(guarded, e)
 			}
 		}
-		if doc := a.scoped[s.el.ID]; len(doc) > 0 {
-			if e := p.elem(k); e != nil {
-				p.setLocal(e, doc)
-			}
+	}
+	in.tokens++
+	p.st.dirtyInst(in.Key)
+	for _, x := range ps {
+		if in.State != InstActive {
+			return
 		}
-		scope = k
+		if x.scope != 0 && p.elem(x.scope) == nil {
+			continue // its flow scope ended meanwhile (a caught error)
+		}
+		p.activateOne(c, fx, in, x.a, x.scope)
 	}
-	if p.elem(scope) == nil && scope != 0 {
-		return // the flow scope ended while its inputs failed
+	// Release the guards, innermost scope first.
+	depth := func(e *ElemInst) int {
+		n := 0
+		for k := e.ScopeKey; k != 0 && n < 10_000; n++ {
+			s := in.elems[k]
+			if s == nil {
+				break
+			}
+			k = s.ScopeKey
+		}
+		return n
 	}
+	sort.SliceStable(guarded, func(i, k int) bool { return depth(guarded[i]) > depth(guarded[k]) })
+	for _, e := range guarded {
+		if in.State != InstActive {
+			return
+		}
+		if p.elem(e.Key) == nil {
+			continue
+		}
+		e.Tokens--
+		p.st.dirtyElem(e.Key)
+		p.run(c, fx, in, p.scopeDone(c, fx, in, e.Key, nil))
+	}
+	if in.State == InstActive {
+		in.tokens--
+		p.st.dirtyInst(in.Key)
+	}
+}
+
+// activateOne activates an element in a flow scope instance, with the
+// local variables of its own instance.
+func (p *Partition) activateOne(c *Command, fx *effects, in *Instance, a activation, scope int64) {
 	if a.el.IsActivity() && a.el.MI == nil {
 		p.run(c, fx, in, p.activateActivity(c, fx, in, a.el, scope, a.locals, 0, nil))
 		return

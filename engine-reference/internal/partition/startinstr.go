@@ -71,7 +71,8 @@ func (p *Partition) startAt(c *Command, fx *effects, in *Instance) {
 		}
 		return
 	}
-	p.applyActivations(c, fx, in, acts)
+	ps, _ := p.prepareActivations(c, fx, in, acts)
+	p.activateAll(c, fx, in, ps)
 	if in.State == InstActive {
 		p.checkDone(c, fx, in)
 	}
