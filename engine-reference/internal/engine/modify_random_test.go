@@ -62,7 +62,12 @@ func TestModifyRandomTokens(t *testing.T) {
 			}
 			rng := rand.New(rand.NewSource(seed))
 			r := newRig(t, mode)
-			r.env().deploy("rnd.bpmn", []byte(randomProcess))
+			defs := []int64{r.env().deploy("rnd.bpmn", []byte(randomProcess)).ProcessDefinitionKey,
+				r.env().deploy("rnd.bpmn", []byte(strings.Replace(randomProcess, `id="d"`, `id="d2"`, 1))).ProcessDefinitionKey}
+			var identity []*mapping
+			for _, id := range []string{"t1", "t2", "t5", "t4", "sub", "sub2", "gw", "se", "s2e", "end"} {
+				identity = append(identity, &mapping{SourceElementId: id, TargetElementId: id})
+			}
 			var insts []int64
 			for i := 0; i < 4; i++ {
 				insts = append(insts, r.create("rnd", `{"deeper":true}`))
@@ -84,7 +89,7 @@ func TestModifyRandomTokens(t *testing.T) {
 					fmt.Fprintf(&b, "job %d %d %d;", j.Key, j.ProcessInstanceKey, j.ElementInstanceKey)
 				}
 				for _, in := range r.env().instances("rnd").Instances {
-					fmt.Fprintf(&b, "inst %d %v;", in.Key, in.State)
+					fmt.Fprintf(&b, "inst %d %v %d;", in.Key, in.State, in.ProcessDefinitionKey)
 				}
 				return b.String()
 			}
@@ -137,6 +142,10 @@ func TestModifyRandomTokens(t *testing.T) {
 					j := mine[rng.Intn(len(mine))]
 					what = fmt.Sprintf("terminate %d", j.ElementInstanceKey)
 					err = r.modify(&modReq{ProcessInstanceKey: pi, TerminateInstructions: []*termInstr{{ElementInstanceKey: j.ElementInstanceKey}}})
+				case op < 7: // migrate to either version (every element mapped to itself)
+					target := defs[rng.Intn(2)]
+					what = fmt.Sprintf("migrate to %d", target)
+					err = r.migrate(pi, target, identity...)
 				case len(jobs) > 0: // complete
 					j := jobs[rng.Intn(len(jobs))]
 					what = fmt.Sprintf("complete %d", j.Key)
