@@ -6,6 +6,7 @@ import (
 	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // ModifyProcessInstance against Zeebe 8.8's documented and implemented
@@ -201,4 +202,56 @@ func TestModifyCalledInstance(t *testing.T) {
 	}
 	r.complete(r.job("corpus-ca-work"), `{}`)
 	r.complete(r.job("corpus-ca-work"), `{}`) // call2
+}
+
+// Modification with event subscriptions, across a SIGKILL: a message
+// catch event activated by a modification subscribes (on the message's
+// partition) and correlates; a task activated by a modification gets its
+// timer boundary event, and the terminated task's job is gone.
+func TestModifyEventSubscriptions(t *testing.T) {
+	r := newRig(t, "replay")
+	r.deploy("message-catch/catch.bpmn", "timer-boundary-interrupting/tbi.bpmn")
+	publish := func(key string) {
+		t.Helper()
+		if _, err := r.gw.PublishMessage(ctx(t), &pb.PublishMessageRequest{Name: "corpus-mc-paid", CorrelationKey: key}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// ship activated next to the waiting catch event: both paths run.
+	pi := r.create("corpus-message-catch", `{"orderId":"o-0"}`)
+	if err := r.modify(&modReq{ProcessInstanceKey: pi, ActivateInstructions: []*actInstr{activate("ship", 0)}}); err != nil {
+		t.Fatal(err)
+	}
+	r.complete(r.job("corpus-mc-ship"), `{}`)
+	r.restart()
+	publish("o-0")
+	r.complete(r.job("corpus-mc-ship"), `{}`) // the catch event's path
+	r.completed(pi, nil)
+	// A second catch event activated: the instance ends after two messages.
+	pi = r.create("corpus-message-catch", `{"orderId":"o-1"}`)
+	if err := r.modify(&modReq{ProcessInstanceKey: pi, ActivateInstructions: []*actInstr{activate("waitPaid", 0)}}); err != nil {
+		t.Fatal(err)
+	}
+	r.restart()
+	publish("o-1")
+	r.complete(r.job("corpus-mc-ship"), `{}`)
+	publish("o-1")
+	r.complete(r.job("corpus-mc-ship"), `{}`)
+	r.completed(pi, nil)
+	// A task activated by modification has its timer boundary event.
+	pi = r.create("corpus-timer-boundary-int", `{}`)
+	w := r.job("corpus-tbi-work")
+	if err := r.modify(&modReq{ProcessInstanceKey: pi, ActivateInstructions: []*actInstr{activate("work", 0)},
+		TerminateInstructions: []*termInstr{{ElementInstanceKey: w.ElementInstanceKey}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.gw.CompleteJob(ctx(t), &pb.CompleteJobRequest{JobKey: w.Key}); status.Code(err) != codes.NotFound {
+		t.Fatalf("the terminated task's job: %v", err)
+	}
+	w2 := r.job("corpus-tbi-work")
+	r.complete(r.job("corpus-tbi-escalate"), `{}`) // the boundary timer (PT1S) fired
+	r.completed(pi, nil)
+	if _, err := r.gw.CompleteJob(ctx(t), &pb.CompleteJobRequest{JobKey: w2.Key}); status.Code(err) != codes.NotFound {
+		t.Fatalf("the interrupted task's job: %v", err)
+	}
 }
