@@ -3,6 +3,8 @@ package partition
 import (
 	"sort"
 
+	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
+
 	"github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 )
 
@@ -25,10 +27,13 @@ import (
 //     instance of the definition runs there (CheckOnly), so a definition
 //     with instances on any partition is refused before anything changes.
 //
-// Deleted definitions and graphs stay in the registry as tombstones (no
-// resource): snapshots and results records carry them, so a restart
-// neither reuses their versions nor brings them back when an older record
-// that registered them is replayed.
+// Deleted definitions, graphs and forms stay as tombstones: snapshots and
+// results records carry them, so a restart neither reuses their versions
+// nor brings them back when an older record that registered them is
+// replayed. A process definition's tombstone keeps its resource, so an
+// instance that still ran on another partition when partition 1 deleted
+// it (the window between the gateway's check and the deletion) recovers;
+// graphs and forms drop theirs (nothing refers to them once deleted).
 
 func (p *Partition) deleteResource(c *Command, fx *effects) (any, error) {
 	args := c.Ops
@@ -219,17 +224,21 @@ func (r *Registry) removeLocked(d *Def) {
 	r.gone[d.Key] = d
 }
 
-// markGone applies a tombstone from a snapshot or results record.
-func (r *Registry) markGone(sd snapDef) {
+// markGone applies a tombstone from a snapshot or results record (proc
+// and res: its process and resource, when the record has them).
+func (r *Registry) markGone(sd snapDef, proc *bpmn.Process, res []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.gone[sd.Key] != nil {
+	if g := r.gone[sd.Key]; g != nil {
+		if g.Process == nil && proc != nil {
+			g.Process, g.Resource = proc, res
+		}
 		return
 	}
 	d := r.byKey[sd.Key]
 	if d == nil {
 		d = &Def{Key: sd.Key, BpmnProcessID: sd.BpmnProcessID, Version: sd.Version, ResourceName: sd.ResourceName,
-			DeploymentKey: sd.DeploymentKey, Checksum: sd.Checksum}
+			DeploymentKey: sd.DeploymentKey, Checksum: sd.Checksum, Process: proc, Resource: res}
 	}
 	r.removeLocked(d)
 }
@@ -240,12 +249,16 @@ func (r *Registry) goneDef(k int64) *Def {
 	return r.gone[k]
 }
 
-// deletedDefs lists the tombstones, ordered by key.
-func (r *Registry) deletedDefs() []snapDef {
+// deletedDefs lists the tombstones, ordered by key, adding their
+// resources (when known) to res.
+func (r *Registry) deletedDefs(res map[string][]byte) []snapDef {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	out := make([]snapDef, 0, len(r.gone))
 	for _, d := range r.gone {
+		if d.Resource != nil {
+			res[d.Checksum] = d.Resource
+		}
 		out = append(out, snapDefOf(d))
 	}
 	sort.Slice(out, func(i, k int) bool { return out[i].Key < out[k].Key })
