@@ -31,6 +31,27 @@ const scopedBPMN = `<?xml version="1.0" encoding="UTF-8"?>
   </bpmn:process>
 </bpmn:definitions>`
 
+const boundaryBPMN = `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="x">
+  <bpmn:message id="m" name="NAME"><bpmn:extensionElements><zeebe:subscription correlationKey="=k"/></bpmn:extensionElements></bpmn:message>
+  <bpmn:process id="tb" isExecutable="true">
+    <bpmn:startEvent id="s"/>
+    <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="TASK"/>
+    <bpmn:serviceTask id="TASK"><bpmn:extensionElements><zeebe:taskDefinition type="tbw"/></bpmn:extensionElements></bpmn:serviceTask>
+    <bpmn:boundaryEvent id="TIMER" attachedToRef="TASK"><bpmn:timerEventDefinition><bpmn:timeDuration>PT1H</bpmn:timeDuration></bpmn:timerEventDefinition></bpmn:boundaryEvent>
+    <bpmn:boundaryEvent id="MSG" attachedToRef="TASK" cancelActivity="false"><bpmn:messageEventDefinition messageRef="m"/></bpmn:boundaryEvent>
+    <bpmn:sequenceFlow id="f2" sourceRef="TASK" targetRef="e"/>
+    <bpmn:sequenceFlow id="f3" sourceRef="TIMER" targetRef="e"/>
+    <bpmn:sequenceFlow id="f4" sourceRef="MSG" targetRef="e"/>
+    <bpmn:endEvent id="e"/>
+  </bpmn:process>
+</bpmn:definitions>`
+
+func boundaryVersion(task, timer, msg, name string) []byte {
+	r := strings.NewReplacer("TASK", task, "TIMER", timer, "MSG", msg, "NAME", name)
+	return []byte(r.Replace(boundaryBPMN))
+}
+
 // Deletion tombstones (process definitions, decision requirements graphs,
 // forms), modifications (flow scopes created, variables, terminations),
 // migrations and start instructions are all in the results records: the
@@ -106,6 +127,13 @@ func TestOpsResultsRecoveryEqualsLiveState(t *testing.T) {
 			for _, k := range []int64{keyOf(d2, "process"), keyOf(d2, "drg"), keyOf(d2, "form")} {
 				do(&Command{Op: OpDeleteResource, Key: k})
 			}
+			// A task with a timer and a message boundary event migrated: the
+			// timer mapped (kept), the message boundary event unmapped
+			// (closed), the target's message boundary event subscribed.
+			b1 := deploy(Resource{Name: "tb.bpmn", Content: boundaryVersion("t1", "late1", "msg1", "old-msg")})
+			b2 := deploy(Resource{Name: "tb.bpmn", Content: boundaryVersion("t2", "late2", "msg2", "new-msg")})
+			i3 := inst(&Command{Op: OpCreate, DefKey: keyOf(b1, "process"), Variables: `{"k":"k1"}`})
+			do(&Command{Op: OpMigrate, Key: i3, Ops: &OpsArgs{TargetDefKey: keyOf(b2, "process"), Mappings: []MappingArg{{Source: "t1", Target: "t2"}, {Source: "late1", Target: "late2"}}}})
 			// Complete one b of i2: its sub instance completes, the other runs.
 			bs := do(&Command{Op: OpActivate, Type: "qb", Worker: "w", MaxJobs: 5, Timeout: 60000}).([]*gatewaypb.ActivatedJob)
 			if len(bs) != 3 {
@@ -117,9 +145,36 @@ func TestOpsResultsRecoveryEqualsLiveState(t *testing.T) {
 					break
 				}
 			}
+			// The subscription close and open travel as commands to the
+			// message partition (this one): wait for them.
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				settled := false
+				if err := p.Query(ctx, func(st *State) {
+					old, fresh := 0, 0
+					if st.events != nil {
+						for _, m := range st.events.MsgSubs {
+							if m.Name == "old-msg" {
+								old++
+							}
+							if m.Name == "new-msg" {
+								fresh++
+							}
+						}
+					}
+					settled = old == 0 && fresh == 1
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if settled {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the message partition did not close the old subscription and open the new one")
+				}
+			}
 			stopWithoutSnapshot(p)
 			live := fullImage(t, p)
-			for _, want := range []string{`"deleted":true`, `"q"`} {
+			for _, want := range []string{`"deleted":true`, `"q"`, `"el":"late2"`, `"name":"new-msg"`} {
 				if !bytes.Contains(live, []byte(want)) {
 					t.Fatalf("the final state has no %s: the comparison would miss it", want)
 				}
@@ -127,6 +182,9 @@ func TestOpsResultsRecoveryEqualsLiveState(t *testing.T) {
 			p2 := openMixed(t, dir)
 			rec := fullImage(t, p2)
 			p2.log.Close()
+			if bytes.Contains(live, []byte(`"name":"old-msg"`)) {
+				t.Fatal("the unmapped message boundary event is still subscribed")
+			}
 			if !bytes.Equal(live, rec) {
 				t.Fatalf("recovered state differs from the live state %s", firstDiff(live, rec))
 			}
