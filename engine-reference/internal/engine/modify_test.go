@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 
 	apb "github.com/jobwire/jobwire/engine-reference/internal/pb/adminpb"
@@ -254,4 +255,57 @@ func TestModifyEventSubscriptions(t *testing.T) {
 	if _, err := r.gw.CompleteJob(ctx(t), &pb.CompleteJobRequest{JobKey: w2.Key}); status.Code(err) != codes.NotFound {
 		t.Fatalf("the interrupted task's job: %v", err)
 	}
+}
+
+// A subprocess created by a modification whose input mapping fails holds
+// an IO_MAPPING_ERROR incident; resolving it applies the mapping again
+// without starting the subprocess at its start event.
+func TestModifyCreatedScopeInputIncident(t *testing.T) {
+	r := newRig(t, "snapshot")
+	r.env().deploy("sc.bpmn", []byte(`<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="t">
+  <bpmn:process id="sc" isExecutable="true">
+    <bpmn:startEvent id="s"/>
+    <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="a"/>
+    <bpmn:serviceTask id="a"><bpmn:extensionElements><zeebe:taskDefinition type="sc-a"/></bpmn:extensionElements></bpmn:serviceTask>
+    <bpmn:sequenceFlow id="f2" sourceRef="a" targetRef="sub"/>
+    <bpmn:subProcess id="sub">
+      <bpmn:extensionElements><zeebe:ioMapping><zeebe:input source="= s + s" target="twice"/></zeebe:ioMapping></bpmn:extensionElements>
+      <bpmn:startEvent id="ss"/>
+      <bpmn:sequenceFlow id="s1" sourceRef="ss" targetRef="inner"/>
+      <bpmn:serviceTask id="inner"><bpmn:extensionElements><zeebe:taskDefinition type="sc-inner"/></bpmn:extensionElements></bpmn:serviceTask>
+      <bpmn:sequenceFlow id="s2" sourceRef="inner" targetRef="se"/>
+      <bpmn:endEvent id="se"/>
+    </bpmn:subProcess>
+    <bpmn:sequenceFlow id="f3" sourceRef="sub" targetRef="after"/>
+    <bpmn:serviceTask id="after"><bpmn:extensionElements><zeebe:taskDefinition type="sc-after"/></bpmn:extensionElements></bpmn:serviceTask>
+    <bpmn:sequenceFlow id="f4" sourceRef="after" targetRef="e"/>
+    <bpmn:endEvent id="e"/>
+  </bpmn:process>
+</bpmn:definitions>`))
+	big := strings.Repeat("x", 600_000) // s + s is over FEEL's 1 MiB string limit
+	pi := r.create("sc", `{"s":"`+big+`"}`)
+	a := r.job("sc-a")
+	if err := r.modify(&modReq{ProcessInstanceKey: pi, ActivateInstructions: []*actInstr{activate("inner", 0)},
+		TerminateInstructions: []*termInstr{{ElementInstanceKey: a.ElementInstanceKey}}}); err != nil {
+		t.Fatal(err)
+	}
+	incs := r.incidents(pi)
+	if len(incs) != 1 || incs[0].Type != "IO_MAPPING_ERROR" {
+		t.Fatalf("incidents %v", incs)
+	}
+	if _, err := r.gw.SetVariables(ctx(t), &pb.SetVariablesRequest{ElementInstanceKey: pi, Variables: `{"s":"ab"}`}); err != nil {
+		t.Fatal(err)
+	}
+	r.restart()
+	if _, err := r.gw.ResolveIncident(ctx(t), &pb.ResolveIncidentRequest{IncidentKey: incs[0].Key}); err != nil {
+		t.Fatal(err)
+	}
+	inner := r.job("sc-inner")
+	r.complete(inner, `{}`)
+	r.noJob("sc-inner") // the subprocess did not start at its start event
+	after := r.job("sc-after")
+	wantVars(t, "after", after.Variables, map[string]any{"s": "ab", "twice": absent})
+	r.complete(after, `{}`)
+	r.completed(pi, nil)
 }

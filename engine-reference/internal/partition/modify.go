@@ -602,18 +602,39 @@ func (p *Partition) createFlowScope(c *Command, fx *effects, in *Instance, el *b
 	if len(local) > 0 {
 		p.setLocal(e, local)
 	}
+	p.scopeInputs(c, fx, in, e)
+	return e.Key
+}
+
+// stageScopeInput: the input mappings of a flow scope instance created by
+// a modification failed; resolving the incident applies them again (the
+// subprocess does not take its start event: the activated element inside
+// it is its content).
+const stageScopeInput = 100
+
+// scopeInputs applies a created flow scope's input mappings and opens its
+// boundary events; a failing mapping holds it with an incident.
+func (p *Partition) scopeInputs(c *Command, fx *effects, in *Instance, e *ElemInst) {
+	el := e.Element
 	if len(el.Inputs) > 0 {
 		doc, err := evalMappings(el.Inputs, p.lookupAt(in, e))
 		if err != nil {
-			e.Stage = stageInput
+			e.Stage = stageScopeInput
 			p.st.dirtyElem(e.Key)
 			p.incidentOn(in, e, "IO_MAPPING_ERROR", "Failed to apply the input mappings of '"+el.ID+"': "+err.Error())
-			return e.Key
+			return
 		}
 		p.setLocal(e, doc)
 	}
-	p.openActivityBoundaries(c, fx, in, e, stageInput)
-	return e.Key
+	p.openActivityBoundaries(c, fx, in, e, stageScopeInput)
+}
+
+func (p *Partition) resolveScopeInputs(c *Command, fx *effects, in *Instance, e *ElemInst) {
+	e.Stage = 0
+	p.st.dirtyElem(e.Key)
+	p.scopeInputs(c, fx, in, e)
+	// the elements inside may have ended meanwhile
+	p.run(c, fx, in, p.scopeDone(c, fx, in, e.Key, nil))
 }
 
 // terminateCascade terminates an element instance and then every flow
