@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -308,4 +309,33 @@ func TestModifyCreatedScopeInputIncident(t *testing.T) {
 	wantVars(t, "after", after.Variables, map[string]any{"s": "ab", "twice": absent})
 	r.complete(after, `{}`)
 	r.completed(pi, nil)
+}
+
+// Local variables of an activated multi-instance activity are on its body
+// before its input collection is read.
+func TestModifyMultiInstanceLocals(t *testing.T) {
+	r := newRig(t, "snapshot")
+	r.deploy("multi-instance-parallel/mi.bpmn")
+	pi := r.create("corpus-mi-parallel", `{"items":[]}`)
+	after := r.job("corpus-mip-after") // the empty collection completed the body at once
+	if err := r.modify(&modReq{ProcessInstanceKey: pi, ActivateInstructions: []*actInstr{activate("item", 0,
+		&varInstr{ScopeId: "item", Variables: `{"items":[{"sku":"x","qty":2},{"sku":"y","qty":3}]}`})}}); err != nil {
+		t.Fatal(err)
+	}
+	jobs := r.jobs("corpus-mip-item", 2)
+	skus := map[string]bool{}
+	for _, j := range jobs {
+		var v struct{ Sku string }
+		if err := json.Unmarshal([]byte(j.Variables), &v); err != nil {
+			t.Fatal(err)
+		}
+		skus[v.Sku] = true
+		r.complete(j, `{}`)
+	}
+	if !skus["x"] || !skus["y"] {
+		t.Fatalf("inner instances over the local collection: %v", skus)
+	}
+	r.complete(r.job("corpus-mip-after"), `{}`)
+	r.complete(after, `{}`)
+	r.completed(pi, map[string]any{"items": []any{}})
 }

@@ -572,6 +572,20 @@ func (p *Partition) activateOne(c *Command, fx *effects, in *Instance, a activat
 		p.run(c, fx, in, p.activateActivity(c, fx, in, a.el, scope, a.locals, 0, nil))
 		return
 	}
+	if a.el.IsActivity() && len(a.locals) > 0 {
+		// a multi-instance body with its local variables before its input
+		// collection is read (as activateBody does otherwise)
+		e := &ElemInst{Key: p.st.nextKey(), InstanceKey: in.Key, Element: a.el, ScopeKey: scope, Body: &MIBody{}}
+		p.addElem(in, e)
+		*p.tokens(in, scope)++
+		p.setLocal(e, a.locals)
+		var steps []step
+		if p.openActivityBoundaries(c, fx, in, e, stageBoundaries) {
+			steps = p.startBody(c, fx, in, e, nil)
+		}
+		p.run(c, fx, in, steps)
+		return
+	}
 	before := map[int64]bool{}
 	for k := range in.elems {
 		before[k] = true
