@@ -98,3 +98,69 @@ func TestMigrateBoundaryEvents(t *testing.T) {
 		t.Fatalf("the interrupted task's job is still there: %d", n)
 	}
 }
+
+// Active catch events move with their subscriptions: a timer catch event
+// keeps its due time, a message catch event its subscription (mapped to a
+// catch event of the same message); one mapped to another message is
+// refused.
+func TestMigrateCatchEvents(t *testing.T) {
+	en := start(t, Config{})
+	proc := func(suffix, timer, msg string) []byte {
+		return []byte(`<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="t">
+  <bpmn:message id="m" name="` + msg + `"><bpmn:extensionElements><zeebe:subscription correlationKey="=k"/></bpmn:extensionElements></bpmn:message>
+  <bpmn:process id="mc" isExecutable="true">
+    <bpmn:startEvent id="s"/>
+    <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="fork"/>
+    <bpmn:parallelGateway id="fork"/>
+    <bpmn:sequenceFlow id="f2" sourceRef="fork" targetRef="wait` + suffix + `"/>
+    <bpmn:sequenceFlow id="f3" sourceRef="fork" targetRef="paid` + suffix + `"/>
+    <bpmn:intermediateCatchEvent id="wait` + suffix + `"><bpmn:timerEventDefinition><bpmn:timeDuration>` + timer + `</bpmn:timeDuration></bpmn:timerEventDefinition></bpmn:intermediateCatchEvent>
+    <bpmn:intermediateCatchEvent id="paid` + suffix + `"><bpmn:messageEventDefinition messageRef="m"/></bpmn:intermediateCatchEvent>
+    <bpmn:sequenceFlow id="f4" sourceRef="wait` + suffix + `" targetRef="late` + suffix + `"/>
+    <bpmn:sequenceFlow id="f5" sourceRef="paid` + suffix + `" targetRef="ship` + suffix + `"/>
+    <bpmn:serviceTask id="late` + suffix + `"><bpmn:extensionElements><zeebe:taskDefinition type="mc-late` + suffix + `"/></bpmn:extensionElements></bpmn:serviceTask>
+    <bpmn:serviceTask id="ship` + suffix + `"><bpmn:extensionElements><zeebe:taskDefinition type="mc-ship` + suffix + `"/></bpmn:extensionElements></bpmn:serviceTask>
+    <bpmn:sequenceFlow id="f6" sourceRef="late` + suffix + `" targetRef="e1"/>
+    <bpmn:sequenceFlow id="f7" sourceRef="ship` + suffix + `" targetRef="e2"/>
+    <bpmn:endEvent id="e1"/>
+    <bpmn:endEvent id="e2"/>
+  </bpmn:process>
+</bpmn:definitions>`)
+	}
+	v1 := en.deploy("mc.bpmn", proc("", "PT1H", "mc-paid"))
+	v2 := en.deploy("mc.bpmn", proc("2", "PT5H", "mc-paid"))
+	v3 := en.deploy("mc.bpmn", proc("3", "PT1H", "mc-other"))
+	c, err := en.gw.CreateProcessInstance(ctx(t), &pb.CreateProcessInstanceRequest{ProcessDefinitionKey: v1.ProcessDefinitionKey, Variables: `{"k":"c1"}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	migrate := func(target int64, maps ...*mapping) error {
+		_, err := en.gw.MigrateProcessInstance(ctx(t), &pb.MigrateProcessInstanceRequest{ProcessInstanceKey: c.ProcessInstanceKey,
+			MigrationPlan: &pb.MigrateProcessInstanceRequest_MigrationPlan{TargetProcessDefinitionKey: target, MappingInstructions: maps}})
+		return err
+	}
+	wantStatus(t, "message catch event mapped to one of another message", migrate(v3.ProcessDefinitionKey, maps("wait", "wait3", "paid", "paid3")...), codes.FailedPrecondition)
+	wantStatus(t, "timer catch event mapped to a message catch event", migrate(v2.ProcessDefinitionKey, maps("wait", "paid2", "paid", "wait2")...), codes.FailedPrecondition)
+	en.advance(30 * 60 * 1000)
+	if err := migrate(v2.ProcessDefinitionKey, maps("wait", "wait2", "paid", "paid2")...); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	if _, err := en.gw.PublishMessage(ctx(t), &pb.PublishMessageRequest{Name: "mc-paid", CorrelationKey: "c1"}); err != nil {
+		t.Fatal(err)
+	}
+	var ship []*pb.ActivatedJob
+	eventually(t, 5*time.Second, "the migrated message catch event's path", func() bool {
+		ship = append(ship, en.activate("mc-ship2", 10, -1)...)
+		return len(ship) > 0
+	})
+	en.advance(31 * 60 * 1000) // the timer's old due time (created + 1 h)
+	var late []*pb.ActivatedJob
+	eventually(t, 5*time.Second, "the migrated timer catch event's path", func() bool {
+		late = append(late, en.activate("mc-late2", 10, -1)...)
+		return len(late) > 0
+	})
+	if late[0].ProcessDefinitionKey != v2.ProcessDefinitionKey || ship[0].ElementId != "ship2" {
+		t.Fatalf("jobs after migration: %v %v", late[0], ship[0])
+	}
+}

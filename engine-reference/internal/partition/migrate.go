@@ -24,11 +24,12 @@ import (
 //     to a multi-instance activity) in the same flow scope, that is inside
 //     the element its flow scope is mapped to (FAILED_PRECONDITION);
 //   - boundary events of active activities: see checkBoundaryMappings;
+//   - an active message, timer or signal catch event or receive task mapped
+//     to one of the same kind listening to the same message or signal keeps
+//     its subscription (a timer its due time);
 //   - not supported here, refused with FAILED_PRECONDITION before anything
-//     changes: active elements that wait on an event subscription
-//     themselves (message, timer and signal catch events, receive tasks,
-//     event-based gateways) and a parallel or inclusive join that holds
-//     arrived tokens;
+//     changes: an active event-based gateway and a parallel or inclusive
+//     join that holds arrived tokens;
 //   - the instance then belongs to the target: every element instance moves
 //     to its mapped element, keeping its key, variables and incidents, and
 //     each job keeps its key, type, retries and state and shows the target's
@@ -123,7 +124,14 @@ func (p *Partition) checkMigratable(c *Command, in *Instance, e *ElemInst, targe
 	if src.Kind != dst.Kind || (src.MI == nil) != (dst.MI == nil) {
 		return reject(c.Op, RejInvalidState, "Expected to migrate process instance '%d' but active element with id '%s' and type '%s' is mapped to an element with id '%s' and different type '%s'. Elements must be mapped to elements of the same type.", in.Key, src.ID, kindName(src), dst.ID, kindName(dst))
 	}
-	if src.Kind == bpmn.IntermediateCatchEvent || src.Kind == bpmn.ReceiveTask || src.Kind == bpmn.EventBasedGateway {
+	if src.Kind == bpmn.IntermediateCatchEvent || src.Kind == bpmn.ReceiveTask {
+		// the element's own subscription moves with it: same kind of event,
+		// listening to the same message or signal
+		if src.Event == nil || dst.Event == nil || src.Event.Type != dst.Event.Type || !sameTrigger(src.Event, dst.Event) {
+			return reject(c.Op, RejInvalidState, "Expected to migrate process instance '%d' but active element with id '%s' is mapped to '%s', which does not catch the same %s. Catch events must be mapped to catch events of the same kind and trigger.", in.Key, src.ID, dst.ID, eventKind(src.Event))
+		}
+	}
+	if src.Kind == bpmn.EventBasedGateway {
 		return reject(c.Op, RejInvalidState, "Expected to migrate process instance '%d' but active element with id '%s' has an unsupported type. The migration of a %s is not supported.", in.Key, src.ID, kindName(src))
 	}
 	if e.LoopCounter == 0 {
@@ -224,8 +232,12 @@ func (p *Partition) planBoundaryMigration(c *Command, in *Instance, e *ElemInst,
 			default:
 				continue
 			}
+			if id == e.Element.ID { // a catch event's or receive task's own subscription
+				pl.moved[k] = mapping[id]
+				continue
+			}
 			if b := in.proc.Elements[id]; b == nil || b.Kind != bpmn.BoundaryEvent {
-				continue // the element's own subscription (not migrated here)
+				continue
 			}
 			if t, ok := mapping[id]; ok {
 				pl.moved[k] = t
@@ -301,6 +313,31 @@ func (p *Partition) applyBoundaryMigration(c *Command, fx *effects, in *Instance
 		ev.ByElem[pl.e.Key] = without(ev.ByElem[pl.e.Key], func(k int64) bool { return dropped[k] })
 	}
 	p.openBoundaries(c, fx, in, pl.e, pl.open)
+}
+
+// sameTrigger: two events of one type listen to the same message or signal
+// (the same name, literal or expression; a timer may change).
+func sameTrigger(a, b *bpmn.EventDef) bool {
+	expr := func(x interface{ String() string }, isNil bool) string {
+		if isNil {
+			return ""
+		}
+		return x.String()
+	}
+	switch a.Type {
+	case bpmn.EventMessage:
+		return a.MessageName == b.MessageName && expr(a.MessageNameExpr, a.MessageNameExpr == nil) == expr(b.MessageNameExpr, b.MessageNameExpr == nil)
+	case bpmn.EventSignal:
+		return a.SignalName == b.SignalName && expr(a.SignalNameExpr, a.SignalNameExpr == nil) == expr(b.SignalNameExpr, b.SignalNameExpr == nil)
+	}
+	return true
+}
+
+func eventKind(d *bpmn.EventDef) string {
+	if d == nil {
+		return "event"
+	}
+	return d.Type
 }
 
 func checkJoins(c *Command, in *Instance, joins map[string]map[string]int) error {
