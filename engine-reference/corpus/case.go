@@ -163,6 +163,12 @@ type Step struct {
 	Restart *RestartStep `json:"restart,omitempty"`
 	// BroadcastSignal broadcasts a signal (BroadcastSignal RPC).
 	BroadcastSignal *SignalStep `json:"broadcastSignal,omitempty"`
+	// Deploy, Delete, Modify, Migrate, Complete: ops_steps.go.
+	Deploy   *DeployStep   `json:"deploy,omitempty"`
+	Delete   *DeleteStep   `json:"delete,omitempty"`
+	Modify   *ModifyStep   `json:"modify,omitempty"`
+	Migrate  *MigrateStep  `json:"migrate,omitempty"`
+	Complete *CompleteStep `json:"complete,omitempty"`
 }
 
 // SignalStep broadcasts a signal.
@@ -188,6 +194,9 @@ type CreateStep struct {
 	WithResult bool            `json:"withResult,omitempty"`
 	As         string          `json:"as,omitempty"`
 	ExpectCode string          `json:"expectCode,omitempty"`
+	// StartInstructions: start before these elements instead of the none
+	// start event (ops_steps.go).
+	StartInstructions []string `json:"startInstructions,omitempty"`
 }
 
 // JobStep activates exactly one job of a type (waiting up to ~10 s) and then
@@ -197,9 +206,16 @@ type JobStep struct {
 	ExpectVariables map[string]json.RawMessage `json:"expectVariables,omitempty"`
 	ExpectHeaders   map[string]string          `json:"expectHeaders,omitempty"`
 	ExpectElementID string                     `json:"expectElementId,omitempty"`
-	Complete        json.RawMessage            `json:"complete,omitempty"`
-	ThrowError      *ThrowErrorAction          `json:"throwError,omitempty"`
-	Fail            *FailAction                `json:"fail,omitempty"`
+	// As names the job (its key and element instance key) for later steps;
+	// ExpectKeyOf: the job must be the one named so before (same key);
+	// ExpectVersion: the version of the process definition it shows
+	// (ops_steps.go).
+	As            string            `json:"as,omitempty"`
+	ExpectKeyOf   string            `json:"expectKeyOf,omitempty"`
+	ExpectVersion int32             `json:"expectVersion,omitempty"`
+	Complete      json.RawMessage   `json:"complete,omitempty"`
+	ThrowError    *ThrowErrorAction `json:"throwError,omitempty"`
+	Fail          *FailAction       `json:"fail,omitempty"`
 }
 
 // ThrowErrorAction is ThrowError on the activated job.
@@ -251,6 +267,9 @@ type DecisionStep struct {
 	// ExpectFailedDecision: the decision id an evaluation failure names.
 	ExpectFailedDecision string `json:"expectFailedDecision,omitempty"`
 	ExpectCode           string `json:"expectCode,omitempty"`
+	// Version, with ByKey: the key of that version of the decision, from
+	// any deployment of the case (ops_steps.go).
+	Version int32 `json:"version,omitempty"`
 }
 
 // NoJobStep asserts that no job of a type becomes activatable within WaitMs.
@@ -325,12 +344,14 @@ func (c *Case) validate() error {
 		}
 	}
 	names := map[string]bool{}
+	jobNames := map[string]bool{}
 	withResult := ""
 	for i, s := range c.Steps {
 		n := 0
 		for _, set := range []bool{s.Create != nil, s.Job != nil, s.Jobs != nil, s.Publish != nil, s.SleepMs > 0,
 			s.EvaluateDecision != nil, s.NoJob != nil, s.Cancel != nil, s.Restart != nil,
-			s.BroadcastSignal != nil} {
+			s.BroadcastSignal != nil, s.Deploy != nil, s.Delete != nil, s.Modify != nil, s.Migrate != nil,
+			s.Complete != nil} {
 			if set {
 				n++
 			}
@@ -352,6 +373,9 @@ func (c *Case) validate() error {
 		}
 		if s.Cancel != nil && !names[s.Cancel.As] {
 			return fmt.Errorf("step %d: cancel of unknown instance %q", i+1, s.Cancel.As)
+		}
+		if err := validateOpsStep(s, names, jobNames); err != nil {
+			return fmt.Errorf("step %d: %v", i+1, err)
 		}
 		if s.Job != nil {
 			acts := 0

@@ -63,6 +63,7 @@ type driver struct {
 	keys    map[string]int64       // instance name → key
 	results map[string]chan result // withResult calls in flight
 	decKeys map[string]int64       // decision id → key from this case's deployment
+	ops     *opsState              // keys the ops steps refer to (ops_steps.go)
 	cancel  []context.CancelFunc   // withResult contexts
 }
 
@@ -176,6 +177,7 @@ func (d *driver) deploy() bool {
 	}
 	sort.Strings(ds)
 	d.run.obs("deployed: %s", strings.Join(ds, "; "))
+	d.trackDeployment(resp)
 	return true
 }
 
@@ -229,6 +231,8 @@ func (d *driver) step(n int, s Step) bool {
 		}
 		time.Sleep(time.Duration(b.SleepAfterMs) * time.Millisecond)
 		return true
+	case s.Deploy != nil || s.Delete != nil || s.Modify != nil || s.Migrate != nil || s.Complete != nil:
+		return d.opsStep(n, s)
 	case s.Cancel != nil:
 		key, ok := d.keys[s.Cancel.As]
 		if !ok {
@@ -247,6 +251,9 @@ func (d *driver) step(n int, s Step) bool {
 
 func (d *driver) create(n int, c *CreateStep) bool {
 	req := &pb.CreateProcessInstanceRequest{BpmnProcessId: c.ProcessID, Version: -1, Variables: vars(c.Variables)}
+	for _, id := range c.StartInstructions {
+		req.StartInstructions = append(req.StartInstructions, &pb.ProcessInstanceCreationStartInstruction{ElementId: id})
+	}
 	if !c.WithResult {
 		ctx, cancel := call()
 		defer cancel()
@@ -387,6 +394,7 @@ func (d *driver) job(n int, s *JobStep) bool {
 	if s.ExpectElementID != "" && j.ElementId != s.ExpectElementID {
 		d.run.fail("step %d job %s: element %s, expected %s", n, s.Type, j.ElementId, s.ExpectElementID)
 	}
+	d.namedJob(n, s, j)
 	ctx, cancel := call()
 	defer cancel()
 	switch {
@@ -511,7 +519,14 @@ const EvaluateDecisionMethod = "/gateway_protocol.Gateway/EvaluateDecision"
 
 func (d *driver) evaluate(n int, s *DecisionStep) bool {
 	req := &pb.EvaluateDecisionRequest{Variables: vars(s.Variables)}
-	if s.ByKey {
+	if s.ByKey && s.Version > 0 {
+		key, ok := d.opsSt().res[resKey("decision", s.DecisionID, s.Version)]
+		if !ok {
+			d.run.fail("step %d: no decision %s version %d was deployed by this case", n, s.DecisionID, s.Version)
+			return false
+		}
+		req.DecisionKey = key
+	} else if s.ByKey {
 		key, ok := d.decKeys[s.DecisionID]
 		if !ok {
 			d.run.fail("step %d: the deployment returned no decision %s", n, s.DecisionID)

@@ -54,7 +54,6 @@ func TestMigrateBetweenVersions(t *testing.T) {
 		refuse("source mapped twice", r.migrate(k, v2.ProcessDefinitionKey, maps("a", "a2", "a", "c")...), codes.InvalidArgument)
 		refuse("active element unmapped", r.migrate(k, v2.ProcessDefinitionKey, maps("b", "c")...), codes.FailedPrecondition)
 		refuse("type change", r.migrate(k, v2.ProcessDefinitionKey, maps("a", "check")...), codes.FailedPrecondition)
-		refuse("target with a timer boundary event", r.migrate(k, v2.ProcessDefinitionKey, maps("a", "c")...), codes.FailedPrecondition)
 		if err := r.migrate(k, v2.ProcessDefinitionKey, maps("a", "a2", "b", "c")...); err != nil {
 			t.Fatalf("migrate: %v", err)
 		}

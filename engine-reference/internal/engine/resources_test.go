@@ -159,3 +159,85 @@ func TestDeleteDecisionRequirements(t *testing.T) {
 		}
 	})
 }
+
+func TestDeleteForm(t *testing.T) {
+	bothRestarts(t, func(t *testing.T, r *rig) {
+		en := r.env()
+		v1, err := deployForm(t, en, "invoice.form", formV1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v2, err := deployForm(t, en, "invoice.form", formV2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.del(v2.FormKey); err != nil {
+			t.Fatalf("delete form v2: %v", err)
+		}
+		wantStatus(t, "delete form v2 again", r.del(v2.FormKey), codes.NotFound)
+		r.restart()
+		wantStatus(t, "delete form v2 after restart", r.del(v2.FormKey), codes.NotFound)
+		// v1 is the latest again: deploying it unchanged keeps it; v2's
+		// content again is version 3 (versions are not reused).
+		if again, err := deployForm(t, r.env(), "invoice.form", formV1); err != nil || again.FormKey != v1.FormKey || again.Version != 1 {
+			t.Fatalf("redeploy v1: %v %v", again, err)
+		}
+		v3, err := deployForm(t, r.env(), "invoice.form", formV2)
+		if err != nil || v3.Version != 3 || v3.FormKey == v2.FormKey {
+			t.Fatalf("redeploy v2 content: %v %v, want version 3", v3, err)
+		}
+		if err := r.del(v1.FormKey); err != nil {
+			t.Fatalf("delete form v1: %v", err)
+		}
+		r.restart()
+		wantStatus(t, "delete form v1 after restart", r.del(v1.FormKey), codes.NotFound)
+		if err := r.del(v3.FormKey); err != nil {
+			t.Fatalf("delete form v3 after restart: %v", err)
+		}
+	})
+}
+
+// Deleting the latest version moves the timer start event to the version
+// before it (Zeebe: unsubscribe the deleted version's start events,
+// resubscribe the previous version's); deleting an older version leaves
+// the latest one's timer alone.
+func TestDeleteMovesTimerStart(t *testing.T) {
+	en := start(t, Config{})
+	timerProcess := func(typ string) []byte {
+		return []byte(`<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" targetNamespace="t">
+  <bpmn:process id="ticker" isExecutable="true">
+    <bpmn:startEvent id="tick"><bpmn:timerEventDefinition><bpmn:timeCycle>R/PT1H</bpmn:timeCycle></bpmn:timerEventDefinition></bpmn:startEvent>
+    <bpmn:sequenceFlow id="f1" sourceRef="tick" targetRef="task"/>
+    <bpmn:serviceTask id="task"><bpmn:extensionElements><zeebe:taskDefinition type="` + typ + `"/></bpmn:extensionElements></bpmn:serviceTask>
+    <bpmn:sequenceFlow id="f2" sourceRef="task" targetRef="end"/>
+    <bpmn:endEvent id="end"/>
+  </bpmn:process>
+</bpmn:definitions>`)
+	}
+	v1 := en.deploy("ticker.bpmn", timerProcess("tick-v1"))
+	v2 := en.deploy("ticker.bpmn", timerProcess("tick-v2"))
+	en.advance(61 * 60 * 1000)
+	if n := len(en.activate("tick-v2", 10, -1)); n != 1 {
+		t.Fatalf("v2's timer: %d jobs", n)
+	}
+	if _, err := en.gw.DeleteResource(ctx(t), &pb.DeleteResourceRequest{ResourceKey: v2.ProcessDefinitionKey}); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("delete v2 with its timer-started instance running: %v", err)
+	}
+	for _, in := range en.instances("ticker").Instances {
+		if in.ProcessDefinitionKey == v2.ProcessDefinitionKey {
+			en.gw.CancelProcessInstance(ctx(t), &pb.CancelProcessInstanceRequest{ProcessInstanceKey: in.Key})
+		}
+	}
+	if _, err := en.gw.DeleteResource(ctx(t), &pb.DeleteResourceRequest{ResourceKey: v2.ProcessDefinitionKey}); err != nil {
+		t.Fatalf("delete v2: %v", err)
+	}
+	en.advance(61 * 60 * 1000)
+	if n := len(en.activate("tick-v2", 10, -1)); n != 0 {
+		t.Fatalf("the deleted v2's timer still fires: %d jobs", n)
+	}
+	jobs := en.activate("tick-v1", 10, -1)
+	if len(jobs) != 1 || jobs[0].ProcessDefinitionKey != v1.ProcessDefinitionKey {
+		t.Fatalf("v1's timer after deleting v2: %v", jobs)
+	}
+}

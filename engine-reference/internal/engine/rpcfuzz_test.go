@@ -115,6 +115,9 @@ var gatewayRPCs = []rpcSpec{
 	{"Topology", false, func() proto.Message { return &pb.TopologyResponse{} }},
 	{"UpdateJobRetries", false, func() proto.Message { return &pb.UpdateJobRetriesResponse{} }},
 	{"UpdateJobTimeout", false, func() proto.Message { return &pb.UpdateJobTimeoutResponse{} }},
+	{"ModifyProcessInstance", false, func() proto.Message { return &pb.ModifyProcessInstanceResponse{} }},
+	{"MigrateProcessInstance", false, func() proto.Message { return &pb.MigrateProcessInstanceResponse{} }},
+	{"DeleteResource", false, func() proto.Message { return &pb.DeleteResourceResponse{} }},
 }
 
 func specOf(name string) rpcSpec {
@@ -168,6 +171,16 @@ func rpcSeeds(name string) []proto.Message {
 		return []proto.Message{&pb.UpdateJobRetriesRequest{JobKey: key(1, 4), Retries: 5}}
 	case "UpdateJobTimeout":
 		return []proto.Message{&pb.UpdateJobTimeoutRequest{JobKey: key(1, 4), Timeout: 60000}}
+	case "ModifyProcessInstance":
+		return []proto.Message{&pb.ModifyProcessInstanceRequest{ProcessInstanceKey: key(1, 3),
+			ActivateInstructions: []*pb.ModifyProcessInstanceRequest_ActivateInstruction{{ElementId: "task", AncestorElementInstanceKey: key(1, 3),
+				VariableInstructions: []*pb.ModifyProcessInstanceRequest_VariableInstruction{{ScopeId: "task", Variables: vars}, {Variables: vars}}}},
+			TerminateInstructions: []*pb.ModifyProcessInstanceRequest_TerminateInstruction{{ElementInstanceKey: key(1, 5)}}}}
+	case "MigrateProcessInstance":
+		return []proto.Message{&pb.MigrateProcessInstanceRequest{ProcessInstanceKey: key(1, 3), MigrationPlan: &pb.MigrateProcessInstanceRequest_MigrationPlan{
+			TargetProcessDefinitionKey: key(1, 2), MappingInstructions: []*pb.MigrateProcessInstanceRequest_MappingInstruction{{SourceElementId: "task", TargetElementId: "task"}}}}}
+	case "DeleteResource":
+		return []proto.Message{&pb.DeleteResourceRequest{ResourceKey: key(1, 2)}, &pb.DeleteResourceRequest{ResourceKey: key(1, 99)}}
 	}
 	return nil
 }
@@ -271,3 +284,10 @@ func FuzzSetVariables(f *testing.F)     { fuzzOne(f, "SetVariables") }
 func FuzzTopology(f *testing.F)         { fuzzOne(f, "Topology") }
 func FuzzUpdateJobRetries(f *testing.F) { fuzzOne(f, "UpdateJobRetries") }
 func FuzzUpdateJobTimeout(f *testing.F) { fuzzOne(f, "UpdateJobTimeout") }
+func FuzzModifyProcessInstance(f *testing.F) {
+	fuzzOne(f, "ModifyProcessInstance")
+}
+func FuzzMigrateProcessInstance(f *testing.F) {
+	fuzzOne(f, "MigrateProcessInstance")
+}
+func FuzzDeleteResource(f *testing.F) { fuzzOne(f, "DeleteResource") }

@@ -335,11 +335,18 @@ func createCommand(r *pb.CreateProcessInstanceRequest) (*partition.Command, erro
 	if err := checkTenant(r.TenantId); err != nil {
 		return nil, err
 	}
-	if len(r.StartInstructions) > 0 || len(r.RuntimeInstructions) > 0 {
-		return nil, status.Error(codes.InvalidArgument, "start and runtime instructions are not supported by jobwire-engine")
+	if len(r.RuntimeInstructions) > 0 {
+		return nil, status.Error(codes.InvalidArgument, "runtime instructions are not supported by jobwire-engine")
 	}
-	return &partition.Command{Op: partition.OpCreate, DefKey: r.ProcessDefinitionKey, BpmnProcessID: r.BpmnProcessId,
-		Version: r.Version, Variables: r.Variables}, nil
+	c := &partition.Command{Op: partition.OpCreate, DefKey: r.ProcessDefinitionKey, BpmnProcessID: r.BpmnProcessId,
+		Version: r.Version, Variables: r.Variables}
+	for _, si := range r.StartInstructions { // partition/startinstr.go
+		if c.Ops == nil {
+			c.Ops = &partition.OpsArgs{}
+		}
+		c.Ops.StartAt = append(c.Ops.StartAt, si.ElementId)
+	}
+	return c, nil
 }
 
 // CreateProcessInstance starts an instance on the next partition

@@ -6,8 +6,6 @@ import (
 
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
 	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
 // DeleteResource deletes a process definition, a decision requirements
@@ -24,7 +22,9 @@ func (g *Gateway) DeleteResource(ctx context.Context, r *pb.DeleteResourceReques
 	for pid := int32(2); pid <= n; pid++ {
 		_, err := g.broker.Submit(ctx, pid, &partition.Command{Op: partition.OpDeleteResource, Key: r.ResourceKey,
 			Ops: &partition.OpsArgs{CheckOnly: true}})
-		if status.Code(err) == codes.FailedPrecondition {
+		if err != nil {
+			// an instance runs there (FAILED_PRECONDITION), or the
+			// partition cannot say (UNAVAILABLE...): nothing is deleted
 			return nil, err
 		}
 	}

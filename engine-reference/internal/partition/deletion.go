@@ -3,6 +3,8 @@ package partition
 import (
 	"sort"
 
+	"github.com/jobwire/jobwire/engine-reference/internal/bpmn"
+
 	"github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 )
 
@@ -25,10 +27,13 @@ import (
 //     instance of the definition runs there (CheckOnly), so a definition
 //     with instances on any partition is refused before anything changes.
 //
-// Deleted definitions and graphs stay in the registry as tombstones (no
-// resource): snapshots and results records carry them, so a restart
-// neither reuses their versions nor brings them back when an older record
-// that registered them is replayed.
+// Deleted definitions, graphs and forms stay as tombstones: snapshots and
+// results records carry them, so a restart neither reuses their versions
+// nor brings them back when an older record that registered them is
+// replayed. A process definition's tombstone keeps its resource, so an
+// instance that still ran on another partition when partition 1 deleted
+// it (the window between the gateway's check and the deletion) recovers;
+// graphs and forms drop theirs (nothing refers to them once deleted).
 
 func (p *Partition) deleteResource(c *Command, fx *effects) (any, error) {
 	args := c.Ops
@@ -66,9 +71,56 @@ func (p *Partition) deleteResource(c *Command, fx *effects) (any, error) {
 	return nil, reject(c.Op, RejNotFound, "Expected to delete resource but no resource found with key `%d`", c.Key)
 }
 
-// deleteOtherResource deletes a resource of another kind (forms, once
-// deployed): none yet.
-func (p *Partition) deleteOtherResource(c *Command) bool { return false }
+// deleteOtherResource deletes a form (the other kind of resource).
+func (p *Partition) deleteOtherResource(c *Command) bool {
+	fs := p.st.formStore()
+	f := fs.byKey[c.Key]
+	if f == nil {
+		return false
+	}
+	fs.remove(f)
+	p.trackForm(f)
+	return true
+}
+
+// ---- form tombstones ----
+
+func (fs *formStore) remove(f *Form) {
+	delete(fs.byKey, f.Key)
+	fs.byID[f.FormID] = without(fs.byID[f.FormID], func(x *Form) bool { return x == f })
+	if len(fs.byID[f.FormID]) == 0 {
+		delete(fs.byID, f.FormID)
+	}
+	f.Deleted, f.Resource = true, nil
+	if fs.gone == nil {
+		fs.gone = map[int64]*Form{}
+	}
+	fs.gone[f.Key] = f
+}
+
+func (fs *formStore) markGone(sf snapForm) {
+	if fs.gone[sf.Key] != nil {
+		return
+	}
+	f := fs.byKey[sf.Key]
+	if f == nil {
+		f = &Form{Key: sf.Key, FormID: sf.FormID, Version: sf.Version, ResourceName: sf.ResourceName, DeploymentKey: sf.DeploymentKey}
+	}
+	fs.remove(f)
+}
+
+func (fs *formStore) nextVersion(id string) int32 {
+	var v int32
+	if f := fs.latest(id); f != nil {
+		v = f.Version
+	}
+	for _, f := range fs.gone {
+		if f.FormID == id {
+			v = max(v, f.Version)
+		}
+	}
+	return v + 1
+}
 
 // runsInstancesOf reports whether an instance of the definition is active
 // on this partition.
@@ -172,17 +224,21 @@ func (r *Registry) removeLocked(d *Def) {
 	r.gone[d.Key] = d
 }
 
-// markGone applies a tombstone from a snapshot or results record.
-func (r *Registry) markGone(sd snapDef) {
+// markGone applies a tombstone from a snapshot or results record (proc
+// and res: its process and resource, when the record has them).
+func (r *Registry) markGone(sd snapDef, proc *bpmn.Process, res []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.gone[sd.Key] != nil {
+	if g := r.gone[sd.Key]; g != nil {
+		if g.Process == nil && proc != nil {
+			g.Process, g.Resource = proc, res
+		}
 		return
 	}
 	d := r.byKey[sd.Key]
 	if d == nil {
 		d = &Def{Key: sd.Key, BpmnProcessID: sd.BpmnProcessID, Version: sd.Version, ResourceName: sd.ResourceName,
-			DeploymentKey: sd.DeploymentKey, Checksum: sd.Checksum}
+			DeploymentKey: sd.DeploymentKey, Checksum: sd.Checksum, Process: proc, Resource: res}
 	}
 	r.removeLocked(d)
 }
@@ -193,12 +249,16 @@ func (r *Registry) goneDef(k int64) *Def {
 	return r.gone[k]
 }
 
-// deletedDefs lists the tombstones, ordered by key.
-func (r *Registry) deletedDefs() []snapDef {
+// deletedDefs lists the tombstones, ordered by key, adding their
+// resources (when known) to res.
+func (r *Registry) deletedDefs(res map[string][]byte) []snapDef {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	out := make([]snapDef, 0, len(r.gone))
 	for _, d := range r.gone {
+		if d.Resource != nil {
+			res[d.Checksum] = d.Resource
+		}
 		out = append(out, snapDefOf(d))
 	}
 	sort.Slice(out, func(i, k int) bool { return out[i].Key < out[k].Key })

@@ -196,8 +196,11 @@ func (p *Partition) create(c *Command, fx *effects) (any, error) {
 	default:
 		return nil, reject(c.Op, RejInvalidArgument, "Expected either a bpmnProcessId or a processDefinitionKey, but none given")
 	}
-	if d.Process.Start == nil {
+	if d.Process.Start == nil && len(c.startAt()) == 0 {
 		return nil, reject(c.Op, RejInvalidArgument, "Expected to create instance of process with none start event, but there is no such event")
+	}
+	if err := checkStartInstructions(c, d); err != nil { // startinstr.go
+		return nil, err
 	}
 	doc, err := vars.Parse(c.Variables)
 	if err != nil {
@@ -212,9 +215,13 @@ func (p *Partition) create(c *Command, fx *effects) (any, error) {
 	if c.WithResult && !c.replaying {
 		p.waiters[in.Key] = append(p.waiters[in.Key], c)
 	}
-	in.tokens = 1
-	p.st.dirtyInst(in.Key)
-	p.run(c, fx, in, []step{{el: d.Process.Start}})
+	if len(c.startAt()) > 0 {
+		p.startAt(c, fx, in)
+	} else {
+		in.tokens = 1
+		p.st.dirtyInst(in.Key)
+		p.run(c, fx, in, []step{{el: d.Process.Start}})
+	}
 	return &gatewaypb.CreateProcessInstanceResponse{ProcessDefinitionKey: d.Key, BpmnProcessId: d.BpmnProcessID,
 		Version: d.Version, ProcessInstanceKey: in.Key, TenantId: DefaultTenant}, nil
 }

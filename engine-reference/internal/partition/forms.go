@@ -31,6 +31,7 @@ type Form struct {
 	Checksum      string
 	DeploymentKey int64
 	Resource      []byte
+	Deleted       bool // DeleteResource removed it (deletion.go)
 }
 
 // FormMeta names a form deployed on partition 1 for the other partitions.
@@ -50,11 +51,14 @@ type snapForm struct {
 	ResourceName  string `json:"name"`
 	DeploymentKey int64  `json:"dep"`
 	Resource      []byte `json:"res"`
+	// Deleted: a form DeleteResource removed (deletion.go)
+	Deleted bool `json:"deleted,omitempty"`
 }
 
 type formStore struct {
 	byKey map[int64]*Form
 	byID  map[string][]*Form // versions in order
+	gone  map[int64]*Form    // deleted forms (deletion.go)
 }
 
 func (s *State) formStore() *formStore {
@@ -73,7 +77,7 @@ func (fs *formStore) latest(id string) *Form {
 }
 
 func (fs *formStore) add(f *Form) {
-	if fs.byKey[f.Key] != nil {
+	if fs.byKey[f.Key] != nil || fs.gone[f.Key] != nil {
 		return
 	}
 	fs.byKey[f.Key] = f
@@ -141,10 +145,7 @@ func (p *Partition) deployForms(all []parsedForm, depKey int64, resp *gatewaypb.
 		checksum := hex.EncodeToString(sum[:])
 		f := fs.latest(pf.id)
 		if f == nil || f.Checksum != checksum || f.ResourceName != pf.res.Name {
-			v := int32(1)
-			if f != nil {
-				v = f.Version + 1
-			}
+			v := fs.nextVersion(pf.id)
 			f = &Form{Key: p.st.nextKey(), FormID: pf.id, Version: v, ResourceName: pf.res.Name, Checksum: checksum,
 				DeploymentKey: depKey, Resource: pf.res.Content}
 			fs.add(f)
@@ -197,7 +198,7 @@ func (p *Partition) trackForm(f *Form) {
 
 func snapFormOf(f *Form) snapForm {
 	return snapForm{Key: f.Key, FormID: f.FormID, Version: f.Version, ResourceName: f.ResourceName,
-		DeploymentKey: f.DeploymentKey, Resource: f.Resource}
+		DeploymentKey: f.DeploymentKey, Resource: f.Resource, Deleted: f.Deleted}
 }
 
 // snapshotForms: every form, by key.
@@ -207,6 +208,9 @@ func (p *Partition) snapshotForms() []snapForm {
 	}
 	var out []snapForm
 	for _, f := range p.st.forms.byKey {
+		out = append(out, snapFormOf(f))
+	}
+	for _, f := range p.st.forms.gone {
 		out = append(out, snapFormOf(f))
 	}
 	sort.Slice(out, func(i, k int) bool { return out[i].Key < out[k].Key })
@@ -220,6 +224,10 @@ func (p *Partition) restoreForms(fs []snapForm) {
 	}
 	st := p.st.formStore()
 	for _, sf := range fs {
+		if sf.Deleted {
+			st.markGone(sf)
+			continue
+		}
 		sum := sha256.Sum256(sf.Resource)
 		st.add(&Form{Key: sf.Key, FormID: sf.FormID, Version: sf.Version, ResourceName: sf.ResourceName,
 			Checksum: hex.EncodeToString(sum[:]), DeploymentKey: sf.DeploymentKey, Resource: sf.Resource})

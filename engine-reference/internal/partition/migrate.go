@@ -23,11 +23,13 @@ import (
 //     otherwise) to an element of the same type (a multi-instance activity
 //     to a multi-instance activity) in the same flow scope, that is inside
 //     the element its flow scope is mapped to (FAILED_PRECONDITION);
+//   - boundary events of active activities: see checkBoundaryMappings;
+//   - an active message, timer or signal catch event or receive task mapped
+//     to one of the same kind listening to the same message or signal keeps
+//     its subscription (a timer its due time);
 //   - not supported here, refused with FAILED_PRECONDITION before anything
-//     changes: active elements that wait on an event subscription (message
-//     and timer catch events, receive tasks), active elements with message
-//     or timer boundary events in the source or the target, and a parallel
-//     or inclusive join that holds arrived tokens;
+//     changes: an active event-based gateway and a parallel or inclusive
+//     join that holds arrived tokens;
 //   - the instance then belongs to the target: every element instance moves
 //     to its mapped element, keeping its key, variables and incidents, and
 //     each job keeps its key, type, retries and state and shows the target's
@@ -72,6 +74,16 @@ func (p *Partition) migrate(c *Command, fx *effects) (any, error) {
 			return nil, err
 		}
 	}
+	var bplans []*boundaryPlan
+	for _, e := range elems {
+		pl, err := p.planBoundaryMigration(c, in, e, target.Process.Elements[mapping[e.Element.ID]], mapping)
+		if err != nil {
+			return nil, err
+		}
+		if pl != nil {
+			bplans = append(bplans, pl)
+		}
+	}
 	if err := checkJoins(c, in, in.joins); err != nil {
 		return nil, err
 	}
@@ -96,6 +108,9 @@ func (p *Partition) migrate(c *Command, fx *effects) (any, error) {
 			}
 		}
 	}
+	for _, pl := range bplans {
+		p.applyBoundaryMigration(c, fx, in, pl)
+	}
 	return &gatewaypb.MigrateProcessInstanceResponse{}, nil
 }
 
@@ -110,14 +125,18 @@ func (p *Partition) checkMigratable(c *Command, in *Instance, e *ElemInst, targe
 		return reject(c.Op, RejInvalidState, "Expected to migrate process instance '%d' but active element with id '%s' and type '%s' is mapped to an element with id '%s' and different type '%s'. Elements must be mapped to elements of the same type.", in.Key, src.ID, kindName(src), dst.ID, kindName(dst))
 	}
 	if src.Kind == bpmn.IntermediateCatchEvent || src.Kind == bpmn.ReceiveTask {
+		// the element's own subscription moves with it: same kind of event,
+		// listening to the same message or signal
+		if src.Event == nil || dst.Event == nil || src.Event.Type != dst.Event.Type || !sameTrigger(src.Event, dst.Event) {
+			return reject(c.Op, RejInvalidState, "Expected to migrate process instance '%d' but active element with id '%s' is mapped to '%s', which does not catch the same %s. Catch events must be mapped to catch events of the same kind and trigger.", in.Key, src.ID, dst.ID, eventKind(src.Event))
+		}
+	}
+	if src.Kind == bpmn.EventBasedGateway {
 		return reject(c.Op, RejInvalidState, "Expected to migrate process instance '%d' but active element with id '%s' has an unsupported type. The migration of a %s is not supported.", in.Key, src.ID, kindName(src))
 	}
 	if e.LoopCounter == 0 {
-		if b := eventBoundary(src); b != nil {
-			return reject(c.Op, RejInvalidState, "Expected to migrate process instance '%d' but active element with id '%s' has a message or timer boundary event '%s'. The migration of elements with event subscriptions is not supported.", in.Key, src.ID, b.ID)
-		}
-		if b := eventBoundary(dst); b != nil {
-			return reject(c.Op, RejInvalidState, "Expected to migrate process instance '%d' but target element with id '%s' has a message or timer boundary event '%s'. The migration of elements with event subscriptions is not supported.", in.Key, dst.ID, b.ID)
+		if err := checkBoundaryMappings(c, in, src, dst, mapping); err != nil {
+			return err
 		}
 	}
 	// The flow scope must stay: the target's flow scope is the element the
@@ -151,14 +170,174 @@ func orProcess(id string, d *Def) string {
 	return id
 }
 
-// eventBoundary is a message or timer boundary event of an activity.
-func eventBoundary(el *bpmn.Element) *bpmn.Element {
-	for _, b := range el.Boundaries {
-		if b.Event != nil {
-			return b
+// Boundary events of migrated activities (Zeebe 8.8's catch event
+// migration): a message, timer or signal boundary event of the source
+// mapped to one of the target activity (same event type, both interrupting
+// or both not) keeps its subscription (a timer its due time, a message
+// subscription its name and correlation key); one left unmapped is
+// unsubscribed; a target boundary event no source boundary event is mapped
+// to is subscribed, its message, signal or timer evaluated as the activity
+// sees it then.
+
+func checkBoundaryMappings(c *Command, in *Instance, src, dst *bpmn.Element, mapping map[string]string) error {
+	for _, b := range src.Boundaries {
+		if b.Event == nil {
+			continue
+		}
+		tid, ok := mapping[b.ID]
+		if !ok {
+			continue
+		}
+		var t *bpmn.Element
+		for _, x := range dst.Boundaries {
+			if x.ID == tid {
+				t = x
+			}
+		}
+		if t == nil || t.Event == nil || t.Event.Type != b.Event.Type || t.Interrupting != b.Interrupting {
+			return reject(c.Op, RejInvalidState, "Expected to migrate process instance '%d' but boundary event '%s' of active element '%s' is mapped to '%s', which is not a %s boundary event of the same kind (interrupting or not) attached to the target element '%s'.", in.Key, b.ID, src.ID, tid, b.Event.Type, dst.ID)
 		}
 	}
 	return nil
+}
+
+// boundaryPlan is what a migrated activity's boundary events become.
+type boundaryPlan struct {
+	e     *ElemInst
+	moved map[int64]string // subscription or timer key → target boundary event id
+	drop  []int64          // subscriptions and timers closed
+	open  []eventPlan      // target boundary events subscribed
+}
+
+// planBoundaryMigration decides, before anything changes, what happens to
+// an activity instance's boundary subscriptions (nil: nothing to do); an
+// expression of a new target boundary event that fails refuses the
+// migration.
+func (p *Partition) planBoundaryMigration(c *Command, in *Instance, e *ElemInst, dst *bpmn.Element, mapping map[string]string) (*boundaryPlan, error) {
+	if e.LoopCounter > 0 {
+		return nil, nil
+	}
+	pl := &boundaryPlan{e: e, moved: map[int64]string{}}
+	mappedTo := map[string]bool{}
+	if ev := p.st.events; ev != nil {
+		for _, k := range ev.ByElem[e.Key] {
+			id := ""
+			switch {
+			case ev.Timers[k] != nil:
+				id = ev.Timers[k].ElementID
+			case ev.Subs[k] != nil:
+				id = ev.Subs[k].ElementID
+			case ev.SignalSubs[k] != nil:
+				id = ev.SignalSubs[k].ElementID
+			default:
+				continue
+			}
+			if id == e.Element.ID { // a catch event's or receive task's own subscription
+				pl.moved[k] = mapping[id]
+				continue
+			}
+			if b := in.proc.Elements[id]; b == nil || b.Kind != bpmn.BoundaryEvent {
+				continue
+			}
+			if t, ok := mapping[id]; ok {
+				pl.moved[k] = t
+				mappedTo[t] = true
+			} else {
+				pl.drop = append(pl.drop, k)
+			}
+		}
+	}
+	var fresh []*bpmn.Element
+	for _, b := range dst.Boundaries {
+		if b.Event != nil && !mappedTo[b.ID] {
+			fresh = append(fresh, b)
+		}
+	}
+	if len(fresh) > 0 {
+		host := *dst
+		host.Boundaries = fresh
+		plans, err := p.planBoundaries(c, p.lookupAt(in, e), &host)
+		if err != nil {
+			return nil, reject(c.Op, RejInvalidState, "Expected to migrate process instance '%d' but the boundary events of target element '%s' cannot be subscribed: %v", in.Key, dst.ID, err)
+		}
+		pl.open = plans
+	}
+	if len(pl.moved) == 0 && len(pl.drop) == 0 && len(pl.open) == 0 {
+		return nil, nil
+	}
+	sort.Slice(pl.drop, func(i, k int) bool { return pl.drop[i] < pl.drop[k] })
+	return pl, nil
+}
+
+// applyBoundaryMigration carries out a plan once the instance belongs to
+// the target definition.
+func (p *Partition) applyBoundaryMigration(c *Command, fx *effects, in *Instance, pl *boundaryPlan) {
+	ev := p.st.evs()
+	keys := make([]int64, 0, len(pl.moved))
+	for k := range pl.moved {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, k int) bool { return keys[i] < keys[k] })
+	for _, k := range keys {
+		id := pl.moved[k]
+		switch {
+		case ev.Timers[k] != nil:
+			ev.Timers[k].ElementID, ev.Timers[k].DefKey = id, in.DefKey
+			p.st.dirtyEv(evTimers, k)
+		case ev.Subs[k] != nil:
+			ev.Subs[k].ElementID = id
+			p.st.dirtyEv(evSubs, k)
+		case ev.SignalSubs[k] != nil:
+			ev.SignalSubs[k].ElementID = id
+			p.st.dirtyEv(evSigs, k)
+		}
+	}
+	if len(pl.drop) > 0 {
+		dropped := map[int64]bool{}
+		for _, k := range pl.drop {
+			dropped[k] = true
+			if t := ev.Timers[k]; t != nil {
+				delete(ev.Timers, k)
+				p.st.dirtyEv(evTimers, k)
+			}
+			if s := ev.Subs[k]; s != nil {
+				delete(ev.Subs, k)
+				p.st.dirtyEv(evSubs, k)
+				fx.forward(s.MsgPartition, &Command{Op: OpSubClose, Key: s.Key, From: p.cfg.ID, Consumed: s.consumed()})
+			}
+			if s := ev.SignalSubs[k]; s != nil {
+				delete(ev.SignalSubs, k)
+				p.st.dirtyEv(evSigs, k)
+			}
+		}
+		ev.ByElem[pl.e.Key] = without(ev.ByElem[pl.e.Key], func(k int64) bool { return dropped[k] })
+	}
+	p.openBoundaries(c, fx, in, pl.e, pl.open)
+}
+
+// sameTrigger: two events of one type listen to the same message or signal
+// (the same name, literal or expression; a timer may change).
+func sameTrigger(a, b *bpmn.EventDef) bool {
+	expr := func(x interface{ String() string }, isNil bool) string {
+		if isNil {
+			return ""
+		}
+		return x.String()
+	}
+	switch a.Type {
+	case bpmn.EventMessage:
+		return a.MessageName == b.MessageName && expr(a.MessageNameExpr, a.MessageNameExpr == nil) == expr(b.MessageNameExpr, b.MessageNameExpr == nil)
+	case bpmn.EventSignal:
+		return a.SignalName == b.SignalName && expr(a.SignalNameExpr, a.SignalNameExpr == nil) == expr(b.SignalNameExpr, b.SignalNameExpr == nil)
+	}
+	return true
+}
+
+func eventKind(d *bpmn.EventDef) string {
+	if d == nil {
+		return "event"
+	}
+	return d.Type
 }
 
 func checkJoins(c *Command, in *Instance, joins map[string]map[string]int) error {
@@ -207,6 +386,8 @@ func kindName(el *bpmn.Element) string {
 		return "RECEIVE_TASK"
 	case bpmn.BusinessRuleTask:
 		return "BUSINESS_RULE_TASK"
+	case bpmn.EventBasedGateway:
+		return "EVENT_BASED_GATEWAY"
 	}
 	return fmt.Sprintf("element kind %d", el.Kind)
 }

@@ -15,8 +15,10 @@ import (
 // facts of its ProcessInstanceModification processor and
 // ElementActivationBehavior):
 //
-//   - activate instructions run first, in order, then terminate
-//     instructions;
+//   - the flow scope instances the activate instructions need are created
+//     (or chosen) first, then the terminate instructions run, then the
+//     elements are activated, in order (Zeebe activates them by commands
+//     processed after the modification);
 //   - an element is activated in an instance of its flow scope: with no
 //     ancestor given, the one active instance of each enclosing subprocess
 //     is used, a missing one is created (activated without taking its start
@@ -134,15 +136,13 @@ func (p *Partition) modify(c *Command, fx *effects) (any, error) {
 		p.st.touched.instance(in.Key)
 	}
 	p.st.dirtyInst(in.Key)
-	created := map[int64]int64{}
-	for _, a := range acts {
-		p.applyActivation(c, fx, in, a, created)
+	ps, created := p.prepareActivations(c, fx, in, acts)
+	for _, k := range terms {
 		if in.State != InstActive {
 			break
 		}
-	}
-	for _, k := range terms {
-		if in.State != InstActive {
+		if k == in.Key {
+			p.cancelInstance(c, fx, in)
 			break
 		}
 		e := in.elems[k]
@@ -151,6 +151,7 @@ func (p *Partition) modify(c *Command, fx *effects) (any, error) {
 		}
 		p.terminateCascade(c, fx, in, e, required, created, len(acts) > 0)
 	}
+	p.activateAll(c, fx, in, ps)
 	if in.State == InstActive {
 		p.checkDone(c, fx, in)
 	}
@@ -175,6 +176,15 @@ func (p *Partition) planActivations(c *Command, in *Instance, instrs []ActivateA
 	}
 	if len(unknown) > 0 {
 		return nil, nil, reject(c.Op, RejInvalidArgument, "Expected to modify instance of process '%s' but it contains one or more activate instructions with an element that could not be found: '%s'", id, strings.Join(unknown, "', '"))
+	}
+	var afterGateway []string
+	for _, a := range instrs {
+		if afterEventGateway(in.proc, in.proc.Elements[a.ElementID]) {
+			afterGateway = append(afterGateway, a.ElementID)
+		}
+	}
+	if len(afterGateway) > 0 {
+		return nil, nil, reject(c.Op, RejInvalidArgument, "Expected to modify instance of process '%s' but it contains one or more activate instructions for elements that are unsupported: '%s'. The activation of events belonging to an event-based gateway is not supported", id, strings.Join(afterGateway, "', '"))
 	}
 	if len(unsupported) > 0 {
 		return nil, nil, reject(c.Op, RejInvalidArgument, "Expected to modify instance of process '%s' but it contains one or more activate instructions for elements that are unsupported: '%s'. The activation of elements with type '%s' is not supported", id, strings.Join(unsupported, "', '"), strings.Join(types, "', '"))
@@ -294,6 +304,20 @@ func (p *Partition) pickScope(c *Command, v *virtScopes, s *bpmn.Element, parent
 	return 0, reject(c.Op, RejInvalidArgument, "Expected to modify instance of process '%s' but it contains one or more activate instructions for an element that has a flow scope with more than one active instance: '%s'. Can't decide in which instance of the flow scope the element should be activated. Please specify an ancestor element instance key for this activate instruction.", v.in.BpmnProcessID, s.ID)
 }
 
+// afterEventGateway reports whether el is an event of an event-based
+// gateway (one of its outgoing flows leads to el).
+func afterEventGateway(proc *bpmn.Process, el *bpmn.Element) bool {
+	if el == nil {
+		return false
+	}
+	for _, f := range el.Incoming {
+		if src := proc.Elements[f.Source]; src != nil && src.Kind == bpmn.EventBasedGateway {
+			return true
+		}
+	}
+	return false
+}
+
 func isFlowScopeOf(el *bpmn.Element, id string) bool {
 	for s := el.Parent; s != nil; s = s.Parent {
 		if s.ID == id {
@@ -316,13 +340,26 @@ func mergeDoc(into, doc vars.Doc) vars.Doc {
 func (p *Partition) planTerminations(c *Command, in *Instance, keys []int64, acts []activation, required map[int64]bool, activating bool) ([]int64, error) {
 	id := in.BpmnProcessID
 	var unknown []string
+	whole := false // the process instance itself is terminated
 	for _, k := range keys {
-		if e := in.elems[k]; e == nil {
+		if k == in.Key {
+			whole = true
+		} else if e := in.elems[k]; e == nil {
 			unknown = append(unknown, itoa(k))
 		}
 	}
 	if len(unknown) > 0 {
 		return nil, reject(c.Op, RejInvalidArgument, "Expected to modify instance of process '%s' but it contains one or more terminate instructions with an element instance that could not be found: '%s'", id, strings.Join(unknown, "', '"))
+	}
+	if whole {
+		// every activation's flow scope is the process instance
+		if len(acts) > 0 {
+			return nil, reject(c.Op, RejInvalidArgument, "Expected to modify instance of process '%s' but it contains one or more activate instructions for elements whose required flow scope instance is also being terminated: element '%s' requires flow scope instance '%d' which is being terminated. Please provide a valid ancestor scope key for the activation or avoid terminating the required flow scope.", id, acts[0].el.ID, in.Key)
+		}
+		if in.ParentKey != 0 {
+			return nil, reject(c.Op, RejInvalidArgument, "Expected to modify instance of process '%s' but the given instructions would terminate the instance. The instance was created by a call activity in the parent process. To terminate this instance please modify the parent process instead.", id)
+		}
+		return []int64{in.Key}, nil
 	}
 	kids := map[int64][]*ElemInst{}
 	for _, x := range in.elems {
@@ -421,37 +458,132 @@ func scopeEmptied(in *Instance, scope int64, kids map[int64][]*ElemInst, gone ma
 	return s.Tokens <= held
 }
 
-// applyActivation creates the missing flow scope instances, sets the
-// variables and activates the element.
-func (p *Partition) applyActivation(c *Command, fx *effects, in *Instance, a activation, created map[int64]int64) {
-	if len(a.global) > 0 {
-		p.mergePropagate(in, 0, a.global)
+// Activations run in two phases, in Zeebe's order: the flow scope
+// instances are created (or chosen) and their variables set first, then
+// the terminate instructions run, and only then are the elements
+// activated (Zeebe writes their activation as commands processed after the
+// modification). While the elements are activated, every flow scope they
+// go into (and the process instance) holds an extra token, so an element
+// that ends at once does not complete its scope before the others ran; a
+// scope left with nothing to do afterwards completes then.
+
+// placed is an activation with the flow scope instance it goes into.
+type placed struct {
+	a     activation
+	scope int64 // 0: the process instance
+}
+
+// prepareActivations sets the global variables, creates the missing flow
+// scope instances and sets the scoped variables, in instruction order.
+func (p *Partition) prepareActivations(c *Command, fx *effects, in *Instance, acts []activation) ([]placed, map[int64]int64) {
+	created := map[int64]int64{}
+	var out []placed
+	for _, a := range acts {
+		if len(a.global) > 0 {
+			p.mergePropagate(in, 0, a.global)
+		}
+		scope := int64(0)
+		for _, s := range a.chain {
+			k := s.key
+			if k < 0 {
+				if real, ok := created[k]; ok {
+					k = real
+				} else {
+					k = p.createFlowScope(c, fx, in, s.el, scope, a.scoped[s.el.ID])
+					created[s.key] = k
+					scope = k
+					continue
+				}
+			}
+			if doc := a.scoped[s.el.ID]; len(doc) > 0 {
+				if e := p.elem(k); e != nil {
+					p.setLocal(e, doc)
+				}
+			}
+			scope = k
+		}
+		out = append(out, placed{a: a, scope: scope})
 	}
-	scope := int64(0)
-	for _, s := range a.chain {
-		k := s.key
-		if k < 0 {
-			if real, ok := created[k]; ok {
-				k = real
-			} else {
-				k = p.createFlowScope(c, fx, in, s.el, scope, a.scoped[s.el.ID])
-				created[s.key] = k
-				scope = k
-				continue
+	return out, created
+}
+
+// activateAll activates the prepared elements (see above).
+func (p *Partition) activateAll(c *Command, fx *effects, in *Instance, ps []placed) {
+	if in.State != InstActive {
+		return
+	}
+	var guarded []*ElemInst
+	seen := map[int64]bool{}
+	for _, x := range ps {
+		if x.scope != 0 && !seen[x.scope] {
+			seen[x.scope] = true
+			if e := p.elem(x.scope); e != nil {
+				e.Tokens++
+				p.st.dirtyElem(e.Key)
+				guarded = append(guarded, e)
 			}
 		}
-		if doc := a.scoped[s.el.ID]; len(doc) > 0 {
-			if e := p.elem(k); e != nil {
-				p.setLocal(e, doc)
-			}
+	}
+	in.tokens++
+	p.st.dirtyInst(in.Key)
+	for _, x := range ps {
+		if in.State != InstActive {
+			return
 		}
-		scope = k
+		if x.scope != 0 && p.elem(x.scope) == nil {
+			continue // its flow scope ended meanwhile (a caught error)
+		}
+		p.activateOne(c, fx, in, x.a, x.scope)
 	}
-	if p.elem(scope) == nil && scope != 0 {
-		return // the flow scope ended while its inputs failed
+	// Release the guards, innermost scope first.
+	depth := func(e *ElemInst) int {
+		n := 0
+		for k := e.ScopeKey; k != 0 && n < 10_000; n++ {
+			s := in.elems[k]
+			if s == nil {
+				break
+			}
+			k = s.ScopeKey
+		}
+		return n
 	}
+	sort.SliceStable(guarded, func(i, k int) bool { return depth(guarded[i]) > depth(guarded[k]) })
+	for _, e := range guarded {
+		if in.State != InstActive {
+			return
+		}
+		if p.elem(e.Key) == nil {
+			continue
+		}
+		e.Tokens--
+		p.st.dirtyElem(e.Key)
+		p.run(c, fx, in, p.scopeDone(c, fx, in, e.Key, nil))
+	}
+	if in.State == InstActive {
+		in.tokens--
+		p.st.dirtyInst(in.Key)
+	}
+}
+
+// activateOne activates an element in a flow scope instance, with the
+// local variables of its own instance.
+func (p *Partition) activateOne(c *Command, fx *effects, in *Instance, a activation, scope int64) {
 	if a.el.IsActivity() && a.el.MI == nil {
 		p.run(c, fx, in, p.activateActivity(c, fx, in, a.el, scope, a.locals, 0, nil))
+		return
+	}
+	if a.el.IsActivity() && len(a.locals) > 0 {
+		// a multi-instance body with its local variables before its input
+		// collection is read (as activateBody does otherwise)
+		e := &ElemInst{Key: p.st.nextKey(), InstanceKey: in.Key, Element: a.el, ScopeKey: scope, Body: &MIBody{}}
+		p.addElem(in, e)
+		*p.tokens(in, scope)++
+		p.setLocal(e, a.locals)
+		var steps []step
+		if p.openActivityBoundaries(c, fx, in, e, stageBoundaries) {
+			steps = p.startBody(c, fx, in, e, nil)
+		}
+		p.run(c, fx, in, steps)
 		return
 	}
 	before := map[int64]bool{}
@@ -484,18 +616,39 @@ func (p *Partition) createFlowScope(c *Command, fx *effects, in *Instance, el *b
 	if len(local) > 0 {
 		p.setLocal(e, local)
 	}
+	p.scopeInputs(c, fx, in, e)
+	return e.Key
+}
+
+// stageScopeInput: the input mappings of a flow scope instance created by
+// a modification failed; resolving the incident applies them again (the
+// subprocess does not take its start event: the activated element inside
+// it is its content).
+const stageScopeInput = 100
+
+// scopeInputs applies a created flow scope's input mappings and opens its
+// boundary events; a failing mapping holds it with an incident.
+func (p *Partition) scopeInputs(c *Command, fx *effects, in *Instance, e *ElemInst) {
+	el := e.Element
 	if len(el.Inputs) > 0 {
 		doc, err := evalMappings(el.Inputs, p.lookupAt(in, e))
 		if err != nil {
-			e.Stage = stageInput
+			e.Stage = stageScopeInput
 			p.st.dirtyElem(e.Key)
 			p.incidentOn(in, e, "IO_MAPPING_ERROR", "Failed to apply the input mappings of '"+el.ID+"': "+err.Error())
-			return e.Key
+			return
 		}
 		p.setLocal(e, doc)
 	}
-	p.openActivityBoundaries(c, fx, in, e, stageInput)
-	return e.Key
+	p.openActivityBoundaries(c, fx, in, e, stageScopeInput)
+}
+
+func (p *Partition) resolveScopeInputs(c *Command, fx *effects, in *Instance, e *ElemInst) {
+	e.Stage = 0
+	p.st.dirtyElem(e.Key)
+	p.scopeInputs(c, fx, in, e)
+	// the elements inside may have ended meanwhile
+	p.run(c, fx, in, p.scopeDone(c, fx, in, e.Key, nil))
 }
 
 // terminateCascade terminates an element instance and then every flow

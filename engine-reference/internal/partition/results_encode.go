@@ -222,7 +222,7 @@ func (p *Partition) encodeResults(now int64) ([]byte, error) {
 	if len(t.defs) > 0 {
 		r.Resources = map[string][]byte{}
 		for _, d := range t.defs {
-			if !d.Deleted {
+			if d.Resource != nil {
 				r.Resources[d.Checksum] = d.Resource
 			}
 			r.Defs = append(r.Defs, snapDefOf(d))

@@ -208,7 +208,27 @@ func (p *Partition) applyDefs(defs []snapDef, resources map[string][]byte) error
 	parsed := map[string][]*bpmn.Process{}
 	for _, sd := range defs {
 		if sd.Deleted {
-			s.defs.markGone(sd)
+			// A tombstone keeps its resource: an instance that ran when the
+			// definition was deleted (a partition's log replayed after
+			// partition 1 applied the deletion) still needs the process.
+			var proc *bpmn.Process
+			res := resources[sd.Checksum]
+			if res != nil {
+				procs, ok := parsed[sd.Checksum]
+				if !ok {
+					var err error
+					if procs, err = bpmn.Parse(sd.ResourceName, res); err != nil {
+						return fmt.Errorf("resource '%s' does not parse: %w", sd.ResourceName, err)
+					}
+					parsed[sd.Checksum] = procs
+				}
+				for _, pr := range procs {
+					if pr.ID == sd.BpmnProcessID {
+						proc = pr
+					}
+				}
+			}
+			s.defs.markGone(sd, proc, res)
 			continue
 		}
 		if s.defs.ByKey(sd.Key) != nil {

@@ -532,6 +532,8 @@ func (p *Partition) resolveElem(c *Command, fx *effects, in *Instance, e *ElemIn
 		if p.openActivityBoundaries(c, fx, in, e, stageBoundaries) {
 			p.run(c, fx, in, p.startBody(c, fx, in, e, nil))
 		}
+	case stageScopeInput:
+		p.resolveScopeInputs(c, fx, in, e) // modify.go
 	default:
 		p.removeElem(fx, in, e)
 		// The held token re-enters the element, which evaluates again.

@@ -152,7 +152,7 @@ func (p *Partition) encodeSnapshot(segment, position int64) (*encodedSnapshot, e
 		d.Resources[def.Checksum] = def.Resource
 		d.Defs = append(d.Defs, snapDefOf(def))
 	}
-	d.Defs = append(d.Defs, s.defs.deletedDefs()...)
+	d.Defs = append(d.Defs, s.defs.deletedDefs(d.Resources)...)
 	tail := &snapshotTail{DMN: p.snapshotDMN(), Forms: p.snapshotForms()}
 	for _, in := range s.Instances {
 		d.Instances = append(d.Instances, snapInstanceOf(in))
