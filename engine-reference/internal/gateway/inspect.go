@@ -111,6 +111,17 @@ func (l *Local) ListProcessInstances(ctx context.Context, r *apb.ListProcessInst
 				}
 			}
 		}
+		var elems map[int64][]*apb.ElementInstanceInfo // live element instances by process instance
+		if r.IncludeInstances {
+			elems = map[int64][]*apb.ElementInstanceInfo{}
+			for _, e := range s.Elems {
+				if e.Element == nil {
+					continue
+				}
+				elems[e.InstanceKey] = append(elems[e.InstanceKey], &apb.ElementInstanceInfo{Key: e.Key,
+					ElementId: e.Element.ID, ScopeKey: e.ScopeKey, Variables: vars.Encode(e.Vars)})
+			}
+		}
 		each := func(fn func(in *partition.Instance)) {
 			for _, in := range s.Instances {
 				fn(in)
@@ -136,7 +147,8 @@ func (l *Local) ListProcessInstances(ctx context.Context, r *apb.ListProcessInst
 			if r.IncludeInstances {
 				out.Instances = append(out.Instances, &apb.ProcessInstanceInfo{Key: in.Key, BpmnProcessId: in.BpmnProcessID,
 					State: st, Variables: vars.Encode(in.Vars), CompletionCount: in.Completions,
-					ProcessDefinitionKey: in.DefKey, Version: in.Version, IncidentCount: int32(in.Incidents)})
+					ProcessDefinitionKey: in.DefKey, Version: in.Version, IncidentCount: int32(in.Incidents),
+					ActiveElements: sortedElems(elems[in.Key])})
 			}
 		})
 	})
@@ -158,4 +170,9 @@ func (l *Local) ListIncidents(ctx context.Context, r *apb.ListIncidentsRequest) 
 	})
 	sort.Slice(out.Incidents, func(i, k int) bool { return out.Incidents[i].Key < out.Incidents[k].Key })
 	return out, err
+}
+
+func sortedElems(es []*apb.ElementInstanceInfo) []*apb.ElementInstanceInfo {
+	sort.Slice(es, func(i, k int) bool { return es[i].Key < es[k].Key })
+	return es
 }

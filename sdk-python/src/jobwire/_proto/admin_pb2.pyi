@@ -59,6 +59,18 @@ class ClearFaultsResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
 
+class ElementInstanceInfo(_message.Message):
+    __slots__ = ["element_id", "key", "scope_key", "variables"]
+    ELEMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_KEY_FIELD_NUMBER: _ClassVar[int]
+    VARIABLES_FIELD_NUMBER: _ClassVar[int]
+    element_id: str
+    key: int
+    scope_key: int
+    variables: str
+    def __init__(self, key: _Optional[int] = ..., element_id: _Optional[str] = ..., scope_key: _Optional[int] = ..., variables: _Optional[str] = ...) -> None: ...
+
 class ExpireTokensFault(_message.Message):
     __slots__ = ["issued_up_to_unix_s"]
     ISSUED_UP_TO_UNIX_S_FIELD_NUMBER: _ClassVar[int]
@@ -338,7 +350,8 @@ class PartitionInfo(_message.Message):
     def __init__(self, partition_id: _Optional[int] = ..., log_position: _Optional[int] = ..., committed_batches: _Optional[int] = ..., fsyncs: _Optional[int] = ..., active_process_instances: _Optional[int] = ..., jobs_activatable: _Optional[int] = ..., jobs_activated: _Optional[int] = ..., healthy: bool = ...) -> None: ...
 
 class ProcessInstanceInfo(_message.Message):
-    __slots__ = ["bpmn_process_id", "completion_count", "incident_count", "key", "process_definition_key", "state", "variables", "version"]
+    __slots__ = ["active_elements", "bpmn_process_id", "completion_count", "incident_count", "key", "process_definition_key", "state", "variables", "version"]
+    ACTIVE_ELEMENTS_FIELD_NUMBER: _ClassVar[int]
     BPMN_PROCESS_ID_FIELD_NUMBER: _ClassVar[int]
     COMPLETION_COUNT_FIELD_NUMBER: _ClassVar[int]
     INCIDENT_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -347,6 +360,7 @@ class ProcessInstanceInfo(_message.Message):
     STATE_FIELD_NUMBER: _ClassVar[int]
     VARIABLES_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    active_elements: _containers.RepeatedCompositeFieldContainer[ElementInstanceInfo]
     bpmn_process_id: str
     completion_count: int
     incident_count: int
@@ -355,21 +369,23 @@ class ProcessInstanceInfo(_message.Message):
     state: ProcessInstanceState
     variables: str
     version: int
-    def __init__(self, key: _Optional[int] = ..., bpmn_process_id: _Optional[str] = ..., state: _Optional[_Union[ProcessInstanceState, str]] = ..., variables: _Optional[str] = ..., completion_count: _Optional[int] = ..., process_definition_key: _Optional[int] = ..., version: _Optional[int] = ..., incident_count: _Optional[int] = ...) -> None: ...
+    def __init__(self, key: _Optional[int] = ..., bpmn_process_id: _Optional[str] = ..., state: _Optional[_Union[ProcessInstanceState, str]] = ..., variables: _Optional[str] = ..., completion_count: _Optional[int] = ..., process_definition_key: _Optional[int] = ..., version: _Optional[int] = ..., incident_count: _Optional[int] = ..., active_elements: _Optional[_Iterable[_Union[ElementInstanceInfo, _Mapping]]] = ...) -> None: ...
 
 class RejectFault(_message.Message):
-    __slots__ = ["code", "count", "message", "method", "partition_id"]
+    __slots__ = ["after_apply", "code", "count", "message", "method", "partition_id"]
+    AFTER_APPLY_FIELD_NUMBER: _ClassVar[int]
     CODE_FIELD_NUMBER: _ClassVar[int]
     COUNT_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     METHOD_FIELD_NUMBER: _ClassVar[int]
     PARTITION_ID_FIELD_NUMBER: _ClassVar[int]
+    after_apply: bool
     code: int
     count: int
     message: str
     method: str
     partition_id: int
-    def __init__(self, method: _Optional[str] = ..., code: _Optional[int] = ..., count: _Optional[int] = ..., message: _Optional[str] = ..., partition_id: _Optional[int] = ...) -> None: ...
+    def __init__(self, method: _Optional[str] = ..., code: _Optional[int] = ..., count: _Optional[int] = ..., message: _Optional[str] = ..., partition_id: _Optional[int] = ..., after_apply: bool = ...) -> None: ...
 
 class RequestCount(_message.Message):
     __slots__ = ["by_code", "count", "method", "peer", "timestamps"]
