@@ -11,7 +11,7 @@ import pytest
 import case as case_mod
 from execute import run_case
 
-SELFTEST_SCENARIOS = ["polling/complete-basic", "polling/int64-variables-lossless",
+SELFTEST_SCENARIOS = ["polling/complete-basic", "polling/int64-variables-lossless", "commands/evaluate-decision",
                       "streaming/reconnect-after-goaway", "resilience/backoff-on-resource-exhausted"]
 
 
