@@ -69,3 +69,42 @@ func TestRejectAfterApplyAppliesTheCommandAndAnswersTheCode(t *testing.T) {
 		return true
 	})
 }
+
+// The admin view's job variables are what the job's element instance sees:
+// the instance's variables with its scopes' local ones on top (here set by a
+// modification's variable instruction); "" once the job ended.
+func TestAdminJobVariablesMergeTheScopes(t *testing.T) {
+	en := start(t, Config{NoSync: true, Partitions: 1})
+	en.deploy("one-task.bpmn", bpmnFile(t, "one-task.bpmn"))
+	k := en.create("one-task", `{"n":1,"shadowed":"root"}`)
+	eventually(t, 5e9, "the first job", func() bool { return len(en.jobs("work").Jobs) == 1 })
+	first := en.jobs("work").Jobs[0]
+	if first.Variables != `{"n":1,"shadowed":"root"}` {
+		t.Fatalf("first job variables %s, want the instance's", first.Variables)
+	}
+	_, err := en.gw.ModifyProcessInstance(ctx(t), &pb.ModifyProcessInstanceRequest{ProcessInstanceKey: k,
+		ActivateInstructions: []*pb.ModifyProcessInstanceRequest_ActivateInstruction{{ElementId: "task",
+			VariableInstructions: []*pb.ModifyProcessInstanceRequest_VariableInstruction{{ScopeId: "task", Variables: `{"local":5,"shadowed":"task"}`}}}},
+		TerminateInstructions: []*pb.ModifyProcessInstanceRequest_TerminateInstruction{{ElementInstanceKey: first.ElementInstanceKey}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var second *apb.JobInfo
+	for _, j := range en.jobs("work").Jobs {
+		if j.Key == first.Key {
+			if j.State != apb.JobState_JOB_STATE_CANCELED || j.Variables != "" {
+				t.Fatalf("terminated element's job: %v variables %q, want CANCELED and none", j.State, j.Variables)
+			}
+		} else {
+			second = j
+		}
+	}
+	if second == nil || second.Variables != `{"local":5,"n":1,"shadowed":"task"}` {
+		t.Fatalf("new job %v, want the local variables over the instance's", second)
+	}
+	in := en.instances("one-task").Instances[0]
+	if len(in.ActiveElements) != 1 || in.ActiveElements[0].Key != second.ElementInstanceKey ||
+		in.ActiveElements[0].Variables != `{"local":5,"shadowed":"task"}` || in.Variables != `{"n":1,"shadowed":"root"}` {
+		t.Fatalf("instance %v, want the new task with its local variables, the root ones unchanged", in)
+	}
+}

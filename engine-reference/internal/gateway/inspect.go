@@ -72,12 +72,21 @@ func (l *Local) ListJobs(ctx context.Context, r *apb.ListJobsRequest) (*apb.List
 					Worker: j.Worker, Deadline: j.Deadline, ProcessInstanceKey: j.InstanceKey, ActivationCount: j.Activations,
 					YieldCount: j.Yields, TimeoutCount: j.Timeouts, CompleteCount: j.Completes, FailCount: j.Fails,
 					ErrorMessage: j.ErrorMessage, ElementInstanceKey: j.ElemKey, IncidentKey: j.IncidentKey, RetryAt: retryAt(j),
-					ErrorCode: j.ErrorCode, ErrorVariables: j.ErrorVariables})
+					ErrorCode: j.ErrorCode, ErrorVariables: j.ErrorVariables, Variables: jobVars(s, j)})
 			}
 		})
 	})
 	sort.Slice(out.Jobs, func(i, k int) bool { return out.Jobs[i].Key < out.Jobs[k].Key })
 	return out, err
+}
+
+// jobVars: the variables the job's live element instance sees ("" once it ended).
+func jobVars(s *partition.State, j *partition.Job) string {
+	in, e := s.Instances[j.InstanceKey], s.Elems[j.ElemKey]
+	if in == nil || e == nil {
+		return ""
+	}
+	return vars.Encode(s.ScopeVars(in, e))
 }
 
 func retryAt(j *partition.Job) int64 {

@@ -475,8 +475,13 @@ type JobInfo struct {
 	// where they stay observable. An uncaught error keeps them here too.
 	ErrorCode      string `protobuf:"bytes,17,opt,name=error_code,json=errorCode,proto3" json:"error_code,omitempty"`
 	ErrorVariables string `protobuf:"bytes,18,opt,name=error_variables,json=errorVariables,proto3" json:"error_variables,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// JSON object of the variables the job's element instance sees (every
+	// scope up to the process instance merged, the innermost winning: what
+	// ActivateJobs without fetch_variable hands over); "" once the job's
+	// element instance has ended.
+	Variables     string `protobuf:"bytes,19,opt,name=variables,proto3" json:"variables,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *JobInfo) Reset() {
@@ -631,6 +636,13 @@ func (x *JobInfo) GetErrorCode() string {
 func (x *JobInfo) GetErrorVariables() string {
 	if x != nil {
 		return x.ErrorVariables
+	}
+	return ""
+}
+
+func (x *JobInfo) GetVariables() string {
+	if x != nil {
+		return x.Variables
 	}
 	return ""
 }
@@ -3252,7 +3264,7 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x04jobs\x18\x02 \x03(\v2\x19.jobwire.admin.v1.JobInfoR\x04jobs\x1a@\n" +
 	"\x12CountsByStateEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xf5\x04\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\x93\x05\n" +
 	"\aJobInfo\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x03R\x03key\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x120\n" +
@@ -3275,7 +3287,8 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\bretry_at\x18\x10 \x01(\x03R\aretryAt\x12\x1d\n" +
 	"\n" +
 	"error_code\x18\x11 \x01(\tR\terrorCode\x12'\n" +
-	"\x0ferror_variables\x18\x12 \x01(\tR\x0eerrorVariables\"r\n" +
+	"\x0ferror_variables\x18\x12 \x01(\tR\x0eerrorVariables\x12\x1c\n" +
+	"\tvariables\x18\x13 \x01(\tR\tvariables\"r\n" +
 	"\x1bListProcessInstancesRequest\x12&\n" +
 	"\x0fbpmn_process_id\x18\x01 \x01(\tR\rbpmnProcessId\x12+\n" +
 	"\x11include_instances\x18\x02 \x01(\bR\x10includeInstances\"\x90\x02\n" +

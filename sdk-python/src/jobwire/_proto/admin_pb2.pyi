@@ -180,7 +180,7 @@ class InjectFaultResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class JobInfo(_message.Message):
-    __slots__ = ["activation_count", "complete_count", "deadline", "element_instance_key", "error_code", "error_message", "error_variables", "fail_count", "incident_key", "key", "process_instance_key", "retries", "retry_at", "state", "timeout_count", "type", "worker", "yield_count"]
+    __slots__ = ["activation_count", "complete_count", "deadline", "element_instance_key", "error_code", "error_message", "error_variables", "fail_count", "incident_key", "key", "process_instance_key", "retries", "retry_at", "state", "timeout_count", "type", "variables", "worker", "yield_count"]
     ACTIVATION_COUNT_FIELD_NUMBER: _ClassVar[int]
     COMPLETE_COUNT_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_FIELD_NUMBER: _ClassVar[int]
@@ -197,6 +197,7 @@ class JobInfo(_message.Message):
     STATE_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_COUNT_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
+    VARIABLES_FIELD_NUMBER: _ClassVar[int]
     WORKER_FIELD_NUMBER: _ClassVar[int]
     YIELD_COUNT_FIELD_NUMBER: _ClassVar[int]
     activation_count: int
@@ -215,9 +216,10 @@ class JobInfo(_message.Message):
     state: JobState
     timeout_count: int
     type: str
+    variables: str
     worker: str
     yield_count: int
-    def __init__(self, key: _Optional[int] = ..., type: _Optional[str] = ..., state: _Optional[_Union[JobState, str]] = ..., retries: _Optional[int] = ..., worker: _Optional[str] = ..., deadline: _Optional[int] = ..., process_instance_key: _Optional[int] = ..., activation_count: _Optional[int] = ..., yield_count: _Optional[int] = ..., timeout_count: _Optional[int] = ..., complete_count: _Optional[int] = ..., fail_count: _Optional[int] = ..., error_message: _Optional[str] = ..., element_instance_key: _Optional[int] = ..., incident_key: _Optional[int] = ..., retry_at: _Optional[int] = ..., error_code: _Optional[str] = ..., error_variables: _Optional[str] = ...) -> None: ...
+    def __init__(self, key: _Optional[int] = ..., type: _Optional[str] = ..., state: _Optional[_Union[JobState, str]] = ..., retries: _Optional[int] = ..., worker: _Optional[str] = ..., deadline: _Optional[int] = ..., process_instance_key: _Optional[int] = ..., activation_count: _Optional[int] = ..., yield_count: _Optional[int] = ..., timeout_count: _Optional[int] = ..., complete_count: _Optional[int] = ..., fail_count: _Optional[int] = ..., error_message: _Optional[str] = ..., element_instance_key: _Optional[int] = ..., incident_key: _Optional[int] = ..., retry_at: _Optional[int] = ..., error_code: _Optional[str] = ..., error_variables: _Optional[str] = ..., variables: _Optional[str] = ...) -> None: ...
 
 class LatencyFault(_message.Message):
     __slots__ = ["delay_ms", "method"]
