@@ -64,7 +64,7 @@ FACTS = {
                   "elements", "element_var", "version", "definition_key"},
     "jobs": {"activatable", "activated", "failed_backoff", "incident", "completed", "error_thrown", "canceled",
              "total", "max_complete_count", "timeouts", "yields", "activations", "fails",
-             "max_activation_count", "min_retries", "max_activated"},
+             "max_activation_count", "min_retries", "max_activated", "var"},
     "streams": {"open", "pushed", "yielded"},
     "long_polls": {"parked"},
     "requests": {"count"},
@@ -591,6 +591,8 @@ class Case:
             return max(vals) if vals else None
         jobs = self.jobs(f.get("type"))
         pb = self.clients.ad_pb
+        if name == "var":  # the variable as each live job's element instance sees it (a list if they differ)
+            return _collapse([json.loads(j.variables).get(f["name"]) for j in jobs if j.variables])
         if name == "total":
             return len(jobs)
         if name == "max_complete_count":
