@@ -360,10 +360,11 @@ class Case:
         if not self.has_admin:
             raise Unavailable("no admin API on this target")
 
-    def jobs(self, job_type: str | None = None):
+    def jobs(self, job_type: str | None = None, variables: bool = False):
         self._need_admin()
         pb = self.clients.ad_pb
-        r = self.clients.a("ListJobs", pb.ListJobsRequest(type=job_type or self.job_type, include_jobs=True))
+        r = self.clients.a("ListJobs", pb.ListJobsRequest(type=job_type or self.job_type, include_jobs=True,
+                                                          include_variables=variables))
         return list(r.jobs)
 
     def instances(self, process_id: str | None = None):
@@ -589,7 +590,7 @@ class Case:
             key = f.get("worker", "*")
             vals = [c.get(key, 0) for t, c in self.samples if t >= since]
             return max(vals) if vals else None
-        jobs = self.jobs(f.get("type"))
+        jobs = self.jobs(f.get("type"), variables=name == "var")
         pb = self.clients.ad_pb
         if name == "var":  # the variable as each live job's element instance sees it (a list if they differ)
             return _collapse([json.loads(j.variables).get(f["name"]) for j in jobs if j.variables])

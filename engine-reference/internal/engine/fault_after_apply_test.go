@@ -78,7 +78,17 @@ func TestAdminJobVariablesMergeTheScopes(t *testing.T) {
 	en.deploy("one-task.bpmn", bpmnFile(t, "one-task.bpmn"))
 	k := en.create("one-task", `{"n":1,"shadowed":"root"}`)
 	eventually(t, 5e9, "the first job", func() bool { return len(en.jobs("work").Jobs) == 1 })
-	first := en.jobs("work").Jobs[0]
+	if v := en.jobs("work").Jobs[0].Variables; v != "" {
+		t.Fatalf("variables %q without include_variables, want none", v)
+	}
+	jobsWithVars := func() []*apb.JobInfo {
+		r, err := en.admin.ListJobs(ctx(t), &apb.ListJobsRequest{Type: "work", IncludeJobs: true, IncludeVariables: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Jobs
+	}
+	first := jobsWithVars()[0]
 	if first.Variables != `{"n":1,"shadowed":"root"}` {
 		t.Fatalf("first job variables %s, want the instance's", first.Variables)
 	}
@@ -90,7 +100,7 @@ func TestAdminJobVariablesMergeTheScopes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var second *apb.JobInfo
-	for _, j := range en.jobs("work").Jobs {
+	for _, j := range jobsWithVars() {
 		if j.Key == first.Key {
 			if j.State != apb.JobState_JOB_STATE_CANCELED || j.Variables != "" {
 				t.Fatalf("terminated element's job: %v variables %q, want CANCELED and none", j.State, j.Variables)

@@ -72,7 +72,7 @@ func (l *Local) ListJobs(ctx context.Context, r *apb.ListJobsRequest) (*apb.List
 					Worker: j.Worker, Deadline: j.Deadline, ProcessInstanceKey: j.InstanceKey, ActivationCount: j.Activations,
 					YieldCount: j.Yields, TimeoutCount: j.Timeouts, CompleteCount: j.Completes, FailCount: j.Fails,
 					ErrorMessage: j.ErrorMessage, ElementInstanceKey: j.ElemKey, IncidentKey: j.IncidentKey, RetryAt: retryAt(j),
-					ErrorCode: j.ErrorCode, ErrorVariables: j.ErrorVariables, Variables: jobVars(s, j)})
+					ErrorCode: j.ErrorCode, ErrorVariables: j.ErrorVariables, Variables: jobVars(s, j, r.IncludeVariables)})
 			}
 		})
 	})
@@ -81,7 +81,10 @@ func (l *Local) ListJobs(ctx context.Context, r *apb.ListJobsRequest) (*apb.List
 }
 
 // jobVars: the variables the job's live element instance sees ("" once it ended).
-func jobVars(s *partition.State, j *partition.Job) string {
+func jobVars(s *partition.State, j *partition.Job, want bool) string {
+	if !want {
+		return ""
+	}
 	in, e := s.Instances[j.InstanceKey], s.Elems[j.ElemKey]
 	if in == nil || e == nil {
 		return ""

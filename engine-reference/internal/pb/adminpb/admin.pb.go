@@ -340,9 +340,12 @@ type ListJobsRequest struct {
 	// Empty means every type.
 	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
 	// When true, `jobs` lists each job; otherwise only counts are returned.
-	IncludeJobs   bool `protobuf:"varint,2,opt,name=include_jobs,json=includeJobs,proto3" json:"include_jobs,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	IncludeJobs bool `protobuf:"varint,2,opt,name=include_jobs,json=includeJobs,proto3" json:"include_jobs,omitempty"`
+	// With include_jobs: fill each live job's `variables` (every scope merged,
+	// so possibly large: off by default).
+	IncludeVariables bool `protobuf:"varint,3,opt,name=include_variables,json=includeVariables,proto3" json:"include_variables,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *ListJobsRequest) Reset() {
@@ -385,6 +388,13 @@ func (x *ListJobsRequest) GetType() string {
 func (x *ListJobsRequest) GetIncludeJobs() bool {
 	if x != nil {
 		return x.IncludeJobs
+	}
+	return false
+}
+
+func (x *ListJobsRequest) GetIncludeVariables() bool {
+	if x != nil {
+		return x.IncludeVariables
 	}
 	return false
 }
@@ -478,7 +488,7 @@ type JobInfo struct {
 	// JSON object of the variables the job's element instance sees (every
 	// scope up to the process instance merged, the innermost winning: what
 	// ActivateJobs without fetch_variable hands over); "" once the job's
-	// element instance has ended.
+	// element instance has ended, or without ListJobsRequest.include_variables.
 	Variables     string `protobuf:"bytes,19,opt,name=variables,proto3" json:"variables,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3255,10 +3265,11 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x18active_process_instances\x18\x05 \x01(\x03R\x16activeProcessInstances\x12)\n" +
 	"\x10jobs_activatable\x18\x06 \x01(\x03R\x0fjobsActivatable\x12%\n" +
 	"\x0ejobs_activated\x18\a \x01(\x03R\rjobsActivated\x12\x18\n" +
-	"\ahealthy\x18\b \x01(\bR\ahealthy\"H\n" +
+	"\ahealthy\x18\b \x01(\bR\ahealthy\"u\n" +
 	"\x0fListJobsRequest\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12!\n" +
-	"\finclude_jobs\x18\x02 \x01(\bR\vincludeJobs\"\xe2\x01\n" +
+	"\finclude_jobs\x18\x02 \x01(\bR\vincludeJobs\x12+\n" +
+	"\x11include_variables\x18\x03 \x01(\bR\x10includeVariables\"\xe2\x01\n" +
 	"\x10ListJobsResponse\x12]\n" +
 	"\x0fcounts_by_state\x18\x01 \x03(\v25.jobwire.admin.v1.ListJobsResponse.CountsByStateEntryR\rcountsByState\x12-\n" +
 	"\x04jobs\x18\x02 \x03(\v2\x19.jobwire.admin.v1.JobInfoR\x04jobs\x1a@\n" +

@@ -242,12 +242,14 @@ class ListIncidentsResponse(_message.Message):
     def __init__(self, incidents: _Optional[_Iterable[_Union[IncidentInfo, _Mapping]]] = ...) -> None: ...
 
 class ListJobsRequest(_message.Message):
-    __slots__ = ["include_jobs", "type"]
+    __slots__ = ["include_jobs", "include_variables", "type"]
     INCLUDE_JOBS_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_VARIABLES_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     include_jobs: bool
+    include_variables: bool
     type: str
-    def __init__(self, type: _Optional[str] = ..., include_jobs: bool = ...) -> None: ...
+    def __init__(self, type: _Optional[str] = ..., include_jobs: bool = ..., include_variables: bool = ...) -> None: ...
 
 class ListJobsResponse(_message.Message):
     __slots__ = ["counts_by_state", "jobs"]
