@@ -367,12 +367,12 @@ class Case:
                                                           include_variables=variables))
         return list(r.jobs)
 
-    def instances(self, process_id: str | None = None):
+    def instances(self, process_id: str | None = None, elements: bool = False):
         self._need_admin()
         pb = self.clients.ad_pb
         r = self.clients.a("ListProcessInstances",
                            pb.ListProcessInstancesRequest(bpmn_process_id=process_id or self.process_id,
-                                                          include_instances=True))
+                                                          include_instances=True, include_elements=elements))
         return list(r.instances)
 
     # ------------------------------------------------ client commands
@@ -428,7 +428,7 @@ class Case:
             key = self._placeholder("instance", n, wait_s)
             end = time.monotonic() + wait_s
             while True:
-                found = [e.key for i in self.instances(self.instance_pids.get(key)) if i.key == key
+                found = [e.key for i in self.instances(self.instance_pids.get(key), elements=True) if i.key == key
                          for e in i.active_elements if e.element_id == elem]
                 if len(found) == 1:
                     return found[0]
@@ -517,7 +517,7 @@ class Case:
     def _fact_instances(self, name, f):
         # filters: process=<bpmn process id> (default the case's), instance=<N: the N-th created>,
         # element=<id> (elements, element_var), name=<variable> (var, var_any, element_var)
-        insts = self.instances(f.get("process"))
+        insts = self.instances(f.get("process"), elements=name in ("elements", "element_var"))
         if "instance" in f:
             key = self._placeholder("instance", f["instance"], 0)
             insts = [i for i in insts if i.key == key]

@@ -38,13 +38,26 @@ func TestRejectAfterApplyAppliesTheCommandAndAnswersTheCode(t *testing.T) {
 	if len(r.Instances) != 2 || r.Instances[1].Key != k {
 		t.Fatalf("instances %v, want 2 with the second %d", r.Instances, k)
 	}
+	for _, in := range r.Instances {
+		if len(in.ActiveElements) != 0 {
+			t.Fatalf("active elements without include_elements: %v", in.ActiveElements)
+		}
+	}
+	withElems := func() []*apb.ProcessInstanceInfo {
+		r, err := en.admin.ListProcessInstances(ctx(t), &apb.ListProcessInstancesRequest{BpmnProcessId: "one-task",
+			IncludeInstances: true, IncludeElements: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Instances
+	}
 	// active_elements: the waiting service task, keyed as its job's element instance
 	jobs := en.jobs("work").Jobs
 	byInst := map[int64]int64{}
 	for _, j := range jobs {
 		byInst[j.ProcessInstanceKey] = j.ElementInstanceKey
 	}
-	for _, in := range r.Instances {
+	for _, in := range withElems() {
 		if len(in.ActiveElements) != 1 || in.ActiveElements[0].ElementId != "task" || in.ActiveElements[0].Key != byInst[in.Key] ||
 			in.ActiveElements[0].ScopeKey != 0 {
 			t.Fatalf("instance %d active elements %v, want task %d in the process scope", in.Key, in.ActiveElements, byInst[in.Key])
@@ -61,7 +74,7 @@ func TestRejectAfterApplyAppliesTheCommandAndAnswersTheCode(t *testing.T) {
 		}
 	}
 	eventually(t, 5e9, "both instances completed", func() bool {
-		for _, in := range en.instances("one-task").Instances {
+		for _, in := range withElems() {
 			if in.State != apb.ProcessInstanceState_PROCESS_INSTANCE_STATE_COMPLETED || len(in.ActiveElements) != 0 {
 				return false
 			}
@@ -112,7 +125,12 @@ func TestAdminJobVariablesMergeTheScopes(t *testing.T) {
 	if second == nil || second.Variables != `{"local":5,"n":1,"shadowed":"task"}` {
 		t.Fatalf("new job %v, want the local variables over the instance's", second)
 	}
-	in := en.instances("one-task").Instances[0]
+	r, err := en.admin.ListProcessInstances(ctx(t), &apb.ListProcessInstancesRequest{BpmnProcessId: "one-task",
+		IncludeInstances: true, IncludeElements: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := r.Instances[0]
 	if len(in.ActiveElements) != 1 || in.ActiveElements[0].Key != second.ElementInstanceKey ||
 		in.ActiveElements[0].Variables != `{"local":5,"shadowed":"task"}` || in.Variables != `{"n":1,"shadowed":"root"}` {
 		t.Fatalf("instance %v, want the new task with its local variables, the root ones unchanged", in)

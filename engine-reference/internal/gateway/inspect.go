@@ -124,7 +124,7 @@ func (l *Local) ListProcessInstances(ctx context.Context, r *apb.ListProcessInst
 			}
 		}
 		var elems map[int64][]*apb.ElementInstanceInfo // live element instances by process instance
-		if r.IncludeInstances {
+		if r.IncludeInstances && r.IncludeElements {
 			elems = map[int64][]*apb.ElementInstanceInfo{}
 			for _, e := range s.Elems {
 				if e.Element == nil {

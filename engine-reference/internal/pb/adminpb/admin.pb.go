@@ -662,8 +662,10 @@ type ListProcessInstancesRequest struct {
 	// Empty means every process.
 	BpmnProcessId    string `protobuf:"bytes,1,opt,name=bpmn_process_id,json=bpmnProcessId,proto3" json:"bpmn_process_id,omitempty"`
 	IncludeInstances bool   `protobuf:"varint,2,opt,name=include_instances,json=includeInstances,proto3" json:"include_instances,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// With include_instances: fill each instance's `active_elements`.
+	IncludeElements bool `protobuf:"varint,3,opt,name=include_elements,json=includeElements,proto3" json:"include_elements,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *ListProcessInstancesRequest) Reset() {
@@ -706,6 +708,13 @@ func (x *ListProcessInstancesRequest) GetBpmnProcessId() string {
 func (x *ListProcessInstancesRequest) GetIncludeInstances() bool {
 	if x != nil {
 		return x.IncludeInstances
+	}
+	return false
+}
+
+func (x *ListProcessInstancesRequest) GetIncludeElements() bool {
+	if x != nil {
+		return x.IncludeElements
 	}
 	return false
 }
@@ -776,7 +785,8 @@ type ProcessInstanceInfo struct {
 	IncidentCount        int32 `protobuf:"varint,8,opt,name=incident_count,json=incidentCount,proto3" json:"incident_count,omitempty"`
 	// The live element instances of an active instance (waiting tasks,
 	// subprocesses, call activities, multi-instance bodies, elements held by
-	// an incident), by key; empty for a finished instance.
+	// an incident), by key; empty for a finished instance, or without
+	// ListProcessInstancesRequest.include_elements.
 	ActiveElements []*ElementInstanceInfo `protobuf:"bytes,9,rep,name=active_elements,json=activeElements,proto3" json:"active_elements,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
@@ -3299,10 +3309,11 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\n" +
 	"error_code\x18\x11 \x01(\tR\terrorCode\x12'\n" +
 	"\x0ferror_variables\x18\x12 \x01(\tR\x0eerrorVariables\x12\x1c\n" +
-	"\tvariables\x18\x13 \x01(\tR\tvariables\"r\n" +
+	"\tvariables\x18\x13 \x01(\tR\tvariables\"\x9d\x01\n" +
 	"\x1bListProcessInstancesRequest\x12&\n" +
 	"\x0fbpmn_process_id\x18\x01 \x01(\tR\rbpmnProcessId\x12+\n" +
-	"\x11include_instances\x18\x02 \x01(\bR\x10includeInstances\"\x90\x02\n" +
+	"\x11include_instances\x18\x02 \x01(\bR\x10includeInstances\x12)\n" +
+	"\x10include_elements\x18\x03 \x01(\bR\x0fincludeElements\"\x90\x02\n" +
 	"\x1cListProcessInstancesResponse\x12i\n" +
 	"\x0fcounts_by_state\x18\x01 \x03(\v2A.jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntryR\rcountsByState\x12C\n" +
 	"\tinstances\x18\x02 \x03(\v2%.jobwire.admin.v1.ProcessInstanceInfoR\tinstances\x1a@\n" +

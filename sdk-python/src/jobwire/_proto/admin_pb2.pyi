@@ -277,12 +277,14 @@ class ListLongPollsResponse(_message.Message):
     def __init__(self, long_polls: _Optional[_Iterable[_Union[LongPollInfo, _Mapping]]] = ...) -> None: ...
 
 class ListProcessInstancesRequest(_message.Message):
-    __slots__ = ["bpmn_process_id", "include_instances"]
+    __slots__ = ["bpmn_process_id", "include_elements", "include_instances"]
     BPMN_PROCESS_ID_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_ELEMENTS_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_INSTANCES_FIELD_NUMBER: _ClassVar[int]
     bpmn_process_id: str
+    include_elements: bool
     include_instances: bool
-    def __init__(self, bpmn_process_id: _Optional[str] = ..., include_instances: bool = ...) -> None: ...
+    def __init__(self, bpmn_process_id: _Optional[str] = ..., include_instances: bool = ..., include_elements: bool = ...) -> None: ...
 
 class ListProcessInstancesResponse(_message.Message):
     __slots__ = ["counts_by_state", "instances"]
