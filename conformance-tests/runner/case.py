@@ -26,10 +26,29 @@ TOP_KEYS = {"name", "summary", "pain", "requires", "engine", "engine_args", "tls
             "driver_env", "deploy", "timeout_s", "steps", "expect", "checks", "notes", "cluster"}
 STEP_KINDS = {"start_worker", "stop_worker", "release", "create_instances", "sleep", "wait_until", "expect",
               "mark", "fault", "proxy", "restart_engine", "check", "stop_broker", "start_broker", "restart_gateway",
-              "await_creation"}
+              "await_creation", "call", "deploy"}
+# the driver's `call` command (DRIVER-CONTRACT.md, Client commands): method -> request fields
+CALL_METHODS = {
+    "evaluateDecision": {"decisionId", "decisionKey", "variables", "tenantId"},
+    "modifyProcessInstance": {"processInstanceKey", "activate", "terminate"},
+    "migrateProcessInstance": {"processInstanceKey", "targetProcessDefinitionKey", "mappings"},
+    "deleteResource": {"resourceKey"},
+    "broadcastSignal": {"signalName", "variables", "tenantId"},
+}
+# values known only at run time, resolved when a `call` step runs (and in conditions when checked):
+#   ${process:V} / ${process:ID:V}  process definition key of the case's process (or ID), version V, deployed by the case
+#   ${decision:ID}  decision key;  ${drg:ID}  decision requirements key (deployed by the case)
+#   ${instance:N}   key of the N-th instance the case created (0-based)
+#   ${element:N:E}  key of the one live element instance of element E in instance N (admin view)
+#   ${call:ID:F}    field F of the result of the earlier call ID
+PLACEHOLDER_RE = re.compile(r"\$\{(process|decision|drg|instance|element|call):([^}]*)\}")
+# facts about a call: calls.<id>.ok / .code / .errorType / .message / .result.<field> / .output (decisionOutput parsed)
+CALL_FACT_RE = re.compile(r"^calls\.(?P<id>[A-Za-z0-9_-]+)\.(?P<name>ok|code|errorType|message|result|output)"
+                          r"(?:\.(?P<field>[A-Za-z0-9_]+))?$")
 CLUSTER_STEPS = {"stop_broker", "start_broker", "restart_gateway"}
 CAPABILITIES = {"admin", "proxy", "restart", "tls", "oauth", "long_polling", "streaming", "timers", "cluster"}
 ADMIN_FAULTS = {"reject", "latency", "stall_streams", "clear", "reset_streams"}
+REJECT_KEYS = {"method", "code", "count", "message", "after_apply"}
 PROXY_ACTIONS = {"goaway", "rst", "end", "stall", "unstall", "delay", "drop", "unimplemented", "clear", "pings",
                  "blackhole"}
 BEHAVIOR_STEPS = {"sleep", "block", "extendTimeout", "complete", "completeEcho", "completePad", "fail", "throwError", "crash"}
@@ -41,10 +60,11 @@ OPS = {"eq", "ne", "gte", "lte", "gt", "lt", "in"}
 FACT_RE = re.compile(r"^(?P<src>instances|jobs|streams|long_polls|requests|proxy|driver)\.(?P<name>[A-Za-z_]+)"
                      r"(?:\[(?P<filt>[^\]]*)\])?$")
 FACTS = {
-    "instances": {"completed", "active", "incident", "canceled", "total", "max_completion_count", "var"},
+    "instances": {"completed", "active", "incident", "canceled", "total", "max_completion_count", "var", "var_any",
+                  "elements", "element_var", "version", "definition_key"},
     "jobs": {"activatable", "activated", "failed_backoff", "incident", "completed", "error_thrown", "canceled",
              "total", "max_complete_count", "timeouts", "yields", "activations", "fails",
-             "max_activation_count", "min_retries", "max_activated"},
+             "max_activation_count", "min_retries", "max_activated", "var"},
     "streams": {"open", "pushed", "yielded"},
     "long_polls": {"parked"},
     "requests": {"count"},
@@ -131,6 +151,7 @@ def validate(sc: Scenario) -> list[str]:
         errs.append("cluster: takes {gateways, brokers, partitions}")
     import checks as checks_mod
     names = list(d.get("checks") or [])
+    call_ids: set = set()
     for i, st in enumerate(d.get("steps") or []):
         if not isinstance(st, dict) or len(st) != 1:
             errs.append(f"step {i}: must be a one-key mapping")
@@ -167,10 +188,64 @@ def validate(sc: Scenario) -> list[str]:
             errs.append(f"step {i}: {kind} needs `requires: [cluster]`")
         if kind == "check":
             names.append(arg)
+        if kind == "fault" and isinstance(arg, dict) and isinstance(arg.get("reject"), dict):
+            extra = set(arg["reject"]) - REJECT_KEYS
+            if extra:
+                errs.append(f"step {i}: unknown reject fields {sorted(extra)}")
+        if kind == "call":
+            errs += [f"step {i}: {e}" for e in _validate_call(arg, call_ids)]
+            if isinstance(arg, dict) and arg.get("id"):
+                call_ids.add(str(arg["id"]))
+        if kind == "deploy":
+            files = arg if isinstance(arg, list) else [arg]
+            for b in files:
+                if not (sc.path / str(b)).exists():
+                    errs.append(f"step {i}: deploy file {b} missing")
+        if kind == "create_instances" and ("definition" in arg or "expect_code" in arg):
+            if "admin" not in (d.get("requires") or []):
+                errs.append(f"step {i}: create_instances by definition needs `requires: [admin]`")
+        if kind in ("wait_until", "expect"):
+            errs += [f"step {i}: {e}" for e in _validate_call_facts(arg, call_ids)]
     errs += _validate_facts(d.get("expect") or {})
+    errs += _validate_call_facts(d.get("expect") or {}, call_ids)
+    if any(m.group(1) == "element" for m in PLACEHOLDER_RE.finditer(json.dumps(d.get("steps") or []))) \
+            and "admin" not in (d.get("requires") or []):
+        errs.append("${element:...} reads the admin view: needs `requires: [admin]`")
     for n in names:
         if not callable(getattr(checks_mod, n, None)):
             errs.append(f"check {n!r} is not a function in runner/checks.py")
+    return errs
+
+
+def _validate_call(arg, known: set) -> list[str]:
+    if not isinstance(arg, dict) or not arg.get("id") or arg.get("method") not in CALL_METHODS:
+        return [f"call takes {{id, method, request, timeout_s}} with method one of {sorted(CALL_METHODS)}: {arg!r}"]
+    errs = []
+    extra = set(arg) - {"id", "method", "request", "timeout_s"}
+    if extra:
+        errs.append(f"call {arg['id']}: unknown keys {sorted(extra)}")
+    if str(arg["id"]) in known:
+        errs.append(f"call id {arg['id']} used twice")
+    req = arg.get("request") or {}
+    if not isinstance(req, dict):
+        return errs + [f"call {arg['id']}: request must be a mapping"]
+    bad = set(req) - CALL_METHODS[arg["method"]]
+    if bad:
+        errs.append(f"call {arg['id']}: {arg['method']} has no request fields {sorted(bad)}")
+    for m in PLACEHOLDER_RE.finditer(json.dumps(req)):
+        if m.group(1) == "call" and m.group(2).split(":")[0] not in known:
+            errs.append(f"call {arg['id']}: ${{call:{m.group(2)}}} names no earlier call")
+    return errs
+
+
+def _validate_call_facts(facts: dict, known: set) -> list[str]:
+    errs = []
+    for k in facts:
+        m = CALL_FACT_RE.match(k)
+        if m and m["id"] not in known:
+            errs.append(f"fact {k}: no earlier call step has id {m['id']}")
+        if m and m["name"] == "result" and not m["field"]:
+            errs.append(f"fact {k}: name the result field (calls.<id>.result.<field>)")
     return errs
 
 
@@ -185,6 +260,8 @@ def _validate_behavior(steps) -> list[str]:
 def _validate_facts(facts: dict) -> list[str]:
     errs = []
     for k, cond in facts.items():
+        if CALL_FACT_RE.match(k):
+            continue
         m = FACT_RE.match(k)
         if not m:
             errs.append(f"bad fact {k!r}")
@@ -260,6 +337,10 @@ class Case:
         self.t0 = time.time() * 1000
         self.samples: list[tuple[float, dict]] = []   # (epoch ms, {worker name: activated jobs, "*": all})
         self._sampling = False
+        self.calls: dict[str, dict] = {}     # call id -> its call_result event
+        self.deployed: list[dict] = []       # what the case deployed: {"kind", "id", "version", "key", ...}
+        self.instance_keys: list[int] = []   # instances the runner created, in order
+        self.instance_pids: dict[int, str] = {}  # their process ids
 
     # ----------------------------------------------------------- helpers
     @property
@@ -279,18 +360,92 @@ class Case:
         if not self.has_admin:
             raise Unavailable("no admin API on this target")
 
-    def jobs(self):
+    def jobs(self, job_type: str | None = None, variables: bool = False):
         self._need_admin()
         pb = self.clients.ad_pb
-        r = self.clients.a("ListJobs", pb.ListJobsRequest(type=self.job_type, include_jobs=True))
+        r = self.clients.a("ListJobs", pb.ListJobsRequest(type=job_type or self.job_type, include_jobs=True,
+                                                          include_variables=variables))
         return list(r.jobs)
 
-    def instances(self):
+    def instances(self, process_id: str | None = None, elements: bool = False):
         self._need_admin()
         pb = self.clients.ad_pb
         r = self.clients.a("ListProcessInstances",
-                           pb.ListProcessInstancesRequest(bpmn_process_id=self.process_id, include_instances=True))
+                           pb.ListProcessInstancesRequest(bpmn_process_id=process_id or self.process_id,
+                                                          include_instances=True, include_elements=elements))
         return list(r.instances)
+
+    # ------------------------------------------------ client commands
+    def record_deployment(self, resp):
+        """Remembers the keys a DeployResource answer carries (for the ${process:..} placeholders)."""
+        for dep in resp.deployments:
+            kind = dep.WhichOneof("Metadata")
+            m = getattr(dep, kind)
+            if kind == "process":
+                self.deployed.append({"kind": "process", "id": m.bpmnProcessId, "version": m.version,
+                                      "key": m.processDefinitionKey})
+            elif kind == "decision":
+                self.deployed.append({"kind": "decision", "id": m.dmnDecisionId, "version": m.version,
+                                      "key": m.decisionKey, "drg": m.decisionRequirementsKey})
+            elif kind == "decisionRequirements":
+                self.deployed.append({"kind": "drg", "id": m.dmnDecisionRequirementsId, "version": m.version,
+                                      "key": m.decisionRequirementsKey})
+            self.note(f"deployed {kind} {self.deployed[-1] if kind != 'form' else ''}")
+
+    def resolve(self, obj, wait_s: float = 10.0):
+        """Replaces the run-time placeholders (PLACEHOLDER_RE) in a request or condition."""
+        if isinstance(obj, list):
+            return [self.resolve(x, wait_s) for x in obj]
+        if isinstance(obj, dict):
+            return {k: self.resolve(v, wait_s) for k, v in obj.items()}
+        if not isinstance(obj, str) or "${" not in obj:
+            return obj
+        return PLACEHOLDER_RE.sub(lambda m: str(self._placeholder(m.group(1), m.group(2), wait_s)), obj)
+
+    def _placeholder(self, kind: str, arg: str, wait_s: float):
+        def deployed(k, ident, version=None):
+            hits = [d for d in self.deployed if d["kind"] == k and d["id"] == ident
+                    and (version is None or d["version"] == version)]
+            if not hits:
+                raise ScenarioError(f"${{{kind}:{arg}}}: the case deployed no {k} {ident!r}"
+                                    + (f" version {version}" if version is not None else "")
+                                    + f" (deployed: {self.deployed})")
+            return max(hits, key=lambda d: d["version"])["key"]
+        if kind == "process":
+            ident, _, ver = arg.rpartition(":")
+            return deployed("process", ident or self.process_id, int(ver))
+        if kind == "decision":
+            return deployed("decision", arg)
+        if kind == "drg":
+            return deployed("drg", arg)
+        if kind == "instance":
+            i = int(arg)
+            if i >= len(self.instance_keys):
+                raise ScenarioError(f"${{instance:{arg}}}: the case created {len(self.instance_keys)} instances")
+            return self.instance_keys[i]
+        if kind == "element":
+            n, _, elem = arg.partition(":")
+            key = self._placeholder("instance", n, wait_s)
+            end = time.monotonic() + wait_s
+            while True:
+                found = [e.key for i in self.instances(self.instance_pids.get(key), elements=True) if i.key == key
+                         for e in i.active_elements if e.element_id == elem]
+                if len(found) == 1:
+                    return found[0]
+                if len(found) > 1:
+                    raise AssertionError(f"${{element:{arg}}}: {len(found)} live instances of {elem} in {key}")
+                if time.monotonic() > end:
+                    raise AssertionError(f"${{element:{arg}}}: no live instance of {elem} in instance {key} "
+                                         f"after {wait_s:.0f} s")
+                time.sleep(0.1)
+        if kind == "call":
+            cid, _, field_ = arg.partition(":")
+            c = self.calls.get(cid)
+            if not c or not c.get("ok"):
+                raise AssertionError(f"${{call:{arg}}}: call {cid} did not succeed: {c}")
+            return (c.get("result") or {})[field_]
+        raise ScenarioError(kind)
+
 
     def streams(self):
         self._need_admin()
@@ -329,6 +484,9 @@ class Case:
 
     # ----------------------------------------------------------- facts
     def fact(self, key: str):
+        cm = CALL_FACT_RE.match(key)
+        if cm:
+            return self._fact_call(cm["id"], cm["name"], cm["field"])
         m = FACT_RE.match(key)
         if not m:
             raise ScenarioError(f"bad fact {key!r}")
@@ -342,12 +500,42 @@ class Case:
     def _state_name(self, enum_cls, v, prefix):
         return enum_cls.Name(v)[len(prefix):].lower()
 
+    def _fact_call(self, cid, name, field_):
+        c = self.calls.get(cid)
+        if c is None:
+            raise AssertionError(f"calls.{cid}: no call_result for call {cid} (the step did not run)")
+        if name == "ok":
+            return bool(c.get("ok"))
+        if name in ("code", "errorType", "message"):
+            return c.get(name)
+        res = c.get("result") or {}
+        if name == "output":
+            raw = res.get("decisionOutput")
+            return json.loads(raw) if isinstance(raw, str) and raw else raw
+        return res.get(field_)
+
     def _fact_instances(self, name, f):
-        insts = self.instances()
+        # filters: process=<bpmn process id> (default the case's), instance=<N: the N-th created>,
+        # element=<id> (elements, element_var), name=<variable> (var, var_any, element_var)
+        insts = self.instances(f.get("process"), elements=name in ("elements", "element_var"))
+        if "instance" in f:
+            key = self._placeholder("instance", f["instance"], 0)
+            insts = [i for i in insts if i.key == key]
         pb = self.clients.ad_pb
         states = [self._state_name(pb.ProcessInstanceState, i.state, "PROCESS_INSTANCE_STATE_") for i in insts]
         if name == "total":
             return len(insts)
+        if name == "elements":
+            return sum(1 for i in insts for e in i.active_elements if e.element_id == f.get("element", e.element_id))
+        if name == "element_var":
+            return _collapse([json.loads(e.variables or "{}").get(f["name"]) for i in insts
+                              for e in i.active_elements if e.element_id == f["element"]])
+        if name == "var_any":
+            return _collapse([json.loads(i.variables or "{}").get(f["name"]) for i in insts])
+        if name == "version":
+            return _collapse([i.version for i in insts])
+        if name == "definition_key":
+            return _collapse([str(i.process_definition_key) for i in insts])
         if name == "max_completion_count":
             return max((i.completion_count for i in insts), default=0)
         if name == "var":
@@ -402,8 +590,10 @@ class Case:
             key = f.get("worker", "*")
             vals = [c.get(key, 0) for t, c in self.samples if t >= since]
             return max(vals) if vals else None
-        jobs = self.jobs()
+        jobs = self.jobs(f.get("type"), variables=name == "var")
         pb = self.clients.ad_pb
+        if name == "var":  # the variable as each live job's element instance sees it (a list if they differ)
+            return _collapse([json.loads(j.variables).get(f["name"]) for j in jobs if j.variables])
         if name == "total":
             return len(jobs)
         if name == "max_complete_count":
@@ -514,6 +704,10 @@ class Case:
                     self.unchecked.append(f"{k}: {e}")
                     self.results.append((k, cond, None, "unchecked"))
                 continue
+            if "${" in json.dumps(cond):
+                cond = self.resolve(cond, 0)
+                if isinstance(actual, int) and isinstance(cond, str) and cond.isdigit():
+                    cond = int(cond)
             ok = compare(actual, cond)
             if record:
                 self.results.append((k, cond, actual, "ok" if ok else "FAIL"))

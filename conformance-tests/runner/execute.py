@@ -182,11 +182,7 @@ def _run_case(case, sc, target, workdir, d, own_engine) -> Case:
             address = case.proxy.address
         # ---------------------------------------------------------- deploy
         for f in d.get("deploy") or []:
-            text = (sc.path / f).read_text()
-            for k, v in case.subs.items():
-                text = text.replace("${" + k + "}", v)
-            case.clients.deploy(f, text.encode())
-            case.note(f"deployed {f}")
+            _deploy_file(case, f)
         # ---------------------------------------------------------- driver
         env = base_env()
         env["ZEEBE_ADDRESS"] = address
@@ -346,6 +342,33 @@ def clean_up_external(case: Case, rounds: int = 10):
 
 
 # ------------------------------------------------------------------ steps
+def _deploy_file(case: Case, f: str):
+    text = (case.sc.path / f).read_text()
+    for k, v in case.subs.items():
+        text = text.replace("${" + k + "}", v)
+    case.record_deployment(case.clients.deploy(f, text.encode()))
+    case.note(f"deployed {f}")
+
+
+def _deploy(case: Case, a):
+    """`deploy: file` or `deploy: [files]`: deploys during the steps (e.g. a process's second version)."""
+    for f in (a if isinstance(a, list) else [a]):
+        _deploy_file(case, str(f))
+
+
+def _call(case: Case, a):
+    """`call: {id, method, request, timeout_s}`: the driver's `call` command (one client command through the
+    SDK's public API); waits for its `call_result`. Run-time placeholders in `request` are resolved first."""
+    cid = str(a["id"])
+    req = case.resolve(a.get("request") or {})
+    case.note(f"call {cid} {a['method']} {json.dumps(req)[:300]}")
+    case.driver.send(cmd="call", id=cid, method=a["method"], request=req)
+    ev = case.driver.wait_event(lambda e: e["event"] == "call_result" and str(e.get("id")) == cid,
+                                float(a.get("timeout_s", 30)), f"call_result {cid}")
+    case.calls[cid] = ev
+    case.note(f"call_result {cid}: " + json.dumps({k: v for k, v in ev.items() if k not in ("t", "_rt")})[:400])
+
+
 def _start_worker(case: Case, a):
     wid = a.get("id", "w1")
     case.driver.send(cmd="start_worker", id=wid, jobType=a.get("jobType", case.job_type),
@@ -391,13 +414,17 @@ def _create_instances(case: Case, a):
                   "jwBehavior": [{"complete": {"echo": start + i}}]} for i, v in enumerate(insts)]
         case.sequence = {"name": name, "values": {start + i for i in range(len(insts))}}
     pid = a.get("process", case.process_id)
+    if "definition" in a or "expect_code" in a:
+        return _create_by_definition(case, a, insts)
     if a.get("background"):
         return _create_in_background(case, pid, insts, float(a.get("rate_per_s", 20)))
     if a.get("in_flight"):
         return _create_closed_loop(case, pid, insts, int(a["in_flight"]))
     for v in insts:
         if case.has_admin:
-            case.clients.create_instance(pid, v)
+            r = case.clients.create_instance(pid, v)
+            case.instance_keys.append(r.processInstanceKey)
+            case.instance_pids[r.processInstanceKey] = pid
         else:
             holder = {"done": False}
             tmo = int(case.data.get("timeout_s", 60) * 1000)
@@ -412,6 +439,32 @@ def _create_instances(case: Case, a):
             with case._wr_lock:
                 case.with_result.append(holder)
             threading.Thread(target=call, daemon=True).start()
+        case.created += 1
+
+
+def _create_by_definition(case: Case, a, insts: list):
+    """`create_instances: {definition: ${process:1}, expect_code: NOT_FOUND}`: creates by process definition
+    key (the runner's own call); with `expect_code` the engine must refuse each creation with that code."""
+    import grpc
+    gw = case.clients.gw_pb
+    key = int(case.resolve(str(a["definition"] if "definition" in a else "${process:1}")))
+    want = a.get("expect_code")
+    for v in insts:
+        req = gw.CreateProcessInstanceRequest(processDefinitionKey=key, variables=json.dumps(v))
+        try:
+            r = case.clients._retry(lambda: case.clients.gw.CreateProcessInstance(req, timeout=10,
+                                                                                   metadata=case.clients.md()))
+        except grpc.RpcError as e:
+            if want and e.code().name == want:
+                case.note(f"create by definition {key}: {e.code().name} as expected")
+                continue
+            raise AssertionError(f"create by definition {key}: {e.code().name} {e.details()}"
+                                 + (f", want {want}" if want else "")) from None
+        if want:
+            raise AssertionError(f"create by definition {key} succeeded (instance {r.processInstanceKey}), "
+                                 f"want {want}")
+        case.instance_keys.append(r.processInstanceKey)
+        case.instance_pids[r.processInstanceKey] = r.bpmnProcessId
         case.created += 1
 
 
@@ -520,9 +573,15 @@ def _fault(case: Case, a):
         case.note(f"reset streams: {r.streams_closed} streams, {r.long_polls_closed} long polls")
         return
     if kind == "reject":
-        req = pb.InjectFaultRequest(reject=pb.RejectFault(method=arg.get("method", ""), code=int(arg["code"]),
+        # after_apply: the engine applies the command, then answers `code` (a lost answer)
+        code = arg["code"]
+        if isinstance(code, str) and not code.isdigit():  # a status name, e.g. UNAVAILABLE
+            import grpc
+            code = grpc.StatusCode[code].value[0]
+        req = pb.InjectFaultRequest(reject=pb.RejectFault(method=arg.get("method", ""), code=int(code),
                                                           count=int(arg.get("count", 1)),
-                                                          message=arg.get("message", "injected")))
+                                                          message=arg.get("message", "injected"),
+                                                          after_apply=bool(arg.get("after_apply", False))))
     elif kind == "latency":
         req = pb.InjectFaultRequest(latency=pb.LatencyFault(method=arg.get("method", ""),
                                                             delay_ms=int(arg["delay_ms"])))
@@ -581,4 +640,4 @@ STEPS = {"start_worker": _start_worker, "stop_worker": _stop_worker, "release": 
          "create_instances": _create_instances, "sleep": _sleep, "wait_until": _wait_until, "expect": _expect,
          "mark": _mark, "fault": _fault, "proxy": _proxy, "restart_engine": _restart_engine, "check": _check,
          "stop_broker": _stop_broker, "start_broker": _start_broker, "restart_gateway": _restart_gateway,
-         "await_creation": _await_creation}
+         "await_creation": _await_creation, "call": _call, "deploy": _deploy}

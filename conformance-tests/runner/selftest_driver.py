@@ -449,6 +449,101 @@ class Client:
         self.auth = Auth()
 
 
+# ------------------------------------------------------------ client commands
+# docs/worker-semantics.md, "Client commands: which are resent": EvaluateDecision after UNAVAILABLE or
+# RESOURCE_EXHAUSTED, the others only after RESOURCE_EXHAUSTED (an UNAVAILABLE may come after the command was
+# applied); the shared backoff, at most 5 attempts, never past the call's deadline
+RESEND = {"EvaluateDecision": {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED}}
+RESEND_DEFAULT = {grpc.StatusCode.RESOURCE_EXHAUSTED}
+CALL_DEADLINE_S = 20.0
+MAX_ATTEMPTS = 5
+
+
+def _vars(v):
+    return json.dumps(v if v is not None else {})
+
+
+def _request(method, r):
+    """(gRPC method name, request message) for a `call` command's method and request (keys: decimal strings)."""
+    if method == "evaluateDecision":
+        return "EvaluateDecision", pb.EvaluateDecisionRequest(
+            decisionId=r.get("decisionId", ""), decisionKey=int(r.get("decisionKey") or 0),
+            variables=_vars(r.get("variables")), tenantId=r.get("tenantId", ""))
+    if method == "modifyProcessInstance":
+        M = pb.ModifyProcessInstanceRequest
+        return "ModifyProcessInstance", M(
+            processInstanceKey=int(r["processInstanceKey"]),
+            activateInstructions=[M.ActivateInstruction(
+                elementId=a["elementId"], ancestorElementInstanceKey=int(a.get("ancestorElementInstanceKey") or 0),
+                variableInstructions=[M.VariableInstruction(variables=_vars(v.get("variables")),
+                                                            scopeId=v.get("scopeId", ""))
+                                      for v in a.get("variables") or []]) for a in r.get("activate") or []],
+            terminateInstructions=[M.TerminateInstruction(elementInstanceKey=int(k)) for k in r.get("terminate") or []])
+    if method == "migrateProcessInstance":
+        M = pb.MigrateProcessInstanceRequest
+        return "MigrateProcessInstance", M(
+            processInstanceKey=int(r["processInstanceKey"]),
+            migrationPlan=M.MigrationPlan(
+                targetProcessDefinitionKey=int(r["targetProcessDefinitionKey"]),
+                mappingInstructions=[M.MappingInstruction(sourceElementId=m["sourceElementId"],
+                                                          targetElementId=m["targetElementId"])
+                                     for m in r.get("mappings") or []]))
+    if method == "deleteResource":
+        return "DeleteResource", pb.DeleteResourceRequest(resourceKey=int(r["resourceKey"]))
+    if method == "broadcastSignal":
+        return "BroadcastSignal", pb.BroadcastSignalRequest(signalName=r["signalName"],
+                                                            variables=_vars(r.get("variables")),
+                                                            tenantId=r.get("tenantId", ""))
+    raise ValueError(f"unknown call method {method!r}")
+
+
+def _result(rpc, resp):
+    if rpc == "EvaluateDecision":
+        own = [d for d in resp.evaluatedDecisions if d.decisionId == resp.decisionId]
+        return {"decisionKey": str(resp.decisionKey), "decisionId": resp.decisionId,
+                "decisionVersion": resp.decisionVersion, "decisionOutput": resp.decisionOutput,
+                "evaluatedDecisionIds": [d.decisionId for d in resp.evaluatedDecisions],
+                "matchedRuleIds": [m.ruleId for d in own[-1:] for m in d.matchedRules],
+                "failedDecisionId": resp.failedDecisionId, "failureMessage": resp.failureMessage}
+    if rpc == "BroadcastSignal":
+        return {"key": str(resp.key)}
+    return {}
+
+
+def _error_type(code):
+    return "".join(p.capitalize() for p in code.name.split("_")) + "Error"
+
+
+def call(client, cmd):
+    cid = cmd.get("id")
+    try:
+        rpc, req = _request(cmd.get("method"), cmd.get("request") or {})
+    except (KeyError, ValueError, TypeError) as e:
+        emit("call_result", id=cid, ok=False, code="INVALID_ARGUMENT", errorType="ValueError", message=str(e))
+        return
+    resend = RESEND.get(rpc, RESEND_DEFAULT)
+    deadline = time.monotonic() + CALL_DEADLINE_S
+    bo = Backoff()
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            resp = getattr(client.stub, rpc)(req, timeout=max(0.05, deadline - time.monotonic()),
+                                             metadata=client.auth.metadata())
+            emit("call_result", id=cid, ok=True, result=_result(rpc, resp))
+            return
+        except grpc.RpcError as e:
+            code = e.code()
+            wait = bo.next()
+            if code in resend and attempt < MAX_ATTEMPTS and time.monotonic() + wait < deadline:
+                log(f"call {cid} {rpc}: {code.name}, resent in {wait * 1000:.0f} ms")
+                time.sleep(wait)
+                continue
+            emit("call_result", id=cid, ok=False, code=code.name, errorType=_error_type(code),
+                 message=e.details() or "")
+            return
+
+
 def main():
     client = Client()
     workers: dict[str, Worker] = {}
@@ -473,6 +568,8 @@ def main():
                 w = workers.get(cmd["id"])
                 if w:
                     w.release(cmd.get("count"))
+            elif c == "call":
+                threading.Thread(target=call, args=(client, cmd), daemon=True).start()
             elif c == "exit":
                 break
         except Exception as e:  # noqa: BLE001

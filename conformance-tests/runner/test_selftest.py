@@ -12,6 +12,8 @@ import case as case_mod
 from execute import run_case
 
 SELFTEST_SCENARIOS = ["polling/complete-basic", "polling/int64-variables-lossless",
+                      "commands/evaluate-decision", "commands/modify-process-instance", "commands/migrate-process-instance",
+                      "commands/delete-resource", "commands/broadcast-signal",
                       "streaming/reconnect-after-goaway", "resilience/backoff-on-resource-exhausted"]
 
 

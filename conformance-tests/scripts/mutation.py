@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Mutation proof of the conformance suite (issue 7).
 
-For every mutant of conformance-tests/mutation/mutants.yaml: run its scenarios
+For every mutant of conformance-tests/mutation/mutants.yaml and of every
+conformance-tests/mutation/mutants-*.yaml (e.g. mutants-commands-go.yaml, one
+file per SDK and feature, same format): run its scenarios
 for its SDK unmutated (baseline: must pass), apply the mutant's edits to the
 SDK, let the driver rebuild, run the scenarios again (they must FAIL), and
 restore the file. Everything happens in a SCRATCH CLONE, never in the source
@@ -63,6 +65,29 @@ def copy_tree(src: Path, dst: Path):
     with tarfile.open(tmp) as t:
         t.extractall(dst, filter="fully_trusted")
     tmp.unlink()
+
+
+def load_mutants(mutation_dir: Path) -> list[dict]:
+    """Every mutant of mutation_dir/mutants.yaml, then of each mutants-*.yaml in name order. Ids must be
+    unique across the files; each mutant gets `source` (its file name)."""
+    files = [mutation_dir / "mutants.yaml", *sorted(mutation_dir.glob("mutants-*.yaml"))]
+    out: list[dict] = []
+    seen: dict[str, str] = {}
+    for f in files:
+        if not f.is_file():
+            continue
+        data = yaml.safe_load(f.read_text()) or []
+        if not isinstance(data, list):
+            raise ValueError(f"{f.name}: a list of mutants expected")
+        for m in data:
+            missing = {"id", "sdk", "what", "edits", "scenarios"} - set(m)
+            if missing:
+                raise ValueError(f"{f.name}: mutant {m.get('id', '?')} lacks {sorted(missing)}")
+            if m["id"] in seen:
+                raise ValueError(f"{f.name}: mutant id {m['id']} already in {seen[m['id']]}")
+            seen[m["id"]] = f.name
+            out.append({**m, "source": f.name})
+    return out
 
 
 class SetupError(Exception):
@@ -193,12 +218,12 @@ def main():
     clone = Path(a.clone).resolve()
     if clone == SRC or SRC in clone.parents:
         sys.exit("the clone must be outside the source tree")
-    mutants = yaml.safe_load((SRC / "conformance-tests" / "mutation" / "mutants.yaml").read_text())
+    mutants = load_mutants(SRC / "conformance-tests" / "mutation")
     only = [x for x in a.only.split(",") if x]
     if only:
         unknown = sorted(set(only) - {m["id"] for m in mutants})
         if unknown:
-            sys.exit(f"--only: no such mutant in mutants.yaml: {', '.join(unknown)}")
+            sys.exit(f"--only: no such mutant in mutation/mutants*.yaml: {', '.join(unknown)}")
         mutants = [m for m in mutants if m["id"] in only]
     work = clone.parent / (clone.name + "-runs")
     t_setup = time.time()

@@ -91,6 +91,13 @@ func (a *Admin) InjectFault(ctx context.Context, r *apb.InjectFaultRequest) (*ap
 		if x.PartitionId < 0 || x.PartitionId > a.g.broker.PartitionCount() {
 			return nil, status.Errorf(codes.InvalidArgument, "reject.partition_id %d does not exist", x.PartitionId)
 		}
+		if x.AfterApply {
+			if x.PartitionId != 0 {
+				return nil, status.Error(codes.InvalidArgument, "reject.after_apply is gateway-level: partition_id must be 0")
+			}
+			a.g.Faults.AddRejectAfterApply(x.Method, codes.Code(x.Code), x.Count, x.Message)
+			break
+		}
 		a.g.Faults.AddReject(x.Method, x.PartitionId, codes.Code(x.Code), x.Count, x.Message)
 	case *apb.InjectFaultRequest_Latency:
 		if f.Latency.DelayMs < 0 {

@@ -72,12 +72,24 @@ func (l *Local) ListJobs(ctx context.Context, r *apb.ListJobsRequest) (*apb.List
 					Worker: j.Worker, Deadline: j.Deadline, ProcessInstanceKey: j.InstanceKey, ActivationCount: j.Activations,
 					YieldCount: j.Yields, TimeoutCount: j.Timeouts, CompleteCount: j.Completes, FailCount: j.Fails,
 					ErrorMessage: j.ErrorMessage, ElementInstanceKey: j.ElemKey, IncidentKey: j.IncidentKey, RetryAt: retryAt(j),
-					ErrorCode: j.ErrorCode, ErrorVariables: j.ErrorVariables})
+					ErrorCode: j.ErrorCode, ErrorVariables: j.ErrorVariables, Variables: jobVars(s, j, r.IncludeVariables)})
 			}
 		})
 	})
 	sort.Slice(out.Jobs, func(i, k int) bool { return out.Jobs[i].Key < out.Jobs[k].Key })
 	return out, err
+}
+
+// jobVars: the variables the job's live element instance sees ("" once it ended).
+func jobVars(s *partition.State, j *partition.Job, want bool) string {
+	if !want {
+		return ""
+	}
+	in, e := s.Instances[j.InstanceKey], s.Elems[j.ElemKey]
+	if in == nil || e == nil {
+		return ""
+	}
+	return vars.Encode(s.ScopeVars(in, e))
 }
 
 func retryAt(j *partition.Job) int64 {
@@ -111,6 +123,17 @@ func (l *Local) ListProcessInstances(ctx context.Context, r *apb.ListProcessInst
 				}
 			}
 		}
+		var elems map[int64][]*apb.ElementInstanceInfo // live element instances by process instance
+		if r.IncludeInstances && r.IncludeElements {
+			elems = map[int64][]*apb.ElementInstanceInfo{}
+			for _, e := range s.Elems {
+				if e.Element == nil {
+					continue
+				}
+				elems[e.InstanceKey] = append(elems[e.InstanceKey], &apb.ElementInstanceInfo{Key: e.Key,
+					ElementId: e.Element.ID, ScopeKey: e.ScopeKey, Variables: vars.Encode(e.Vars)})
+			}
+		}
 		each := func(fn func(in *partition.Instance)) {
 			for _, in := range s.Instances {
 				fn(in)
@@ -136,7 +159,8 @@ func (l *Local) ListProcessInstances(ctx context.Context, r *apb.ListProcessInst
 			if r.IncludeInstances {
 				out.Instances = append(out.Instances, &apb.ProcessInstanceInfo{Key: in.Key, BpmnProcessId: in.BpmnProcessID,
 					State: st, Variables: vars.Encode(in.Vars), CompletionCount: in.Completions,
-					ProcessDefinitionKey: in.DefKey, Version: in.Version, IncidentCount: int32(in.Incidents)})
+					ProcessDefinitionKey: in.DefKey, Version: in.Version, IncidentCount: int32(in.Incidents),
+					ActiveElements: sortedElems(elems[in.Key])})
 			}
 		})
 	})
@@ -158,4 +182,9 @@ func (l *Local) ListIncidents(ctx context.Context, r *apb.ListIncidentsRequest) 
 	})
 	sort.Slice(out.Incidents, func(i, k int) bool { return out.Incidents[i].Key < out.Incidents[k].Key })
 	return out, err
+}
+
+func sortedElems(es []*apb.ElementInstanceInfo) []*apb.ElementInstanceInfo {
+	sort.Slice(es, func(i, k int) bool { return es[i].Key < es[k].Key })
+	return es
 }

@@ -7,6 +7,7 @@ import type { AdvanceClockResponse as _jobwire_admin_v1_AdvanceClockResponse, Ad
 import type { BrokerProcess as _jobwire_admin_v1_BrokerProcess, BrokerProcess__Output as _jobwire_admin_v1_BrokerProcess__Output } from './jobwire/admin/v1/BrokerProcess';
 import type { ClearFaultsRequest as _jobwire_admin_v1_ClearFaultsRequest, ClearFaultsRequest__Output as _jobwire_admin_v1_ClearFaultsRequest__Output } from './jobwire/admin/v1/ClearFaultsRequest';
 import type { ClearFaultsResponse as _jobwire_admin_v1_ClearFaultsResponse, ClearFaultsResponse__Output as _jobwire_admin_v1_ClearFaultsResponse__Output } from './jobwire/admin/v1/ClearFaultsResponse';
+import type { ElementInstanceInfo as _jobwire_admin_v1_ElementInstanceInfo, ElementInstanceInfo__Output as _jobwire_admin_v1_ElementInstanceInfo__Output } from './jobwire/admin/v1/ElementInstanceInfo';
 import type { ExpireTokensFault as _jobwire_admin_v1_ExpireTokensFault, ExpireTokensFault__Output as _jobwire_admin_v1_ExpireTokensFault__Output } from './jobwire/admin/v1/ExpireTokensFault';
 import type { GatewayProcess as _jobwire_admin_v1_GatewayProcess, GatewayProcess__Output as _jobwire_admin_v1_GatewayProcess__Output } from './jobwire/admin/v1/GatewayProcess';
 import type { GetClockRequest as _jobwire_admin_v1_GetClockRequest, GetClockRequest__Output as _jobwire_admin_v1_GetClockRequest__Output } from './jobwire/admin/v1/GetClockRequest';
@@ -68,6 +69,7 @@ export interface ProtoGrpcType {
         BrokerProcess: MessageTypeDefinition<_jobwire_admin_v1_BrokerProcess, _jobwire_admin_v1_BrokerProcess__Output>
         ClearFaultsRequest: MessageTypeDefinition<_jobwire_admin_v1_ClearFaultsRequest, _jobwire_admin_v1_ClearFaultsRequest__Output>
         ClearFaultsResponse: MessageTypeDefinition<_jobwire_admin_v1_ClearFaultsResponse, _jobwire_admin_v1_ClearFaultsResponse__Output>
+        ElementInstanceInfo: MessageTypeDefinition<_jobwire_admin_v1_ElementInstanceInfo, _jobwire_admin_v1_ElementInstanceInfo__Output>
         ExpireTokensFault: MessageTypeDefinition<_jobwire_admin_v1_ExpireTokensFault, _jobwire_admin_v1_ExpireTokensFault__Output>
         GatewayProcess: MessageTypeDefinition<_jobwire_admin_v1_GatewayProcess, _jobwire_admin_v1_GatewayProcess__Output>
         GetClockRequest: MessageTypeDefinition<_jobwire_admin_v1_GetClockRequest, _jobwire_admin_v1_GetClockRequest__Output>

@@ -87,6 +87,9 @@ type rejectFault struct {
 	code      codes.Code
 	left      int32
 	msg       string
+	// afterApply: the request is handled first and then answered code
+	// instead of its real answer (only successful unary requests use it).
+	afterApply bool
 }
 
 type countKey struct{ method, peer string }
@@ -118,6 +121,19 @@ func (f *Faults) AddReject(method string, partition int32, code codes.Code, coun
 	f.rearm()
 }
 
+// AddRejectAfterApply answers the next count successful unary requests of
+// method (all methods if empty) with code after the engine handled them:
+// the command is applied, the client sees the error (a lost answer).
+func (f *Faults) AddRejectAfterApply(method string, code codes.Code, count int32, msg string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if msg == "" {
+		msg = "answer replaced by injected fault after the command was applied"
+	}
+	f.rejects = append(f.rejects, &rejectFault{method: method, code: code, left: count, msg: msg, afterApply: true})
+	f.rearm()
+}
+
 // SetLatency delays every request of method.
 func (f *Faults) SetLatency(method string, d time.Duration) {
 	f.mu.Lock()
@@ -139,10 +155,20 @@ func (f *Faults) Clear() {
 // TakeReject takes one reject of method (at the gateway: partition 0), if
 // any is set: the code and message to answer with.
 func (f *Faults) TakeReject(method string, partition int32) (codes.Code, string, bool) {
+	return f.take(method, partition, false)
+}
+
+// TakeRejectAfterApply takes one after-apply reject of method, if any is
+// set: the code and message to answer a handled request with.
+func (f *Faults) TakeRejectAfterApply(method string) (codes.Code, string, bool) {
+	return f.take(method, 0, true)
+}
+
+func (f *Faults) take(method string, partition int32, afterApply bool) (codes.Code, string, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, r := range f.rejects {
-		if (r.method == "" || r.method == method) && r.partition == partition && r.left > 0 {
+		if (r.method == "" || r.method == method) && r.partition == partition && r.afterApply == afterApply && r.left > 0 {
 			r.left--
 			if r.left == 0 {
 				f.rejects = append(f.rejects[:i:i], f.rejects[i+1:]...)
@@ -314,6 +340,12 @@ func (f *Faults) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo,
 	var resp any
 	if err == nil {
 		resp, err = h(ctx, req)
+		if err == nil && f.armed.Load() {
+			// applied: the answer is lost, the client gets the injected code
+			if code, msg, ok := f.TakeRejectAfterApply(m); ok {
+				resp, err = nil, status.Error(code, msg)
+			}
+		}
 	}
 	f.Finish(m, peer, status.Code(err))
 	return resp, err

@@ -273,3 +273,41 @@ func TestNamesAndPeers(t *testing.T) {
 		t.Fatalf("PeerOf = %q", p)
 	}
 }
+
+// An after-apply reject lets the handler run and replaces its answer; only
+// handled (OK) requests use it up, and a plain reject of the same method is
+// not taken by it (nor the reverse).
+func TestRejectAfterApplyRunsTheHandlerThenAnswersTheCode(t *testing.T) {
+	f := NewFaults()
+	f.AddRejectAfterApply("DeleteResource", codes.Unavailable, 1, "lost")
+	refused := func(context.Context, any) (any, error) { return nil, status.Error(codes.NotFound, "no such key") }
+	_, err := f.Unary(context.Background(), nil, &grpc.UnaryServerInfo{FullMethod: "/gateway_protocol.Gateway/DeleteResource"}, refused)
+	if status.Code(err) != codes.NotFound {
+		t.Fatalf("a refused request: %v, want its own NOT_FOUND (the fault is for applied requests)", err)
+	}
+	code, msg, ran := call(f, context.Background(), "/gateway_protocol.Gateway/DeleteResource", "127.0.0.1:4000")
+	if code != codes.Unavailable || msg != "lost" || !ran {
+		t.Fatalf("applied request: %v %q (handler ran: %v), want UNAVAILABLE \"lost\" after the handler ran", code, msg, ran)
+	}
+	if code, _, ran := call(f, context.Background(), "/gateway_protocol.Gateway/DeleteResource", "127.0.0.1:4000"); code != codes.OK || !ran {
+		t.Fatalf("next request: %v (handler ran: %v), want OK: the fault was for one request", code, ran)
+	}
+	c := countOf(f, "DeleteResource", "127.0.0.1:4000")
+	if c == nil || c.ByCode["UNAVAILABLE"] != 1 || c.ByCode["OK"] != 1 {
+		t.Fatalf("counts %+v, want the replaced answer counted as UNAVAILABLE", c)
+	}
+
+	f.AddReject("Topology", 0, codes.ResourceExhausted, 1, "before")
+	f.AddRejectAfterApply("Topology", codes.Unavailable, 1, "after")
+	if code, msg, ran := call(f, context.Background(), "/gateway_protocol.Gateway/Topology", ""); code != codes.ResourceExhausted || msg != "before" || ran {
+		t.Fatalf("first: %v %q (ran %v), want the plain reject before the handler", code, msg, ran)
+	}
+	if code, msg, ran := call(f, context.Background(), "/gateway_protocol.Gateway/Topology", ""); code != codes.Unavailable || msg != "after" || !ran {
+		t.Fatalf("second: %v %q (ran %v), want the after-apply reject", code, msg, ran)
+	}
+	f.AddRejectAfterApply("", codes.Unavailable, 1, "")
+	f.Clear()
+	if code, _, _ := call(f, context.Background(), "/gateway_protocol.Gateway/Topology", ""); code != codes.OK {
+		t.Fatalf("after Clear: %v, want OK", code)
+	}
+}

@@ -340,9 +340,12 @@ type ListJobsRequest struct {
 	// Empty means every type.
 	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
 	// When true, `jobs` lists each job; otherwise only counts are returned.
-	IncludeJobs   bool `protobuf:"varint,2,opt,name=include_jobs,json=includeJobs,proto3" json:"include_jobs,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	IncludeJobs bool `protobuf:"varint,2,opt,name=include_jobs,json=includeJobs,proto3" json:"include_jobs,omitempty"`
+	// With include_jobs: fill each live job's `variables` (every scope merged,
+	// so possibly large: off by default).
+	IncludeVariables bool `protobuf:"varint,3,opt,name=include_variables,json=includeVariables,proto3" json:"include_variables,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *ListJobsRequest) Reset() {
@@ -385,6 +388,13 @@ func (x *ListJobsRequest) GetType() string {
 func (x *ListJobsRequest) GetIncludeJobs() bool {
 	if x != nil {
 		return x.IncludeJobs
+	}
+	return false
+}
+
+func (x *ListJobsRequest) GetIncludeVariables() bool {
+	if x != nil {
+		return x.IncludeVariables
 	}
 	return false
 }
@@ -475,8 +485,13 @@ type JobInfo struct {
 	// where they stay observable. An uncaught error keeps them here too.
 	ErrorCode      string `protobuf:"bytes,17,opt,name=error_code,json=errorCode,proto3" json:"error_code,omitempty"`
 	ErrorVariables string `protobuf:"bytes,18,opt,name=error_variables,json=errorVariables,proto3" json:"error_variables,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// JSON object of the variables the job's element instance sees (every
+	// scope up to the process instance merged, the innermost winning: what
+	// ActivateJobs without fetch_variable hands over); "" once the job's
+	// element instance has ended, or without ListJobsRequest.include_variables.
+	Variables     string `protobuf:"bytes,19,opt,name=variables,proto3" json:"variables,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *JobInfo) Reset() {
@@ -635,13 +650,22 @@ func (x *JobInfo) GetErrorVariables() string {
 	return ""
 }
 
+func (x *JobInfo) GetVariables() string {
+	if x != nil {
+		return x.Variables
+	}
+	return ""
+}
+
 type ListProcessInstancesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Empty means every process.
 	BpmnProcessId    string `protobuf:"bytes,1,opt,name=bpmn_process_id,json=bpmnProcessId,proto3" json:"bpmn_process_id,omitempty"`
 	IncludeInstances bool   `protobuf:"varint,2,opt,name=include_instances,json=includeInstances,proto3" json:"include_instances,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// With include_instances: fill each instance's `active_elements`.
+	IncludeElements bool `protobuf:"varint,3,opt,name=include_elements,json=includeElements,proto3" json:"include_elements,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *ListProcessInstancesRequest) Reset() {
@@ -684,6 +708,13 @@ func (x *ListProcessInstancesRequest) GetBpmnProcessId() string {
 func (x *ListProcessInstancesRequest) GetIncludeInstances() bool {
 	if x != nil {
 		return x.IncludeInstances
+	}
+	return false
+}
+
+func (x *ListProcessInstancesRequest) GetIncludeElements() bool {
+	if x != nil {
+		return x.IncludeElements
 	}
 	return false
 }
@@ -752,8 +783,13 @@ type ProcessInstanceInfo struct {
 	ProcessDefinitionKey int64 `protobuf:"varint,6,opt,name=process_definition_key,json=processDefinitionKey,proto3" json:"process_definition_key,omitempty"`
 	Version              int32 `protobuf:"varint,7,opt,name=version,proto3" json:"version,omitempty"`
 	IncidentCount        int32 `protobuf:"varint,8,opt,name=incident_count,json=incidentCount,proto3" json:"incident_count,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// The live element instances of an active instance (waiting tasks,
+	// subprocesses, call activities, multi-instance bodies, elements held by
+	// an incident), by key; empty for a finished instance, or without
+	// ListProcessInstancesRequest.include_elements.
+	ActiveElements []*ElementInstanceInfo `protobuf:"bytes,9,rep,name=active_elements,json=activeElements,proto3" json:"active_elements,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ProcessInstanceInfo) Reset() {
@@ -842,6 +878,83 @@ func (x *ProcessInstanceInfo) GetIncidentCount() int32 {
 	return 0
 }
 
+func (x *ProcessInstanceInfo) GetActiveElements() []*ElementInstanceInfo {
+	if x != nil {
+		return x.ActiveElements
+	}
+	return nil
+}
+
+type ElementInstanceInfo struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Key       int64                  `protobuf:"varint,1,opt,name=key,proto3" json:"key,omitempty"`
+	ElementId string                 `protobuf:"bytes,2,opt,name=element_id,json=elementId,proto3" json:"element_id,omitempty"`
+	// The flow scope's element instance key; 0 = the process instance.
+	ScopeKey int64 `protobuf:"varint,3,opt,name=scope_key,json=scopeKey,proto3" json:"scope_key,omitempty"`
+	// JSON object of the element instance's local variables.
+	Variables     string `protobuf:"bytes,4,opt,name=variables,proto3" json:"variables,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ElementInstanceInfo) Reset() {
+	*x = ElementInstanceInfo{}
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ElementInstanceInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ElementInstanceInfo) ProtoMessage() {}
+
+func (x *ElementInstanceInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ElementInstanceInfo.ProtoReflect.Descriptor instead.
+func (*ElementInstanceInfo) Descriptor() ([]byte, []int) {
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ElementInstanceInfo) GetKey() int64 {
+	if x != nil {
+		return x.Key
+	}
+	return 0
+}
+
+func (x *ElementInstanceInfo) GetElementId() string {
+	if x != nil {
+		return x.ElementId
+	}
+	return ""
+}
+
+func (x *ElementInstanceInfo) GetScopeKey() int64 {
+	if x != nil {
+		return x.ScopeKey
+	}
+	return 0
+}
+
+func (x *ElementInstanceInfo) GetVariables() string {
+	if x != nil {
+		return x.Variables
+	}
+	return ""
+}
+
 type ListStreamsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -850,7 +963,7 @@ type ListStreamsRequest struct {
 
 func (x *ListStreamsRequest) Reset() {
 	*x = ListStreamsRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[9]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -862,7 +975,7 @@ func (x *ListStreamsRequest) String() string {
 func (*ListStreamsRequest) ProtoMessage() {}
 
 func (x *ListStreamsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[9]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -875,7 +988,7 @@ func (x *ListStreamsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStreamsRequest.ProtoReflect.Descriptor instead.
 func (*ListStreamsRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{9}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{10}
 }
 
 type ListStreamsResponse struct {
@@ -887,7 +1000,7 @@ type ListStreamsResponse struct {
 
 func (x *ListStreamsResponse) Reset() {
 	*x = ListStreamsResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[10]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -899,7 +1012,7 @@ func (x *ListStreamsResponse) String() string {
 func (*ListStreamsResponse) ProtoMessage() {}
 
 func (x *ListStreamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[10]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -912,7 +1025,7 @@ func (x *ListStreamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStreamsResponse.ProtoReflect.Descriptor instead.
 func (*ListStreamsResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{10}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListStreamsResponse) GetStreams() []*StreamInfo {
@@ -944,7 +1057,7 @@ type StreamInfo struct {
 
 func (x *StreamInfo) Reset() {
 	*x = StreamInfo{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[11]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -956,7 +1069,7 @@ func (x *StreamInfo) String() string {
 func (*StreamInfo) ProtoMessage() {}
 
 func (x *StreamInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[11]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -969,7 +1082,7 @@ func (x *StreamInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamInfo.ProtoReflect.Descriptor instead.
 func (*StreamInfo) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{11}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *StreamInfo) GetId() string {
@@ -1036,7 +1149,7 @@ type ListLongPollsRequest struct {
 
 func (x *ListLongPollsRequest) Reset() {
 	*x = ListLongPollsRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[12]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1048,7 +1161,7 @@ func (x *ListLongPollsRequest) String() string {
 func (*ListLongPollsRequest) ProtoMessage() {}
 
 func (x *ListLongPollsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[12]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1061,7 +1174,7 @@ func (x *ListLongPollsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLongPollsRequest.ProtoReflect.Descriptor instead.
 func (*ListLongPollsRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{12}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{13}
 }
 
 type ListLongPollsResponse struct {
@@ -1073,7 +1186,7 @@ type ListLongPollsResponse struct {
 
 func (x *ListLongPollsResponse) Reset() {
 	*x = ListLongPollsResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[13]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1085,7 +1198,7 @@ func (x *ListLongPollsResponse) String() string {
 func (*ListLongPollsResponse) ProtoMessage() {}
 
 func (x *ListLongPollsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[13]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1098,7 +1211,7 @@ func (x *ListLongPollsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLongPollsResponse.ProtoReflect.Descriptor instead.
 func (*ListLongPollsResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{13}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListLongPollsResponse) GetLongPolls() []*LongPollInfo {
@@ -1122,7 +1235,7 @@ type LongPollInfo struct {
 
 func (x *LongPollInfo) Reset() {
 	*x = LongPollInfo{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[14]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1134,7 +1247,7 @@ func (x *LongPollInfo) String() string {
 func (*LongPollInfo) ProtoMessage() {}
 
 func (x *LongPollInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[14]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1147,7 +1260,7 @@ func (x *LongPollInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LongPollInfo.ProtoReflect.Descriptor instead.
 func (*LongPollInfo) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{14}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *LongPollInfo) GetType() string {
@@ -1195,7 +1308,7 @@ type GetRequestCountsRequest struct {
 
 func (x *GetRequestCountsRequest) Reset() {
 	*x = GetRequestCountsRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[15]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1207,7 +1320,7 @@ func (x *GetRequestCountsRequest) String() string {
 func (*GetRequestCountsRequest) ProtoMessage() {}
 
 func (x *GetRequestCountsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[15]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1220,7 +1333,7 @@ func (x *GetRequestCountsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRequestCountsRequest.ProtoReflect.Descriptor instead.
 func (*GetRequestCountsRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{15}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GetRequestCountsRequest) GetMethod() string {
@@ -1239,7 +1352,7 @@ type GetRequestCountsResponse struct {
 
 func (x *GetRequestCountsResponse) Reset() {
 	*x = GetRequestCountsResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[16]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1251,7 +1364,7 @@ func (x *GetRequestCountsResponse) String() string {
 func (*GetRequestCountsResponse) ProtoMessage() {}
 
 func (x *GetRequestCountsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[16]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1264,7 +1377,7 @@ func (x *GetRequestCountsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRequestCountsResponse.ProtoReflect.Descriptor instead.
 func (*GetRequestCountsResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{16}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GetRequestCountsResponse) GetCounts() []*RequestCount {
@@ -1289,7 +1402,7 @@ type RequestCount struct {
 
 func (x *RequestCount) Reset() {
 	*x = RequestCount{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[17]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1301,7 +1414,7 @@ func (x *RequestCount) String() string {
 func (*RequestCount) ProtoMessage() {}
 
 func (x *RequestCount) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[17]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1314,7 +1427,7 @@ func (x *RequestCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestCount.ProtoReflect.Descriptor instead.
 func (*RequestCount) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{17}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *RequestCount) GetMethod() string {
@@ -1369,7 +1482,7 @@ type InjectFaultRequest struct {
 
 func (x *InjectFaultRequest) Reset() {
 	*x = InjectFaultRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[18]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1381,7 +1494,7 @@ func (x *InjectFaultRequest) String() string {
 func (*InjectFaultRequest) ProtoMessage() {}
 
 func (x *InjectFaultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[18]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1394,7 +1507,7 @@ func (x *InjectFaultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InjectFaultRequest.ProtoReflect.Descriptor instead.
 func (*InjectFaultRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{18}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *InjectFaultRequest) GetFault() isInjectFaultRequest_Fault {
@@ -1514,7 +1627,7 @@ type ExpireTokensFault struct {
 
 func (x *ExpireTokensFault) Reset() {
 	*x = ExpireTokensFault{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[19]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1526,7 +1639,7 @@ func (x *ExpireTokensFault) String() string {
 func (*ExpireTokensFault) ProtoMessage() {}
 
 func (x *ExpireTokensFault) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[19]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1539,7 +1652,7 @@ func (x *ExpireTokensFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExpireTokensFault.ProtoReflect.Descriptor instead.
 func (*ExpireTokensFault) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{19}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ExpireTokensFault) GetIssuedUpToUnixS() int64 {
@@ -1563,7 +1676,7 @@ type LongPollFault struct {
 
 func (x *LongPollFault) Reset() {
 	*x = LongPollFault{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[20]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1575,7 +1688,7 @@ func (x *LongPollFault) String() string {
 func (*LongPollFault) ProtoMessage() {}
 
 func (x *LongPollFault) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[20]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1588,7 +1701,7 @@ func (x *LongPollFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LongPollFault.ProtoReflect.Descriptor instead.
 func (*LongPollFault) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{20}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *LongPollFault) GetCode() int32 {
@@ -1625,7 +1738,7 @@ type GoAwayFault struct {
 
 func (x *GoAwayFault) Reset() {
 	*x = GoAwayFault{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[21]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1637,7 +1750,7 @@ func (x *GoAwayFault) String() string {
 func (*GoAwayFault) ProtoMessage() {}
 
 func (x *GoAwayFault) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[21]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1650,7 +1763,7 @@ func (x *GoAwayFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GoAwayFault.ProtoReflect.Descriptor instead.
 func (*GoAwayFault) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{21}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GoAwayFault) GetGraceMs() int64 {
@@ -1673,14 +1786,22 @@ type RejectFault struct {
 	// rejects its part (e.g. one broker under backpressure during an
 	// ActivateJobs pass, which yields RESOURCE_EXHAUSTED only when no other
 	// partition had jobs).
-	PartitionId   int32 `protobuf:"varint,5,opt,name=partition_id,json=partitionId,proto3" json:"partition_id,omitempty"`
+	PartitionId int32 `protobuf:"varint,5,opt,name=partition_id,json=partitionId,proto3" json:"partition_id,omitempty"`
+	// false: the request is rejected before the engine sees it (nothing is
+	// applied). true: the engine handles the request first and answers `code`
+	// instead of its real answer, as a gateway whose reply is lost after the
+	// broker applied the command (e.g. a network failure or a gateway restart
+	// between the commit and the response). Only unary requests the engine
+	// handled successfully use up one of `count`; a request the engine refused
+	// keeps its own answer. Gateway-level only: partition_id must be 0.
+	AfterApply    bool `protobuf:"varint,6,opt,name=after_apply,json=afterApply,proto3" json:"after_apply,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RejectFault) Reset() {
 	*x = RejectFault{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[22]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1692,7 +1813,7 @@ func (x *RejectFault) String() string {
 func (*RejectFault) ProtoMessage() {}
 
 func (x *RejectFault) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[22]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1705,7 +1826,7 @@ func (x *RejectFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RejectFault.ProtoReflect.Descriptor instead.
 func (*RejectFault) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{22}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *RejectFault) GetMethod() string {
@@ -1743,6 +1864,13 @@ func (x *RejectFault) GetPartitionId() int32 {
 	return 0
 }
 
+func (x *RejectFault) GetAfterApply() bool {
+	if x != nil {
+		return x.AfterApply
+	}
+	return false
+}
+
 // Delays every request of `method` by `delay_ms` before handling it.
 type LatencyFault struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1754,7 +1882,7 @@ type LatencyFault struct {
 
 func (x *LatencyFault) Reset() {
 	*x = LatencyFault{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[23]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1766,7 +1894,7 @@ func (x *LatencyFault) String() string {
 func (*LatencyFault) ProtoMessage() {}
 
 func (x *LatencyFault) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[23]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1779,7 +1907,7 @@ func (x *LatencyFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LatencyFault.ProtoReflect.Descriptor instead.
 func (*LatencyFault) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{23}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *LatencyFault) GetMethod() string {
@@ -1808,7 +1936,7 @@ type StallStreamsFault struct {
 
 func (x *StallStreamsFault) Reset() {
 	*x = StallStreamsFault{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[24]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1820,7 +1948,7 @@ func (x *StallStreamsFault) String() string {
 func (*StallStreamsFault) ProtoMessage() {}
 
 func (x *StallStreamsFault) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[24]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1833,7 +1961,7 @@ func (x *StallStreamsFault) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StallStreamsFault.ProtoReflect.Descriptor instead.
 func (*StallStreamsFault) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{24}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *StallStreamsFault) GetType() string {
@@ -1858,7 +1986,7 @@ type InjectFaultResponse struct {
 
 func (x *InjectFaultResponse) Reset() {
 	*x = InjectFaultResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[25]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1870,7 +1998,7 @@ func (x *InjectFaultResponse) String() string {
 func (*InjectFaultResponse) ProtoMessage() {}
 
 func (x *InjectFaultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[25]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1883,7 +2011,7 @@ func (x *InjectFaultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InjectFaultResponse.ProtoReflect.Descriptor instead.
 func (*InjectFaultResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{25}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{26}
 }
 
 type ClearFaultsRequest struct {
@@ -1894,7 +2022,7 @@ type ClearFaultsRequest struct {
 
 func (x *ClearFaultsRequest) Reset() {
 	*x = ClearFaultsRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[26]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1906,7 +2034,7 @@ func (x *ClearFaultsRequest) String() string {
 func (*ClearFaultsRequest) ProtoMessage() {}
 
 func (x *ClearFaultsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[26]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1919,7 +2047,7 @@ func (x *ClearFaultsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearFaultsRequest.ProtoReflect.Descriptor instead.
 func (*ClearFaultsRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{26}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{27}
 }
 
 type ClearFaultsResponse struct {
@@ -1930,7 +2058,7 @@ type ClearFaultsResponse struct {
 
 func (x *ClearFaultsResponse) Reset() {
 	*x = ClearFaultsResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[27]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1942,7 +2070,7 @@ func (x *ClearFaultsResponse) String() string {
 func (*ClearFaultsResponse) ProtoMessage() {}
 
 func (x *ClearFaultsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[27]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1955,7 +2083,7 @@ func (x *ClearFaultsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearFaultsResponse.ProtoReflect.Descriptor instead.
 func (*ClearFaultsResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{27}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{28}
 }
 
 type ResetStreamsRequest struct {
@@ -1969,7 +2097,7 @@ type ResetStreamsRequest struct {
 
 func (x *ResetStreamsRequest) Reset() {
 	*x = ResetStreamsRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[28]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1981,7 +2109,7 @@ func (x *ResetStreamsRequest) String() string {
 func (*ResetStreamsRequest) ProtoMessage() {}
 
 func (x *ResetStreamsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[28]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1994,7 +2122,7 @@ func (x *ResetStreamsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetStreamsRequest.ProtoReflect.Descriptor instead.
 func (*ResetStreamsRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{28}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ResetStreamsRequest) GetCode() int32 {
@@ -2021,7 +2149,7 @@ type ResetStreamsResponse struct {
 
 func (x *ResetStreamsResponse) Reset() {
 	*x = ResetStreamsResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[29]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2033,7 +2161,7 @@ func (x *ResetStreamsResponse) String() string {
 func (*ResetStreamsResponse) ProtoMessage() {}
 
 func (x *ResetStreamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[29]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2046,7 +2174,7 @@ func (x *ResetStreamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetStreamsResponse.ProtoReflect.Descriptor instead.
 func (*ResetStreamsResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{29}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ResetStreamsResponse) GetStreamsClosed() int32 {
@@ -2073,7 +2201,7 @@ type ListIncidentsRequest struct {
 
 func (x *ListIncidentsRequest) Reset() {
 	*x = ListIncidentsRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[30]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2085,7 +2213,7 @@ func (x *ListIncidentsRequest) String() string {
 func (*ListIncidentsRequest) ProtoMessage() {}
 
 func (x *ListIncidentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[30]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2098,7 +2226,7 @@ func (x *ListIncidentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIncidentsRequest.ProtoReflect.Descriptor instead.
 func (*ListIncidentsRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{30}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListIncidentsRequest) GetProcessInstanceKey() int64 {
@@ -2117,7 +2245,7 @@ type ListIncidentsResponse struct {
 
 func (x *ListIncidentsResponse) Reset() {
 	*x = ListIncidentsResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[31]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2129,7 +2257,7 @@ func (x *ListIncidentsResponse) String() string {
 func (*ListIncidentsResponse) ProtoMessage() {}
 
 func (x *ListIncidentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[31]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2142,7 +2270,7 @@ func (x *ListIncidentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIncidentsResponse.ProtoReflect.Descriptor instead.
 func (*ListIncidentsResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{31}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListIncidentsResponse) GetIncidents() []*IncidentInfo {
@@ -2168,7 +2296,7 @@ type IncidentInfo struct {
 
 func (x *IncidentInfo) Reset() {
 	*x = IncidentInfo{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[32]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2180,7 +2308,7 @@ func (x *IncidentInfo) String() string {
 func (*IncidentInfo) ProtoMessage() {}
 
 func (x *IncidentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[32]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2193,7 +2321,7 @@ func (x *IncidentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IncidentInfo.ProtoReflect.Descriptor instead.
 func (*IncidentInfo) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{32}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *IncidentInfo) GetKey() int64 {
@@ -2246,7 +2374,7 @@ type GetClockRequest struct {
 
 func (x *GetClockRequest) Reset() {
 	*x = GetClockRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[33]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2258,7 +2386,7 @@ func (x *GetClockRequest) String() string {
 func (*GetClockRequest) ProtoMessage() {}
 
 func (x *GetClockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[33]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2271,7 +2399,7 @@ func (x *GetClockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClockRequest.ProtoReflect.Descriptor instead.
 func (*GetClockRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{33}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{34}
 }
 
 type GetClockResponse struct {
@@ -2286,7 +2414,7 @@ type GetClockResponse struct {
 
 func (x *GetClockResponse) Reset() {
 	*x = GetClockResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[34]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2298,7 +2426,7 @@ func (x *GetClockResponse) String() string {
 func (*GetClockResponse) ProtoMessage() {}
 
 func (x *GetClockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[34]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2311,7 +2439,7 @@ func (x *GetClockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClockResponse.ProtoReflect.Descriptor instead.
 func (*GetClockResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{34}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetClockResponse) GetNowMs() int64 {
@@ -2338,7 +2466,7 @@ type AdvanceClockRequest struct {
 
 func (x *AdvanceClockRequest) Reset() {
 	*x = AdvanceClockRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[35]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2350,7 +2478,7 @@ func (x *AdvanceClockRequest) String() string {
 func (*AdvanceClockRequest) ProtoMessage() {}
 
 func (x *AdvanceClockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[35]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2363,7 +2491,7 @@ func (x *AdvanceClockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdvanceClockRequest.ProtoReflect.Descriptor instead.
 func (*AdvanceClockRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{35}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AdvanceClockRequest) GetDurationMs() int64 {
@@ -2386,7 +2514,7 @@ type AdvanceClockResponse struct {
 
 func (x *AdvanceClockResponse) Reset() {
 	*x = AdvanceClockResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[36]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2398,7 +2526,7 @@ func (x *AdvanceClockResponse) String() string {
 func (*AdvanceClockResponse) ProtoMessage() {}
 
 func (x *AdvanceClockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[36]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2411,7 +2539,7 @@ func (x *AdvanceClockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdvanceClockResponse.ProtoReflect.Descriptor instead.
 func (*AdvanceClockResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{36}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AdvanceClockResponse) GetNowMs() int64 {
@@ -2445,7 +2573,7 @@ type SetClockRequest struct {
 
 func (x *SetClockRequest) Reset() {
 	*x = SetClockRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[37]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2457,7 +2585,7 @@ func (x *SetClockRequest) String() string {
 func (*SetClockRequest) ProtoMessage() {}
 
 func (x *SetClockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[37]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2470,7 +2598,7 @@ func (x *SetClockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetClockRequest.ProtoReflect.Descriptor instead.
 func (*SetClockRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{37}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *SetClockRequest) GetEpochMs() int64 {
@@ -2492,7 +2620,7 @@ type SetClockResponse struct {
 
 func (x *SetClockResponse) Reset() {
 	*x = SetClockResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[38]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2504,7 +2632,7 @@ func (x *SetClockResponse) String() string {
 func (*SetClockResponse) ProtoMessage() {}
 
 func (x *SetClockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[38]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2517,7 +2645,7 @@ func (x *SetClockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetClockResponse.ProtoReflect.Descriptor instead.
 func (*SetClockResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{38}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SetClockResponse) GetNowMs() int64 {
@@ -2549,7 +2677,7 @@ type ResetStateRequest struct {
 
 func (x *ResetStateRequest) Reset() {
 	*x = ResetStateRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[39]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2561,7 +2689,7 @@ func (x *ResetStateRequest) String() string {
 func (*ResetStateRequest) ProtoMessage() {}
 
 func (x *ResetStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[39]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2574,7 +2702,7 @@ func (x *ResetStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetStateRequest.ProtoReflect.Descriptor instead.
 func (*ResetStateRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{39}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{40}
 }
 
 type ResetStateResponse struct {
@@ -2587,7 +2715,7 @@ type ResetStateResponse struct {
 
 func (x *ResetStateResponse) Reset() {
 	*x = ResetStateResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[40]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2599,7 +2727,7 @@ func (x *ResetStateResponse) String() string {
 func (*ResetStateResponse) ProtoMessage() {}
 
 func (x *ResetStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[40]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2612,7 +2740,7 @@ func (x *ResetStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetStateResponse.ProtoReflect.Descriptor instead.
 func (*ResetStateResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{40}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ResetStateResponse) GetPartitionsReset() int32 {
@@ -2630,7 +2758,7 @@ type GetClusterRequest struct {
 
 func (x *GetClusterRequest) Reset() {
 	*x = GetClusterRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[41]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2642,7 +2770,7 @@ func (x *GetClusterRequest) String() string {
 func (*GetClusterRequest) ProtoMessage() {}
 
 func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[41]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2655,7 +2783,7 @@ func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{41}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{42}
 }
 
 type GetClusterResponse struct {
@@ -2669,7 +2797,7 @@ type GetClusterResponse struct {
 
 func (x *GetClusterResponse) Reset() {
 	*x = GetClusterResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[42]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2681,7 +2809,7 @@ func (x *GetClusterResponse) String() string {
 func (*GetClusterResponse) ProtoMessage() {}
 
 func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[42]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2694,7 +2822,7 @@ func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterResponse.ProtoReflect.Descriptor instead.
 func (*GetClusterResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{42}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GetClusterResponse) GetGateways() []*GatewayProcess {
@@ -2731,7 +2859,7 @@ type GatewayProcess struct {
 
 func (x *GatewayProcess) Reset() {
 	*x = GatewayProcess{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[43]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2743,7 +2871,7 @@ func (x *GatewayProcess) String() string {
 func (*GatewayProcess) ProtoMessage() {}
 
 func (x *GatewayProcess) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[43]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2756,7 +2884,7 @@ func (x *GatewayProcess) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GatewayProcess.ProtoReflect.Descriptor instead.
 func (*GatewayProcess) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{43}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *GatewayProcess) GetIndex() int32 {
@@ -2801,7 +2929,7 @@ type BrokerProcess struct {
 
 func (x *BrokerProcess) Reset() {
 	*x = BrokerProcess{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[44]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2813,7 +2941,7 @@ func (x *BrokerProcess) String() string {
 func (*BrokerProcess) ProtoMessage() {}
 
 func (x *BrokerProcess) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[44]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2826,7 +2954,7 @@ func (x *BrokerProcess) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BrokerProcess.ProtoReflect.Descriptor instead.
 func (*BrokerProcess) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{44}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *BrokerProcess) GetNodeId() int32 {
@@ -2882,7 +3010,7 @@ type StopBrokerRequest struct {
 
 func (x *StopBrokerRequest) Reset() {
 	*x = StopBrokerRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[45]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2894,7 +3022,7 @@ func (x *StopBrokerRequest) String() string {
 func (*StopBrokerRequest) ProtoMessage() {}
 
 func (x *StopBrokerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[45]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2907,7 +3035,7 @@ func (x *StopBrokerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopBrokerRequest.ProtoReflect.Descriptor instead.
 func (*StopBrokerRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{45}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *StopBrokerRequest) GetNodeId() int32 {
@@ -2932,7 +3060,7 @@ type StopBrokerResponse struct {
 
 func (x *StopBrokerResponse) Reset() {
 	*x = StopBrokerResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[46]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2944,7 +3072,7 @@ func (x *StopBrokerResponse) String() string {
 func (*StopBrokerResponse) ProtoMessage() {}
 
 func (x *StopBrokerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[46]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2957,7 +3085,7 @@ func (x *StopBrokerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopBrokerResponse.ProtoReflect.Descriptor instead.
 func (*StopBrokerResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{46}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{47}
 }
 
 type StartBrokerRequest struct {
@@ -2969,7 +3097,7 @@ type StartBrokerRequest struct {
 
 func (x *StartBrokerRequest) Reset() {
 	*x = StartBrokerRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[47]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2981,7 +3109,7 @@ func (x *StartBrokerRequest) String() string {
 func (*StartBrokerRequest) ProtoMessage() {}
 
 func (x *StartBrokerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[47]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2994,7 +3122,7 @@ func (x *StartBrokerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartBrokerRequest.ProtoReflect.Descriptor instead.
 func (*StartBrokerRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{47}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *StartBrokerRequest) GetNodeId() int32 {
@@ -3012,7 +3140,7 @@ type StartBrokerResponse struct {
 
 func (x *StartBrokerResponse) Reset() {
 	*x = StartBrokerResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[48]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3024,7 +3152,7 @@ func (x *StartBrokerResponse) String() string {
 func (*StartBrokerResponse) ProtoMessage() {}
 
 func (x *StartBrokerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[48]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3037,7 +3165,7 @@ func (x *StartBrokerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartBrokerResponse.ProtoReflect.Descriptor instead.
 func (*StartBrokerResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{48}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{49}
 }
 
 type RestartGatewayRequest struct {
@@ -3051,7 +3179,7 @@ type RestartGatewayRequest struct {
 
 func (x *RestartGatewayRequest) Reset() {
 	*x = RestartGatewayRequest{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[49]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3063,7 +3191,7 @@ func (x *RestartGatewayRequest) String() string {
 func (*RestartGatewayRequest) ProtoMessage() {}
 
 func (x *RestartGatewayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[49]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3076,7 +3204,7 @@ func (x *RestartGatewayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestartGatewayRequest.ProtoReflect.Descriptor instead.
 func (*RestartGatewayRequest) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{49}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *RestartGatewayRequest) GetIndex() int32 {
@@ -3101,7 +3229,7 @@ type RestartGatewayResponse struct {
 
 func (x *RestartGatewayResponse) Reset() {
 	*x = RestartGatewayResponse{}
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[50]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3113,7 +3241,7 @@ func (x *RestartGatewayResponse) String() string {
 func (*RestartGatewayResponse) ProtoMessage() {}
 
 func (x *RestartGatewayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[50]
+	mi := &file_jobwire_admin_v1_admin_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3126,7 +3254,7 @@ func (x *RestartGatewayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestartGatewayResponse.ProtoReflect.Descriptor instead.
 func (*RestartGatewayResponse) Descriptor() ([]byte, []int) {
-	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{50}
+	return file_jobwire_admin_v1_admin_proto_rawDescGZIP(), []int{51}
 }
 
 var File_jobwire_admin_v1_admin_proto protoreflect.FileDescriptor
@@ -3147,16 +3275,17 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x18active_process_instances\x18\x05 \x01(\x03R\x16activeProcessInstances\x12)\n" +
 	"\x10jobs_activatable\x18\x06 \x01(\x03R\x0fjobsActivatable\x12%\n" +
 	"\x0ejobs_activated\x18\a \x01(\x03R\rjobsActivated\x12\x18\n" +
-	"\ahealthy\x18\b \x01(\bR\ahealthy\"H\n" +
+	"\ahealthy\x18\b \x01(\bR\ahealthy\"u\n" +
 	"\x0fListJobsRequest\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12!\n" +
-	"\finclude_jobs\x18\x02 \x01(\bR\vincludeJobs\"\xe2\x01\n" +
+	"\finclude_jobs\x18\x02 \x01(\bR\vincludeJobs\x12+\n" +
+	"\x11include_variables\x18\x03 \x01(\bR\x10includeVariables\"\xe2\x01\n" +
 	"\x10ListJobsResponse\x12]\n" +
 	"\x0fcounts_by_state\x18\x01 \x03(\v25.jobwire.admin.v1.ListJobsResponse.CountsByStateEntryR\rcountsByState\x12-\n" +
 	"\x04jobs\x18\x02 \x03(\v2\x19.jobwire.admin.v1.JobInfoR\x04jobs\x1a@\n" +
 	"\x12CountsByStateEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xf5\x04\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\x93\x05\n" +
 	"\aJobInfo\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x03R\x03key\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x120\n" +
@@ -3179,16 +3308,18 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\bretry_at\x18\x10 \x01(\x03R\aretryAt\x12\x1d\n" +
 	"\n" +
 	"error_code\x18\x11 \x01(\tR\terrorCode\x12'\n" +
-	"\x0ferror_variables\x18\x12 \x01(\tR\x0eerrorVariables\"r\n" +
+	"\x0ferror_variables\x18\x12 \x01(\tR\x0eerrorVariables\x12\x1c\n" +
+	"\tvariables\x18\x13 \x01(\tR\tvariables\"\x9d\x01\n" +
 	"\x1bListProcessInstancesRequest\x12&\n" +
 	"\x0fbpmn_process_id\x18\x01 \x01(\tR\rbpmnProcessId\x12+\n" +
-	"\x11include_instances\x18\x02 \x01(\bR\x10includeInstances\"\x90\x02\n" +
+	"\x11include_instances\x18\x02 \x01(\bR\x10includeInstances\x12)\n" +
+	"\x10include_elements\x18\x03 \x01(\bR\x0fincludeElements\"\x90\x02\n" +
 	"\x1cListProcessInstancesResponse\x12i\n" +
 	"\x0fcounts_by_state\x18\x01 \x03(\v2A.jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntryR\rcountsByState\x12C\n" +
 	"\tinstances\x18\x02 \x03(\v2%.jobwire.admin.v1.ProcessInstanceInfoR\tinstances\x1a@\n" +
 	"\x12CountsByStateEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xcd\x02\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\x9d\x03\n" +
 	"\x13ProcessInstanceInfo\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x03R\x03key\x12&\n" +
 	"\x0fbpmn_process_id\x18\x02 \x01(\tR\rbpmnProcessId\x12<\n" +
@@ -3197,7 +3328,14 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x10completion_count\x18\x05 \x01(\x05R\x0fcompletionCount\x124\n" +
 	"\x16process_definition_key\x18\x06 \x01(\x03R\x14processDefinitionKey\x12\x18\n" +
 	"\aversion\x18\a \x01(\x05R\aversion\x12%\n" +
-	"\x0eincident_count\x18\b \x01(\x05R\rincidentCount\"\x14\n" +
+	"\x0eincident_count\x18\b \x01(\x05R\rincidentCount\x12N\n" +
+	"\x0factive_elements\x18\t \x03(\v2%.jobwire.admin.v1.ElementInstanceInfoR\x0eactiveElements\"\x81\x01\n" +
+	"\x13ElementInstanceInfo\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\x03R\x03key\x12\x1d\n" +
+	"\n" +
+	"element_id\x18\x02 \x01(\tR\telementId\x12\x1b\n" +
+	"\tscope_key\x18\x03 \x01(\x03R\bscopeKey\x12\x1c\n" +
+	"\tvariables\x18\x04 \x01(\tR\tvariables\"\x14\n" +
 	"\x12ListStreamsRequest\"M\n" +
 	"\x13ListStreamsResponse\x126\n" +
 	"\astreams\x18\x01 \x03(\v2\x1c.jobwire.admin.v1.StreamInfoR\astreams\"\xd9\x01\n" +
@@ -3252,13 +3390,15 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x05count\x18\x02 \x01(\x05R\x05count\x12\x19\n" +
 	"\bafter_ms\x18\x03 \x01(\x03R\aafterMs\"(\n" +
 	"\vGoAwayFault\x12\x19\n" +
-	"\bgrace_ms\x18\x01 \x01(\x03R\agraceMs\"\x8c\x01\n" +
+	"\bgrace_ms\x18\x01 \x01(\x03R\agraceMs\"\xad\x01\n" +
 	"\vRejectFault\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\tR\x06method\x12\x12\n" +
 	"\x04code\x18\x02 \x01(\x05R\x04code\x12\x14\n" +
 	"\x05count\x18\x03 \x01(\x05R\x05count\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12!\n" +
-	"\fpartition_id\x18\x05 \x01(\x05R\vpartitionId\"A\n" +
+	"\fpartition_id\x18\x05 \x01(\x05R\vpartitionId\x12\x1f\n" +
+	"\vafter_apply\x18\x06 \x01(\bR\n" +
+	"afterApply\"A\n" +
 	"\fLatencyFault\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\tR\x06method\x12\x19\n" +
 	"\bdelay_ms\x18\x02 \x01(\x03R\adelayMs\"H\n" +
@@ -3386,7 +3526,7 @@ func file_jobwire_admin_v1_admin_proto_rawDescGZIP() []byte {
 }
 
 var file_jobwire_admin_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_jobwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
+var file_jobwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
 var file_jobwire_admin_v1_admin_proto_goTypes = []any{
 	(JobState)(0),                        // 0: jobwire.admin.v1.JobState
 	(ProcessInstanceState)(0),            // 1: jobwire.admin.v1.ProcessInstanceState
@@ -3399,114 +3539,116 @@ var file_jobwire_admin_v1_admin_proto_goTypes = []any{
 	(*ListProcessInstancesRequest)(nil),  // 8: jobwire.admin.v1.ListProcessInstancesRequest
 	(*ListProcessInstancesResponse)(nil), // 9: jobwire.admin.v1.ListProcessInstancesResponse
 	(*ProcessInstanceInfo)(nil),          // 10: jobwire.admin.v1.ProcessInstanceInfo
-	(*ListStreamsRequest)(nil),           // 11: jobwire.admin.v1.ListStreamsRequest
-	(*ListStreamsResponse)(nil),          // 12: jobwire.admin.v1.ListStreamsResponse
-	(*StreamInfo)(nil),                   // 13: jobwire.admin.v1.StreamInfo
-	(*ListLongPollsRequest)(nil),         // 14: jobwire.admin.v1.ListLongPollsRequest
-	(*ListLongPollsResponse)(nil),        // 15: jobwire.admin.v1.ListLongPollsResponse
-	(*LongPollInfo)(nil),                 // 16: jobwire.admin.v1.LongPollInfo
-	(*GetRequestCountsRequest)(nil),      // 17: jobwire.admin.v1.GetRequestCountsRequest
-	(*GetRequestCountsResponse)(nil),     // 18: jobwire.admin.v1.GetRequestCountsResponse
-	(*RequestCount)(nil),                 // 19: jobwire.admin.v1.RequestCount
-	(*InjectFaultRequest)(nil),           // 20: jobwire.admin.v1.InjectFaultRequest
-	(*ExpireTokensFault)(nil),            // 21: jobwire.admin.v1.ExpireTokensFault
-	(*LongPollFault)(nil),                // 22: jobwire.admin.v1.LongPollFault
-	(*GoAwayFault)(nil),                  // 23: jobwire.admin.v1.GoAwayFault
-	(*RejectFault)(nil),                  // 24: jobwire.admin.v1.RejectFault
-	(*LatencyFault)(nil),                 // 25: jobwire.admin.v1.LatencyFault
-	(*StallStreamsFault)(nil),            // 26: jobwire.admin.v1.StallStreamsFault
-	(*InjectFaultResponse)(nil),          // 27: jobwire.admin.v1.InjectFaultResponse
-	(*ClearFaultsRequest)(nil),           // 28: jobwire.admin.v1.ClearFaultsRequest
-	(*ClearFaultsResponse)(nil),          // 29: jobwire.admin.v1.ClearFaultsResponse
-	(*ResetStreamsRequest)(nil),          // 30: jobwire.admin.v1.ResetStreamsRequest
-	(*ResetStreamsResponse)(nil),         // 31: jobwire.admin.v1.ResetStreamsResponse
-	(*ListIncidentsRequest)(nil),         // 32: jobwire.admin.v1.ListIncidentsRequest
-	(*ListIncidentsResponse)(nil),        // 33: jobwire.admin.v1.ListIncidentsResponse
-	(*IncidentInfo)(nil),                 // 34: jobwire.admin.v1.IncidentInfo
-	(*GetClockRequest)(nil),              // 35: jobwire.admin.v1.GetClockRequest
-	(*GetClockResponse)(nil),             // 36: jobwire.admin.v1.GetClockResponse
-	(*AdvanceClockRequest)(nil),          // 37: jobwire.admin.v1.AdvanceClockRequest
-	(*AdvanceClockResponse)(nil),         // 38: jobwire.admin.v1.AdvanceClockResponse
-	(*SetClockRequest)(nil),              // 39: jobwire.admin.v1.SetClockRequest
-	(*SetClockResponse)(nil),             // 40: jobwire.admin.v1.SetClockResponse
-	(*ResetStateRequest)(nil),            // 41: jobwire.admin.v1.ResetStateRequest
-	(*ResetStateResponse)(nil),           // 42: jobwire.admin.v1.ResetStateResponse
-	(*GetClusterRequest)(nil),            // 43: jobwire.admin.v1.GetClusterRequest
-	(*GetClusterResponse)(nil),           // 44: jobwire.admin.v1.GetClusterResponse
-	(*GatewayProcess)(nil),               // 45: jobwire.admin.v1.GatewayProcess
-	(*BrokerProcess)(nil),                // 46: jobwire.admin.v1.BrokerProcess
-	(*StopBrokerRequest)(nil),            // 47: jobwire.admin.v1.StopBrokerRequest
-	(*StopBrokerResponse)(nil),           // 48: jobwire.admin.v1.StopBrokerResponse
-	(*StartBrokerRequest)(nil),           // 49: jobwire.admin.v1.StartBrokerRequest
-	(*StartBrokerResponse)(nil),          // 50: jobwire.admin.v1.StartBrokerResponse
-	(*RestartGatewayRequest)(nil),        // 51: jobwire.admin.v1.RestartGatewayRequest
-	(*RestartGatewayResponse)(nil),       // 52: jobwire.admin.v1.RestartGatewayResponse
-	nil,                                  // 53: jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
-	nil,                                  // 54: jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
-	nil,                                  // 55: jobwire.admin.v1.RequestCount.ByCodeEntry
+	(*ElementInstanceInfo)(nil),          // 11: jobwire.admin.v1.ElementInstanceInfo
+	(*ListStreamsRequest)(nil),           // 12: jobwire.admin.v1.ListStreamsRequest
+	(*ListStreamsResponse)(nil),          // 13: jobwire.admin.v1.ListStreamsResponse
+	(*StreamInfo)(nil),                   // 14: jobwire.admin.v1.StreamInfo
+	(*ListLongPollsRequest)(nil),         // 15: jobwire.admin.v1.ListLongPollsRequest
+	(*ListLongPollsResponse)(nil),        // 16: jobwire.admin.v1.ListLongPollsResponse
+	(*LongPollInfo)(nil),                 // 17: jobwire.admin.v1.LongPollInfo
+	(*GetRequestCountsRequest)(nil),      // 18: jobwire.admin.v1.GetRequestCountsRequest
+	(*GetRequestCountsResponse)(nil),     // 19: jobwire.admin.v1.GetRequestCountsResponse
+	(*RequestCount)(nil),                 // 20: jobwire.admin.v1.RequestCount
+	(*InjectFaultRequest)(nil),           // 21: jobwire.admin.v1.InjectFaultRequest
+	(*ExpireTokensFault)(nil),            // 22: jobwire.admin.v1.ExpireTokensFault
+	(*LongPollFault)(nil),                // 23: jobwire.admin.v1.LongPollFault
+	(*GoAwayFault)(nil),                  // 24: jobwire.admin.v1.GoAwayFault
+	(*RejectFault)(nil),                  // 25: jobwire.admin.v1.RejectFault
+	(*LatencyFault)(nil),                 // 26: jobwire.admin.v1.LatencyFault
+	(*StallStreamsFault)(nil),            // 27: jobwire.admin.v1.StallStreamsFault
+	(*InjectFaultResponse)(nil),          // 28: jobwire.admin.v1.InjectFaultResponse
+	(*ClearFaultsRequest)(nil),           // 29: jobwire.admin.v1.ClearFaultsRequest
+	(*ClearFaultsResponse)(nil),          // 30: jobwire.admin.v1.ClearFaultsResponse
+	(*ResetStreamsRequest)(nil),          // 31: jobwire.admin.v1.ResetStreamsRequest
+	(*ResetStreamsResponse)(nil),         // 32: jobwire.admin.v1.ResetStreamsResponse
+	(*ListIncidentsRequest)(nil),         // 33: jobwire.admin.v1.ListIncidentsRequest
+	(*ListIncidentsResponse)(nil),        // 34: jobwire.admin.v1.ListIncidentsResponse
+	(*IncidentInfo)(nil),                 // 35: jobwire.admin.v1.IncidentInfo
+	(*GetClockRequest)(nil),              // 36: jobwire.admin.v1.GetClockRequest
+	(*GetClockResponse)(nil),             // 37: jobwire.admin.v1.GetClockResponse
+	(*AdvanceClockRequest)(nil),          // 38: jobwire.admin.v1.AdvanceClockRequest
+	(*AdvanceClockResponse)(nil),         // 39: jobwire.admin.v1.AdvanceClockResponse
+	(*SetClockRequest)(nil),              // 40: jobwire.admin.v1.SetClockRequest
+	(*SetClockResponse)(nil),             // 41: jobwire.admin.v1.SetClockResponse
+	(*ResetStateRequest)(nil),            // 42: jobwire.admin.v1.ResetStateRequest
+	(*ResetStateResponse)(nil),           // 43: jobwire.admin.v1.ResetStateResponse
+	(*GetClusterRequest)(nil),            // 44: jobwire.admin.v1.GetClusterRequest
+	(*GetClusterResponse)(nil),           // 45: jobwire.admin.v1.GetClusterResponse
+	(*GatewayProcess)(nil),               // 46: jobwire.admin.v1.GatewayProcess
+	(*BrokerProcess)(nil),                // 47: jobwire.admin.v1.BrokerProcess
+	(*StopBrokerRequest)(nil),            // 48: jobwire.admin.v1.StopBrokerRequest
+	(*StopBrokerResponse)(nil),           // 49: jobwire.admin.v1.StopBrokerResponse
+	(*StartBrokerRequest)(nil),           // 50: jobwire.admin.v1.StartBrokerRequest
+	(*StartBrokerResponse)(nil),          // 51: jobwire.admin.v1.StartBrokerResponse
+	(*RestartGatewayRequest)(nil),        // 52: jobwire.admin.v1.RestartGatewayRequest
+	(*RestartGatewayResponse)(nil),       // 53: jobwire.admin.v1.RestartGatewayResponse
+	nil,                                  // 54: jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
+	nil,                                  // 55: jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
+	nil,                                  // 56: jobwire.admin.v1.RequestCount.ByCodeEntry
 }
 var file_jobwire_admin_v1_admin_proto_depIdxs = []int32{
 	4,  // 0: jobwire.admin.v1.GetPartitionsResponse.partitions:type_name -> jobwire.admin.v1.PartitionInfo
-	53, // 1: jobwire.admin.v1.ListJobsResponse.counts_by_state:type_name -> jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
+	54, // 1: jobwire.admin.v1.ListJobsResponse.counts_by_state:type_name -> jobwire.admin.v1.ListJobsResponse.CountsByStateEntry
 	7,  // 2: jobwire.admin.v1.ListJobsResponse.jobs:type_name -> jobwire.admin.v1.JobInfo
 	0,  // 3: jobwire.admin.v1.JobInfo.state:type_name -> jobwire.admin.v1.JobState
-	54, // 4: jobwire.admin.v1.ListProcessInstancesResponse.counts_by_state:type_name -> jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
+	55, // 4: jobwire.admin.v1.ListProcessInstancesResponse.counts_by_state:type_name -> jobwire.admin.v1.ListProcessInstancesResponse.CountsByStateEntry
 	10, // 5: jobwire.admin.v1.ListProcessInstancesResponse.instances:type_name -> jobwire.admin.v1.ProcessInstanceInfo
 	1,  // 6: jobwire.admin.v1.ProcessInstanceInfo.state:type_name -> jobwire.admin.v1.ProcessInstanceState
-	13, // 7: jobwire.admin.v1.ListStreamsResponse.streams:type_name -> jobwire.admin.v1.StreamInfo
-	16, // 8: jobwire.admin.v1.ListLongPollsResponse.long_polls:type_name -> jobwire.admin.v1.LongPollInfo
-	19, // 9: jobwire.admin.v1.GetRequestCountsResponse.counts:type_name -> jobwire.admin.v1.RequestCount
-	55, // 10: jobwire.admin.v1.RequestCount.by_code:type_name -> jobwire.admin.v1.RequestCount.ByCodeEntry
-	24, // 11: jobwire.admin.v1.InjectFaultRequest.reject:type_name -> jobwire.admin.v1.RejectFault
-	25, // 12: jobwire.admin.v1.InjectFaultRequest.latency:type_name -> jobwire.admin.v1.LatencyFault
-	26, // 13: jobwire.admin.v1.InjectFaultRequest.stall_streams:type_name -> jobwire.admin.v1.StallStreamsFault
-	22, // 14: jobwire.admin.v1.InjectFaultRequest.long_poll:type_name -> jobwire.admin.v1.LongPollFault
-	23, // 15: jobwire.admin.v1.InjectFaultRequest.go_away:type_name -> jobwire.admin.v1.GoAwayFault
-	21, // 16: jobwire.admin.v1.InjectFaultRequest.expire_tokens:type_name -> jobwire.admin.v1.ExpireTokensFault
-	34, // 17: jobwire.admin.v1.ListIncidentsResponse.incidents:type_name -> jobwire.admin.v1.IncidentInfo
-	45, // 18: jobwire.admin.v1.GetClusterResponse.gateways:type_name -> jobwire.admin.v1.GatewayProcess
-	46, // 19: jobwire.admin.v1.GetClusterResponse.brokers:type_name -> jobwire.admin.v1.BrokerProcess
-	2,  // 20: jobwire.admin.v1.AdminService.GetPartitions:input_type -> jobwire.admin.v1.GetPartitionsRequest
-	5,  // 21: jobwire.admin.v1.AdminService.ListJobs:input_type -> jobwire.admin.v1.ListJobsRequest
-	8,  // 22: jobwire.admin.v1.AdminService.ListProcessInstances:input_type -> jobwire.admin.v1.ListProcessInstancesRequest
-	11, // 23: jobwire.admin.v1.AdminService.ListStreams:input_type -> jobwire.admin.v1.ListStreamsRequest
-	14, // 24: jobwire.admin.v1.AdminService.ListLongPolls:input_type -> jobwire.admin.v1.ListLongPollsRequest
-	17, // 25: jobwire.admin.v1.AdminService.GetRequestCounts:input_type -> jobwire.admin.v1.GetRequestCountsRequest
-	20, // 26: jobwire.admin.v1.AdminService.InjectFault:input_type -> jobwire.admin.v1.InjectFaultRequest
-	28, // 27: jobwire.admin.v1.AdminService.ClearFaults:input_type -> jobwire.admin.v1.ClearFaultsRequest
-	30, // 28: jobwire.admin.v1.AdminService.ResetStreams:input_type -> jobwire.admin.v1.ResetStreamsRequest
-	32, // 29: jobwire.admin.v1.AdminService.ListIncidents:input_type -> jobwire.admin.v1.ListIncidentsRequest
-	35, // 30: jobwire.admin.v1.AdminService.GetClock:input_type -> jobwire.admin.v1.GetClockRequest
-	37, // 31: jobwire.admin.v1.AdminService.AdvanceClock:input_type -> jobwire.admin.v1.AdvanceClockRequest
-	39, // 32: jobwire.admin.v1.AdminService.SetClock:input_type -> jobwire.admin.v1.SetClockRequest
-	41, // 33: jobwire.admin.v1.AdminService.ResetState:input_type -> jobwire.admin.v1.ResetStateRequest
-	43, // 34: jobwire.admin.v1.AdminService.GetCluster:input_type -> jobwire.admin.v1.GetClusterRequest
-	47, // 35: jobwire.admin.v1.AdminService.StopBroker:input_type -> jobwire.admin.v1.StopBrokerRequest
-	49, // 36: jobwire.admin.v1.AdminService.StartBroker:input_type -> jobwire.admin.v1.StartBrokerRequest
-	51, // 37: jobwire.admin.v1.AdminService.RestartGateway:input_type -> jobwire.admin.v1.RestartGatewayRequest
-	3,  // 38: jobwire.admin.v1.AdminService.GetPartitions:output_type -> jobwire.admin.v1.GetPartitionsResponse
-	6,  // 39: jobwire.admin.v1.AdminService.ListJobs:output_type -> jobwire.admin.v1.ListJobsResponse
-	9,  // 40: jobwire.admin.v1.AdminService.ListProcessInstances:output_type -> jobwire.admin.v1.ListProcessInstancesResponse
-	12, // 41: jobwire.admin.v1.AdminService.ListStreams:output_type -> jobwire.admin.v1.ListStreamsResponse
-	15, // 42: jobwire.admin.v1.AdminService.ListLongPolls:output_type -> jobwire.admin.v1.ListLongPollsResponse
-	18, // 43: jobwire.admin.v1.AdminService.GetRequestCounts:output_type -> jobwire.admin.v1.GetRequestCountsResponse
-	27, // 44: jobwire.admin.v1.AdminService.InjectFault:output_type -> jobwire.admin.v1.InjectFaultResponse
-	29, // 45: jobwire.admin.v1.AdminService.ClearFaults:output_type -> jobwire.admin.v1.ClearFaultsResponse
-	31, // 46: jobwire.admin.v1.AdminService.ResetStreams:output_type -> jobwire.admin.v1.ResetStreamsResponse
-	33, // 47: jobwire.admin.v1.AdminService.ListIncidents:output_type -> jobwire.admin.v1.ListIncidentsResponse
-	36, // 48: jobwire.admin.v1.AdminService.GetClock:output_type -> jobwire.admin.v1.GetClockResponse
-	38, // 49: jobwire.admin.v1.AdminService.AdvanceClock:output_type -> jobwire.admin.v1.AdvanceClockResponse
-	40, // 50: jobwire.admin.v1.AdminService.SetClock:output_type -> jobwire.admin.v1.SetClockResponse
-	42, // 51: jobwire.admin.v1.AdminService.ResetState:output_type -> jobwire.admin.v1.ResetStateResponse
-	44, // 52: jobwire.admin.v1.AdminService.GetCluster:output_type -> jobwire.admin.v1.GetClusterResponse
-	48, // 53: jobwire.admin.v1.AdminService.StopBroker:output_type -> jobwire.admin.v1.StopBrokerResponse
-	50, // 54: jobwire.admin.v1.AdminService.StartBroker:output_type -> jobwire.admin.v1.StartBrokerResponse
-	52, // 55: jobwire.admin.v1.AdminService.RestartGateway:output_type -> jobwire.admin.v1.RestartGatewayResponse
-	38, // [38:56] is the sub-list for method output_type
-	20, // [20:38] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	11, // 7: jobwire.admin.v1.ProcessInstanceInfo.active_elements:type_name -> jobwire.admin.v1.ElementInstanceInfo
+	14, // 8: jobwire.admin.v1.ListStreamsResponse.streams:type_name -> jobwire.admin.v1.StreamInfo
+	17, // 9: jobwire.admin.v1.ListLongPollsResponse.long_polls:type_name -> jobwire.admin.v1.LongPollInfo
+	20, // 10: jobwire.admin.v1.GetRequestCountsResponse.counts:type_name -> jobwire.admin.v1.RequestCount
+	56, // 11: jobwire.admin.v1.RequestCount.by_code:type_name -> jobwire.admin.v1.RequestCount.ByCodeEntry
+	25, // 12: jobwire.admin.v1.InjectFaultRequest.reject:type_name -> jobwire.admin.v1.RejectFault
+	26, // 13: jobwire.admin.v1.InjectFaultRequest.latency:type_name -> jobwire.admin.v1.LatencyFault
+	27, // 14: jobwire.admin.v1.InjectFaultRequest.stall_streams:type_name -> jobwire.admin.v1.StallStreamsFault
+	23, // 15: jobwire.admin.v1.InjectFaultRequest.long_poll:type_name -> jobwire.admin.v1.LongPollFault
+	24, // 16: jobwire.admin.v1.InjectFaultRequest.go_away:type_name -> jobwire.admin.v1.GoAwayFault
+	22, // 17: jobwire.admin.v1.InjectFaultRequest.expire_tokens:type_name -> jobwire.admin.v1.ExpireTokensFault
+	35, // 18: jobwire.admin.v1.ListIncidentsResponse.incidents:type_name -> jobwire.admin.v1.IncidentInfo
+	46, // 19: jobwire.admin.v1.GetClusterResponse.gateways:type_name -> jobwire.admin.v1.GatewayProcess
+	47, // 20: jobwire.admin.v1.GetClusterResponse.brokers:type_name -> jobwire.admin.v1.BrokerProcess
+	2,  // 21: jobwire.admin.v1.AdminService.GetPartitions:input_type -> jobwire.admin.v1.GetPartitionsRequest
+	5,  // 22: jobwire.admin.v1.AdminService.ListJobs:input_type -> jobwire.admin.v1.ListJobsRequest
+	8,  // 23: jobwire.admin.v1.AdminService.ListProcessInstances:input_type -> jobwire.admin.v1.ListProcessInstancesRequest
+	12, // 24: jobwire.admin.v1.AdminService.ListStreams:input_type -> jobwire.admin.v1.ListStreamsRequest
+	15, // 25: jobwire.admin.v1.AdminService.ListLongPolls:input_type -> jobwire.admin.v1.ListLongPollsRequest
+	18, // 26: jobwire.admin.v1.AdminService.GetRequestCounts:input_type -> jobwire.admin.v1.GetRequestCountsRequest
+	21, // 27: jobwire.admin.v1.AdminService.InjectFault:input_type -> jobwire.admin.v1.InjectFaultRequest
+	29, // 28: jobwire.admin.v1.AdminService.ClearFaults:input_type -> jobwire.admin.v1.ClearFaultsRequest
+	31, // 29: jobwire.admin.v1.AdminService.ResetStreams:input_type -> jobwire.admin.v1.ResetStreamsRequest
+	33, // 30: jobwire.admin.v1.AdminService.ListIncidents:input_type -> jobwire.admin.v1.ListIncidentsRequest
+	36, // 31: jobwire.admin.v1.AdminService.GetClock:input_type -> jobwire.admin.v1.GetClockRequest
+	38, // 32: jobwire.admin.v1.AdminService.AdvanceClock:input_type -> jobwire.admin.v1.AdvanceClockRequest
+	40, // 33: jobwire.admin.v1.AdminService.SetClock:input_type -> jobwire.admin.v1.SetClockRequest
+	42, // 34: jobwire.admin.v1.AdminService.ResetState:input_type -> jobwire.admin.v1.ResetStateRequest
+	44, // 35: jobwire.admin.v1.AdminService.GetCluster:input_type -> jobwire.admin.v1.GetClusterRequest
+	48, // 36: jobwire.admin.v1.AdminService.StopBroker:input_type -> jobwire.admin.v1.StopBrokerRequest
+	50, // 37: jobwire.admin.v1.AdminService.StartBroker:input_type -> jobwire.admin.v1.StartBrokerRequest
+	52, // 38: jobwire.admin.v1.AdminService.RestartGateway:input_type -> jobwire.admin.v1.RestartGatewayRequest
+	3,  // 39: jobwire.admin.v1.AdminService.GetPartitions:output_type -> jobwire.admin.v1.GetPartitionsResponse
+	6,  // 40: jobwire.admin.v1.AdminService.ListJobs:output_type -> jobwire.admin.v1.ListJobsResponse
+	9,  // 41: jobwire.admin.v1.AdminService.ListProcessInstances:output_type -> jobwire.admin.v1.ListProcessInstancesResponse
+	13, // 42: jobwire.admin.v1.AdminService.ListStreams:output_type -> jobwire.admin.v1.ListStreamsResponse
+	16, // 43: jobwire.admin.v1.AdminService.ListLongPolls:output_type -> jobwire.admin.v1.ListLongPollsResponse
+	19, // 44: jobwire.admin.v1.AdminService.GetRequestCounts:output_type -> jobwire.admin.v1.GetRequestCountsResponse
+	28, // 45: jobwire.admin.v1.AdminService.InjectFault:output_type -> jobwire.admin.v1.InjectFaultResponse
+	30, // 46: jobwire.admin.v1.AdminService.ClearFaults:output_type -> jobwire.admin.v1.ClearFaultsResponse
+	32, // 47: jobwire.admin.v1.AdminService.ResetStreams:output_type -> jobwire.admin.v1.ResetStreamsResponse
+	34, // 48: jobwire.admin.v1.AdminService.ListIncidents:output_type -> jobwire.admin.v1.ListIncidentsResponse
+	37, // 49: jobwire.admin.v1.AdminService.GetClock:output_type -> jobwire.admin.v1.GetClockResponse
+	39, // 50: jobwire.admin.v1.AdminService.AdvanceClock:output_type -> jobwire.admin.v1.AdvanceClockResponse
+	41, // 51: jobwire.admin.v1.AdminService.SetClock:output_type -> jobwire.admin.v1.SetClockResponse
+	43, // 52: jobwire.admin.v1.AdminService.ResetState:output_type -> jobwire.admin.v1.ResetStateResponse
+	45, // 53: jobwire.admin.v1.AdminService.GetCluster:output_type -> jobwire.admin.v1.GetClusterResponse
+	49, // 54: jobwire.admin.v1.AdminService.StopBroker:output_type -> jobwire.admin.v1.StopBrokerResponse
+	51, // 55: jobwire.admin.v1.AdminService.StartBroker:output_type -> jobwire.admin.v1.StartBrokerResponse
+	53, // 56: jobwire.admin.v1.AdminService.RestartGateway:output_type -> jobwire.admin.v1.RestartGatewayResponse
+	39, // [39:57] is the sub-list for method output_type
+	21, // [21:39] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_jobwire_admin_v1_admin_proto_init() }
@@ -3514,7 +3656,7 @@ func file_jobwire_admin_v1_admin_proto_init() {
 	if File_jobwire_admin_v1_admin_proto != nil {
 		return
 	}
-	file_jobwire_admin_v1_admin_proto_msgTypes[18].OneofWrappers = []any{
+	file_jobwire_admin_v1_admin_proto_msgTypes[19].OneofWrappers = []any{
 		(*InjectFaultRequest_Reject)(nil),
 		(*InjectFaultRequest_Latency)(nil),
 		(*InjectFaultRequest_StallStreams)(nil),
@@ -3528,7 +3670,7 @@ func file_jobwire_admin_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_jobwire_admin_v1_admin_proto_rawDesc), len(file_jobwire_admin_v1_admin_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   54,
+			NumMessages:   55,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

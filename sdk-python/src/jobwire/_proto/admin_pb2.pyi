@@ -59,6 +59,18 @@ class ClearFaultsResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
 
+class ElementInstanceInfo(_message.Message):
+    __slots__ = ["element_id", "key", "scope_key", "variables"]
+    ELEMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_KEY_FIELD_NUMBER: _ClassVar[int]
+    VARIABLES_FIELD_NUMBER: _ClassVar[int]
+    element_id: str
+    key: int
+    scope_key: int
+    variables: str
+    def __init__(self, key: _Optional[int] = ..., element_id: _Optional[str] = ..., scope_key: _Optional[int] = ..., variables: _Optional[str] = ...) -> None: ...
+
 class ExpireTokensFault(_message.Message):
     __slots__ = ["issued_up_to_unix_s"]
     ISSUED_UP_TO_UNIX_S_FIELD_NUMBER: _ClassVar[int]
@@ -168,7 +180,7 @@ class InjectFaultResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class JobInfo(_message.Message):
-    __slots__ = ["activation_count", "complete_count", "deadline", "element_instance_key", "error_code", "error_message", "error_variables", "fail_count", "incident_key", "key", "process_instance_key", "retries", "retry_at", "state", "timeout_count", "type", "worker", "yield_count"]
+    __slots__ = ["activation_count", "complete_count", "deadline", "element_instance_key", "error_code", "error_message", "error_variables", "fail_count", "incident_key", "key", "process_instance_key", "retries", "retry_at", "state", "timeout_count", "type", "variables", "worker", "yield_count"]
     ACTIVATION_COUNT_FIELD_NUMBER: _ClassVar[int]
     COMPLETE_COUNT_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_FIELD_NUMBER: _ClassVar[int]
@@ -185,6 +197,7 @@ class JobInfo(_message.Message):
     STATE_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_COUNT_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
+    VARIABLES_FIELD_NUMBER: _ClassVar[int]
     WORKER_FIELD_NUMBER: _ClassVar[int]
     YIELD_COUNT_FIELD_NUMBER: _ClassVar[int]
     activation_count: int
@@ -203,9 +216,10 @@ class JobInfo(_message.Message):
     state: JobState
     timeout_count: int
     type: str
+    variables: str
     worker: str
     yield_count: int
-    def __init__(self, key: _Optional[int] = ..., type: _Optional[str] = ..., state: _Optional[_Union[JobState, str]] = ..., retries: _Optional[int] = ..., worker: _Optional[str] = ..., deadline: _Optional[int] = ..., process_instance_key: _Optional[int] = ..., activation_count: _Optional[int] = ..., yield_count: _Optional[int] = ..., timeout_count: _Optional[int] = ..., complete_count: _Optional[int] = ..., fail_count: _Optional[int] = ..., error_message: _Optional[str] = ..., element_instance_key: _Optional[int] = ..., incident_key: _Optional[int] = ..., retry_at: _Optional[int] = ..., error_code: _Optional[str] = ..., error_variables: _Optional[str] = ...) -> None: ...
+    def __init__(self, key: _Optional[int] = ..., type: _Optional[str] = ..., state: _Optional[_Union[JobState, str]] = ..., retries: _Optional[int] = ..., worker: _Optional[str] = ..., deadline: _Optional[int] = ..., process_instance_key: _Optional[int] = ..., activation_count: _Optional[int] = ..., yield_count: _Optional[int] = ..., timeout_count: _Optional[int] = ..., complete_count: _Optional[int] = ..., fail_count: _Optional[int] = ..., error_message: _Optional[str] = ..., element_instance_key: _Optional[int] = ..., incident_key: _Optional[int] = ..., retry_at: _Optional[int] = ..., error_code: _Optional[str] = ..., error_variables: _Optional[str] = ..., variables: _Optional[str] = ...) -> None: ...
 
 class LatencyFault(_message.Message):
     __slots__ = ["delay_ms", "method"]
@@ -228,12 +242,14 @@ class ListIncidentsResponse(_message.Message):
     def __init__(self, incidents: _Optional[_Iterable[_Union[IncidentInfo, _Mapping]]] = ...) -> None: ...
 
 class ListJobsRequest(_message.Message):
-    __slots__ = ["include_jobs", "type"]
+    __slots__ = ["include_jobs", "include_variables", "type"]
     INCLUDE_JOBS_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_VARIABLES_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     include_jobs: bool
+    include_variables: bool
     type: str
-    def __init__(self, type: _Optional[str] = ..., include_jobs: bool = ...) -> None: ...
+    def __init__(self, type: _Optional[str] = ..., include_jobs: bool = ..., include_variables: bool = ...) -> None: ...
 
 class ListJobsResponse(_message.Message):
     __slots__ = ["counts_by_state", "jobs"]
@@ -261,12 +277,14 @@ class ListLongPollsResponse(_message.Message):
     def __init__(self, long_polls: _Optional[_Iterable[_Union[LongPollInfo, _Mapping]]] = ...) -> None: ...
 
 class ListProcessInstancesRequest(_message.Message):
-    __slots__ = ["bpmn_process_id", "include_instances"]
+    __slots__ = ["bpmn_process_id", "include_elements", "include_instances"]
     BPMN_PROCESS_ID_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_ELEMENTS_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_INSTANCES_FIELD_NUMBER: _ClassVar[int]
     bpmn_process_id: str
+    include_elements: bool
     include_instances: bool
-    def __init__(self, bpmn_process_id: _Optional[str] = ..., include_instances: bool = ...) -> None: ...
+    def __init__(self, bpmn_process_id: _Optional[str] = ..., include_instances: bool = ..., include_elements: bool = ...) -> None: ...
 
 class ListProcessInstancesResponse(_message.Message):
     __slots__ = ["counts_by_state", "instances"]
@@ -338,7 +356,8 @@ class PartitionInfo(_message.Message):
     def __init__(self, partition_id: _Optional[int] = ..., log_position: _Optional[int] = ..., committed_batches: _Optional[int] = ..., fsyncs: _Optional[int] = ..., active_process_instances: _Optional[int] = ..., jobs_activatable: _Optional[int] = ..., jobs_activated: _Optional[int] = ..., healthy: bool = ...) -> None: ...
 
 class ProcessInstanceInfo(_message.Message):
-    __slots__ = ["bpmn_process_id", "completion_count", "incident_count", "key", "process_definition_key", "state", "variables", "version"]
+    __slots__ = ["active_elements", "bpmn_process_id", "completion_count", "incident_count", "key", "process_definition_key", "state", "variables", "version"]
+    ACTIVE_ELEMENTS_FIELD_NUMBER: _ClassVar[int]
     BPMN_PROCESS_ID_FIELD_NUMBER: _ClassVar[int]
     COMPLETION_COUNT_FIELD_NUMBER: _ClassVar[int]
     INCIDENT_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -347,6 +366,7 @@ class ProcessInstanceInfo(_message.Message):
     STATE_FIELD_NUMBER: _ClassVar[int]
     VARIABLES_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    active_elements: _containers.RepeatedCompositeFieldContainer[ElementInstanceInfo]
     bpmn_process_id: str
     completion_count: int
     incident_count: int
@@ -355,21 +375,23 @@ class ProcessInstanceInfo(_message.Message):
     state: ProcessInstanceState
     variables: str
     version: int
-    def __init__(self, key: _Optional[int] = ..., bpmn_process_id: _Optional[str] = ..., state: _Optional[_Union[ProcessInstanceState, str]] = ..., variables: _Optional[str] = ..., completion_count: _Optional[int] = ..., process_definition_key: _Optional[int] = ..., version: _Optional[int] = ..., incident_count: _Optional[int] = ...) -> None: ...
+    def __init__(self, key: _Optional[int] = ..., bpmn_process_id: _Optional[str] = ..., state: _Optional[_Union[ProcessInstanceState, str]] = ..., variables: _Optional[str] = ..., completion_count: _Optional[int] = ..., process_definition_key: _Optional[int] = ..., version: _Optional[int] = ..., incident_count: _Optional[int] = ..., active_elements: _Optional[_Iterable[_Union[ElementInstanceInfo, _Mapping]]] = ...) -> None: ...
 
 class RejectFault(_message.Message):
-    __slots__ = ["code", "count", "message", "method", "partition_id"]
+    __slots__ = ["after_apply", "code", "count", "message", "method", "partition_id"]
+    AFTER_APPLY_FIELD_NUMBER: _ClassVar[int]
     CODE_FIELD_NUMBER: _ClassVar[int]
     COUNT_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     METHOD_FIELD_NUMBER: _ClassVar[int]
     PARTITION_ID_FIELD_NUMBER: _ClassVar[int]
+    after_apply: bool
     code: int
     count: int
     message: str
     method: str
     partition_id: int
-    def __init__(self, method: _Optional[str] = ..., code: _Optional[int] = ..., count: _Optional[int] = ..., message: _Optional[str] = ..., partition_id: _Optional[int] = ...) -> None: ...
+    def __init__(self, method: _Optional[str] = ..., code: _Optional[int] = ..., count: _Optional[int] = ..., message: _Optional[str] = ..., partition_id: _Optional[int] = ..., after_apply: bool = ...) -> None: ...
 
 class RequestCount(_message.Message):
     __slots__ = ["by_code", "count", "method", "peer", "timestamps"]

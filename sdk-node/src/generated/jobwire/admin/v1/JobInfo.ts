@@ -22,6 +22,7 @@ export interface JobInfo {
   'retryAt'?: (number | string | Long);
   'errorCode'?: (string);
   'errorVariables'?: (string);
+  'variables'?: (string);
 }
 
 export interface JobInfo__Output {
@@ -43,4 +44,5 @@ export interface JobInfo__Output {
   'retryAt': (string);
   'errorCode': (string);
   'errorVariables': (string);
+  'variables': (string);
 }

@@ -4,9 +4,11 @@
 export interface ListJobsRequest {
   'type'?: (string);
   'includeJobs'?: (boolean);
+  'includeVariables'?: (boolean);
 }
 
 export interface ListJobsRequest__Output {
   'type': (string);
   'includeJobs': (boolean);
+  'includeVariables': (boolean);
 }

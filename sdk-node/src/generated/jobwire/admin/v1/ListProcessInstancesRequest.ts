@@ -4,9 +4,11 @@
 export interface ListProcessInstancesRequest {
   'bpmnProcessId'?: (string);
   'includeInstances'?: (boolean);
+  'includeElements'?: (boolean);
 }
 
 export interface ListProcessInstancesRequest__Output {
   'bpmnProcessId': (string);
   'includeInstances': (boolean);
+  'includeElements': (boolean);
 }

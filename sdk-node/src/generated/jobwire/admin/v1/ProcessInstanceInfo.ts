@@ -1,6 +1,7 @@
 // Original file: proto/admin.proto
 
 import type { ProcessInstanceState as _jobwire_admin_v1_ProcessInstanceState, ProcessInstanceState__Output as _jobwire_admin_v1_ProcessInstanceState__Output } from '../../../jobwire/admin/v1/ProcessInstanceState';
+import type { ElementInstanceInfo as _jobwire_admin_v1_ElementInstanceInfo, ElementInstanceInfo__Output as _jobwire_admin_v1_ElementInstanceInfo__Output } from '../../../jobwire/admin/v1/ElementInstanceInfo';
 import type { Long } from '@grpc/proto-loader';
 
 export interface ProcessInstanceInfo {
@@ -12,6 +13,7 @@ export interface ProcessInstanceInfo {
   'processDefinitionKey'?: (number | string | Long);
   'version'?: (number);
   'incidentCount'?: (number);
+  'activeElements'?: (_jobwire_admin_v1_ElementInstanceInfo)[];
 }
 
 export interface ProcessInstanceInfo__Output {
@@ -23,4 +25,5 @@ export interface ProcessInstanceInfo__Output {
   'processDefinitionKey': (string);
   'version': (number);
   'incidentCount': (number);
+  'activeElements': (_jobwire_admin_v1_ElementInstanceInfo__Output)[];
 }

@@ -7,6 +7,7 @@ export interface RejectFault {
   'count'?: (number);
   'message'?: (string);
   'partitionId'?: (number);
+  'afterApply'?: (boolean);
 }
 
 export interface RejectFault__Output {
@@ -15,4 +16,5 @@ export interface RejectFault__Output {
   'count': (number);
   'message': (string);
   'partitionId': (number);
+  'afterApply': (boolean);
 }
