@@ -289,9 +289,10 @@ func (c *Client) MigrateProcessInstance(ctx context.Context, m MigrateInstance) 
 	return err
 }
 
-// DeleteResource deletes a deployed process definition (cancelling its
-// running instances), decision requirements graph or form by key. It is
-// resent only after RESOURCE_EXHAUSTED; an unknown key is a NotFoundError.
+// DeleteResource deletes a deployed process definition, decision
+// requirements graph or form by key. It is resent only after
+// RESOURCE_EXHAUSTED; an unknown key is a NotFoundError, a process definition
+// that still has running instances a FailedPreconditionError.
 //
 //	err := client.DeleteResource(ctx, deployment.Processes[0].ProcessDefinitionKey)
 func (c *Client) DeleteResource(ctx context.Context, resourceKey int64) error {

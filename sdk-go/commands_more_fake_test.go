@@ -60,7 +60,7 @@ func TestFakeEvaluateDecisionRequestAndResult(t *testing.T) {
 			DecisionOutput: `{"limit":9007199254740993}`, TenantId: "<default>", DecisionInstanceKey: 77, DecisionEvaluationKey: 78,
 			EvaluatedDecisions: []*pb.EvaluatedDecision{
 				{DecisionKey: 11, DecisionId: "risk", DecisionName: "Risk", DecisionVersion: 1, DecisionType: "DECISION_TABLE", DecisionOutput: `"low"`,
-					TenantId: "<default>",
+					TenantId:        "<default>",
 					EvaluatedInputs: []*pb.EvaluatedDecisionInput{{InputId: "in_age", InputName: "Age", InputValue: "42"}},
 					MatchedRules: []*pb.MatchedDecisionRule{{RuleId: "r2", RuleIndex: 2,
 						EvaluatedOutputs: []*pb.EvaluatedDecisionOutput{{OutputId: "out_risk", OutputName: "risk", OutputValue: `"low"`}}}}},

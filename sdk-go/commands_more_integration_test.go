@@ -172,11 +172,23 @@ func TestEngineDeleteResource(t *testing.T) {
 	d := deployBytes(t, c, "to-delete.bpmn", process("to-delete", "task:to-delete"))
 	pdk := d.Processes[0].ProcessDefinitionKey
 	ctx := context.Background()
+	// refused while an instance runs
+	pi, err := c.CreateProcessInstance(ctx, jobwire.CreateInstance{ProcessDefinitionKey: pdk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fp *jobwire.FailedPreconditionError
+	if err := c.DeleteResource(ctx, pdk); !errors.As(err, &fp) {
+		t.Fatalf("delete with a running instance: %T %v, want FailedPreconditionError", err, err)
+	}
+	if err := c.CancelProcessInstance(ctx, pi.ProcessInstanceKey); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.DeleteResource(ctx, pdk); err != nil {
 		t.Fatalf("delete: %v", err)
 	}
 	var nf *jobwire.NotFoundError
-	_, err := c.CreateProcessInstance(ctx, jobwire.CreateInstance{ProcessDefinitionKey: pdk})
+	_, err = c.CreateProcessInstance(ctx, jobwire.CreateInstance{ProcessDefinitionKey: pdk})
 	if !errors.As(err, &nf) {
 		t.Fatalf("instance of a deleted process: %T %v, want NotFoundError", err, err)
 	}
