@@ -54,6 +54,8 @@ type command struct {
 	Behavior  []json.RawMessage `json:"behavior"`
 	TimeoutMs *float64          `json:"timeoutMs"`
 	Count     *int              `json:"count"`
+	Method    string            `json:"method"`
+	Request   json.RawMessage   `json:"request"`
 }
 
 type options struct {
@@ -404,6 +406,8 @@ func main() {
 			go d.stop(c.ID, timeout) // keep reading commands (e.g. release) while closing
 		case "release":
 			d.release(c)
+		case "call":
+			go d.call(c.ID, c.Method, c.Request) // keep reading commands while the call (and its resends) runs
 		case "exit":
 			d.stopAll()
 			_ = client.Close()

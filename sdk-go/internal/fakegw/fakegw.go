@@ -70,6 +70,11 @@ type Server struct {
 	DropTags      bool
 	attempts      map[string]int
 	StreamsOpened int
+
+	// Commands are the hooks of the client commands (below).
+	Commands CommandHooks
+	commands map[string][]proto.Message
+	applied  map[string]int
 }
 
 type stream struct {
@@ -376,4 +381,112 @@ func (s *Server) Set(f func(s *Server)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f(s)
+}
+
+// The client commands EvaluateDecision, ModifyProcessInstance,
+// MigrateProcessInstance, DeleteResource and BroadcastSignal: every request is
+// recorded (Requests), CommandErr refuses an attempt before it is applied and
+// CommandLost applies it and then answers with an error (the answer was lost).
+// An applied command counts in Applied.
+
+// CommandHooks are the hooks of the client commands (set with Set).
+type CommandHooks struct {
+	// CommandErr, when it returns an error, refuses attempt n (from 1) of
+	// method without applying it.
+	CommandErr func(method string, attempt int) error
+	// CommandLost, when it returns an error, applies attempt n and then
+	// answers with that error.
+	CommandLost func(method string, attempt int) error
+	// Decision is the EvaluateDecision answer (nil or without a decision
+	// key: NOT_FOUND, after the hooks).
+	Decision *pb.EvaluateDecisionResponse
+}
+
+func (s *Server) command(method string, req proto.Message, resp proto.Message) (proto.Message, error) {
+	s.mu.Lock()
+	if s.commands == nil {
+		s.commands = map[string][]proto.Message{}
+		s.applied = map[string]int{}
+	}
+	s.commands[method] = append(s.commands[method], proto.Clone(req))
+	attempt := len(s.commands[method])
+	refuse, lost := s.Commands.CommandErr, s.Commands.CommandLost
+	s.mu.Unlock()
+	if refuse != nil {
+		if err := refuse(method, attempt); err != nil {
+			return nil, err
+		}
+	}
+	s.mu.Lock()
+	s.applied[method]++
+	s.mu.Unlock()
+	if lost != nil {
+		if err := lost(method, attempt); err != nil {
+			return nil, err
+		}
+	}
+	return resp, nil
+}
+
+// Requests returns the requests received for method (every attempt).
+func (s *Server) Requests(method string) []proto.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]proto.Message(nil), s.commands[method]...)
+}
+
+// Applied returns how often a command of method was applied.
+func (s *Server) Applied(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.applied[method]
+}
+
+func (s *Server) EvaluateDecision(_ context.Context, r *pb.EvaluateDecisionRequest) (*pb.EvaluateDecisionResponse, error) {
+	s.mu.Lock()
+	d := s.Commands.Decision
+	s.mu.Unlock()
+	if d == nil {
+		d = &pb.EvaluateDecisionResponse{}
+	}
+	m, err := s.command("EvaluateDecision", r, proto.Clone(d))
+	if err != nil {
+		return nil, err
+	}
+	if d.GetDecisionKey() == 0 {
+		return nil, status.Errorf(codes.NotFound, "no decision %q", r.GetDecisionId())
+	}
+	return m.(*pb.EvaluateDecisionResponse), nil
+}
+
+func (s *Server) ModifyProcessInstance(_ context.Context, r *pb.ModifyProcessInstanceRequest) (*pb.ModifyProcessInstanceResponse, error) {
+	if _, err := s.command("ModifyProcessInstance", r, nil); err != nil {
+		return nil, err
+	}
+	return &pb.ModifyProcessInstanceResponse{}, nil
+}
+
+func (s *Server) MigrateProcessInstance(_ context.Context, r *pb.MigrateProcessInstanceRequest) (*pb.MigrateProcessInstanceResponse, error) {
+	if _, err := s.command("MigrateProcessInstance", r, nil); err != nil {
+		return nil, err
+	}
+	return &pb.MigrateProcessInstanceResponse{}, nil
+}
+
+func (s *Server) DeleteResource(_ context.Context, r *pb.DeleteResourceRequest) (*pb.DeleteResourceResponse, error) {
+	if _, err := s.command("DeleteResource", r, nil); err != nil {
+		return nil, err
+	}
+	return &pb.DeleteResourceResponse{}, nil
+}
+
+func (s *Server) BroadcastSignal(_ context.Context, r *pb.BroadcastSignalRequest) (*pb.BroadcastSignalResponse, error) {
+	s.mu.Lock()
+	s.nextKey++
+	key := s.nextKey
+	s.mu.Unlock()
+	if _, err := s.command("BroadcastSignal", r, nil); err != nil {
+		return nil, err
+	}
+	return &pb.BroadcastSignalResponse{Key: key, TenantId: "<default>"}, nil
 }
