@@ -1,7 +1,8 @@
 // The five client commands against the real reference engine (started for this file on a free port,
 // always stopped): evaluate a deployed decision, delete a deployed process, broadcast a signal to a
 // signal-start process, modify an instance (activate + terminate + variables), migrate v1 -> v2.
-import { Client, NotFoundError, type Job, type Worker } from '../../src/index'
+import { status } from '@grpc/grpc-js'
+import { Client, NotFoundError, UnavailableError, type Job, type Worker } from '../../src/index'
 import { Engine } from '../support/engine'
 import { Admin } from '../support/admin'
 import { waitFor } from '../support/fakeGateway'
@@ -107,25 +108,8 @@ function collect(jobType: string, complete = true): { jobs: Job[] } {
   return seen
 }
 
-interface Instance {
-  key: string
-  state: string
-  processDefinitionKey: string
-  version: number
-  variables: string
-}
-
-function instances(bpmnProcessId: string): Promise<Instance[]> {
-  const stub = (admin as any).stub
-  return new Promise((resolve, reject) =>
-    stub.ListProcessInstances({ bpmnProcessId, includeInstances: true }, (err: Error | null, res: any) => (err ? reject(err) : resolve(res.instances as Instance[]))),
-  )
-}
-
-function jobsOf(type: string): Promise<Array<{ key: string; state: string; elementInstanceKey: string; processInstanceKey: string }>> {
-  const stub = (admin as any).stub
-  return new Promise((resolve, reject) => stub.ListJobs({ type, includeJobs: true }, (err: Error | null, res: any) => (err ? reject(err) : resolve(res.jobs))))
-}
+const instances = (bpmnProcessId: string) => admin.processInstances(bpmnProcessId)
+const jobsOf = (type: string) => admin.jobs(type)
 
 describe('client commands (reference engine)', () => {
   it('evaluateDecision: by id and by key, required decisions first, matched rules, lossless output; an unknown decision is NotFoundError; a failed evaluation resolves', async () => {
@@ -154,6 +138,31 @@ describe('client commands (reference engine)', () => {
     expect(failed.failureMessage).not.toBe('')
 
     await expect(client.evaluateDecision({ decisionId: 'no-such-decision', variables: {} })).rejects.toBeInstanceOf(NotFoundError)
+  })
+
+  it('evaluateDecision is resent after UNAVAILABLE and RESOURCE_EXHAUSTED (rejected by the gateway before it handled them)', async () => {
+    await client.deployResource({ name: 'pricing.dmn', content: DMN }) // the same resource again: no new version
+    const before = await admin.requestCount('EvaluateDecision')
+    await admin.reject('EvaluateDecision', status.UNAVAILABLE, 1)
+    await admin.reject('EvaluateDecision', status.RESOURCE_EXHAUSTED, 1)
+    const r = await client.evaluateDecision({ decisionId: 'tier', variables: { amount: 1 } })
+    expect(r.decisionOutput).toBe('silver')
+    expect((await admin.requestCount('EvaluateDecision')) - before).toBe(3)
+  })
+
+  it('deleteResource is not resent after UNAVAILABLE (the typed error at once), but is after RESOURCE_EXHAUSTED', async () => {
+    const id = `delr${++seq}`
+    const key = await deploy(`${id}.bpmn`, sequence(id, [['t', `${id}-t`]]))
+    const before = await admin.requestCount('DeleteResource')
+    await admin.reject('DeleteResource', status.UNAVAILABLE, 1)
+    await expect(client.deleteResource(key)).rejects.toBeInstanceOf(UnavailableError)
+    expect((await admin.requestCount('DeleteResource')) - before).toBe(1)
+    // not deleted: the process still starts
+    await client.createProcessInstance({ bpmnProcessId: id })
+    await admin.reject('DeleteResource', status.RESOURCE_EXHAUSTED, 2)
+    await client.deleteResource(key)
+    expect((await admin.requestCount('DeleteResource')) - before).toBe(4)
+    await expect(client.createProcessInstance({ bpmnProcessId: id })).rejects.toBeInstanceOf(NotFoundError)
   })
 
   it('deleteResource: a deleted process cannot be started; deleting it again is NotFoundError', async () => {
@@ -211,7 +220,7 @@ describe('client commands (reference engine)', () => {
     const v2 = await deploy(`${id}.bpmn`, sequence(id, [['A2', type], ['after', `${id}-after`]]))
     expect(v2).not.toBe(v1)
     await client.migrateProcessInstance({ processInstanceKey: pi.processInstanceKey, targetProcessDefinitionKey: v2, mappings: [{ sourceElementId: 'A', targetElementId: 'A2' }] })
-    const [inst] = await instances(id).then((l) => l.filter((i) => i.key === pi.processInstanceKey))
+    const [inst] = (await instances(id)).filter((i) => i.key === pi.processInstanceKey)
     expect(inst!.processDefinitionKey).toBe(v2)
     expect(inst!.version).toBe(2)
     const seen = collect(type)
