@@ -318,8 +318,12 @@ describe('resend (fake gateway)', () => {
     const err = await c.evaluateDecision({ decisionId: 'd' }, { timeoutMs: 200 }).catch((e) => e)
     const took = Date.now() - t0
     expect(err).toBeInstanceOf(UnavailableError)
-    expect(gw!.count('EvaluateDecision')).toBe(3)
-    expect(took).toBeLessThan(200)
+    // 3 on an idle machine (2 when the first connection is slow); never the 5 attempts the deadline forbids
+    const at = gw!.calls.map((x) => x.at)
+    expect(at.length).toBeGreaterThanOrEqual(2)
+    expect(at.length).toBeLessThanOrEqual(3)
+    for (const t of at) expect(t - t0).toBeLessThan(200)
+    expect(took).toBeLessThan(250)
   })
 
   it('the deadline covers every attempt: a slow gateway answer ends the call with DEADLINE_EXCEEDED', async () => {
@@ -339,9 +343,13 @@ describe('resend (fake gateway)', () => {
 
   it('the client default deadline (commandTimeoutMs) bounds the resends too', async () => {
     const c = await start({ BroadcastSignal: always(S.RESOURCE_EXHAUSTED) }, 400)
+    const t0 = Date.now()
     const err = await c.broadcastSignal({ signalName: 's' }).catch((e) => e)
     expect(err).toBeInstanceOf(BackpressureError)
-    expect(gw!.count('BroadcastSignal')).toBe(4) // at ~0, 50, 130, 258 ms; the next (~463 ms) is past 400 ms
+    // at ~0, 50, 130, 258 ms; the next (~463 ms) is past 400 ms (one fewer when the first connection is slow)
+    expect(gw!.count('BroadcastSignal')).toBeGreaterThanOrEqual(3)
+    expect(gw!.count('BroadcastSignal')).toBeLessThanOrEqual(4)
+    expect(Date.now() - t0).toBeLessThan(450)
   })
 
   it('an abort during the backoff ends the call with RequestCancelledError, without another attempt', async () => {
