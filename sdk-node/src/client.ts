@@ -255,8 +255,9 @@ export class Client {
   }
 
   /**
-   * Deletes a deployed resource (a process definition, decision requirements graph or form) by key;
-   * deleting a process definition cancels its running instances. Resent only after RESOURCE_EXHAUSTED.
+   * Deletes a deployed resource (a process definition, decision requirements graph or form) by key.
+   * A process definition with running instances is refused (FailedPreconditionError); an unknown key
+   * is NotFoundError. Resent only after RESOURCE_EXHAUSTED.
    *
    * @example
    * const d = await client.deployFiles('order.bpmn')

@@ -2,7 +2,7 @@
 // always stopped): evaluate a deployed decision, delete a deployed process, broadcast a signal to a
 // signal-start process, modify an instance (activate + terminate + variables), migrate v1 -> v2.
 import { status } from '@grpc/grpc-js'
-import { Client, NotFoundError, UnavailableError, type Job, type Worker } from '../../src/index'
+import { Client, FailedPreconditionError, NotFoundError, UnavailableError, type Job, type Worker } from '../../src/index'
 import { Engine } from '../support/engine'
 import { Admin } from '../support/admin'
 import { waitFor } from '../support/fakeGateway'
@@ -152,28 +152,31 @@ describe('client commands (reference engine)', () => {
 
   it('deleteResource is not resent after UNAVAILABLE (the typed error at once), but is after RESOURCE_EXHAUSTED', async () => {
     const id = `delr${++seq}`
-    const key = await deploy(`${id}.bpmn`, sequence(id, [['t', `${id}-t`]]))
+    const key = await deploy(`${id}.bpmn`, sequence(id, []))
     const before = await admin.requestCount('DeleteResource')
     await admin.reject('DeleteResource', status.UNAVAILABLE, 1)
     await expect(client.deleteResource(key)).rejects.toBeInstanceOf(UnavailableError)
     expect((await admin.requestCount('DeleteResource')) - before).toBe(1)
-    // not deleted: the process still starts
-    await client.createProcessInstance({ bpmnProcessId: id })
+    // not deleted: the process still starts (an instance that ends at once: a definition with running instances cannot be deleted)
+    expect((await client.createProcessInstanceWithResult({ bpmnProcessId: id, requestTimeoutMs: 5_000 })).bpmnProcessId).toBe(id)
     await admin.reject('DeleteResource', status.RESOURCE_EXHAUSTED, 2)
     await client.deleteResource(key)
     expect((await admin.requestCount('DeleteResource')) - before).toBe(4)
     await expect(client.createProcessInstance({ bpmnProcessId: id })).rejects.toBeInstanceOf(NotFoundError)
   })
 
-  it('deleteResource: a deleted process cannot be started; deleting it again is NotFoundError', async () => {
+  it('deleteResource: refused (FailedPreconditionError) while an instance runs; once it ended, deleted: the process cannot be started, deleting it again is NotFoundError', async () => {
     const id = `del${++seq}`
-    const key = await deploy(`${id}.bpmn`, sequence(id, [['t', `${id}-t`]]))
+    const type = `${id}-t`
+    const key = await deploy(`${id}.bpmn`, sequence(id, [['t', type]]))
     await client.createProcessInstance({ bpmnProcessId: id })
+    await expect(client.deleteResource(key)).rejects.toBeInstanceOf(FailedPreconditionError)
+    collect(type) // completes the instance's job: the instance ends
+    await eventually(async () => (await instances(id)).every((i) => i.state === 'PROCESS_INSTANCE_STATE_COMPLETED'), 10_000, 'the instance completed')
     await client.deleteResource(key)
     await expect(client.createProcessInstance({ bpmnProcessId: id })).rejects.toBeInstanceOf(NotFoundError)
+    await expect(client.createProcessInstance({ processDefinitionKey: key })).rejects.toBeInstanceOf(NotFoundError)
     await expect(client.deleteResource(key)).rejects.toBeInstanceOf(NotFoundError)
-    // deleting the definition cancelled its running instance
-    await eventually(async () => (await instances(id)).every((i) => i.state !== 'PROCESS_INSTANCE_STATE_ACTIVE'), 5_000, 'the instance cancelled')
   })
 
   it('broadcastSignal: starts the signal-start process once, with the variables (lossless)', async () => {
