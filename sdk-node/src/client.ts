@@ -8,18 +8,22 @@ import { RequestCancelledError } from './errors.js'
 import { Worker } from './worker/worker.js'
 import type { WorkerOptions } from './worker/options.js'
 import { toDeployment, toProcessInstance, toTopology, type Deployment, type ProcessInstance, type ProcessInstanceResult, type Topology } from './types.js'
+import { key, type Key, type VariablesInput } from './inputs.js'
+import {
+  broadcastSignalWire,
+  evaluateDecisionWire,
+  migrateProcessInstanceWire,
+  modifyProcessInstanceWire,
+  sendCommand,
+  toDecisionEvaluation,
+  type BroadcastSignalRequest,
+  type DecisionEvaluation,
+  type EvaluateDecisionRequest,
+  type MigrateProcessInstanceRequest,
+  type ModifyProcessInstanceRequest,
+} from './commands.js'
 
-/** An int64 key: a decimal string (as the SDK returns them), a bigint, or a safe number. */
-export type Key = string | bigint | number
-
-function key(k: Key, what: string): string {
-  const s = typeof k === 'string' ? k.trim() : typeof k === 'bigint' ? k.toString() : Number.isSafeInteger(k) ? String(k) : ''
-  if (!/^-?\d+$/.test(s)) throw new TypeError(`jobwire: ${what} must be an integer key, got ${String(k)}`)
-  return s
-}
-
-/** Variables argument: an object or a JSON object string. */
-export type VariablesInput = Record<string, unknown> | string
+export type { Key, VariablesInput } from './inputs.js'
 
 /** What identifies the process to start. */
 export interface CreateProcessInstanceRequest {
@@ -202,6 +206,78 @@ export class Client {
       { jobKey: key(req.jobKey, 'jobKey'), errorCode: req.code, errorMessage: req.message ?? '', variables: variablesToJson(req.variables, 'throwError') },
       options,
     )
+  }
+
+  /**
+   * Evaluates a deployed decision, by id (its latest version) or by key, with variables. A decision
+   * that fails to evaluate resolves too, with `failedDecisionId` and `failureMessage` set; an unknown
+   * decision rejects with NotFoundError. Resent after UNAVAILABLE or RESOURCE_EXHAUSTED (shared
+   * backoff, at most 5 attempts, within `timeoutMs`).
+   *
+   * @example
+   * const r = await client.evaluateDecision({ decisionId: 'discount', variables: { total: 120 } })
+   * if (r.failedDecisionId) throw new Error(r.failureMessage)
+   * console.log(r.decisionOutput) // e.g. 0.1
+   */
+  async evaluateDecision(req: EvaluateDecisionRequest, options: CallOptions = {}): Promise<DecisionEvaluation> {
+    return toDecisionEvaluation(await sendCommand(this.transport, 'EvaluateDecision', evaluateDecisionWire(req), options))
+  }
+
+  /**
+   * Modifies a running process instance in one step: activates elements (with variables per scope)
+   * and terminates element instances. Resent only after RESOURCE_EXHAUSTED: after UNAVAILABLE or a
+   * deadline the modification may have been applied, so the error is returned at once.
+   *
+   * @example
+   * await client.modifyProcessInstance({
+   *   processInstanceKey,
+   *   activate: [{ elementId: 'review', variables: [{ variables: { reason: 'manual' } }] }],
+   *   terminate: [stuckElementInstanceKey],
+   * })
+   */
+  async modifyProcessInstance(req: ModifyProcessInstanceRequest, options: CallOptions = {}): Promise<void> {
+    await sendCommand(this.transport, 'ModifyProcessInstance', modifyProcessInstanceWire(req), options)
+  }
+
+  /**
+   * Moves a running process instance to another process definition, element by element. Resent only
+   * after RESOURCE_EXHAUSTED.
+   *
+   * @example
+   * await client.migrateProcessInstance({
+   *   processInstanceKey,
+   *   targetProcessDefinitionKey: v2.processDefinitionKey,
+   *   mappings: [{ sourceElementId: 'check', targetElementId: 'checkV2' }],
+   * })
+   */
+  async migrateProcessInstance(req: MigrateProcessInstanceRequest, options: CallOptions = {}): Promise<void> {
+    await sendCommand(this.transport, 'MigrateProcessInstance', migrateProcessInstanceWire(req), options)
+  }
+
+  /**
+   * Deletes a deployed resource (a process definition, decision requirements graph or form) by key.
+   * A process definition with running instances is refused (FailedPreconditionError); an unknown key
+   * is NotFoundError. Resent only after RESOURCE_EXHAUSTED.
+   *
+   * @example
+   * const d = await client.deployFiles('order.bpmn')
+   * await client.deleteResource(d.processes[0].processDefinitionKey)
+   */
+  async deleteResource(resourceKey: Key, options: CallOptions = {}): Promise<void> {
+    await sendCommand(this.transport, 'DeleteResource', { resourceKey: key(resourceKey, 'resourceKey') }, options)
+  }
+
+  /**
+   * Broadcasts a signal: every signal start event and waiting signal catch event with that name is
+   * triggered, with the variables. Resolves to the signal's key. Resent only after RESOURCE_EXHAUSTED
+   * (a resent signal would start the processes a second time).
+   *
+   * @example
+   * const signalKey = await client.broadcastSignal({ signalName: 'stock-arrived', variables: { sku: 'A-1' } })
+   */
+  async broadcastSignal(req: BroadcastSignalRequest, options: CallOptions = {}): Promise<string> {
+    const res = await sendCommand<{ key: string }>(this.transport, 'BroadcastSignal', broadcastSignalWire(req), options)
+    return String(res.key)
   }
 
   /** The cluster topology. */

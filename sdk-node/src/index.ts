@@ -9,6 +9,20 @@
  */
 export { Client } from './client.js'
 export type { Key, VariablesInput, CreateProcessInstanceRequest } from './client.js'
+export type {
+  EvaluateDecisionRequest,
+  DecisionEvaluation,
+  EvaluatedDecision,
+  MatchedRule,
+  EvaluatedInput,
+  EvaluatedOutput,
+  ModifyProcessInstanceRequest,
+  ActivateElement,
+  ScopedVariables,
+  MigrateProcessInstanceRequest,
+  MappingInstruction,
+  BroadcastSignalRequest,
+} from './commands.js'
 export type { Topology, Broker, Partition, Deployment, Process, ProcessInstance, ProcessInstanceResult } from './types.js'
 export type { ClientOptions, OAuthOptions, Logger } from './config.js'
 export type { CallOptions } from './transport.js'

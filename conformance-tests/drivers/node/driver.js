@@ -4,7 +4,7 @@
 // Connection settings come only from the SDK's own environment variables.
 'use strict'
 const readline = require('node:readline')
-const { Client, JobError } = require('@jobwire/sdk')
+const { Client, JobError, JobwireError, parseLossless } = require('@jobwire/sdk')
 const sdkVersion = require('@jobwire/sdk/package.json').version
 
 function emit(event, fields = {}) {
@@ -196,6 +196,79 @@ async function closeAll(timeoutMs) {
   if (client) await client.close({ timeoutMs })
 }
 
+// --- client commands (`call`) ---------------------------------------------------
+/** The fields of `o` named in `keys` that are present (absent ones are left to the SDK's defaults). */
+function present(o, keys) {
+  const out = {}
+  for (const k of keys) if (o && o[k] !== undefined && o[k] !== null) out[k] = o[k]
+  return out
+}
+
+/** Each `call` method: the SDK's public client method, and the `result` of its answer. */
+const calls = {
+  async evaluateDecision(req) {
+    const r = await client.evaluateDecision(present(req, ['decisionId', 'decisionKey', 'variables', 'tenantId']))
+    // the rules matched by the evaluated decision itself (the last one of that id: required decisions come first)
+    const own = [...r.evaluatedDecisions].reverse().find((d) => d.decisionId === r.decisionId)
+    return {
+      decisionKey: r.decisionKey,
+      decisionId: r.decisionId,
+      decisionVersion: r.decisionVersion,
+      decisionOutput: r.decisionOutputJson,
+      evaluatedDecisionIds: r.evaluatedDecisions.map((d) => d.decisionId),
+      matchedRuleIds: own ? own.matchedRules.map((m) => m.ruleId) : [],
+      failedDecisionId: r.failedDecisionId,
+      failureMessage: r.failureMessage,
+    }
+  },
+  async modifyProcessInstance(req) {
+    await client.modifyProcessInstance({
+      ...present(req, ['processInstanceKey', 'terminate']),
+      ...(Array.isArray(req.activate)
+        ? {
+            activate: req.activate.map((a) => ({
+              ...present(a, ['elementId', 'ancestorElementInstanceKey']),
+              ...(Array.isArray(a.variables) ? { variables: a.variables.map((v) => present(v, ['scopeId', 'variables'])) } : {}),
+            })),
+          }
+        : {}),
+    })
+    return {}
+  },
+  async migrateProcessInstance(req) {
+    await client.migrateProcessInstance({
+      ...present(req, ['processInstanceKey', 'targetProcessDefinitionKey']),
+      ...(Array.isArray(req.mappings) ? { mappings: req.mappings.map((m) => present(m, ['sourceElementId', 'targetElementId'])) } : {}),
+    })
+    return {}
+  },
+  async deleteResource(req) {
+    await client.deleteResource(req.resourceKey)
+    return {}
+  },
+  async broadcastSignal(req) {
+    return { key: await client.broadcastSignal(present(req, ['signalName', 'variables', 'tenantId'])) }
+  },
+}
+
+/** Sends one client command through the SDK's client; answers `call_result` once it returned. */
+async function call(cmd) {
+  const fn = Object.prototype.hasOwnProperty.call(calls, cmd.method) ? calls[cmd.method] : undefined
+  if (!fn) return emit('call_result', { id: cmd.id, ok: false, code: 'UNIMPLEMENTED', errorType: 'Error', message: `unknown method ${cmd.method}` })
+  try {
+    emit('call_result', { id: cmd.id, ok: true, result: await fn(cmd.request || {}) })
+  } catch (e) {
+    emit('call_result', {
+      id: cmd.id,
+      ok: false,
+      // the gRPC status name of the SDK's typed error (CLIENT: raised by the SDK before anything was sent)
+      code: e instanceof JobwireError ? e.codeName : 'UNKNOWN',
+      errorType: (e && e.name) || (e && e.constructor && e.constructor.name) || 'Error',
+      message: String((e && e.message) || e),
+    })
+  }
+}
+
 // Commands are handled in order; stop_worker runs concurrently with later commands
 // (a `release` may be needed for a close to finish).
 async function handle(cmd) {
@@ -207,6 +280,7 @@ async function handle(cmd) {
       const count = w ? w.gate.release(cmd.count) : 0
       return emit('released', { worker: cmd.id, count })
     }
+    case 'call': return call(cmd)
     case 'exit':
       await closeAll(5000)
       process.exit(0)
@@ -229,6 +303,8 @@ function main() {
     if (!line.trim()) return
     let cmd
     try { cmd = JSON.parse(line) } catch { return emit('error', { message: `bad command: ${line.slice(0, 200)}` }) }
+    // a call's variables may hold integers beyond 2^53: read it again losslessly (bigint), as the SDK sends them
+    if (cmd && cmd.cmd === 'call') cmd = parseLossless(line)
     Promise.resolve(handle(cmd)).catch((e) => emit('error', { message: String(e && e.message || e) }))
   })
   rl.on('close', () => {

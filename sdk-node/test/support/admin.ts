@@ -15,6 +15,19 @@ export interface JobInfo {
   timeoutCount: number
   completeCount: number
   failCount: number
+  processInstanceKey: string
+  elementInstanceKey: string
+}
+
+export interface ProcessInstanceInfo {
+  key: string
+  bpmnProcessId: string
+  /** e.g. PROCESS_INSTANCE_STATE_ACTIVE */
+  state: string
+  /** JSON object of the root-scope variables. */
+  variables: string
+  processDefinitionKey: string
+  version: number
 }
 
 export class Admin {
@@ -43,6 +56,20 @@ export class Admin {
   /** Stops pushing to streams of `type` for `durationMs` (jobs go to polls), as the stall_streams fault. */
   stallStreams(type: string, durationMs: number): Promise<void> {
     return new Promise((resolve, reject) => this.stub.InjectFault({ stallStreams: { type, durationMs } }, (err: Error | null) => (err ? reject(err) : resolve())))
+  }
+
+  /** The engine's process instances of `bpmnProcessId`. */
+  processInstances(bpmnProcessId: string): Promise<ProcessInstanceInfo[]> {
+    return new Promise((resolve, reject) =>
+      this.stub.ListProcessInstances({ bpmnProcessId, includeInstances: true }, (err: Error | null, res: any) => (err ? reject(err) : resolve(res.instances as ProcessInstanceInfo[]))),
+    )
+  }
+
+  /** The gateway rejects the next `count` requests of `method` with `code` before handling them (nothing applied). */
+  reject(method: string, code: number, count: number): Promise<void> {
+    return new Promise((resolve, reject) =>
+      this.stub.InjectFault({ reject: { method, code, count, message: `injected by the test` } }, (err: Error | null) => (err ? reject(err) : resolve())),
+    )
   }
 
   close(): void {
