@@ -140,7 +140,12 @@ def test_delete_resource_removes_a_process_definition(engine: Engine) -> None:
             pid = unique("del")
             dep = await client.deploy_resource((f"{pid}.bpmn", one_task_bpmn(pid, unique("t"))))
             key = dep.processes[0].process_definition_key
-            await client.create_process_instance(process_definition_key=key)
+            inst = await client.create_process_instance(process_definition_key=key)
+            with pytest.raises(jobwire.FailedPreconditionError):  # a running instance refuses it
+                await client.delete_resource(key)
+            second = await client.create_process_instance(process_definition_key=key)  # still deployed
+            for k in (inst.process_instance_key, second.process_instance_key):
+                await client.cancel_process_instance(k)
             await client.delete_resource(key)
             with pytest.raises(jobwire.NotFoundError):
                 await client.create_process_instance(process_definition_key=key)

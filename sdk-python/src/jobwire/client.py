@@ -531,9 +531,10 @@ class Client:
         await self._call_resent("MigrateProcessInstance", req, timeout)
 
     async def delete_resource(self, resource_key: Any, *, timeout: Optional[Duration] = None) -> None:
-        """Deletes a deployed process definition, decision requirements graph or form by key
-        (deleting a process definition cancels its running instances). Resent only after
-        RESOURCE_EXHAUSTED.
+        """Deletes a deployed process definition, decision requirements graph or form by key. A
+        process definition that still has running instances is refused
+        (:class:`jobwire.FailedPreconditionError`); an unknown key raises
+        :class:`jobwire.NotFoundError`. Resent only after RESOURCE_EXHAUSTED.
 
         Example::
 
