@@ -9,7 +9,10 @@
 // timer start events (date, cycle), intermediate message and timer catch
 // events, receive tasks, and message and timer boundary events (interrupting
 // or not) on activities (parse_events.go; ISO-8601 durations, dates and
-// R[n]/ cycles).
+// R[n]/ cycles); signal start, intermediate catch, boundary, intermediate
+// throw and end events, none intermediate throw events, event-based
+// gateways, output mappings on catch events and zeebe:formDefinition on a
+// none start event (parse_signals.go).
 // Everything else is rejected at deploy time with the element and its line,
 // because silently ignoring an element would run a different process than
 // the one the user drew.

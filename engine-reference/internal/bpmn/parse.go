@@ -222,7 +222,7 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 			break
 		}
 		if len(eventDefs) > 0 {
-			return nil, errf("'%s': %s '%s' at line %d has a %s; only none and error end events are supported", res, prefixed(c), el.ID, c.Line, prefixed(eventDefs[0]))
+			return nil, errf("'%s': %s '%s' at line %d has a %s; only none, error and signal end events are supported", res, prefixed(c), el.ID, c.Line, prefixed(eventDefs[0]))
 		}
 	case "startEvent":
 		if len(eventDefs) > 0 {
@@ -489,6 +489,9 @@ func link(res string, p *Process, parent *Element, flows []*Flow, nodes []*xnode
 	var start *Element
 	if len(starts) == 1 {
 		start = starts[0]
+	}
+	if err := checkSignalStarts(res, p); err != nil {
+		return nil, err
 	}
 	return start, checkMessageStarts(res, p)
 }

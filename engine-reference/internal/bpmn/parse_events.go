@@ -424,20 +424,6 @@ func parseCycle(s string, now time.Time) (Timer, error) {
 	return Timer{Due: due, Interval: d, Repetitions: reps}, nil
 }
 
-// checkEventExtensions refuses zeebe extension elements on event elements
-// (other vendors' extensions and zeebe:properties do not change execution).
-func checkEventExtensions(res string, c *xnode, el *Element, ext *xnode) error {
-	if ext == nil {
-		return nil
-	}
-	for _, e := range ext.Children {
-		if e.Name.Space == nsZeebe && e.Name.Local != "properties" {
-			return errf("'%s': %s at line %d on %s '%s' is not supported", res, prefixed(e), e.Line, prefixed(c), el.ID)
-		}
-	}
-	return nil
-}
-
 // checkMessageStarts: two message start events of one process must not
 // share a message name (Zeebe refuses that at deploy).
 func checkMessageStarts(res string, p *Process) error {

@@ -236,6 +236,38 @@ func checkEventGateway(res string, p *Process, el *Element) error {
 			return errf("'%s': intermediate catch event '%s' at line %d follows event-based gateway '%s' and must have no other incoming sequence flow", res, t.ID, t.Line, el.ID)
 		}
 	}
+	// As Zeebe: one event per message name and per signal name after a
+	// gateway (names given as literals; expressions are only known later).
+	seen := map[string]string{}
+	for _, f := range el.Outgoing {
+		t := p.Elements[f.Target]
+		var name string
+		switch {
+		case t.Event.Type == EventMessage && t.Event.MessageNameExpr == nil:
+			name = "message '" + t.Event.MessageName + "'"
+		case t.Event.Type == EventSignal && t.Event.SignalNameExpr == nil:
+			name = "signal '" + t.Event.SignalName + "'"
+		default:
+			continue
+		}
+		if other, dup := seen[name]; dup {
+			return errf("'%s': events '%s' and '%s' after event-based gateway '%s' wait for the same %s", res, other, t.ID, el.ID, name)
+		}
+		seen[name] = t.ID
+	}
+	return nil
+}
+
+// checkSignalStarts: two signal start events of one process must not share
+// a signal name (Zeebe refuses that at deploy).
+func checkSignalStarts(res string, p *Process) error {
+	seen := map[string]string{}
+	for _, el := range p.SignalStarts {
+		if other, dup := seen[el.Event.SignalName]; dup {
+			return errf("'%s': signal start events '%s' and '%s' of process '%s' have the same signal name '%s'", res, other, el.ID, p.ID, el.Event.SignalName)
+		}
+		seen[el.Event.SignalName] = el.ID
+	}
 	return nil
 }
 

@@ -29,7 +29,8 @@ func TestBadInputs(t *testing.T) {
 	wantCode(t, "malformed XML", deploy("bad.bpmn", "<bpmn:definitions"), codes.InvalidArgument, "malformed XML")
 	wantCode(t, "not BPMN", deploy("bad.bpmn", "<html/>"), codes.InvalidArgument, "bpmn:definitions")
 	wantCode(t, "not DMN", deploy("x.dmn", "<x/>"), codes.InvalidArgument, "'x.dmn': not a DMN file")
-	wantCode(t, "other resource type", deploy("x.form", "{}"), codes.InvalidArgument, "BPMN and DMN only")
+	wantCode(t, "other resource type", deploy("x.txt", "{}"), codes.InvalidArgument, "BPMN, DMN and forms only")
+	wantCode(t, "form without an id", deploy("x.form", "{}"), codes.InvalidArgument, "non-empty string 'id'")
 	timer := strings.Replace(string(bpmnFile(t, "one-task.bpmn")), `<bpmn:startEvent id="start"/>`,
 		"<bpmn:startEvent id=\"start\"/>\n    <bpmn:userTask id=\"human\"/>", 1)
 	wantCode(t, "unknown element", deploy("u.bpmn", timer), codes.InvalidArgument, "bpmn:userTask (id 'human') at line 5")

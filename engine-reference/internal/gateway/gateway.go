@@ -283,12 +283,13 @@ func (g *Gateway) distribute(ctx context.Context, res []partition.Resource, out 
 		}
 	}
 	dmns := partition.DecisionMetas(out)
-	if len(defs) == 0 && len(dmns) == 0 {
+	forms := partition.FormMetas(out)
+	if len(defs) == 0 && len(dmns) == 0 && len(forms) == 0 {
 		return
 	}
 	for pid := int32(2); pid <= g.broker.PartitionCount(); pid++ {
 		cmd := func() *partition.Command {
-			return &partition.Command{Op: partition.OpDistribute, Resources: res, Defs: defs, DMN: dmns}
+			return &partition.Command{Op: partition.OpDistribute, Resources: res, Defs: defs, DMN: dmns, Forms: forms}
 		}
 		if g.broker.Healthy(pid) {
 			if _, err := g.broker.Submit(ctx, pid, cmd()); err == nil {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 
-	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	"github.com/jobwire/jobwire/engine-reference/internal/partition"
+	pb "github.com/jobwire/jobwire/engine-reference/internal/pb/gatewaypb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )

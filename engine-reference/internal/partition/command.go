@@ -26,7 +26,8 @@ type Command struct {
 	// deploy; distribute (a deployment copied to another partition)
 	Resources []Resource     `json:"res,omitempty"`
 	Defs      []DefMeta      `json:"defs,omitempty"`
-	DMN       []DecisionMeta `json:"dmn,omitempty"` // decision graphs (decisions.go)
+	DMN       []DecisionMeta `json:"dmn,omitempty"`   // decision graphs (decisions.go)
+	Forms     []FormMeta     `json:"forms,omitempty"` // forms (forms.go)
 	// evaluate (decision by Key or DecisionID)
 	DecisionID string `json:"did,omitempty"`
 	// create

@@ -82,11 +82,11 @@ func (p *Partition) deploy(c *Command) (any, error) {
 	seen := map[string]bool{}
 	for _, r := range c.Resources {
 		lower := strings.ToLower(r.Name)
-		if isDMN(lower) {
-			continue // parsed below (decisions.go)
+		if isDMN(lower) || isForm(lower) {
+			continue // parsed below (decisions.go, forms.go)
 		}
 		if !strings.HasSuffix(lower, ".bpmn") && !strings.HasSuffix(lower, ".xml") {
-			errs = append(errs, "'"+r.Name+"': jobwire-engine deploys BPMN and DMN only (resource name must end with .bpmn, .xml or .dmn)")
+			errs = append(errs, "'"+r.Name+"': jobwire-engine deploys BPMN, DMN and forms only (resource name must end with .bpmn, .xml, .dmn or .form)")
 			continue
 		}
 		procs, err := bpmn.Parse(r.Name, r.Content)
@@ -104,6 +104,8 @@ func (p *Partition) deploy(c *Command) (any, error) {
 	}
 	dmns, dmnErrs := parseDMNResources(c.Resources)
 	errs = append(errs, dmnErrs...)
+	forms, formErrs := parseFormResources(c.Resources)
+	errs = append(errs, formErrs...)
 	if len(errs) > 0 {
 		return nil, reject(c.Op, RejInvalidArgument, "Expected to deploy new resources, but encountered the following errors:\n%s", strings.Join(errs, "\n"))
 	}
@@ -130,6 +132,7 @@ func (p *Partition) deploy(c *Command) (any, error) {
 		}
 	}
 	p.deployDMN(dmns, depKey, resp)
+	p.deployForms(forms, depKey, resp)
 	return resp, nil
 }
 
@@ -140,8 +143,9 @@ func (p *Partition) distribute(c *Command) (any, error) {
 	if err := p.distributeDMN(c); err != nil {
 		return nil, err
 	}
+	p.distributeForms(c)
 	for _, r := range c.Resources {
-		if isDMN(r.Name) {
+		if isDMN(r.Name) || isForm(r.Name) {
 			continue
 		}
 		procs, err := bpmn.Parse(r.Name, r.Content)

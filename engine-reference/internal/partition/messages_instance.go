@@ -169,6 +169,17 @@ func (p *Partition) enterEventElement(c *Command, fx *effects, in *Instance, el 
 	var name, key string
 	var plans []eventPlan
 	look := p.lookupScope(in, scope)
+	// A receive task's input mappings (its local variables, which its
+	// message and boundary events already see; signals.go).
+	var local vars.Doc
+	if len(el.Inputs) > 0 {
+		var err error
+		if local, err = evalMappings(el.Inputs, look); err != nil {
+			p.elementIncident(c, in, el, scope, "IO_MAPPING_ERROR", fmt.Sprintf("Failed to apply the input mappings of '%s': %v", el.ID, err))
+			return
+		}
+		look = localLookup(local, look)
+	}
 	if el.Event.Type == bpmn.EventMessage {
 		var err error
 		if name, key, err = evalMessage(el.Event, look); err != nil {
@@ -194,6 +205,7 @@ func (p *Partition) enterEventElement(c *Command, fx *effects, in *Instance, el 
 	}
 	e := &ElemInst{Key: p.st.nextKey(), InstanceKey: in.Key, Element: el, ScopeKey: scope}
 	p.addElem(in, e)
+	p.setLocal(e, local)
 	*p.tokens(in, scope)++
 	if el.Event.Type == bpmn.EventMessage {
 		p.openSubscription(c, fx, in, el, e.Key, name, key)

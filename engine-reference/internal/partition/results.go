@@ -44,7 +44,7 @@ type resultsTracker struct {
 	timers, subs, msgSubs, bufMsgs, startCr map[int64]struct{}
 	startedBy, msgIDs                       map[string]struct{}
 	sigs                                    map[int64]struct{} // signal subscriptions, distributions, seen signals (signals.go)
-	events                                  bool // eventState.Seq may have moved
+	events                                  bool               // eventState.Seq may have moved
 	// multi-instance bodies: the collection and outputs are logged in
 	// full only when set (bodyFull); otherwise only the outputs set by
 	// the command (bodyOut), so a body of n items costs O(n) log bytes
@@ -57,6 +57,7 @@ type resultsTracker struct {
 	histJobs           []*Job
 	defs               []*Def
 	drgs               []*DRG
+	forms              []*Form // forms.go
 }
 
 func newResultsTracker() *resultsTracker {
@@ -68,7 +69,7 @@ func newResultsTracker() *resultsTracker {
 func (t *resultsTracker) empty() bool {
 	return len(t.insts) == 0 && len(t.elems) == 0 && len(t.jobs) == 0 && len(t.incs) == 0 && len(t.timers) == 0 && len(t.subs) == 0 &&
 		len(t.msgSubs) == 0 && len(t.bufMsgs) == 0 && len(t.startCr) == 0 && len(t.startedBy) == 0 && len(t.msgIDs) == 0 &&
-		len(t.sigs) == 0 && !t.events && len(t.histInsts) == 0 && len(t.histJobs) == 0 && len(t.defs) == 0 && len(t.drgs) == 0
+		len(t.sigs) == 0 && !t.events && len(t.histInsts) == 0 && len(t.histJobs) == 0 && len(t.defs) == 0 && len(t.drgs) == 0 && len(t.forms) == 0
 }
 
 func (t *resultsTracker) reset() {
@@ -90,6 +91,7 @@ func (t *resultsTracker) reset() {
 	clear(t.sigs)
 	t.events = false
 	t.histInsts, t.histJobs, t.defs, t.drgs = t.histInsts[:0], t.histJobs[:0], t.defs[:0], t.drgs[:0]
+	t.forms = t.forms[:0]
 }
 
 // ---- marking (no-ops while recovering: the tracker is nil then) ----

@@ -36,6 +36,7 @@ type resultsRecord struct {
 	MsgIDs      []snapMessage     `json:"mids,omitempty"`
 	DelMsgIDs   []string          `json:"xmids,omitempty"`
 	Ev          *eventsDelta      `json:"ev,omitempty"`
+	Forms       []snapForm        `json:"forms,omitempty"` // forms.go
 }
 
 // resJob is a Job with short field names (a results record holds one for
@@ -229,6 +230,9 @@ func (p *Partition) encodeResults(now int64) ([]byte, error) {
 	}
 	for _, g := range t.drgs {
 		r.DMN = append(r.DMN, p.snapDRGOf(g))
+	}
+	for _, f := range t.forms {
+		r.Forms = append(r.Forms, snapFormOf(f))
 	}
 	for _, k := range sortedKeys(t.insts) {
 		if in := s.Instances[k]; in != nil {

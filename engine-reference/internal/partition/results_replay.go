@@ -27,6 +27,7 @@ func (p *Partition) applyResults(b []byte) error {
 	if err := p.restoreDMN(r.DMN); err != nil {
 		return err
 	}
+	p.restoreForms(r.Forms)
 	if r.Counter > s.counter {
 		s.counter = r.Counter
 	}

@@ -129,6 +129,7 @@ type snapshotHead struct {
 type snapshotTail struct {
 	Events json.RawMessage `json:"events,omitempty"` // timers, message subscriptions (messages.go)
 	DMN    []snapDRG       `json:"dmn,omitempty"`    // decisions.go
+	Forms  []snapForm      `json:"forms,omitempty"`  // forms.go
 }
 
 // encodedSnapshot is a snapshot taken between batches: the live state
@@ -152,7 +153,7 @@ func (p *Partition) encodeSnapshot(segment, position int64) (*encodedSnapshot, e
 		d.Defs = append(d.Defs, snapDefOf(def))
 	}
 	d.Defs = append(d.Defs, s.defs.deletedDefs()...)
-	tail := &snapshotTail{DMN: p.snapshotDMN()}
+	tail := &snapshotTail{DMN: p.snapshotDMN(), Forms: p.snapshotForms()}
 	for _, in := range s.Instances {
 		d.Instances = append(d.Instances, snapInstanceOf(in))
 	}
@@ -258,6 +259,7 @@ func (p *Partition) loadSnapshot(b []byte) (*snapshotData, error) {
 	if err := p.restoreDMN(d.DMN); err != nil {
 		return nil, err
 	}
+	p.restoreForms(d.Forms)
 	s.counter, s.seq, p.lastNow = d.Counter, d.Seq, d.LastNow
 	s.jobsByState, s.activeInstances = d.JobsByState, d.ActiveInstances
 	for _, si := range d.Instances {

@@ -142,6 +142,7 @@ type State struct {
 	messages  map[string]message
 	defs      *Registry
 	dmn       *decisionStore // deployed decisions (decisions.go)
+	forms     *formStore     // deployed forms (forms.go)
 	// History holds the newest finished instances and jobs (admin API).
 	History *History
 
