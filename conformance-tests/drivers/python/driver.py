@@ -216,6 +216,20 @@ class Driver:
         await asyncio.gather(*(self.stop_worker(wid, timeout_ms) for wid in list(self.workers)), return_exceptions=True)
         await self.client.close(timeout_ms / 1000)
 
+    async def call(self, cid: Any, method: Any, req: Dict[str, Any]) -> None:
+        """The `call` command: one client command through the SDK's public client API; answers
+        `call_result` once it returned (after the SDK's own resends, if any)."""
+        try:
+            fn = CALLS.get(str(method))
+            if fn is None:
+                raise ValueError(f"unknown call method {method!r}")
+            result = await fn(self.client, req)
+        except Exception as e:  # noqa: BLE001
+            code = e.code_name if isinstance(e, JobwireError) else "UNKNOWN"
+            emit("call_result", id=cid, ok=False, code=code, errorType=type(e).__name__, message=str(e))
+            return
+        emit("call_result", id=cid, ok=True, result=result)
+
     async def handle(self, cmd: Dict[str, Any]) -> bool:
         c = cmd.get("cmd")
         if c == "start_worker":
@@ -226,12 +240,78 @@ class Driver:
             g = self.gates.get(cmd["id"])
             n = g.release(cmd.get("count")) if g else 0
             emit("released", worker=cmd["id"], count=n)
+        elif c == "call":
+            self.spawn(self.call(cmd.get("id"), cmd.get("method"), cmd.get("request") or {}))
         elif c == "exit":
             await self.close_all(5000)
             return False
         else:
             emit("error", message=f"unknown command {c}")
         return True
+
+
+# --- the `call` command: request fields (keys as decimal strings) -> the SDK's client methods ---
+def _opt(req: Dict[str, Any], name: str, kw: str, out: Dict[str, Any], conv: Any = None) -> None:
+    if req.get(name) is not None:
+        out[kw] = conv(req[name]) if conv else req[name]
+
+
+async def call_evaluate_decision(client: Client, req: Dict[str, Any]) -> Dict[str, Any]:
+    kw: Dict[str, Any] = {}
+    _opt(req, "decisionKey", "decision_key", kw, int)
+    _opt(req, "variables", "variables", kw)
+    _opt(req, "tenantId", "tenant_id", kw)
+    r = await client.evaluate_decision(req.get("decisionId"), **kw)
+    own = next((d for d in r.evaluated_decisions if d.decision_key == r.decision_key and d.decision_id == r.decision_id), None)
+    return {
+        "decisionKey": str(r.decision_key),
+        "decisionId": r.decision_id,
+        "decisionVersion": r.decision_version,
+        "decisionOutput": r.decision_output_json,
+        "evaluatedDecisionIds": [d.decision_id for d in r.evaluated_decisions],
+        "matchedRuleIds": [m.rule_id for m in own.matched_rules] if own is not None else [],
+        "failedDecisionId": r.failed_decision_id,
+        "failureMessage": r.failure_message,
+    }
+
+
+async def call_modify_process_instance(client: Client, req: Dict[str, Any]) -> Dict[str, Any]:
+    activate = []
+    for a in req.get("activate") or []:
+        scoped = [jobwire.ScopedVariables(v.get("variables"), scope_id=v.get("scopeId") or "") for v in a.get("variables") or []]
+        ancestor = a.get("ancestorElementInstanceKey")
+        activate.append(jobwire.ActivateElement(a["elementId"], ancestor_element_instance_key=int(ancestor) if ancestor is not None else None, variables=scoped))
+    await client.modify_process_instance(int(req["processInstanceKey"]), activate=activate, terminate=[int(k) for k in req.get("terminate") or []])
+    return {}
+
+
+async def call_migrate_process_instance(client: Client, req: Dict[str, Any]) -> Dict[str, Any]:
+    mappings = [jobwire.MappingInstruction(m["sourceElementId"], m["targetElementId"]) for m in req.get("mappings") or []]
+    await client.migrate_process_instance(
+        int(req["processInstanceKey"]), target_process_definition_key=int(req["targetProcessDefinitionKey"]), mappings=mappings
+    )
+    return {}
+
+
+async def call_delete_resource(client: Client, req: Dict[str, Any]) -> Dict[str, Any]:
+    await client.delete_resource(int(req["resourceKey"]))
+    return {}
+
+
+async def call_broadcast_signal(client: Client, req: Dict[str, Any]) -> Dict[str, Any]:
+    kw: Dict[str, Any] = {}
+    _opt(req, "variables", "variables", kw)
+    _opt(req, "tenantId", "tenant_id", kw)
+    return {"key": str(await client.broadcast_signal(req["signalName"], **kw))}
+
+
+CALLS = {
+    "evaluateDecision": call_evaluate_decision,
+    "modifyProcessInstance": call_modify_process_instance,
+    "migrateProcessInstance": call_migrate_process_instance,
+    "deleteResource": call_delete_resource,
+    "broadcastSignal": call_broadcast_signal,
+}
 
 
 async def run_steps(steps: List[Dict[str, Any]], job: Job, gate: Gate) -> Any:

@@ -24,6 +24,7 @@ __version__ = "0.1.0"
 from ._options import WorkerOptions
 from ._state import WorkerState
 from .client import Client
+from .commands import ActivateElement, MappingInstruction, ScopedVariables
 from .config import ClientConfig, OAuthOptions
 from .errors import (
     AlreadyExistsError,
@@ -44,7 +45,20 @@ from .errors import (
     UnimplementedError,
 )
 from .job import Job
-from .results import Broker, Deployment, Partition, Process, ProcessInstance, ProcessInstanceResult, Topology
+from .results import (
+    Broker,
+    DecisionEvaluation,
+    Deployment,
+    EvaluatedDecision,
+    EvaluatedInput,
+    EvaluatedOutput,
+    MatchedRule,
+    Partition,
+    Process,
+    ProcessInstance,
+    ProcessInstanceResult,
+    Topology,
+)
 from .worker import Worker
 
 __all__ = [
@@ -59,6 +73,14 @@ __all__ = [
     "Process",
     "ProcessInstance",
     "ProcessInstanceResult",
+    "DecisionEvaluation",
+    "EvaluatedDecision",
+    "MatchedRule",
+    "EvaluatedInput",
+    "EvaluatedOutput",
+    "ActivateElement",
+    "ScopedVariables",
+    "MappingInstruction",
     "Worker",
     "WorkerOptions",
     "WorkerState",

@@ -52,6 +52,20 @@ def parse_variables(raw: Union[str, bytes]) -> Dict[str, Any]:
     return value
 
 
+def parse_json_value(raw: Union[str, bytes]) -> Any:
+    """Parses any JSON document losslessly (integers stay ``int``), e.g. a decision's output; an
+    empty text is ``None``. Raises InvalidVariablesError for text that is not JSON."""
+    text = _decode(raw)
+    if not text.strip():
+        return None
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+    except ValueError as e:
+        raise InvalidVariablesError(f"jobwire: not valid JSON: {e}") from e
+    except RecursionError as e:
+        raise InvalidVariablesError("jobwire: JSON nested too deeply to parse") from e
+
+
 def _decode(raw: Union[str, bytes]) -> str:
     if not isinstance(raw, bytes):
         return raw

@@ -7,24 +7,29 @@ import logging
 import os
 import signal
 import threading
+import time
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 import grpc
 
+from ._backoff import Backoff
 from ._direct import DirectOutcomes
 from ._json import VariablesInput, variables_to_json
 from ._options import Handler, resolve_worker_options
 from ._proto import gateway_pb2 as pb
 from ._transport import Transport
+from .commands import ActivateElement, MappingInstruction
 from .config import Duration, OAuthOptions, resolve_client_config, to_seconds
-from .errors import ConfigurationError, JobwireError, from_rpc_error
+from .errors import MAX_COMMAND_ATTEMPTS, CommandKind, ConfigurationError, JobwireError, command_resent_after, from_rpc_error
 from .job import Job
 from .results import (
+    DecisionEvaluation,
     Deployment,
     ProcessInstance,
     ProcessInstanceResult,
     Topology,
+    _decision_evaluation,
     _deployment,
     _process_instance,
     _process_instance_result,
@@ -240,6 +245,27 @@ class Client:
         t = None if timeout is None else to_seconds(timeout, "timeout", minimum=0.001)
         return await self._transport.unary(method, req, timeout=t)
 
+    async def _call_resent(self, method: CommandKind, req: Any, timeout: Optional[Duration]) -> Any:
+        """A client command resent only after the statuses ``command_resent_after`` lists for it, with
+        the shared backoff, at most ``MAX_COMMAND_ATTEMPTS`` attempts and never past the call's
+        deadline (``timeout``, else the client's command timeout); otherwise its typed error at once."""
+        total = self.config.command_timeout if timeout is None else to_seconds(timeout, "timeout", minimum=0.001)
+        deadline = time.monotonic() + total
+        backoff = Backoff()
+        attempt = 1
+        while True:
+            try:
+                return await self._transport.unary(method, req, timeout=max(0.001, deadline - time.monotonic()))
+            except JobwireError as e:
+                if attempt >= MAX_COMMAND_ATTEMPTS or not command_resent_after(method, e.code):
+                    raise
+                delay = backoff.next()
+                if time.monotonic() + delay >= deadline:
+                    raise
+                self.config.logger.debug("jobwire: %s failed (%s); resending in %.0f ms", method, e.code_name, delay * 1000)
+                await asyncio.sleep(delay)
+                attempt += 1
+
     async def topology(self, *, timeout: Optional[Duration] = None) -> Topology:
         """The cluster topology (brokers, partitions, gateway version)."""
         return _topology(await self._call("Topology", pb.TopologyRequest(), timeout))
@@ -393,6 +419,145 @@ class Client:
             variables=variables_to_json(variables, "throw_error variables"),
         )
         await self._call("ThrowError", req, timeout)
+
+    async def evaluate_decision(
+        self,
+        decision_id: Optional[str] = None,
+        *,
+        decision_key: Optional[Any] = None,
+        variables: VariablesInput = None,
+        tenant_id: str = "",
+        timeout: Optional[Duration] = None,
+    ) -> DecisionEvaluation:
+        """Evaluates a deployed decision, by id (its latest version) or by ``decision_key``, with
+        ``variables``. A decision that fails to evaluate is a result whose ``failed_decision_id`` and
+        ``failure_message`` are set. Resent after UNAVAILABLE or RESOURCE_EXHAUSTED (it changes no
+        state), with backoff, at most 5 attempts, within ``timeout``.
+
+        Example::
+
+            result = await client.evaluate_decision("discount", variables={"customer": "gold"})
+            print(result.decision_output)           # parsed losslessly, e.g. 0.15
+        """
+        if decision_id is None and decision_key is None:
+            raise ConfigurationError("jobwire: give decision_id or decision_key")
+        req = pb.EvaluateDecisionRequest(
+            decisionKey=_key(decision_key, "decision_key") if decision_key is not None else 0,
+            decisionId=decision_id or "",
+            variables=variables_to_json(variables, "evaluate_decision variables"),
+            tenantId=tenant_id,
+        )
+        return _decision_evaluation(await self._call_resent("EvaluateDecision", req, timeout))
+
+    async def modify_process_instance(
+        self,
+        process_instance_key: Any,
+        *,
+        activate: Sequence[ActivateElement] = (),
+        terminate: Sequence[Any] = (),
+        timeout: Optional[Duration] = None,
+    ) -> None:
+        """Modifies a running process instance in one step: activates elements (optionally under a
+        chosen ancestor element instance, with variables per scope) and terminates element instances
+        (by key). Resent only after RESOURCE_EXHAUSTED; after UNAVAILABLE or DEADLINE_EXCEEDED it may
+        have been applied, so the typed error is raised at once.
+
+        Example::
+
+            await client.modify_process_instance(
+                instance_key,
+                activate=[ActivateElement("review", variables=[ScopedVariables({"note": "again"})])],
+                terminate=[approve_element_instance_key],
+            )
+        """
+        acts = []
+        for i, a in enumerate(activate):
+            if not isinstance(a, ActivateElement):
+                raise ConfigurationError(f"jobwire: activate[{i}] must be an ActivateElement, got {type(a).__name__}")
+            acts.append(
+                pb.ModifyProcessInstanceRequest.ActivateInstruction(
+                    elementId=a.element_id,
+                    ancestorElementInstanceKey=(
+                        _key(a.ancestor_element_instance_key, f"activate[{i}].ancestor_element_instance_key")
+                        if a.ancestor_element_instance_key is not None
+                        else 0
+                    ),
+                    variableInstructions=[
+                        pb.ModifyProcessInstanceRequest.VariableInstruction(
+                            variables=variables_to_json(v.variables, f"activate[{i}].variables[{j}]"), scopeId=v.scope_id
+                        )
+                        for j, v in enumerate(a.variables)
+                    ],
+                )
+            )
+        req = pb.ModifyProcessInstanceRequest(
+            processInstanceKey=_key(process_instance_key, "process_instance_key"),
+            activateInstructions=acts,
+            terminateInstructions=[
+                pb.ModifyProcessInstanceRequest.TerminateInstruction(elementInstanceKey=_key(k, f"terminate[{i}]"))
+                for i, k in enumerate(terminate)
+            ],
+        )
+        await self._call_resent("ModifyProcessInstance", req, timeout)
+
+    async def migrate_process_instance(
+        self,
+        process_instance_key: Any,
+        *,
+        target_process_definition_key: Any,
+        mappings: Sequence[MappingInstruction] = (),
+        timeout: Optional[Duration] = None,
+    ) -> None:
+        """Moves a running process instance to another process definition, element by element,
+        following ``mappings``. Resent only after RESOURCE_EXHAUSTED (a resent migration that was
+        applied would be refused and hide the success).
+
+        Example::
+
+            await client.migrate_process_instance(
+                instance_key,
+                target_process_definition_key=v2.process_definition_key,
+                mappings=[MappingInstruction("charge", "charge_v2")],
+            )
+        """
+        plan = pb.MigrateProcessInstanceRequest.MigrationPlan(
+            targetProcessDefinitionKey=_key(target_process_definition_key, "target_process_definition_key"),
+            mappingInstructions=[
+                pb.MigrateProcessInstanceRequest.MappingInstruction(sourceElementId=m.source_element_id, targetElementId=m.target_element_id)
+                for m in mappings
+            ],
+        )
+        req = pb.MigrateProcessInstanceRequest(processInstanceKey=_key(process_instance_key, "process_instance_key"), migrationPlan=plan)
+        await self._call_resent("MigrateProcessInstance", req, timeout)
+
+    async def delete_resource(self, resource_key: Any, *, timeout: Optional[Duration] = None) -> None:
+        """Deletes a deployed process definition, decision requirements graph or form by key. A
+        process definition that still has running instances is refused
+        (:class:`jobwire.FailedPreconditionError`); an unknown key raises
+        :class:`jobwire.NotFoundError`. Resent only after RESOURCE_EXHAUSTED.
+
+        Example::
+
+            await client.delete_resource(deployment.processes[0].process_definition_key)
+        """
+        await self._call_resent("DeleteResource", pb.DeleteResourceRequest(resourceKey=_key(resource_key, "resource_key")), timeout)
+
+    async def broadcast_signal(
+        self, signal_name: str, *, variables: VariablesInput = None, tenant_id: str = "", timeout: Optional[Duration] = None
+    ) -> int:
+        """Broadcasts a signal: every signal start event and waiting signal catch event named
+        ``signal_name`` is triggered with ``variables``; returns the signal's key. Resent only after
+        RESOURCE_EXHAUSTED (a resent signal would start a second instance).
+
+        Example::
+
+            key = await client.broadcast_signal("stock-arrived", variables={"sku": "A-1"})
+        """
+        req = pb.BroadcastSignalRequest(
+            signalName=signal_name, variables=variables_to_json(variables, "broadcast_signal variables"), tenantId=tenant_id
+        )
+        r: pb.BroadcastSignalResponse = await self._call_resent("BroadcastSignal", req, timeout)
+        return int(r.key)
 
     async def activate_jobs(
         self,

@@ -8,7 +8,7 @@ BPMN error from its job.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Literal, Mapping, Optional, Type
+from typing import Any, Dict, FrozenSet, Literal, Mapping, Optional, Type
 
 import grpc
 
@@ -156,6 +156,31 @@ ACTIVATION_REPORT_CODES = frozenset(
 """Codes of a failed poll or stream an application should see: reported (error event + metric), then
 retried at the maximum backoff, so a fixed configuration or a rotated credential recovers without a restart."""
 
+RESENT_AFTER_BACKPRESSURE = frozenset({grpc.StatusCode.RESOURCE_EXHAUSTED})
+"""RESOURCE_EXHAUSTED: the broker refused the command under backpressure before writing it, so
+nothing was applied."""
+
+RESENT_AFTER_UNAVAILABLE_OR_BACKPRESSURE = RESENT_AFTER_BACKPRESSURE | {grpc.StatusCode.UNAVAILABLE}
+"""For a command that changes no state (a decision evaluation), UNAVAILABLE is safe to resend too."""
+
+CommandKind = Literal[
+    "EvaluateDecision", "ModifyProcessInstance", "MigrateProcessInstance", "DeleteResource", "BroadcastSignal"
+]
+
+_COMMAND_RESENT_AFTER: Dict[str, FrozenSet[grpc.StatusCode]] = {
+    "EvaluateDecision": RESENT_AFTER_UNAVAILABLE_OR_BACKPRESSURE,
+    "ModifyProcessInstance": RESENT_AFTER_BACKPRESSURE,
+    "MigrateProcessInstance": RESENT_AFTER_BACKPRESSURE,
+    "DeleteResource": RESENT_AFTER_BACKPRESSURE,
+    "BroadcastSignal": RESENT_AFTER_BACKPRESSURE,
+}
+"""The statuses after which each client command is resent (docs/worker-semantics.md, "Client commands:
+which are resent"). After UNAVAILABLE, DEADLINE_EXCEEDED or ABORTED a state-changing command may have been
+applied, so it is never resent; the caller gets the typed error at once."""
+
+MAX_COMMAND_ATTEMPTS = 5
+"""At most this many attempts of a resent client command (the first one included)."""
+
 OutcomeDecision = Literal["retry", "benign", "give_up"]
 ActivationCall = Literal["poll", "stream"]
 ActivationDecision = Literal["backoff", "max_backoff_report", "polling_only"]
@@ -200,6 +225,14 @@ def activation_decision(call: ActivationCall, code: Optional[grpc.StatusCode]) -
     if code in ACTIVATION_REPORT_CODES:
         return "max_backoff_report"
     return "backoff"
+
+
+def command_resent_after(command: CommandKind, code: Optional[grpc.StatusCode]) -> bool:
+    """Whether a client command (EvaluateDecision, ModifyProcessInstance, MigrateProcessInstance,
+    DeleteResource, BroadcastSignal) that failed with ``code`` is sent again (with the shared backoff, at
+    most ``MAX_COMMAND_ATTEMPTS`` attempts, within the call's deadline). Only after a status that proves
+    it was not applied; every other command kind is never resent."""
+    return code in _COMMAND_RESENT_AFTER.get(command, frozenset())
 
 
 def error_class(code: grpc.StatusCode) -> Type[JobwireError]:

@@ -6,9 +6,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Tuple
 
-from ._json import parse_variables
+from ._json import parse_json_value, parse_variables
 
-__all__ = ["Partition", "Broker", "Topology", "Process", "Deployment", "ProcessInstance", "ProcessInstanceResult"]
+__all__ = [
+    "Partition",
+    "Broker",
+    "Topology",
+    "Process",
+    "Deployment",
+    "ProcessInstance",
+    "ProcessInstanceResult",
+    "DecisionEvaluation",
+    "EvaluatedDecision",
+    "MatchedRule",
+    "EvaluatedInput",
+    "EvaluatedOutput",
+]
 
 
 @dataclass(frozen=True)
@@ -119,6 +132,106 @@ class ProcessInstanceResult:
     """Final variables, raw JSON text."""
 
 
+@dataclass(frozen=True)
+class EvaluatedInput:
+    """An input of a decision table and the value it had in the evaluation."""
+
+    input_id: str
+    """The input's id in the DMN file."""
+    input_name: str
+    """The input's label (or expression)."""
+    input_value: Any
+    """The value, parsed losslessly from ``input_value_json``."""
+    input_value_json: str
+    """The value as a JSON document, as the engine sent it."""
+
+
+@dataclass(frozen=True)
+class EvaluatedOutput:
+    """An output of a matched rule."""
+
+    output_id: str
+    """The output's id in the DMN file."""
+    output_name: str
+    """The output's name."""
+    output_value: Any
+    """The value, parsed losslessly from ``output_value_json``."""
+    output_value_json: str
+    """The value as a JSON document, as the engine sent it."""
+
+
+@dataclass(frozen=True)
+class MatchedRule:
+    """A rule of a decision table that matched."""
+
+    rule_id: str
+    """The rule's id in the DMN file."""
+    rule_index: int
+    """1-based position of the rule in the table."""
+    evaluated_outputs: Tuple[EvaluatedOutput, ...]
+    """The rule's outputs."""
+
+
+@dataclass(frozen=True)
+class EvaluatedDecision:
+    """One decision evaluated by :meth:`jobwire.Client.evaluate_decision`: the decision asked for, or
+    one it required."""
+
+    decision_key: int
+    """Key of the decision."""
+    decision_id: str
+    """The decision's id in the DMN file."""
+    decision_name: str
+    """The decision's name."""
+    decision_version: int
+    """Version of the decision."""
+    decision_type: str
+    """``DECISION_TABLE`` or ``LITERAL_EXPRESSION``."""
+    decision_output: Any
+    """The output, parsed losslessly from ``decision_output_json``."""
+    decision_output_json: str
+    """The output as a JSON document, as the engine sent it."""
+    matched_rules: Tuple[MatchedRule, ...]
+    """The rules that matched (decision tables only)."""
+    evaluated_inputs: Tuple[EvaluatedInput, ...]
+    """The inputs and their values (decision tables only)."""
+    tenant_id: str
+    """Tenant of the decision."""
+
+
+@dataclass(frozen=True)
+class DecisionEvaluation:
+    """Result of :meth:`jobwire.Client.evaluate_decision`. A decision that failed to evaluate is a
+    result too: ``failed_decision_id`` and ``failure_message`` are then set."""
+
+    decision_key: int
+    """Key of the evaluated decision."""
+    decision_id: str
+    """The decision's id in the DMN file."""
+    decision_name: str
+    """The decision's name."""
+    decision_version: int
+    """Version of the decision."""
+    decision_requirements_id: str
+    """Id of the decision requirements graph (the DMN file's definitions)."""
+    decision_requirements_key: int
+    """Key of the decision requirements graph."""
+    decision_output: Any
+    """The output, parsed losslessly from ``decision_output_json`` (``None`` when evaluation failed)."""
+    decision_output_json: str
+    """The output as a JSON document, as the engine sent it."""
+    evaluated_decisions: Tuple[EvaluatedDecision, ...]
+    """The decision and every decision it required, in evaluation order."""
+    failed_decision_id: str
+    """The decision that failed to evaluate; empty on success."""
+    failure_message: str
+    """Why evaluation failed; empty on success."""
+    tenant_id: str
+    """Tenant of the decision."""
+    decision_instance_key: int
+    """Key of this evaluation."""
+
+
 # --- from the wire answers (internal) -------------------------------------------------------
 
 _ROLES = {0: "LEADER", 1: "FOLLOWER", 2: "INACTIVE"}
@@ -181,4 +294,59 @@ def _process_instance_result(r: Any) -> ProcessInstanceResult:
         tenant_id=r.tenantId,
         variables=parse_variables(r.variables or "{}"),
         variables_json=r.variables or "{}",
+    )
+
+
+def _decision_evaluation(r: Any) -> DecisionEvaluation:
+    return DecisionEvaluation(
+        decision_key=r.decisionKey,
+        decision_id=r.decisionId,
+        decision_name=r.decisionName,
+        decision_version=r.decisionVersion,
+        decision_requirements_id=r.decisionRequirementsId,
+        decision_requirements_key=r.decisionRequirementsKey,
+        decision_output=parse_json_value(r.decisionOutput),
+        decision_output_json=r.decisionOutput,
+        evaluated_decisions=tuple(
+            EvaluatedDecision(
+                decision_key=d.decisionKey,
+                decision_id=d.decisionId,
+                decision_name=d.decisionName,
+                decision_version=d.decisionVersion,
+                decision_type=d.decisionType,
+                decision_output=parse_json_value(d.decisionOutput),
+                decision_output_json=d.decisionOutput,
+                matched_rules=tuple(
+                    MatchedRule(
+                        rule_id=m.ruleId,
+                        rule_index=m.ruleIndex,
+                        evaluated_outputs=tuple(
+                            EvaluatedOutput(
+                                output_id=o.outputId,
+                                output_name=o.outputName,
+                                output_value=parse_json_value(o.outputValue),
+                                output_value_json=o.outputValue,
+                            )
+                            for o in m.evaluatedOutputs
+                        ),
+                    )
+                    for m in d.matchedRules
+                ),
+                evaluated_inputs=tuple(
+                    EvaluatedInput(
+                        input_id=i.inputId,
+                        input_name=i.inputName,
+                        input_value=parse_json_value(i.inputValue),
+                        input_value_json=i.inputValue,
+                    )
+                    for i in d.evaluatedInputs
+                ),
+                tenant_id=d.tenantId,
+            )
+            for d in r.evaluatedDecisions
+        ),
+        failed_decision_id=r.failedDecisionId,
+        failure_message=r.failureMessage,
+        tenant_id=r.tenantId,
+        decision_instance_key=r.decisionInstanceKey,
     )

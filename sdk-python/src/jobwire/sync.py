@@ -28,7 +28,7 @@ from ._options import Handler
 from ._state import WorkerState
 from .config import Duration
 from .job import Job
-from .results import Deployment, ProcessInstance, ProcessInstanceResult, Topology
+from .results import DecisionEvaluation, Deployment, ProcessInstance, ProcessInstanceResult, Topology
 from .worker import Worker as _AsyncWorker
 
 __all__ = ["Client", "Worker"]
@@ -198,6 +198,26 @@ class Client:
     def throw_error(self, *a: Any, **kw: Any) -> None:
         """See :meth:`jobwire.Client.throw_error`."""
         self._loop.run(self._c.throw_error(*a, **kw))
+
+    def evaluate_decision(self, *a: Any, **kw: Any) -> DecisionEvaluation:
+        """See :meth:`jobwire.Client.evaluate_decision`."""
+        return self._loop.run(self._c.evaluate_decision(*a, **kw))
+
+    def modify_process_instance(self, *a: Any, **kw: Any) -> None:
+        """See :meth:`jobwire.Client.modify_process_instance`."""
+        self._loop.run(self._c.modify_process_instance(*a, **kw))
+
+    def migrate_process_instance(self, *a: Any, **kw: Any) -> None:
+        """See :meth:`jobwire.Client.migrate_process_instance`."""
+        self._loop.run(self._c.migrate_process_instance(*a, **kw))
+
+    def delete_resource(self, *a: Any, **kw: Any) -> None:
+        """See :meth:`jobwire.Client.delete_resource`."""
+        self._loop.run(self._c.delete_resource(*a, **kw))
+
+    def broadcast_signal(self, *a: Any, **kw: Any) -> int:
+        """See :meth:`jobwire.Client.broadcast_signal`."""
+        return self._loop.run(self._c.broadcast_signal(*a, **kw))
 
     def activate_jobs(self, *a: Any, **kw: Any) -> List[Job]:
         """See :meth:`jobwire.Client.activate_jobs`."""
