@@ -44,7 +44,23 @@ public record DecisionEvaluation(
     long decisionInstanceKey,
     long decisionEvaluationKey) {
 
-  /** Immutable: the list is copied. */
+  /**
+   * Creates the record; the lists are copied (immutable).
+   *
+   * @param decisionKey the key of the evaluated decision
+   * @param decisionId its id
+   * @param decisionName its name
+   * @param decisionVersion its version
+   * @param decisionRequirementsId the id of its decision requirements graph
+   * @param decisionRequirementsKey the key of its decision requirements graph
+   * @param decisionOutput the decision's output, a JSON document (empty when the evaluation failed)
+   * @param evaluatedDecisions the decision and every decision it required, in evaluation order
+   * @param failedDecisionId the decision that failed to evaluate, or empty
+   * @param failureMessage why it failed, or empty
+   * @param tenantId the tenant
+   * @param decisionInstanceKey the key of this evaluation
+   * @param decisionEvaluationKey the key of this evaluation (the newer name of the same key)
+   */
   public DecisionEvaluation {
     evaluatedDecisions = List.copyOf(evaluatedDecisions);
   }
@@ -75,7 +91,20 @@ public record DecisionEvaluation(
       String tenantId,
       String decisionEvaluationInstanceKey) {
 
-    /** Immutable: the lists are copied. */
+    /**
+     * Creates the record; the lists are copied (immutable).
+     *
+     * @param decisionKey its key
+     * @param decisionId its id
+     * @param decisionName its name
+     * @param decisionVersion its version
+     * @param decisionType {@code DECISION_TABLE} or {@code LITERAL_EXPRESSION}
+     * @param decisionOutput its output, a JSON document
+     * @param matchedRules the rules of a decision table that matched, in table order
+     * @param evaluatedInputs the inputs of a decision table, with their values
+     * @param tenantId the tenant
+     * @param decisionEvaluationInstanceKey the key of this decision's part of the evaluation
+     */
     public EvaluatedDecision {
       matchedRules = List.copyOf(matchedRules);
       evaluatedInputs = List.copyOf(evaluatedInputs);
@@ -90,7 +119,13 @@ public record DecisionEvaluation(
    * @param evaluatedOutputs its outputs
    */
   public record MatchedRule(String ruleId, int ruleIndex, List<EvaluatedOutput> evaluatedOutputs) {
-    /** Immutable: the list is copied. */
+    /**
+     * Creates the record; the lists are copied (immutable).
+     *
+     * @param ruleId the rule's id
+     * @param ruleIndex its 1-based position in the table
+     * @param evaluatedOutputs its outputs
+     */
     public MatchedRule {
       evaluatedOutputs = List.copyOf(evaluatedOutputs);
     }
