@@ -157,7 +157,29 @@ type Step struct {
 	EvaluateDecision *DecisionStep `json:"evaluateDecision,omitempty"`
 	NoJob            *NoJobStep    `json:"noJob,omitempty"`
 	Cancel           *CancelStep   `json:"cancel,omitempty"`
+	// Restart: kill -9 the engine mid-way and start it again on its data
+	// (dev: the engine process; cluster: the brokers leading the case's
+	// partitions), then go on once it is healthy.
+	Restart *RestartStep `json:"restart,omitempty"`
+	// BroadcastSignal broadcasts a signal (BroadcastSignal RPC).
+	BroadcastSignal *SignalStep `json:"broadcastSignal,omitempty"`
 }
+
+// SignalStep broadcasts a signal.
+type SignalStep struct {
+	Name       string          `json:"name"`
+	Variables  json.RawMessage `json:"variables,omitempty"`
+	ExpectCode string          `json:"expectCode,omitempty"`
+	// SleepAfterMs: wait after the call, without a step of its own (a
+	// signal reaches the other partitions asynchronously).
+	SleepAfterMs int `json:"sleepAfterMs,omitempty"`
+}
+
+// RestartStep kills the engine with SIGKILL (no shutdown, no final
+// snapshot) and restarts it on the same data directory: what was
+// acknowledged must survive, from the snapshot and the log. A restart ends
+// open CreateProcessInstanceWithResult calls, so none may be open then.
+type RestartStep struct{}
 
 // CreateStep creates an instance of the latest version of a process.
 type CreateStep struct {
@@ -303,10 +325,12 @@ func (c *Case) validate() error {
 		}
 	}
 	names := map[string]bool{}
+	withResult := ""
 	for i, s := range c.Steps {
 		n := 0
 		for _, set := range []bool{s.Create != nil, s.Job != nil, s.Jobs != nil, s.Publish != nil, s.SleepMs > 0,
-			s.EvaluateDecision != nil, s.NoJob != nil, s.Cancel != nil} {
+			s.EvaluateDecision != nil, s.NoJob != nil, s.Cancel != nil, s.Restart != nil,
+			s.BroadcastSignal != nil} {
 			if set {
 				n++
 			}
@@ -319,6 +343,12 @@ func (c *Case) validate() error {
 				return fmt.Errorf("step %d: instance name %q used twice", i+1, s.Create.As)
 			}
 			names[s.Create.As] = true
+		}
+		if s.Create != nil && s.Create.WithResult && withResult == "" {
+			withResult = s.Create.As
+		}
+		if s.Restart != nil && withResult != "" {
+			return fmt.Errorf("step %d: a restart ends the open withResult call of %q: create withResult instances after the restart", i+1, withResult)
 		}
 		if s.Cancel != nil && !names[s.Cancel.As] {
 			return fmt.Errorf("step %d: cancel of unknown instance %q", i+1, s.Cancel.As)
@@ -346,6 +376,16 @@ func (c *Case) validate() error {
 	return nil
 }
 
+// HasRestart: does a step restart the engine?
+func (c *Case) HasRestart() bool {
+	for _, s := range c.Steps {
+		if s.Restart != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // jobTypes and messages of the case: they must not be shared with other
 // cases, because one cluster serves the whole run (a job or a buffered
 // message left by one case must not be taken by another).
@@ -361,6 +401,8 @@ func (c *Case) sharedNames() []string {
 			out = append(out, "job type "+s.NoJob.Type)
 		case s.Publish != nil:
 			out = append(out, "message "+s.Publish.Name)
+		case s.BroadcastSignal != nil:
+			out = append(out, "signal "+s.BroadcastSignal.Name)
 		}
 	}
 	return out

@@ -24,8 +24,37 @@ import (
 // runs (default: built into a temporary directory).
 var (
 	clusterConns []*grpc.ClientConn // one per gateway
+	clusterSup   *supervisor.Supervisor
 	clusterErr   error
 )
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+	binDir  string
+)
+
+// engineBin is the jobwire-engine binary child processes run: the cluster's
+// and, for a case with a restart step, dev's. JOBWIRE_ENGINE_BIN or built
+// once for the run.
+func engineBin() (string, error) {
+	binOnce.Do(func() {
+		if binPath = os.Getenv("JOBWIRE_ENGINE_BIN"); binPath != "" {
+			return
+		}
+		if binDir, binErr = os.MkdirTemp("", "jobwire-corpus-bin-"); binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "jobwire-engine")
+		cmd := exec.Command("go", "build", "-o", binPath, "../cmd/jobwire-engine")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("building jobwire-engine: %v\n%s", err, out)
+		}
+	})
+	return binPath, binErr
+}
 
 // The cluster every case runs on: its shape.
 const (
@@ -65,6 +94,9 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if stop != nil {
 		stop()
+	}
+	if binDir != "" {
+		os.RemoveAll(binDir)
 	}
 	os.Exit(code)
 }
@@ -109,15 +141,10 @@ func startCluster() (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	bin := os.Getenv("JOBWIRE_ENGINE_BIN")
-	if bin == "" {
-		bin = filepath.Join(tmp, "jobwire-engine")
-		cmd := exec.Command("go", "build", "-o", bin, "../cmd/jobwire-engine")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			os.RemoveAll(tmp)
-			return nil, fmt.Errorf("building jobwire-engine: %v\n%s", err, out)
-		}
+	bin, err := engineBin()
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
 	}
 	var out lockedBuffer
 	t0 := time.Now()
@@ -129,6 +156,7 @@ func startCluster() (func(), error) {
 	}
 	fmt.Fprintf(os.Stderr, "corpus: jobwire-engine cluster (%d gateways, %d brokers, %d partitions) healthy in %v\n",
 		clusterGateways, clusterBrokers, clusterPartitions, time.Since(t0).Round(time.Millisecond))
+	clusterSup = s
 	for _, a := range s.GatewayAddrs() {
 		c, err := grpc.NewClient(a, grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
@@ -158,6 +186,9 @@ func dial(t *testing.T, addr string) *grpc.ClientConn {
 // runDev runs a case against a fresh in-process jobwire-engine dev (3
 // partitions, fsync on, its own data directory).
 func runDev(t *testing.T, c *Case) *Run {
+	if c.HasRestart() {
+		return runDevProcess(t, c)
+	}
 	e, err := engine.Start(engine.Config{DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatalf("jobwire-engine dev: %v", err)
@@ -213,7 +244,7 @@ func TestCorpus(t *testing.T) {
 			}
 			if useCluster {
 				wg.Add(1)
-				go func() { defer wg.Done(); cl = RunCase(c, "cluster", gw) }()
+				go func() { defer wg.Done(); cl = RunCaseRestartable(c, "cluster", gw, restartBrokers(gw)) }()
 			}
 			wg.Wait()
 			for _, r := range []*Run{dev, cl} {

@@ -47,8 +47,16 @@ type result struct {
 	err  error
 }
 
+// Restarter kills the engine with SIGKILL and starts it again on the same
+// data; partitions are the partitions the case used so far (1, which holds
+// deployments, and those of its instances and signals). It returns once the
+// engine is healthy, with the connection to use from then on (nil: the same).
+type Restarter func(partitions []int32) (grpc.ClientConnInterface, error)
+
 type driver struct {
 	c       *Case
+	restart Restarter
+	parts   map[int32]bool // partitions of keys this case was given
 	gw      pb.GatewayClient
 	conn    grpc.ClientConnInterface
 	run     *Run
@@ -63,8 +71,14 @@ type driver struct {
 // compared with the golden lines), only when a step cannot go on (e.g. no
 // job to act on).
 func RunCase(c *Case, engine string, conn grpc.ClientConnInterface) *Run {
-	d := &driver{c: c, gw: pb.NewGatewayClient(conn), conn: conn, run: &Run{Engine: engine},
-		keys: map[string]int64{}, results: map[string]chan result{}, decKeys: map[string]int64{}}
+	return RunCaseRestartable(c, engine, conn, nil)
+}
+
+// RunCaseRestartable is RunCase for an engine a restart step can kill and
+// restart (restart nil: a restart step fails).
+func RunCaseRestartable(c *Case, engine string, conn grpc.ClientConnInterface, restart Restarter) *Run {
+	d := &driver{c: c, gw: pb.NewGatewayClient(conn), conn: conn, run: &Run{Engine: engine}, restart: restart,
+		parts: map[int32]bool{1: true}, keys: map[string]int64{}, results: map[string]chan result{}, decKeys: map[string]int64{}}
 	defer d.cleanup()
 	if !d.deploy() {
 		return d.run
@@ -199,6 +213,22 @@ func (d *driver) step(n int, s Step) bool {
 			d.run.fail("step %d: expected no job of type %s, got %d (element %s)", n, s.NoJob.Type, len(jobs), jobs[0].ElementId)
 		}
 		return true
+	case s.Restart != nil:
+		return d.doRestart(n)
+	case s.BroadcastSignal != nil:
+		b := s.BroadcastSignal
+		ctx, cancel := call()
+		defer cancel()
+		resp, err := d.gw.BroadcastSignal(ctx, &pb.BroadcastSignalRequest{SignalName: b.Name, Variables: vars(b.Variables)})
+		d.run.obs("step %d broadcastSignal %s: %s", n, b.Name, codeOf(err))
+		if d.expectCode(n, "broadcastSignal", b.ExpectCode, err) && err == nil {
+			if resp.Key <= 0 {
+				d.run.fail("step %d: broadcastSignal answered key %d", n, resp.Key)
+			}
+			d.parts[partitionOf(resp.Key)] = true
+		}
+		time.Sleep(time.Duration(b.SleepAfterMs) * time.Millisecond)
+		return true
 	case s.Cancel != nil:
 		key, ok := d.keys[s.Cancel.As]
 		if !ok {
@@ -225,8 +255,11 @@ func (d *driver) create(n int, c *CreateStep) bool {
 		if !d.expectCode(n, "create "+c.ProcessID, c.ExpectCode, err) {
 			return err == nil
 		}
-		if err == nil && c.As != "" {
-			d.keys[c.As] = resp.ProcessInstanceKey
+		if err == nil {
+			d.parts[partitionOf(resp.ProcessInstanceKey)] = true
+			if c.As != "" {
+				d.keys[c.As] = resp.ProcessInstanceKey
+			}
 		}
 		return true
 	}
@@ -242,6 +275,34 @@ func (d *driver) create(n int, c *CreateStep) bool {
 			Request: req, RequestTimeout: int64((5 * time.Minute) / time.Millisecond)})
 		ch <- result{done: true, resp: resp, err: err}
 	}()
+	return true
+}
+
+// partitionOf a key: Zeebe keys carry the partition id in their high bits.
+func partitionOf(key int64) int32 { return int32(key >> 51) }
+
+// doRestart kills the engine (SIGKILL) and restarts it on its data.
+func (d *driver) doRestart(n int) bool {
+	if d.restart == nil {
+		d.run.obs("step %d restart: UNIMPLEMENTED", n)
+		d.run.fail("step %d: this engine cannot be restarted by the runner", n)
+		return false
+	}
+	var parts []int32
+	for p := range d.parts {
+		parts = append(parts, p)
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
+	conn, err := d.restart(parts)
+	if err != nil {
+		d.run.obs("step %d restart: failed", n)
+		d.run.fail("step %d: restart: %v", n, err)
+		return false
+	}
+	if conn != nil {
+		d.conn, d.gw = conn, pb.NewGatewayClient(conn)
+	}
+	d.run.obs("step %d restart: OK", n)
 	return true
 }
 
@@ -275,6 +336,9 @@ func (d *driver) activateOnce(typ string, max int32) ([]*pb.ActivatedJob, error)
 			return jobs, err
 		}
 		jobs = append(jobs, r.Jobs...)
+		for _, j := range r.Jobs {
+			d.parts[partitionOf(j.Key)] = true
+		}
 	}
 }
 

@@ -44,6 +44,8 @@ type Process struct {
 	Start    *Element // the none start event; nil when the process has only event starts
 	// Message and timer start events.
 	MessageStarts, TimerStarts []*Element
+	// Signal start events (parse_signals.go).
+	SignalStarts []*Element
 }
 
 // Element is a flow node.
@@ -101,6 +103,9 @@ type Element struct {
 
 	// Business rule task calling a decision (parse_decision.go).
 	Decision *CalledDecision
+
+	// None start event: its zeebe:formDefinition (parse_signals.go).
+	Form *FormRef
 }
 
 // Mapping is one zeebe:input or zeebe:output: the FEEL source expression

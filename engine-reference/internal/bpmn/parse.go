@@ -36,6 +36,7 @@ func Parse(resourceName string, data []byte) ([]*Process, error) {
 		return nil, errf("'%s': expected root element bpmn:definitions (namespace %s), but found %s at line %d", resourceName, nsBPMN, prefixed(root), root.Line)
 	}
 	resolveMessageRefs(root)
+	resolveSignalRefs(root)
 	errorsByID := map[string]string{}
 	var procNodes []*xnode
 	for _, c := range root.Children {
@@ -47,7 +48,7 @@ func Parse(resourceName string, data []byte) ([]*Process, error) {
 			procNodes = append(procNodes, c)
 		case "error":
 			errorsByID[c.Attr("id")] = c.Attr("errorCode")
-		case "documentation", "extensionElements", "message":
+		case "documentation", "extensionElements", "message", "signal":
 		default:
 			return nil, unsupported(resourceName, c)
 		}
@@ -70,12 +71,15 @@ func Parse(resourceName string, data []byte) ([]*Process, error) {
 }
 
 func unsupported(res string, n *xnode) error {
+	if n.Name.Space == nsBPMN && n.Name.Local == "userTask" {
+		return userTaskRefusal(res, n)
+	}
 	id := n.Attr("id")
 	idPart := ""
 	if id != "" {
 		idPart = fmt.Sprintf(" (id '%s')", id)
 	}
-	return errf("'%s': element %s%s at line %d is not supported by jobwire-engine; supported: bpmn:startEvent (none; message, timer), bpmn:endEvent (none, error), bpmn:serviceTask, bpmn:receiveTask, bpmn:subProcess (embedded), bpmn:callActivity, bpmn:multiInstanceLoopCharacteristics (on service tasks, subprocesses, call activities), bpmn:sequenceFlow, bpmn:exclusiveGateway, bpmn:inclusiveGateway, bpmn:parallelGateway, bpmn:intermediateCatchEvent (message, timer), bpmn:boundaryEvent (error; message, timer: interrupting or not)", res, prefixed(n), idPart, n.Line)
+	return errf("'%s': element %s%s at line %d is not supported by jobwire-engine; supported: bpmn:startEvent (none; message, timer, signal), bpmn:endEvent (none, error, signal), bpmn:serviceTask, bpmn:businessRuleTask, bpmn:receiveTask, bpmn:subProcess (embedded), bpmn:callActivity, bpmn:multiInstanceLoopCharacteristics (on service tasks, subprocesses, call activities), bpmn:sequenceFlow, bpmn:exclusiveGateway, bpmn:inclusiveGateway, bpmn:parallelGateway, bpmn:eventBasedGateway, bpmn:intermediateCatchEvent (message, timer, signal), bpmn:intermediateThrowEvent (none, signal), bpmn:boundaryEvent (error; message, timer, signal: interrupting or not)", res, prefixed(n), idPart, n.Line)
 }
 
 func parseProcess(res string, pn *xnode, errorsByID map[string]string) (*Process, error) {
@@ -198,7 +202,7 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 		if err != nil {
 			return nil, err
 		}
-		return el, checkEventExtensions(res, c, el, ext)
+		return el, parseEventExtensions(res, c, el, ext)
 	}
 	switch c.Name.Local {
 	case "endEvent":
@@ -294,6 +298,15 @@ func parseElement(res string, c *xnode, errorsByID map[string]string) (*Element,
 		if err := parseLoop(res, el, loop); err != nil {
 			return nil, err
 		}
+	}
+	if (el.Kind == StartEvent || el.Kind == EndEvent || el.Kind == BoundaryEvent) && ext != nil {
+		// zeebe:formDefinition on a none start event, zeebe:ioMapping
+		// (output mappings of an error boundary event, input mappings of
+		// an end event), as Zeebe accepts them (parse_signals.go)
+		if err := parseEventExtensions(res, c, el, ext); err != nil {
+			return nil, err
+		}
+		ext = nil
 	}
 	if !el.IsActivity() && el.Kind != BusinessRuleTask && ext != nil {
 		for _, e := range ext.Children {
@@ -401,6 +414,8 @@ func link(res string, p *Process, parent *Element, flows []*Flow, nodes []*xnode
 				starts = append(starts, el)
 			case el.Event.Type == EventMessage:
 				p.MessageStarts = append(p.MessageStarts, el)
+			case el.Event.Type == EventSignal:
+				p.SignalStarts = append(p.SignalStarts, el)
 			default:
 				p.TimerStarts = append(p.TimerStarts, el)
 			}
@@ -438,6 +453,11 @@ func link(res string, p *Process, parent *Element, flows []*Flow, nodes []*xnode
 				}
 			}
 		}
+		if el.Kind == EventBasedGateway {
+			if err := checkEventGateway(res, p, el); err != nil {
+				return nil, err
+			}
+		}
 		if el.Kind != ExclusiveGateway && el.Kind != InclusiveGateway {
 			for _, f := range el.Outgoing {
 				if f.Condition != nil {
@@ -463,8 +483,8 @@ func link(res string, p *Process, parent *Element, flows []*Flow, nodes []*xnode
 		}
 		return starts[0], nil
 	}
-	if len(starts) > 1 || len(starts)+len(p.MessageStarts)+len(p.TimerStarts) == 0 {
-		return nil, errf("'%s': process '%s' must have exactly one none start event (or message/timer start events), found %d", res, p.ID, len(starts))
+	if len(starts) > 1 || len(starts)+len(p.MessageStarts)+len(p.TimerStarts)+len(p.SignalStarts) == 0 {
+		return nil, errf("'%s': process '%s' must have exactly one none start event (or message/timer/signal start events), found %d", res, p.ID, len(starts))
 	}
 	var start *Element
 	if len(starts) == 1 {
@@ -537,6 +557,10 @@ func kindName(k Kind) string {
 		return "intermediate catch event"
 	case ReceiveTask:
 		return "receive task"
+	case IntermediateThrowEvent:
+		return "intermediate throw event"
+	case EventBasedGateway:
+		return "event-based gateway"
 	}
 	return "element"
 }

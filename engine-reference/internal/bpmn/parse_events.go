@@ -44,6 +44,11 @@ type EventDef struct {
 	TimerKind string
 	TimerText string
 	TimerExpr *feel.Expr
+
+	// Signal (parse_signals.go): the name, a literal or "= expression"
+	// (evaluated when the event is entered).
+	SignalName     string
+	SignalNameExpr *feel.Expr
 }
 
 // synthetic attributes set on message event definitions and receive tasks
@@ -172,6 +177,9 @@ func parseTimerDef(res, what string, el *Element, n *xnode, allowed ...string) (
 // message or timer definition, intermediate catch events, receive tasks and
 // message/timer boundary events. handled is false for anything else.
 func parseEventElement(res string, c *xnode, el *Element, eventDefs []*xnode) (handled bool, err error) {
+	if handled, err := parseSignalElement(res, c, el, eventDefs); handled {
+		return true, err
+	}
 	switch c.Name.Local {
 	case "startEvent":
 		if len(eventDefs) != 1 {
@@ -202,7 +210,7 @@ func parseEventElement(res string, c *xnode, el *Element, eventDefs []*xnode) (h
 		return false, nil
 	case "intermediateCatchEvent":
 		if len(eventDefs) != 1 {
-			return true, errf("'%s': bpmn:intermediateCatchEvent '%s' at line %d needs exactly one message or timer event definition", res, el.ID, c.Line)
+			return true, errf("'%s': bpmn:intermediateCatchEvent '%s' at line %d needs exactly one message, timer or signal event definition", res, el.ID, c.Line)
 		}
 		el.Kind = IntermediateCatchEvent
 		switch eventDefs[0].Name.Local {
@@ -211,7 +219,7 @@ func parseEventElement(res string, c *xnode, el *Element, eventDefs []*xnode) (h
 		case "timerEventDefinition":
 			el.Event, err = parseTimerDef(res, "intermediate timer catch event", el, eventDefs[0], TimerDuration, TimerDate)
 		default:
-			err = errf("'%s': bpmn:intermediateCatchEvent '%s' at line %d: %s is not supported (supported: message, timer)", res, el.ID, c.Line, prefixed(eventDefs[0]))
+			err = errf("'%s': bpmn:intermediateCatchEvent '%s' at line %d: %s is not supported (supported: message, timer, signal)", res, el.ID, c.Line, prefixed(eventDefs[0]))
 		}
 		return true, err
 	case "receiveTask":

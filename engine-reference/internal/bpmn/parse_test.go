@@ -78,7 +78,7 @@ func FuzzParseBPMN(f *testing.F) {
 			return
 		}
 		for _, p := range procs {
-			if (p.Start == nil && len(p.MessageStarts)+len(p.TimerStarts) == 0) || (p.Start != nil && p.Start.Kind != StartEvent) {
+			if (p.Start == nil && len(p.MessageStarts)+len(p.TimerStarts)+len(p.SignalStarts) == 0) || (p.Start != nil && p.Start.Kind != StartEvent) {
 				t.Fatalf("process %s without start", p.ID)
 			}
 			for _, fl := range p.Flows {

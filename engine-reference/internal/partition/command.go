@@ -67,6 +67,9 @@ type Command struct {
 	// push decisions made while processing (pinned for replay)
 	Pushes []Push  `json:"push,omitempty"`
 	Yields []int64 `json:"yield,omitempty"`
+	// Ops: arguments of DeleteResource, ModifyProcessInstance,
+	// MigrateProcessInstance and start instructions (ops.go).
+	Ops *OpsArgs `json:"ops,omitempty"`
 	// KeyMark is the key counter after the command: replay never lets the
 	// counter fall below it.
 	KeyMark int64 `json:"km,omitempty"`

@@ -40,6 +40,10 @@ type DecisionMeta struct {
 	ResourceName  string           `json:"name"`
 	DeploymentKey int64            `json:"dep"`
 	Decisions     []DecisionKeyVer `json:"decs"`
+	// Deleted: a graph DeleteResource removed (no resource; its id and
+	// decisions are kept so versions are not reused).
+	Deleted bool   `json:"deleted,omitempty"`
+	ID      string `json:"id,omitempty"`
 }
 
 // DecisionKeyVer is one decision's key and version.
@@ -51,6 +55,8 @@ type DecisionKeyVer struct {
 
 // DRG is a deployed decision requirements graph (one DMN resource).
 type DRG struct {
+	Deleted       bool             // DeleteResource removed it (deletion.go)
+	goneDecs      []DecisionKeyVer // its decisions, once deleted
 	Key           int64
 	ID, Name      string
 	Version       int32
@@ -75,6 +81,7 @@ type decisionStore struct {
 	drgByID map[string][]*DRG // versions in order
 	decs    map[int64]*DecisionDef
 	decByID map[string][]*DecisionDef
+	gone    map[int64]*DRG // deleted graphs (deletion.go)
 }
 
 func (s *State) decisions() *decisionStore {
@@ -102,7 +109,7 @@ func (ds *decisionStore) latest(id string) *DecisionDef {
 
 // register adds a graph and its decisions (keys from meta).
 func (ds *decisionStore) register(g *DRG, decs []DecisionKeyVer) {
-	if ds.drgs[g.Key] != nil {
+	if ds.drgs[g.Key] != nil || ds.gone[g.Key] != nil {
 		return
 	}
 	ds.drgs[g.Key] = g
@@ -183,17 +190,11 @@ func (p *Partition) deployDMN(all []parsedDMN, depKey int64, resp *gatewaypb.Dep
 				}
 			}
 		} else {
-			v := int32(1)
-			if g != nil {
-				v = g.Version + 1
-			}
+			v := ds.nextDRGVersion(pd.defs.ID)
 			g = &DRG{Key: p.st.nextKey(), ID: pd.defs.ID, Name: pd.defs.Name, Version: v, ResourceName: pd.res.Name,
 				Checksum: checksum, DeploymentKey: depKey, Resource: pd.res.Content, Defs: pd.defs}
 			for _, d := range pd.defs.Decisions {
-				dv := int32(1)
-				if l := ds.latest(d.ID); l != nil {
-					dv = l.Version + 1
-				}
+				dv := ds.nextDecisionVersion(d.ID)
 				kvs = append(kvs, DecisionKeyVer{ID: d.ID, Key: p.st.nextKey(), Version: dv})
 			}
 			ds.register(g, kvs)
@@ -367,6 +368,10 @@ type snapDRG struct {
 	DeploymentKey int64            `json:"dep"`
 	Resource      []byte           `json:"res"`
 	Decisions     []DecisionKeyVer `json:"decs"`
+	// Deleted: a graph DeleteResource removed (no resource; its id and
+	// decisions are kept so versions are not reused).
+	Deleted bool   `json:"deleted,omitempty"`
+	ID      string `json:"id,omitempty"`
 }
 
 func (p *Partition) snapshotDMN() []snapDRG {
@@ -378,6 +383,9 @@ func (p *Partition) snapshotDMN() []snapDRG {
 	for _, g := range ds.drgs {
 		out = append(out, p.snapDRGOf(g))
 	}
+	for _, g := range ds.gone {
+		out = append(out, p.snapDRGOf(g))
+	}
 	sort.Slice(out, func(i, k int) bool { return out[i].Key < out[k].Key })
 	return out
 }
@@ -385,6 +393,9 @@ func (p *Partition) snapshotDMN() []snapDRG {
 // snapDRGOf is a decision graph with its decisions, as snapshots and
 // results records write it.
 func (p *Partition) snapDRGOf(g *DRG) snapDRG {
+	if g.Deleted {
+		return p.snapGoneDRG(g)
+	}
 	sg := snapDRG{Key: g.Key, Version: g.Version, ResourceName: g.ResourceName, DeploymentKey: g.DeploymentKey, Resource: g.Resource}
 	for _, d := range p.st.dmn.decs {
 		if d.DRG == g {
@@ -398,6 +409,10 @@ func (p *Partition) snapDRGOf(g *DRG) snapDRG {
 func (p *Partition) restoreDMN(gs []snapDRG) error {
 	ds := p.st.decisions()
 	for _, sg := range gs {
+		if sg.Deleted {
+			ds.markGone(sg)
+			continue
+		}
 		defs, err := dmn.Parse(sg.ResourceName, sg.Resource)
 		if err != nil {
 			return fmt.Errorf("snapshot resource '%s' does not parse: %w", sg.ResourceName, err)

@@ -63,6 +63,9 @@ func (p *Partition) dispatch(c *Command, fx *effects) (any, error) {
 	if resp, err, ok := p.dispatchEvents(c, fx); ok {
 		return resp, err
 	}
+	if resp, err, ok := p.dispatchOps(c, fx); ok {
+		return resp, err
+	}
 	return nil, status.Errorf(codes.Internal, "unknown command %q", c.Op)
 }
 
@@ -115,10 +118,7 @@ func (p *Partition) deploy(c *Command) (any, error) {
 			if latest != nil && latest.Checksum == checksum && latest.ResourceName == pr.res.Name {
 				d = latest // identical redeploy keeps the version, as Zeebe does
 			} else {
-				v := int32(1)
-				if latest != nil {
-					v = latest.Version + 1
-				}
+				v := p.st.defs.nextVersion(proc.ID)
 				d = &Def{Key: p.st.nextKey(), BpmnProcessID: proc.ID, Version: v, ResourceName: pr.res.Name,
 					Checksum: checksum, Process: proc, DeploymentKey: depKey, Resource: pr.res.Content}
 				p.addDef(d)

@@ -14,6 +14,9 @@ type step struct {
 	el    *bpmn.Element
 	via   *bpmn.Flow
 	scope int64
+	// doc: the variables of the event that a start or boundary event with
+	// output mappings was triggered by (signals.go, enterMappedEvent).
+	doc vars.Doc
 }
 
 // Token accounting: in.tokens counts tokens that are in flight (queued
@@ -106,8 +109,19 @@ func (p *Partition) enter(c *Command, fx *effects, in *Instance, s step, steps, 
 	el := s.el
 	switch el.Kind {
 	case bpmn.StartEvent, bpmn.BoundaryEvent:
+		if len(el.Outputs) > 0 {
+			return p.enterMappedEvent(c, fx, in, s, steps) // signals.go
+		}
 		return p.follow(in, s.scope, steps, el.Outgoing)
+	case bpmn.IntermediateThrowEvent:
+		return p.enterThrowEvent(c, fx, in, s, steps) // signals.go
+	case bpmn.EventBasedGateway:
+		p.enterEventGateway(c, fx, in, el, s.scope) // signals.go
+		return steps
 	case bpmn.EndEvent:
+		if el.Event != nil || len(el.Inputs) > 0 {
+			return p.enterThrowEvent(c, fx, in, s, steps) // a signal end event (signals.go)
+		}
 		if el.ThrowsError {
 			// The error is caught by the nearest error boundary event of an
 			// enclosing subprocess (or call activity); when none matches, as

@@ -136,5 +136,6 @@ func (p *Partition) resendAfterRestart() {
 			out = append(out, forward{s.From, &Command{Op: OpSubCorrelate, Key: s.Key, Msg: sc.MsgKey, Variables: sc.Vars, From: p.cfg.ID}})
 		}
 	}
+	out = append(out, p.signalResends()...) // signals.go
 	p.outbox().push(out)
 }

@@ -139,7 +139,9 @@ func (p *Partition) throwError(c *Command, fx *effects) (any, error) {
 		// BPMN subset) they are not propagated to the process instance. The
 		// boundary event completes at once, so they live on only in the job
 		// (admin ListJobs: error_variables).
-		if steps, ok := p.throwFrom(c, fx, in, e, e.ScopeKey, c.ErrorCode, nil, func() { p.st.setJobState(j, JobErrorThrown) }); ok {
+		// With output mappings on the catching event, they see the thrown
+		// variables (signals.go, enterMappedEvent).
+		if steps, ok := p.throwFromVars(c, fx, in, e, e.ScopeKey, c.ErrorCode, nil, func() { p.st.setJobState(j, JobErrorThrown) }, doc); ok {
 			p.run(c, fx, in, steps)
 			return &gatewaypb.ThrowErrorResponse{}, nil
 		}

@@ -118,6 +118,12 @@ type eventState struct {
 	// started it (while active).
 	StartCorr map[int64]string `json:"startCorr,omitempty"`
 	Seq       int64            `json:"seq,omitempty"`
+	// Signals (signals.go): instances' subscriptions, signals this
+	// partition distributes and has not seen acknowledged, and signals
+	// from other partitions it processed (key → sending partition).
+	SignalSubs map[int64]*SignalSub `json:"signalSubs,omitempty"`
+	SignalOut  map[int64]*SignalOut `json:"signalOut,omitempty"`
+	SignalSeen map[int64]int32      `json:"signalSeen,omitempty"`
 	// ByElem indexes timers and subscriptions by element instance.
 	ByElem map[int64][]int64 `json:"-"`
 }
@@ -125,7 +131,8 @@ type eventState struct {
 func newEventState() *eventState {
 	return &eventState{Timers: map[int64]*TimerInst{}, Subs: map[int64]*ProcSub{}, MsgSubs: map[int64]*MsgSub{},
 		Messages: map[int64]*BufferedMessage{}, StartedBy: map[string]int64{}, StartCorr: map[int64]string{},
-		ByElem: map[int64][]int64{}}
+		ByElem: map[int64][]int64{}, SignalSubs: map[int64]*SignalSub{}, SignalOut: map[int64]*SignalOut{},
+		SignalSeen: map[int64]int32{}}
 }
 
 // fill makes every map non-nil and rebuilds the index (after decoding).
@@ -150,6 +157,18 @@ func (ev *eventState) fill() *eventState {
 		d.StartCorr = ev.StartCorr
 	}
 	d.Seq = ev.Seq
+	if ev.SignalSubs != nil {
+		d.SignalSubs = ev.SignalSubs
+	}
+	if ev.SignalOut != nil {
+		d.SignalOut = ev.SignalOut
+	}
+	if ev.SignalSeen != nil {
+		d.SignalSeen = ev.SignalSeen
+	}
+	for _, s := range d.SignalSubs {
+		d.ByElem[s.ElemKey] = append(d.ByElem[s.ElemKey], s.Key)
+	}
 	for _, t := range d.Timers {
 		if t.ElemKey != 0 {
 			d.ByElem[t.ElemKey] = append(d.ByElem[t.ElemKey], t.Key)
@@ -188,7 +207,8 @@ func (ev *eventState) unindex(elem, key int64) {
 func (p *Partition) encodeEvents() json.RawMessage {
 	ev := p.st.events
 	if ev == nil || (len(ev.Timers) == 0 && len(ev.Subs) == 0 && len(ev.MsgSubs) == 0 && len(ev.Messages) == 0 &&
-		len(ev.StartedBy) == 0 && len(ev.StartCorr) == 0 && ev.Seq == 0) {
+		len(ev.StartedBy) == 0 && len(ev.StartCorr) == 0 && ev.Seq == 0 && len(ev.SignalSubs) == 0 &&
+		len(ev.SignalOut) == 0 && len(ev.SignalSeen) == 0) {
 		return nil // nothing (the same whether or not the event state was ever created)
 	}
 	b, err := json.Marshal(p.st.events)
@@ -223,7 +243,7 @@ func (p *Partition) dispatchEvents(c *Command, fx *effects) (resp any, err error
 	case OpSubCorrelate:
 		resp, err = p.subCorrelate(c, fx)
 	default:
-		return nil, nil, false
+		return p.dispatchSignals(c, fx) // signals.go
 	}
 	return resp, err, true
 }

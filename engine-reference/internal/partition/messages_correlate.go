@@ -241,14 +241,23 @@ func (p *Partition) startByMessageOf(c *Command, fx *effects, d *Def, m *Buffere
 	}
 	m.Processes[id] = true
 	p.st.dirtyEv(evBufMsgs, m.Key)
-	in := p.newInstance(c, d, m.Vars)
+	// With output mappings on the start event only what they produce
+	// becomes the instance's (signals.go, enterMappedEvent).
+	var in *Instance
+	var doc vars.Doc
+	if len(start.Outputs) > 0 {
+		in = p.newInstance(c, d, "")
+		doc, _ = vars.Parse(m.Vars)
+	} else {
+		in = p.newInstance(c, d, m.Vars)
+	}
 	if m.CorrKey != "" {
 		ev.StartedBy[active] = in.Key
 		ev.StartCorr[in.Key] = m.CorrKey
 		p.st.dirtyStartedBy(active)
 		p.st.dirtyEv(evStartCr, in.Key)
 	}
-	p.run(c, fx, in, []step{{el: start}})
+	p.run(c, fx, in, []step{{el: start, doc: doc}})
 	return true
 }
 

@@ -103,6 +103,14 @@ func (p *Partition) planBoundaries(c *Command, look feel.Lookup, el *bpmn.Elemen
 			out = append(out, eventPlan{el: b, name: name, key: key})
 			continue
 		}
+		if b.Event.Type == bpmn.EventSignal {
+			name, err := evalSignalName(b.Event, look)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, eventPlan{el: b, name: name})
+			continue
+		}
 		if _, err := timerDue(b.Event, look, c.Now); err != nil {
 			return nil, fmt.Errorf("Expected a valid %s for timer event '%s', but: %v", b.Event.TimerKind, b.ID, err)
 		}
@@ -117,6 +125,8 @@ func (p *Partition) openBoundaries(c *Command, fx *effects, in *Instance, e *Ele
 	for _, pl := range plans {
 		if pl.el.Event.Type == bpmn.EventMessage {
 			p.openSubscription(c, fx, in, pl.el, e.Key, pl.name, pl.key)
+		} else if pl.el.Event.Type == bpmn.EventSignal {
+			p.openSignalSub(in, pl.el, e.Key, pl.name)
 		} else {
 			_ = p.openTimer(c, in, pl.el, e.Key) // validated by planBoundaries
 		}
@@ -145,6 +155,10 @@ func (p *Partition) closeElemEvents(fx *effects, elemKey int64) {
 			p.st.dirtyEv(evSubs, k)
 			fx.forward(s.MsgPartition, &Command{Op: OpSubClose, Key: s.Key, From: p.cfg.ID, Consumed: s.consumed()})
 		}
+		if s := ev.SignalSubs[k]; s != nil {
+			delete(ev.SignalSubs, k)
+			p.st.dirtyEv(evSigs, k)
+		}
 	}
 }
 
@@ -158,6 +172,12 @@ func (p *Partition) enterEventElement(c *Command, fx *effects, in *Instance, el 
 	if el.Event.Type == bpmn.EventMessage {
 		var err error
 		if name, key, err = evalMessage(el.Event, look); err != nil {
+			p.elementIncident(c, in, el, scope, "EXTRACT_VALUE_ERROR", err.Error())
+			return
+		}
+	} else if el.Event.Type == bpmn.EventSignal {
+		var err error
+		if name, err = evalSignalName(el.Event, look); err != nil {
 			p.elementIncident(c, in, el, scope, "EXTRACT_VALUE_ERROR", err.Error())
 			return
 		}
@@ -177,6 +197,8 @@ func (p *Partition) enterEventElement(c *Command, fx *effects, in *Instance, el 
 	*p.tokens(in, scope)++
 	if el.Event.Type == bpmn.EventMessage {
 		p.openSubscription(c, fx, in, el, e.Key, name, key)
+	} else if el.Event.Type == bpmn.EventSignal {
+		p.openSignalSub(in, el, e.Key, name)
 	} else {
 		_ = p.openTimer(c, in, el, e.Key)
 	}
@@ -224,14 +246,6 @@ func (p *Partition) subCorrelate(c *Command, fx *effects) (any, error) {
 	p.st.dirtyEv(evSubs, s.Key)
 	el := in.proc.Elements[s.ElementID]
 	doc, _ := vars.Parse(c.Variables)
-	// As Zeebe without output mappings: the message variables are set on
-	// the event's scope and propagated; each updates the nearest scope that
-	// defines it, otherwise the process instance.
-	if el.Kind != bpmn.BoundaryEvent {
-		p.mergePropagate(in, e.Key, doc)
-	} else {
-		p.mergePropagate(in, e.ScopeKey, doc)
-	}
 	if s.Interrupting {
 		delete(ev.Subs, s.Key)
 		ev.unindex(s.ElemKey, s.Key)
@@ -242,6 +256,10 @@ func (p *Partition) subCorrelate(c *Command, fx *effects) (any, error) {
 		}
 		s.Seen[c.Msg] = true
 	}
-	p.triggerEvent(c, fx, in, e, el)
+	// As Zeebe without output mappings: the message variables are set on
+	// the event's scope and propagated; each updates the nearest scope that
+	// defines it, otherwise the process instance. With output mappings only
+	// what they produce (signals.go).
+	p.triggerEventVars(c, fx, in, e, el, doc)
 	return nil, nil
 }

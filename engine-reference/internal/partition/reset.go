@@ -148,6 +148,11 @@ func (p *Partition) applyResetBytes(b []byte) error {
 func (r *Registry) dropUpTo(bound int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for k := range r.gone {
+		if k <= bound {
+			delete(r.gone, k)
+		}
+	}
 	for k, d := range r.byKey {
 		if k > bound {
 			continue

@@ -43,6 +43,7 @@ type resultsTracker struct {
 	insts, elems, jobs, incs                map[int64]struct{}
 	timers, subs, msgSubs, bufMsgs, startCr map[int64]struct{}
 	startedBy, msgIDs                       map[string]struct{}
+	sigs                                    map[int64]struct{} // signal subscriptions, distributions, seen signals (signals.go)
 	events                                  bool // eventState.Seq may have moved
 	// multi-instance bodies: the collection and outputs are logged in
 	// full only when set (bodyFull); otherwise only the outputs set by
@@ -61,13 +62,13 @@ type resultsTracker struct {
 func newResultsTracker() *resultsTracker {
 	return &resultsTracker{bodyFull: map[int64]struct{}{}, bodyOut: map[int64][]int{}, instVars: newVarMarks(), elemVars: newVarMarks(), insts: map[int64]struct{}{}, elems: map[int64]struct{}{}, jobs: map[int64]struct{}{}, incs: map[int64]struct{}{},
 		timers: map[int64]struct{}{}, subs: map[int64]struct{}{}, msgSubs: map[int64]struct{}{}, bufMsgs: map[int64]struct{}{},
-		startCr: map[int64]struct{}{}, startedBy: map[string]struct{}{}, msgIDs: map[string]struct{}{}}
+		startCr: map[int64]struct{}{}, startedBy: map[string]struct{}{}, msgIDs: map[string]struct{}{}, sigs: map[int64]struct{}{}}
 }
 
 func (t *resultsTracker) empty() bool {
 	return len(t.insts) == 0 && len(t.elems) == 0 && len(t.jobs) == 0 && len(t.incs) == 0 && len(t.timers) == 0 && len(t.subs) == 0 &&
 		len(t.msgSubs) == 0 && len(t.bufMsgs) == 0 && len(t.startCr) == 0 && len(t.startedBy) == 0 && len(t.msgIDs) == 0 &&
-		!t.events && len(t.histInsts) == 0 && len(t.histJobs) == 0 && len(t.defs) == 0 && len(t.drgs) == 0
+		len(t.sigs) == 0 && !t.events && len(t.histInsts) == 0 && len(t.histJobs) == 0 && len(t.defs) == 0 && len(t.drgs) == 0
 }
 
 func (t *resultsTracker) reset() {
@@ -86,6 +87,7 @@ func (t *resultsTracker) reset() {
 	clear(t.startCr)
 	clear(t.startedBy)
 	clear(t.msgIDs)
+	clear(t.sigs)
 	t.events = false
 	t.histInsts, t.histJobs, t.defs, t.drgs = t.histInsts[:0], t.histJobs[:0], t.defs[:0], t.drgs[:0]
 }

@@ -137,6 +137,12 @@ type eventsDelta struct {
 	DelStartedBy []string           `json:"xstartedBy,omitempty"`
 	StartCorr    map[int64]string   `json:"startCorr,omitempty"`
 	DelStartCorr []int64            `json:"xstartCorr,omitempty"`
+	// signals.go: subscriptions, distributions and seen signals written,
+	// keys of any of them deleted.
+	Sigs    []*SignalSub    `json:"sigs,omitempty"`
+	SigOut  []*SignalOut    `json:"sigOut,omitempty"`
+	SigSeen map[int64]int32 `json:"sigSeen,omitempty"`
+	DelSigs []int64         `json:"xsigs,omitempty"`
 }
 
 func sortedKeys(m map[int64]struct{}) []int64 {
@@ -185,7 +191,7 @@ func snapInstanceOf(in *Instance) snapInstance {
 // its element instances.
 func (s *State) restoreInstance(si snapInstance) error {
 	in := si.Instance
-	def := s.defs.ByKey(in.DefKey)
+	def := s.defs.withDeleted(in.DefKey)
 	if def == nil {
 		return fmt.Errorf("instance %d refers to unknown definition %d", in.Key, in.DefKey)
 	}
@@ -215,9 +221,10 @@ func (p *Partition) encodeResults(now int64) ([]byte, error) {
 	if len(t.defs) > 0 {
 		r.Resources = map[string][]byte{}
 		for _, d := range t.defs {
-			r.Resources[d.Checksum] = d.Resource
-			r.Defs = append(r.Defs, snapDef{Key: d.Key, BpmnProcessID: d.BpmnProcessID, Version: d.Version,
-				ResourceName: d.ResourceName, DeploymentKey: d.DeploymentKey, Checksum: d.Checksum})
+			if !d.Deleted {
+				r.Resources[d.Checksum] = d.Resource
+			}
+			r.Defs = append(r.Defs, snapDefOf(d))
 		}
 	}
 	for _, g := range t.drgs {
@@ -328,6 +335,24 @@ func (p *Partition) encodeResults(now int64) ([]byte, error) {
 				d.StartCorr[k] = x
 			} else {
 				d.DelStartCorr = append(d.DelStartCorr, k)
+			}
+		}
+		for _, k := range sortedKeys(t.sigs) {
+			found := false
+			if x := ev.SignalSubs[k]; x != nil {
+				d.Sigs, found = append(d.Sigs, x), true
+			}
+			if x := ev.SignalOut[k]; x != nil {
+				d.SigOut, found = append(d.SigOut, x), true
+			}
+			if x, ok := ev.SignalSeen[k]; ok {
+				if d.SigSeen == nil {
+					d.SigSeen = map[int64]int32{}
+				}
+				d.SigSeen[k], found = x, true
+			}
+			if !found {
+				d.DelSigs = append(d.DelSigs, k)
 			}
 		}
 		r.Ev = d

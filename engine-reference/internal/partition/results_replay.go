@@ -48,7 +48,13 @@ func (p *Partition) applyResults(b []byte) error {
 	for _, ri := range r.Insts {
 		if in := s.Instances[ri.Key]; in != nil {
 			// the instance's own fields; its element instances stay
+			migrated := in.DefKey != ri.DefKey
 			in.DefKey, in.BpmnProcessID, in.Version, in.State = ri.DefKey, ri.BpmnProcessID, ri.Version, ri.State
+			if migrated {
+				if err := s.rebindProcess(in); err != nil { // migrate.go
+					return err
+				}
+			}
 			if ri.VarsDelta {
 				in.Vars = applyVarsDelta(in.Vars, ri.VarSet)
 			} else {
@@ -175,6 +181,20 @@ func (p *Partition) applyResults(b []byte) error {
 		for k, x := range d.StartCorr {
 			ev.StartCorr[k] = x
 		}
+		for _, k := range d.DelSigs {
+			delete(ev.SignalSubs, k)
+			delete(ev.SignalOut, k)
+			delete(ev.SignalSeen, k)
+		}
+		for _, x := range d.Sigs {
+			ev.SignalSubs[x.Key] = x
+		}
+		for _, x := range d.SigOut {
+			ev.SignalOut[x.Key] = x
+		}
+		for k, x := range d.SigSeen {
+			ev.SignalSeen[k] = x
+		}
 		p.eventsApplied = true
 	}
 	return nil
@@ -186,6 +206,10 @@ func (p *Partition) applyDefs(defs []snapDef, resources map[string][]byte) error
 	s := p.st
 	parsed := map[string][]*bpmn.Process{}
 	for _, sd := range defs {
+		if sd.Deleted {
+			s.defs.markGone(sd)
+			continue
+		}
 		if s.defs.ByKey(sd.Key) != nil {
 			continue
 		}

@@ -427,6 +427,12 @@ func (p *Partition) findCatch(in *Instance, from *ElemInst, scope int64, code st
 // its token. It returns the steps to run in instance in, and false when
 // nothing catches the error (nothing was changed then).
 func (p *Partition) throwFrom(c *Command, fx *effects, in *Instance, from *ElemInst, scope int64, code string, steps []step, before func()) ([]step, bool) {
+	return p.throwFromVars(c, fx, in, from, scope, code, steps, before, nil)
+}
+
+// throwFromVars is throwFrom with the error's variables, which the catching
+// boundary event's output mappings see (signals.go, enterMappedEvent).
+func (p *Partition) throwFromVars(c *Command, fx *effects, in *Instance, from *ElemInst, scope int64, code string, steps []step, before func(), doc vars.Doc) ([]step, bool) {
 	ct := p.findCatch(in, from, scope, code)
 	if ct == nil {
 		return steps, false
@@ -436,7 +442,7 @@ func (p *Partition) throwFrom(c *Command, fx *effects, in *Instance, from *ElemI
 	}
 	sc := ct.activity.ScopeKey
 	p.terminate(c, fx, ct.in, ct.activity)
-	more := []step{{el: ct.boundary, scope: sc}}
+	more := []step{{el: ct.boundary, scope: sc, doc: doc}}
 	if ct.in == in {
 		return append(steps, more...), true
 	}

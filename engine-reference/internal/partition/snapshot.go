@@ -56,6 +56,9 @@ type snapDef struct {
 	ResourceName  string `json:"name"`
 	DeploymentKey int64  `json:"dep"`
 	Checksum      string `json:"sum"`
+	// Deleted: a definition DeleteResource removed (no resource; kept so
+	// versions are not reused and replay does not bring it back).
+	Deleted bool `json:"deleted,omitempty"`
 }
 
 type snapElem struct {
@@ -146,9 +149,9 @@ func (p *Partition) encodeSnapshot(segment, position int64) (*encodedSnapshot, e
 		Queues: map[string][]snapQueued{}, JobsByState: s.jobsByState, ActiveInstances: s.activeInstances}
 	for _, def := range s.defs.All() {
 		d.Resources[def.Checksum] = def.Resource
-		d.Defs = append(d.Defs, snapDef{Key: def.Key, BpmnProcessID: def.BpmnProcessID, Version: def.Version,
-			ResourceName: def.ResourceName, DeploymentKey: def.DeploymentKey, Checksum: def.Checksum})
+		d.Defs = append(d.Defs, snapDefOf(def))
 	}
+	d.Defs = append(d.Defs, s.defs.deletedDefs()...)
 	tail := &snapshotTail{DMN: p.snapshotDMN()}
 	for _, in := range s.Instances {
 		d.Instances = append(d.Instances, snapInstanceOf(in))

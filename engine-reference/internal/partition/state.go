@@ -244,6 +244,7 @@ type Def struct {
 	Process       *bpmn.Process
 	DeploymentKey int64
 	Resource      []byte // the deployed file (kept for snapshots)
+	Deleted       bool   // DeleteResource removed it (deletion.go)
 }
 
 // Registry holds process definitions. Partition 1 (the deployment
@@ -252,6 +253,9 @@ type Registry struct {
 	mu    sync.RWMutex
 	byKey map[int64]*Def
 	byID  map[string][]*Def
+	// gone: deleted definitions (DeleteResource, deletion.go), kept so
+	// versions are never reused and a replayed record cannot bring one back.
+	gone map[int64]*Def
 }
 
 // NewRegistry returns an empty registry.
@@ -264,6 +268,12 @@ func (r *Registry) add(d *Def) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.byKey[d.Key] != nil {
+		return
+	}
+	if g := r.gone[d.Key]; g != nil {
+		if g.Process == nil { // a tombstone replayed first: instances may still refer to it
+			g.Process, g.Resource = d.Process, d.Resource
+		}
 		return
 	}
 	r.byKey[d.Key] = d

@@ -161,7 +161,7 @@ func (p *Partition) fireTimer(c *Command, fx *effects) (any, error) {
 	if el == nil {
 		return nil, nil
 	}
-	p.triggerEvent(c, fx, in, e, el)
+	p.triggerEventVars(c, fx, in, e, el, nil) // output mappings (signals.go)
 	return nil, nil
 }
 
