@@ -5,18 +5,26 @@ import io.grpc.ClientCall;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.jobwire.internal.ClientConfig;
+import io.jobwire.internal.CommandResend;
 import io.jobwire.internal.Json;
 import io.jobwire.internal.Transport;
 import io.jobwire.internal.gateway.GatewayGrpc;
 import io.jobwire.internal.gateway.GatewayOuterClass.ActivateJobsRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.ActivateJobsResponse;
 import io.jobwire.internal.gateway.GatewayOuterClass.ActivatedJob;
+import io.jobwire.internal.gateway.GatewayOuterClass.BroadcastSignalRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.BrokerInfo;
 import io.jobwire.internal.gateway.GatewayOuterClass.CancelProcessInstanceRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.CompleteJobRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.CreateProcessInstanceRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.CreateProcessInstanceWithResultRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.DeleteResourceRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.DeployResourceRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.EvaluateDecisionRequest;
+import io.jobwire.internal.gateway.GatewayOuterClass.EvaluateDecisionResponse;
+import io.jobwire.internal.gateway.GatewayOuterClass.EvaluatedDecisionInput;
+import io.jobwire.internal.gateway.GatewayOuterClass.EvaluatedDecisionOutput;
+import io.jobwire.internal.gateway.GatewayOuterClass.MatchedDecisionRule;
 import io.jobwire.internal.gateway.GatewayOuterClass.FailJobRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.Partition;
 import io.jobwire.internal.gateway.GatewayOuterClass.PublishMessageRequest;
@@ -345,6 +353,203 @@ public final class JobwireClient implements AutoCloseable {
     ThrowErrorRequest req = ThrowErrorRequest.newBuilder().setJobKey(jobKey).setErrorCode(code).setErrorMessage(message == null ? "" : message)
         .setVariables(Json.variablesToJson(variables, "throwError")).build();
     return transport.unary(GatewayGrpc.getThrowErrorMethod(), req, null).thenApply(r -> null);
+  }
+
+  // ------------------------------------------------------------------ decisions, modification, migration, deletion, signals
+  // Resent only after a status that proves the command was not applied (docs/worker-semantics.md,
+  // "Client commands: which are resent"): the rules are in CommandResend, one function per command.
+
+  /**
+   * Evaluates the latest version of a deployed decision. Resent after {@code UNAVAILABLE} or
+   * {@code RESOURCE_EXHAUSTED} (an evaluation changes no process state), with backoff, at most 5
+   * attempts, within the client's {@code commandTimeout}; every other error is its typed exception
+   * at once. A decision that fails to evaluate is a result with
+   * {@link DecisionEvaluation#failedDecisionId()} set, not an exception.
+   *
+   * <pre>{@code
+   * DecisionEvaluation e = client.evaluateDecision("shipping-zone", Map.of("country", "DE")).join();
+   * String zone = e.decisionOutput();   // a JSON document, e.g. "\"home\""
+   * }</pre>
+   *
+   * @param decisionId the decision's id
+   * @param variables a Map, POJO, JSON object text or null: the variables the decision sees
+   * @return the evaluation; exceptionally {@link NotFoundException} when no such decision is deployed
+   * @throws InvalidVariablesException when variables are not a JSON object (nothing is sent)
+   */
+  public CompletableFuture<DecisionEvaluation> evaluateDecision(String decisionId, Object variables) {
+    return evaluateDecision(decisionId, variables, null);
+  }
+
+  /**
+   * {@link #evaluateDecision(String, Object)} for a tenant.
+   *
+   * <pre>{@code
+   * client.evaluateDecision("shipping-zone", Map.of("country", "DE"), "tenant-a").join();
+   * }</pre>
+   *
+   * @param decisionId the decision's id
+   * @param variables a Map, POJO, JSON object text or null
+   * @param tenantId the tenant (null: the default tenant)
+   * @return the evaluation
+   * @throws InvalidVariablesException when variables are not a JSON object (nothing is sent)
+   */
+  public CompletableFuture<DecisionEvaluation> evaluateDecision(String decisionId, Object variables, String tenantId) {
+    return evaluateDecision(0, decisionId, variables, tenantId);
+  }
+
+  /**
+   * Evaluates a deployed decision by its key (one version). Resent as
+   * {@link #evaluateDecision(String, Object)}.
+   *
+   * <pre>{@code
+   * DecisionEvaluation e = client.evaluateDecision(decisionKey, "{\"country\":\"DE\"}").join();
+   * }</pre>
+   *
+   * @param decisionKey the decision's key
+   * @param variables a Map, POJO, JSON object text or null
+   * @return the evaluation; exceptionally {@link NotFoundException} when no such decision is deployed
+   * @throws InvalidVariablesException when variables are not a JSON object (nothing is sent)
+   */
+  public CompletableFuture<DecisionEvaluation> evaluateDecision(long decisionKey, Object variables) {
+    return evaluateDecision(decisionKey, variables, null);
+  }
+
+  /**
+   * {@link #evaluateDecision(long, Object)} for a tenant.
+   *
+   * <pre>{@code
+   * client.evaluateDecision(decisionKey, Map.of("country", "DE"), "tenant-a").join();
+   * }</pre>
+   *
+   * @param decisionKey the decision's key
+   * @param variables a Map, POJO, JSON object text or null
+   * @param tenantId the tenant (null: the default tenant)
+   * @return the evaluation
+   * @throws InvalidVariablesException when variables are not a JSON object (nothing is sent)
+   */
+  public CompletableFuture<DecisionEvaluation> evaluateDecision(long decisionKey, Object variables, String tenantId) {
+    return evaluateDecision(decisionKey, null, variables, tenantId);
+  }
+
+  private CompletableFuture<DecisionEvaluation> evaluateDecision(long decisionKey, String decisionId, Object variables, String tenantId) {
+    EvaluateDecisionRequest.Builder b = EvaluateDecisionRequest.newBuilder().setDecisionKey(decisionKey).setDecisionId(decisionId == null ? "" : decisionId)
+        .setTenantId(tenantId == null ? "" : tenantId);
+    b.setVariables(Json.variablesToJson(variables, "evaluateDecision"));
+    return CommandResend.send(transport, GatewayGrpc.getEvaluateDecisionMethod(), b.build(), CommandResend::evaluateDecision)
+        .thenApply(JobwireClient::decisionEvaluation);
+  }
+
+  static DecisionEvaluation decisionEvaluation(EvaluateDecisionResponse r) {
+    List<DecisionEvaluation.EvaluatedDecision> decisions = new ArrayList<>();
+    for (var d : r.getEvaluatedDecisionsList()) {
+      List<DecisionEvaluation.MatchedRule> rules = new ArrayList<>();
+      for (MatchedDecisionRule m : d.getMatchedRulesList()) {
+        List<DecisionEvaluation.EvaluatedOutput> outs = new ArrayList<>();
+        for (EvaluatedDecisionOutput o : m.getEvaluatedOutputsList()) outs.add(new DecisionEvaluation.EvaluatedOutput(o.getOutputId(), o.getOutputName(), o.getOutputValue()));
+        rules.add(new DecisionEvaluation.MatchedRule(m.getRuleId(), m.getRuleIndex(), outs));
+      }
+      List<DecisionEvaluation.EvaluatedInput> ins = new ArrayList<>();
+      for (EvaluatedDecisionInput i : d.getEvaluatedInputsList()) ins.add(new DecisionEvaluation.EvaluatedInput(i.getInputId(), i.getInputName(), i.getInputValue()));
+      decisions.add(new DecisionEvaluation.EvaluatedDecision(d.getDecisionKey(), d.getDecisionId(), d.getDecisionName(), d.getDecisionVersion(), d.getDecisionType(),
+          d.getDecisionOutput(), rules, ins, d.getTenantId(), d.getDecisionEvaluationInstanceKey()));
+    }
+    return new DecisionEvaluation(r.getDecisionKey(), r.getDecisionId(), r.getDecisionName(), r.getDecisionVersion(), r.getDecisionRequirementsId(),
+        r.getDecisionRequirementsKey(), r.getDecisionOutput(), decisions, r.getFailedDecisionId(), r.getFailureMessage(), r.getTenantId(),
+        r.getDecisionInstanceKey(), r.getDecisionEvaluationKey());
+  }
+
+  /**
+   * Starts a modification of a running process instance: activate elements (with variables),
+   * terminate element instances, then {@link ModifyProcessInstanceCommand#send() send}. Resent only
+   * after {@code RESOURCE_EXHAUSTED}.
+   *
+   * <pre>{@code
+   * client.modifyProcessInstance(processInstanceKey)
+   *     .activate("review").withVariables(Map.of("reason", "manual"))
+   *     .terminate(stuckElementInstanceKey)
+   *     .send().join();
+   * }</pre>
+   *
+   * @param processInstanceKey the instance
+   * @return the command to fill in and send
+   */
+  public ModifyProcessInstanceCommand modifyProcessInstance(long processInstanceKey) {
+    return new ModifyProcessInstanceCommand(transport, processInstanceKey);
+  }
+
+  /**
+   * Starts a migration of a running process instance to another process definition: give the
+   * target and the element mappings, then {@link MigrateProcessInstanceCommand#send() send}. Resent
+   * only after {@code RESOURCE_EXHAUSTED}.
+   *
+   * <pre>{@code
+   * client.migrateProcessInstance(processInstanceKey)
+   *     .targetProcessDefinitionKey(v2Key)
+   *     .map("check-order", "check-order-v2")
+   *     .send().join();
+   * }</pre>
+   *
+   * @param processInstanceKey the instance
+   * @return the command to fill in and send
+   */
+  public MigrateProcessInstanceCommand migrateProcessInstance(long processInstanceKey) {
+    return new MigrateProcessInstanceCommand(transport, processInstanceKey);
+  }
+
+  /**
+   * Deletes a deployed process definition, decision requirements graph or form. Deleting a
+   * process definition cancels its running instances. Resent only after {@code RESOURCE_EXHAUSTED}:
+   * after {@code UNAVAILABLE} the deletion may have been applied, and the error is returned at once.
+   *
+   * <pre>{@code
+   * long key = client.deployResource(Path.of("order.bpmn")).join().processes().get(0).processDefinitionKey();
+   * client.deleteResource(key).join();
+   * }</pre>
+   *
+   * @param resourceKey the key of the process definition, decision requirements graph or form
+   * @return completes when deleted; exceptionally {@link NotFoundException} when there is no such resource
+   */
+  public CompletableFuture<Void> deleteResource(long resourceKey) {
+    DeleteResourceRequest req = DeleteResourceRequest.newBuilder().setResourceKey(resourceKey).build();
+    return CommandResend.send(transport, GatewayGrpc.getDeleteResourceMethod(), req, CommandResend::deleteResource).thenApply(r -> null);
+  }
+
+  /**
+   * Broadcasts a signal: every signal start event and every waiting signal catch event with this
+   * name is triggered and receives the variables. Resent only after {@code RESOURCE_EXHAUSTED}:
+   * after {@code UNAVAILABLE} the signal may have been broadcast, and the error is returned at once
+   * (a second broadcast would start second instances).
+   *
+   * <pre>{@code
+   * long key = client.broadcastSignal("price-changed", Map.of("sku", "A-1")).join();
+   * }</pre>
+   *
+   * @param signalName the signal's name
+   * @param variables a Map, POJO, JSON object text or null
+   * @return the key of the broadcast
+   * @throws InvalidVariablesException when variables are not a JSON object (nothing is sent)
+   */
+  public CompletableFuture<Long> broadcastSignal(String signalName, Object variables) {
+    return broadcastSignal(signalName, variables, null);
+  }
+
+  /**
+   * {@link #broadcastSignal(String, Object)} for a tenant.
+   *
+   * <pre>{@code
+   * long key = client.broadcastSignal("price-changed", Map.of("sku", "A-1"), "tenant-a").join();
+   * }</pre>
+   *
+   * @param signalName the signal's name
+   * @param variables a Map, POJO, JSON object text or null
+   * @param tenantId the tenant (null: the default tenant)
+   * @return the key of the broadcast
+   * @throws InvalidVariablesException when variables are not a JSON object (nothing is sent)
+   */
+  public CompletableFuture<Long> broadcastSignal(String signalName, Object variables, String tenantId) {
+    BroadcastSignalRequest.Builder b = BroadcastSignalRequest.newBuilder().setSignalName(signalName).setTenantId(tenantId == null ? "" : tenantId);
+    b.setVariables(Json.variablesToJson(variables, "broadcastSignal"));
+    return CommandResend.send(transport, GatewayGrpc.getBroadcastSignalMethod(), b.build(), CommandResend::broadcastSignal).thenApply(r -> r.getKey());
   }
 
   /**

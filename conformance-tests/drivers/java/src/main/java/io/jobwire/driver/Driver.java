@@ -4,13 +4,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.jobwire.ConfigurationException;
+import io.jobwire.DecisionEvaluation;
 import io.jobwire.Job;
 import io.jobwire.JobErrorException;
 import io.jobwire.JobWorker;
 import io.jobwire.JobWorkerBuilder;
 import io.jobwire.JobwireClient;
 import io.jobwire.JobwireException;
+import io.jobwire.MigrateProcessInstanceCommand;
+import io.jobwire.ModifyProcessInstanceCommand;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.context.Context;
@@ -37,7 +43,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 
 /**
  * jobwire conformance driver for Java: runs workers with the SDK's public API under the
@@ -46,6 +55,9 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class Driver {
   private static final ObjectMapper M = new ObjectMapper();
+  /** For `call` lines: numbers exactly as written (integers of any size, decimals as BigDecimal with their scale). */
+  private static final ObjectMapper EXACT = JsonMapper.builder().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .nodeFactory(JsonNodeFactory.withExactBigDecimals(true)).build();
   private static final PrintStream OUT = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
   private static final Map<String, Entry> WORKERS = new ConcurrentHashMap<>();
   private static JobwireClient client;
@@ -141,6 +153,7 @@ public final class Driver {
       JsonNode cmd;
       try {
         cmd = M.readTree(line);
+        if ("call".equals(cmd.path("cmd").asText())) cmd = EXACT.readTree(line); // request variables stay exact
       } catch (Exception e) {
         emit("error", f().put("message", "bad command: " + line.substring(0, Math.min(200, line.length()))));
         continue;
@@ -176,6 +189,9 @@ public final class Driver {
         emit("released", f().put("worker", id).put("count", n));
         break;
       }
+      case "call":
+        call(cmd);
+        break;
       case "exit":
         closeAll(5000);
         System.exit(0);
@@ -183,6 +199,97 @@ public final class Driver {
       default:
         emit("error", f().put("message", "unknown command " + c));
     }
+  }
+
+  // ---- client commands (DRIVER-CONTRACT.md "Client commands"): the SDK's public client API ----
+
+  /** Sends one client command; answers `call_result` when the SDK's call returned (after its own resends). */
+  static void call(JsonNode cmd) {
+    String id = cmd.path("id").asText();
+    CompletableFuture<ObjectNode> f;
+    try {
+      f = send(cmd.path("method").asText(), cmd.path("request"));
+    } catch (RuntimeException e) { // refused before anything was sent (e.g. variables not an object)
+      f = CompletableFuture.failedFuture(e);
+    }
+    f.whenComplete((result, err) -> {
+      ObjectNode ev = f().put("id", id);
+      if (err == null) {
+        ev.put("ok", true).set("result", result);
+      } else {
+        Throwable t = err;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) t = t.getCause();
+        ev.put("ok", false);
+        if (t instanceof JobwireException) ev.put("code", ((JobwireException) t).codeName());
+        ev.put("errorType", t.getClass().getSimpleName()).put("message", String.valueOf(t.getMessage()));
+      }
+      emit("call_result", ev);
+    });
+  }
+
+  static long key(JsonNode n) {
+    return Long.parseLong(n.asText());
+  }
+
+  /** A request's `variables` object as JSON text (exact), or null when absent. */
+  static String vars(JsonNode n) {
+    return n == null || n.isNull() || n.isMissingNode() ? null : n.toString();
+  }
+
+  static String text(JsonNode req, String field) {
+    return req.hasNonNull(field) ? req.get(field).asText() : null;
+  }
+
+  static CompletableFuture<ObjectNode> send(String method, JsonNode req) {
+    switch (method) {
+      case "evaluateDecision": {
+        CompletableFuture<DecisionEvaluation> f = req.hasNonNull("decisionKey")
+            ? client.evaluateDecision(key(req.get("decisionKey")), vars(req.get("variables")), text(req, "tenantId"))
+            : client.evaluateDecision(text(req, "decisionId"), vars(req.get("variables")), text(req, "tenantId"));
+        return f.thenApply(Driver::evaluation);
+      }
+      case "modifyProcessInstance": {
+        ModifyProcessInstanceCommand c = client.modifyProcessInstance(key(req.get("processInstanceKey")));
+        for (JsonNode a : req.path("activate")) {
+          c.activate(a.path("elementId").asText(), a.hasNonNull("ancestorElementInstanceKey") ? key(a.get("ancestorElementInstanceKey")) : 0);
+          for (JsonNode v : a.path("variables")) {
+            c.withVariables(vars(v.get("variables")), text(v, "scopeId"));
+          }
+        }
+        for (JsonNode t : req.path("terminate")) c.terminate(key(t));
+        return c.send().thenApply(r -> f());
+      }
+      case "migrateProcessInstance": {
+        MigrateProcessInstanceCommand c = client.migrateProcessInstance(key(req.get("processInstanceKey")));
+        if (req.hasNonNull("targetProcessDefinitionKey")) c.targetProcessDefinitionKey(key(req.get("targetProcessDefinitionKey")));
+        for (JsonNode m : req.path("mappings")) c.map(m.path("sourceElementId").asText(), m.path("targetElementId").asText());
+        return c.send().thenApply(r -> f());
+      }
+      case "deleteResource":
+        return client.deleteResource(key(req.get("resourceKey"))).thenApply(r -> f());
+      case "broadcastSignal":
+        return client.broadcastSignal(req.path("signalName").asText(), vars(req.get("variables")), text(req, "tenantId"))
+            .thenApply(k -> f().put("key", Long.toString(k)));
+      default:
+        throw new IllegalArgumentException("unknown method " + method);
+    }
+  }
+
+  static ObjectNode evaluation(DecisionEvaluation e) {
+    ArrayNode ids = M.createArrayNode();
+    ArrayNode rules = M.createArrayNode();
+    for (DecisionEvaluation.EvaluatedDecision d : e.evaluatedDecisions()) {
+      ids.add(d.decisionId());
+      if (d.decisionId().equals(e.decisionId())) {
+        rules.removeAll();
+        for (DecisionEvaluation.MatchedRule r : d.matchedRules()) rules.add(r.ruleId());
+      }
+    }
+    ObjectNode out = f().put("decisionKey", Long.toString(e.decisionKey())).put("decisionId", e.decisionId()).put("decisionVersion", e.decisionVersion())
+        .put("decisionOutput", e.decisionOutput());
+    out.set("evaluatedDecisionIds", ids);
+    out.set("matchedRuleIds", rules);
+    return out.put("failedDecisionId", e.failedDecisionId()).put("failureMessage", e.failureMessage());
   }
 
   static void startWorker(JsonNode cmd) throws ConfigurationException {
