@@ -215,7 +215,7 @@ type ActivateElement struct {
 // ScopedVariables are variables set as local variables of a scope created by
 // an activation.
 type ScopedVariables struct {
-	ScopeID   string // the element whose new instance gets them; "" = the activated element's flow scope
+	ScopeID   string // the element whose instance gets them as local variables; "" = the process instance
 	Variables any    // map, struct, json.RawMessage or nil
 }
 

@@ -126,7 +126,7 @@ export interface DecisionEvaluation {
 
 /** Variables set as local variables of one scope of an activated element. */
 export interface ScopedVariables {
-  /** Id of the element whose new instance gets the variables; absent or empty: the activated element's flow scope. */
+  /** Id of the element whose instance gets the variables as local variables; absent or empty: the process instance. */
   scopeId?: string
   /** The variables: an object or a JSON object string. */
   variables: VariablesInput

@@ -48,8 +48,8 @@ type ActivateArg struct {
 	Variables []VariableArg `json:"vars,omitempty"`
 }
 
-// VariableArg sets local variables on the new instance of ScopeID (empty:
-// the activated element's flow scope).
+// VariableArg sets local variables on the instance of ScopeID (empty: the
+// process instance, as in Zeebe).
 type VariableArg struct {
 	ScopeID   string `json:"scope,omitempty"`
 	Variables string `json:"v"`

@@ -4335,8 +4335,8 @@ type ModifyProcessInstanceRequest_VariableInstruction struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// A JSON object, set as local variables of the scope.
 	Variables string `protobuf:"bytes,1,opt,name=variables,proto3" json:"variables,omitempty"`
-	// The id of the element whose new instance gets the variables; empty =
-	// the activated element's flow scope.
+	// The id of the element whose instance gets the variables as local
+	// variables; empty = the process instance.
 	ScopeId       string `protobuf:"bytes,2,opt,name=scopeId,proto3" json:"scopeId,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

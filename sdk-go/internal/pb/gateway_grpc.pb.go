@@ -138,9 +138,10 @@ type GatewayClient interface {
 	// twice), FAILED_PRECONDITION (an active element left unmapped, a mapping
 	// that changes an element's type, an unsupported element).
 	MigrateProcessInstance(ctx context.Context, in *MigrateProcessInstanceRequest, opts ...grpc.CallOption) (*MigrateProcessInstanceResponse, error)
-	// Deletes a deployed process definition, decision requirements graph or
-	// form by key. Deleting a process definition cancels its running instances.
-	// Errors: NOT_FOUND (no such resource).
+	// Deletes a deployed process definition, decision requirements graph (with
+	// its decisions) or form by key. New instances then use the latest version
+	// not deleted. Errors: NOT_FOUND (no such resource), FAILED_PRECONDITION (a
+	// process definition that still has running instances).
 	DeleteResource(ctx context.Context, in *DeleteResourceRequest, opts ...grpc.CallOption) (*DeleteResourceResponse, error)
 	// Broadcasts a signal: every signal start event and every waiting signal
 	// catch event with that signal name is triggered.
@@ -445,9 +446,10 @@ type GatewayServer interface {
 	// twice), FAILED_PRECONDITION (an active element left unmapped, a mapping
 	// that changes an element's type, an unsupported element).
 	MigrateProcessInstance(context.Context, *MigrateProcessInstanceRequest) (*MigrateProcessInstanceResponse, error)
-	// Deletes a deployed process definition, decision requirements graph or
-	// form by key. Deleting a process definition cancels its running instances.
-	// Errors: NOT_FOUND (no such resource).
+	// Deletes a deployed process definition, decision requirements graph (with
+	// its decisions) or form by key. New instances then use the latest version
+	// not deleted. Errors: NOT_FOUND (no such resource), FAILED_PRECONDITION (a
+	// process definition that still has running instances).
 	DeleteResource(context.Context, *DeleteResourceRequest) (*DeleteResourceResponse, error)
 	// Broadcasts a signal: every signal start event and every waiting signal
 	// catch event with that signal name is triggered.

@@ -24,8 +24,8 @@ class ScopedVariables:
     variables: VariablesInput
     """A mapping or a JSON object text (sent losslessly, as every other command's variables)."""
     scope_id: str = ""
-    """The id of the element whose new instance gets the variables; empty means the activated
-    element's flow scope."""
+    """The id of the element whose instance gets the variables as local variables; empty means the
+    process instance."""
 
 
 @dataclass(frozen=True)

@@ -278,9 +278,10 @@ class GatewayServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def DeleteResource(self, request, context):
-        """Deletes a deployed process definition, decision requirements graph or
-        form by key. Deleting a process definition cancels its running instances.
-        Errors: NOT_FOUND (no such resource).
+        """Deletes a deployed process definition, decision requirements graph (with
+        its decisions) or form by key. New instances then use the latest version
+        not deleted. Errors: NOT_FOUND (no such resource), FAILED_PRECONDITION (a
+        process definition that still has running instances).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

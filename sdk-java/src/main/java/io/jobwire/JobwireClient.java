@@ -497,8 +497,8 @@ public final class JobwireClient implements AutoCloseable {
   }
 
   /**
-   * Deletes a deployed process definition, decision requirements graph or form. Deleting a
-   * process definition cancels its running instances. Resent only after {@code RESOURCE_EXHAUSTED}:
+   * Deletes a deployed process definition, decision requirements graph or form. A process
+   * definition that still has running instances is refused ({@code FAILED_PRECONDITION}). Resent only after {@code RESOURCE_EXHAUSTED}:
    * after {@code UNAVAILABLE} the deletion may have been applied, and the error is returned at once.
    *
    * <pre>{@code

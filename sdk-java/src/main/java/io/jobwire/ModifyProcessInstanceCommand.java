@@ -18,7 +18,7 @@ import java.util.concurrent.CompletableFuture;
  * <pre>{@code
  * client.modifyProcessInstance(processInstanceKey)
  *     .activate("review")                          // a new instance of element "review"
- *     .withVariables(Map.of("reason", "manual"))   // on its flow scope
+ *     .withVariables(Map.of("reason", "manual"))   // on the process instance
  *     .terminate(stuckElementInstanceKey)
  *     .send()
  *     .join();
@@ -65,8 +65,7 @@ public final class ModifyProcessInstanceCommand {
   }
 
   /**
-   * Variables for the last {@link #activate activated} element, set as local variables of its
-   * flow scope.
+   * Variables for the last {@link #activate activated} element, set on the process instance.
    *
    * @param variables a Map, POJO or JSON object text
    * @return this
@@ -83,8 +82,8 @@ public final class ModifyProcessInstanceCommand {
    * scopes).
    *
    * @param variables a Map, POJO or JSON object text
-   * @param scopeId the element whose new instance gets the variables (empty: the activated
-   *     element's flow scope)
+   * @param scopeId the element whose instance gets the variables as local variables (empty: the
+   *     process instance)
    * @return this
    * @throws IllegalStateException when no element was activated before
    * @throws InvalidVariablesException when variables are not a JSON object (nothing is sent)
