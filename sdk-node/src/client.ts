@@ -37,6 +37,12 @@ export interface CreateProcessInstanceRequest {
   variables?: VariablesInput
   /** Tenant. */
   tenantId?: string
+  /**
+   * Start before these elements instead of at the none start event (the engine
+   * refuses elements it cannot start at, such as boundary events, with
+   * `InvalidArgumentError`).
+   */
+  startElementIds?: string[]
 }
 
 /**
@@ -126,6 +132,7 @@ export class Client {
       processDefinitionKey: req.processDefinitionKey === undefined ? '0' : key(req.processDefinitionKey, 'processDefinitionKey'),
       variables: variablesToJson(req.variables, 'createProcessInstance'),
       tenantId: req.tenantId ?? '',
+      startInstructions: (req.startElementIds ?? []).map((elementId) => ({ elementId })),
     }
   }
 

@@ -222,3 +222,18 @@ def test_migrate_process_instance_from_v1_to_v2(engine: Engine) -> None:
                 )
 
     run(go())
+
+
+def test_create_process_instance_with_start_element_ids(engine: Engine) -> None:
+    async def go() -> None:
+        async with Client(address=engine.address) as client:
+            pid, ta, tb = unique("start"), unique("a"), unique("b")
+            await client.deploy_resource((f"{pid}.bpmn", two_tasks_bpmn(pid, ta, tb)))
+            inst = await client.create_process_instance(pid, variables={"s": 1}, start_element_ids=["taskB"])
+            (job_b,) = await jobs_of(client, tb)  # started before taskB: taskA never ran
+            assert job_b.process_instance_key == inst.process_instance_key and job_b.variables == {"s": 1}
+            assert await client.activate_jobs(ta, max_jobs=10, request_timeout=0.3) == []
+            with pytest.raises(jobwire.InvalidArgumentError):
+                await client.create_process_instance(pid, start_element_ids=["no-such-element"])
+
+    run(go())

@@ -2,7 +2,7 @@
 // always stopped): evaluate a deployed decision, delete a deployed process, broadcast a signal to a
 // signal-start process, modify an instance (activate + terminate + variables), migrate v1 -> v2.
 import { status } from '@grpc/grpc-js'
-import { Client, FailedPreconditionError, NotFoundError, UnavailableError, type Job, type Worker } from '../../src/index'
+import { Client, FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError, type Job, type Worker } from '../../src/index'
 import { Engine } from '../support/engine'
 import { Admin } from '../support/admin'
 import { waitFor } from '../support/fakeGateway'
@@ -213,6 +213,18 @@ describe('client commands (reference engine)', () => {
     await expect(client.completeJob({ jobKey: jobA!.key })).rejects.toBeInstanceOf(NotFoundError)
     // B was the only token: the instance ends with it
     await eventually(async () => (await instances(id))[0]?.state === 'PROCESS_INSTANCE_STATE_COMPLETED', 10_000, 'instance completed')
+  })
+
+  it('createProcessInstance with startElementIds starts before those elements; an unknown one is InvalidArgumentError', async () => {
+    const id = `start${++seq}`
+    await deploy(`${id}.bpmn`, sequence(id, [['A', `${id}-a`], ['B', `${id}-b`]]))
+    const pi = await client.createProcessInstance({ bpmnProcessId: id, variables: { s: 1 }, startElementIds: ['B'] })
+    const seen = collect(`${id}-b`)
+    await waitFor(() => seen.jobs.length === 1, 10_000, 'the job of B')
+    expect(seen.jobs[0]!.processInstanceKey).toBe(pi.processInstanceKey)
+    expect(seen.jobs[0]!.variables).toMatchObject({ s: 1 })
+    expect(await jobsOf(`${id}-a`)).toHaveLength(0) // A never ran
+    await expect(client.createProcessInstance({ bpmnProcessId: id, startElementIds: ['nope'] })).rejects.toBeInstanceOf(InvalidArgumentError)
   })
 
   it('migrateProcessInstance: v1 task A moves to v2 task A2 by mapping', async () => {

@@ -285,7 +285,13 @@ class Client:
         return _deployment(await self._call("DeployResource", pb.DeployResourceRequest(resources=items, tenantId=tenant_id), timeout))
 
     def _create_req(
-        self, bpmn_process_id: Optional[str], version: int, process_definition_key: Optional[Any], variables: VariablesInput, tenant_id: str
+        self,
+        bpmn_process_id: Optional[str],
+        version: int,
+        process_definition_key: Optional[Any],
+        variables: VariablesInput,
+        tenant_id: str,
+        start_element_ids: Sequence[str] = (),
     ) -> pb.CreateProcessInstanceRequest:
         if bpmn_process_id is None and process_definition_key is None:
             raise ConfigurationError("jobwire: give bpmn_process_id or process_definition_key")
@@ -295,6 +301,7 @@ class Client:
             processDefinitionKey=_key(process_definition_key, "process_definition_key") if process_definition_key is not None else 0,
             variables=variables_to_json(variables, "create_process_instance variables"),
             tenantId=tenant_id,
+            startInstructions=[pb.ProcessInstanceCreationStartInstruction(elementId=e) for e in start_element_ids],
         )
 
     async def create_process_instance(
@@ -305,10 +312,14 @@ class Client:
         process_definition_key: Optional[Any] = None,
         variables: VariablesInput = None,
         tenant_id: str = "",
+        start_element_ids: Sequence[str] = (),
         timeout: Optional[Duration] = None,
     ) -> ProcessInstance:
-        """Starts a process instance (latest version by default)."""
-        req = self._create_req(bpmn_process_id, version, process_definition_key, variables, tenant_id)
+        """Starts a process instance (latest version by default).
+
+        ``start_element_ids`` starts it before these elements instead of at the none start event
+        (elements it cannot start at, such as boundary events, raise ``InvalidArgumentError``)."""
+        req = self._create_req(bpmn_process_id, version, process_definition_key, variables, tenant_id, start_element_ids)
         return _process_instance(await self._call("CreateProcessInstance", req, timeout))
 
     async def create_process_instance_with_result(
@@ -319,13 +330,14 @@ class Client:
         process_definition_key: Optional[Any] = None,
         variables: VariablesInput = None,
         tenant_id: str = "",
+        start_element_ids: Sequence[str] = (),
         request_timeout: Optional[Duration] = None,
         fetch_variables: Optional[Sequence[str]] = None,
         timeout: Optional[Duration] = None,
     ) -> ProcessInstanceResult:
         """Starts a process instance and waits until it completes; returns its final variables."""
         req = pb.CreateProcessInstanceWithResultRequest(
-            request=self._create_req(bpmn_process_id, version, process_definition_key, variables, tenant_id),
+            request=self._create_req(bpmn_process_id, version, process_definition_key, variables, tenant_id, start_element_ids),
             requestTimeout=_ms(request_timeout, "request_timeout"),
             fetchVariables=list(fetch_variables or ()),
         )

@@ -199,8 +199,31 @@ public final class JobwireClient implements AutoCloseable {
    * @throws InvalidVariablesException when variables are not a JSON object (nothing is sent)
    */
   public CompletableFuture<ProcessInstance> createProcessInstance(String bpmnProcessId, Object variables) {
-    CreateProcessInstanceRequest req = CreateProcessInstanceRequest.newBuilder().setBpmnProcessId(bpmnProcessId).setVersion(-1)
-        .setVariables(Json.variablesToJson(variables, "createProcessInstance")).build();
+    return createProcessInstance(bpmnProcessId, variables, List.of());
+  }
+
+  /**
+   * Creates an instance of the latest version of a process that starts before the given elements
+   * instead of at its none start event.
+   *
+   * <pre>{@code
+   * client.createProcessInstance("order", Map.of("orderId", 42), List.of("ship")).join();
+   * }</pre>
+   *
+   * @param bpmnProcessId the process id
+   * @param variables a Map, POJO, JSON object text or null
+   * @param startElementIds the elements to start before (empty: the none start event); an element
+   *     the engine cannot start at, such as a boundary event, fails with {@link InvalidArgumentException}
+   * @return the instance
+   * @throws InvalidVariablesException when variables are not a JSON object (nothing is sent)
+   */
+  public CompletableFuture<ProcessInstance> createProcessInstance(String bpmnProcessId, Object variables, List<String> startElementIds) {
+    CreateProcessInstanceRequest.Builder b = CreateProcessInstanceRequest.newBuilder().setBpmnProcessId(bpmnProcessId).setVersion(-1)
+        .setVariables(Json.variablesToJson(variables, "createProcessInstance"));
+    for (String elementId : startElementIds) {
+      b.addStartInstructions(io.jobwire.internal.gateway.GatewayOuterClass.ProcessInstanceCreationStartInstruction.newBuilder().setElementId(elementId));
+    }
+    CreateProcessInstanceRequest req = b.build();
     return transport.unary(GatewayGrpc.getCreateProcessInstanceMethod(), req, null)
         .thenApply(r -> new ProcessInstance(r.getProcessDefinitionKey(), r.getBpmnProcessId(), r.getVersion(), r.getProcessInstanceKey(), ""));
   }

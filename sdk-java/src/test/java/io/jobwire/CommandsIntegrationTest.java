@@ -203,6 +203,18 @@ class CommandsIntegrationTest {
   }
 
   @Test
+  void createAnInstanceThatStartsBeforeAnElement() throws Exception {
+    get(client.deployResource("start-at.bpmn", sequence("start-at", "a", "start-a", "b", "start-b")));
+    ProcessInstance pi = get(client.createProcessInstance("start-at", Map.of("s", 1), List.of("b")));
+    List<Job> bs = jobs("start-b", 1);
+    assertEquals(1, bs.size());
+    assertEquals(pi.processInstanceKey(), bs.get(0).processInstanceKey());
+    assertEquals(1, bs.get(0).variables().get("s"));
+    assertEquals(List.of(), jobs("start-a", 0), "a never ran");
+    assertInstanceOf(InvalidArgumentException.class, failure(client.createProcessInstance("start-at", null, List.of("no-such-element"))));
+  }
+
+  @Test
   void migrateAnInstanceFromV1ToV2() throws Exception {
     Deployment v1 = get(client.deployResource("migrate-me.bpmn", sequence("migrate-me", "a", "mig")));
     ProcessInstance pi = get(client.createProcessInstance("migrate-me", Map.of("n", 1)));
