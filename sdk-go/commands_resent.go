@@ -212,8 +212,9 @@ type ActivateElement struct {
 	Variables                  []ScopedVariables
 }
 
-// ScopedVariables are variables set as local variables of a scope created by
-// an activation.
+// ScopedVariables are variables an activation sets as local variables of one
+// scope: an element instance on the activated element's path, or the process
+// instance.
 type ScopedVariables struct {
 	ScopeID   string // the element whose instance gets them as local variables; "" = the process instance
 	Variables any    // map, struct, json.RawMessage or nil
