@@ -350,7 +350,9 @@ def test_at_most_5_attempts_with_the_shared_backoff(method: str) -> None:
     assert len(t) == 5
     gaps = [b - a for a, b in zip(t, t[1:])]
     for got, want in zip(gaps, [0.05, 0.08, 0.128, 0.2048]):  # 50 ms x1.6, +-10 % jitter
-        assert want * 0.88 <= got <= want * 1.1 + 0.1, (gaps, want)
+        # never earlier than the backoff; the upper bound is loose (a loaded machine delays the
+        # resend) but still far below the 5 s maximum backoff
+        assert want * 0.88 <= got <= want * 1.1 + 1.0, (gaps, want)
 
 
 def test_evaluate_decision_unavailable_four_times_then_ok_succeeds_on_the_fifth_attempt() -> None:

@@ -215,7 +215,10 @@ func TestModifyEventSubscriptions(t *testing.T) {
 	r.deploy("message-catch/catch.bpmn", "timer-boundary-interrupting/tbi.bpmn")
 	publish := func(key string) {
 		t.Helper()
-		if _, err := r.gw.PublishMessage(ctx(t), &pb.PublishMessageRequest{Name: "corpus-mc-paid", CorrelationKey: key}); err != nil {
+		// With a TTL: after a restart the instance's subscriptions reopen on
+		// the message partition asynchronously, and a message without one
+		// that arrives first would be dropped.
+		if _, err := r.gw.PublishMessage(ctx(t), &pb.PublishMessageRequest{Name: "corpus-mc-paid", CorrelationKey: key, TimeToLive: 30_000}); err != nil {
 			t.Fatal(err)
 		}
 	}
