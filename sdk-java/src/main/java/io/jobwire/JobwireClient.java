@@ -575,6 +575,11 @@ public final class JobwireClient implements AutoCloseable {
     return CommandResend.send(transport, GatewayGrpc.getBroadcastSignalMethod(), b.build(), CommandResend::broadcastSignal).thenApply(r -> r.getKey());
   }
 
+  /** A job's outcome with no variables arrives as "" (none); the commands take null for none. */
+  private static String emptyAsNull(String variables) {
+    return variables == null || variables.isEmpty() ? null : variables;
+  }
+
   /**
    * One ActivateJobs call (for tools and tests; workers do this for you).
    *
@@ -593,17 +598,17 @@ public final class JobwireClient implements AutoCloseable {
     DirectJob.Commands commands = new DirectJob.Commands() {
       @Override
       public CompletableFuture<Void> complete(long key, String variables) {
-        return completeJob(key, variables);
+        return completeJob(key, emptyAsNull(variables));
       }
 
       @Override
       public CompletableFuture<Void> fail(long key, int retries, String message, Duration backoff, String variables) {
-        return failJob(key, retries, message, backoff, variables);
+        return failJob(key, retries, message, backoff, emptyAsNull(variables));
       }
 
       @Override
       public CompletableFuture<Void> throwError(long key, String code, String message, String variables) {
-        return JobwireClient.this.throwError(key, code, message, variables);
+        return JobwireClient.this.throwError(key, code, message, emptyAsNull(variables));
       }
 
       @Override

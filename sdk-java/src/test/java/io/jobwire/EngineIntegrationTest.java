@@ -289,6 +289,18 @@ class EngineIntegrationTest {
     Topology t = client.topology().get();
     assertTrue(t.partitionsCount() >= 1);
     assertThrows(InvalidVariablesException.class, () -> client.createProcessInstance(pid, "[1,2]"));
+    // an activated job completed with no variables
+    client.createProcessInstance(pid, null).get();
+    List<Job> second = List.of();
+    for (int i = 0; i < 50 && second.isEmpty(); i++) {
+      second = client.activateJobs("cmd", 5, Duration.ofMinutes(1), "tester", Duration.ofMillis(-1)).get();
+      if (second.isEmpty()) Thread.sleep(20);
+    }
+    assertEquals(1, second.size());
+    Job plain = second.get(0);
+    plain.complete().get(20, TimeUnit.SECONDS);
+    ExecutionException gone = assertThrows(ExecutionException.class, () -> client.completeJob(plain.key(), null).get());
+    assertInstanceOf(NotFoundException.class, gone.getCause());
   }
 
   @Test
