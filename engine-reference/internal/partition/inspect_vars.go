@@ -8,8 +8,14 @@ import "github.com/jobwire/jobwire/engine-reference/internal/vars"
 // body's output collection included). It marks nothing dirty, so queries
 // (Partition.Query) may call it.
 func (s *State) ScopeVars(in *Instance, e *ElemInst) vars.Doc {
+	return visibleThrough(in, e, func(k int64) *ElemInst { return s.Elems[k] })
+}
+
+// visibleThrough is every variable element instance e sees, inner scopes
+// shadowing outer ones, walking the flow scopes with parent.
+func visibleThrough(in *Instance, e *ElemInst, parent func(int64) *ElemInst) vars.Doc {
 	var chain []*ElemInst
-	for x := e; x != nil; x = s.Elems[x.ScopeKey] {
+	for x := e; x != nil; x = parent(x.ScopeKey) {
 		chain = append(chain, x)
 		if x.ScopeKey == 0 {
 			break

@@ -107,25 +107,7 @@ func (p *Partition) lookupScope(in *Instance, scope int64) feel.Lookup {
 // visibleVars is every variable an element instance sees, inner scopes
 // shadowing outer ones (a job's variables; a called instance's input).
 func (p *Partition) visibleVars(in *Instance, e *ElemInst) vars.Doc {
-	var chain []*ElemInst
-	for x := e; x != nil; x = p.elem(x.ScopeKey) {
-		chain = append(chain, x)
-		if x.ScopeKey == 0 {
-			break
-		}
-	}
-	doc := vars.Doc{}
-	if in != nil {
-		vars.Merge(doc, in.Vars)
-	}
-	for i := len(chain) - 1; i >= 0; i-- {
-		x := chain[i]
-		if x.Body != nil && x.Body.Started && x.Element.MI.OutputCollection != "" {
-			doc[x.Element.MI.OutputCollection] = x.Body.outputJSON()
-		}
-		vars.Merge(doc, x.Vars)
-	}
-	return doc
+	return visibleThrough(in, e, p.elem)
 }
 
 // mergePropagate merges a document starting at a scope (0: the process
