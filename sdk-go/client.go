@@ -130,6 +130,9 @@ func NewClient(ctx context.Context, opts ...ClientOption) (*Client, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	if cfg.backoffErr != nil {
+		return nil, cfg.backoffErr
+	}
 	if err := cfg.fromEnv(); err != nil {
 		return nil, err
 	}

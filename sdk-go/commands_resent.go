@@ -41,10 +41,10 @@ func resendStateChange(code codes.Code) bool {
 
 // send calls call until it succeeds or resend refuses its status, at most
 // maxCommandAttempts times, waiting the shared backoff between attempts but
-// never past ctx's deadline. A failure is the typed error of the last
+// never past ctx's deadline (bounds: the client's WithBackoff). A failure is the typed error of the last
 // attempt's status.
-func send[R any](ctx context.Context, op string, resend func(codes.Code) bool, call func(context.Context) (R, error)) (R, error) {
-	b := worker.NewBackoff()
+func send[R any](ctx context.Context, op string, resend func(codes.Code) bool, call func(context.Context) (R, error), bounds worker.BackoffConfig) (R, error) {
+	b := worker.NewBackoffWith(bounds)
 	for attempt := 1; ; attempt++ {
 		r, err := call(ctx)
 		if err == nil {
@@ -158,7 +158,7 @@ func (c *Client) EvaluateDecision(ctx context.Context, r EvaluateDecisionRequest
 	req := &pb.EvaluateDecisionRequest{DecisionKey: r.DecisionKey, DecisionId: id, Variables: vars, TenantId: r.TenantID}
 	resp, err := send(ctx, "EvaluateDecision", resendEvaluation, func(ctx context.Context) (*pb.EvaluateDecisionResponse, error) {
 		return c.gw.EvaluateDecision(ctx, req)
-	})
+	}, c.cfg.backoff)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +251,7 @@ func (c *Client) ModifyProcessInstance(ctx context.Context, m ModifyInstance) er
 	}
 	_, err := send(ctx, "ModifyProcessInstance", resendStateChange, func(ctx context.Context) (*pb.ModifyProcessInstanceResponse, error) {
 		return c.gw.ModifyProcessInstance(ctx, req)
-	})
+	}, c.cfg.backoff)
 	return err
 }
 
@@ -286,7 +286,7 @@ func (c *Client) MigrateProcessInstance(ctx context.Context, m MigrateInstance) 
 	req := &pb.MigrateProcessInstanceRequest{ProcessInstanceKey: m.ProcessInstanceKey, MigrationPlan: plan}
 	_, err := send(ctx, "MigrateProcessInstance", resendStateChange, func(ctx context.Context) (*pb.MigrateProcessInstanceResponse, error) {
 		return c.gw.MigrateProcessInstance(ctx, req)
-	})
+	}, c.cfg.backoff)
 	return err
 }
 
@@ -300,7 +300,7 @@ func (c *Client) DeleteResource(ctx context.Context, resourceKey int64) error {
 	req := &pb.DeleteResourceRequest{ResourceKey: resourceKey}
 	_, err := send(ctx, "DeleteResource", resendStateChange, func(ctx context.Context) (*pb.DeleteResourceResponse, error) {
 		return c.gw.DeleteResource(ctx, req)
-	})
+	}, c.cfg.backoff)
 	return err
 }
 
@@ -327,7 +327,7 @@ func (c *Client) BroadcastSignal(ctx context.Context, s Signal) (int64, error) {
 	req := &pb.BroadcastSignalRequest{SignalName: s.Name, Variables: vars, TenantId: s.TenantID}
 	resp, err := send(ctx, "BroadcastSignal", resendStateChange, func(ctx context.Context) (*pb.BroadcastSignalResponse, error) {
 		return c.gw.BroadcastSignal(ctx, req)
-	})
+	}, c.cfg.backoff)
 	if err != nil {
 		return 0, err
 	}

@@ -13,6 +13,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
+
+	"github.com/jobwire/jobwire/sdk-go/internal/worker"
 )
 
 // DefaultAddress is the gateway address used when neither an option nor the
@@ -35,6 +37,8 @@ type clientConfig struct {
 	tracerProvider trace.TracerProvider
 	meterProvider  metric.MeterProvider
 	dialOptions    []grpc.DialOption
+	backoff        worker.BackoffConfig
+	backoffErr     error
 }
 
 // WithAddress sets the gateway address(es), host:port. Several addresses are
@@ -111,6 +115,45 @@ func WithMeterProvider(mp metric.MeterProvider) ClientOption {
 // after the client's own. Default: none.
 func WithDialOptions(opts ...grpc.DialOption) ClientOption {
 	return func(c *clientConfig) { c.dialOptions = append(c.dialOptions, opts...) }
+}
+
+// Backoff bounds the transport back-off: the waits between activation polls
+// after errors, stream reopens, outcome resends, timeout extensions and
+// command resends. Each wait is the previous one × Multiplier, from Initial up
+// to Max, spread by ±10 % jitter. Zero fields take the defaults.
+type Backoff struct {
+	Initial    time.Duration // default 50 ms; must be > 0 when set
+	Max        time.Duration // default 5 s; must be ≥ Initial
+	Multiplier float64       // default 1.6; must be ≥ 1 when set
+}
+
+// WithBackoff sets the transport back-off bounds of the client and its
+// workers. NewClient returns an error for Initial < 0, Max < Initial or
+// Multiplier < 1 (zero fields are the defaults). Default: 50 ms ×1.6 up to 5 s.
+func WithBackoff(b Backoff) ClientOption {
+	return func(c *clientConfig) {
+		r := worker.BackoffConfig{Initial: worker.BackoffMin, Max: worker.BackoffMax, Multiplier: worker.BackoffFactor}
+		if b.Initial != 0 {
+			r.Initial = b.Initial
+		}
+		if b.Max != 0 {
+			r.Max = b.Max
+		}
+		if b.Multiplier != 0 {
+			r.Multiplier = b.Multiplier
+		}
+		switch {
+		case r.Initial <= 0:
+			c.backoffErr = fmt.Errorf("jobwire: WithBackoff: Initial must be > 0, got %s", b.Initial)
+		case r.Max < r.Initial:
+			c.backoffErr = fmt.Errorf("jobwire: WithBackoff: Max (%s) must be ≥ Initial (%s)", r.Max, r.Initial)
+		case r.Multiplier < 1:
+			c.backoffErr = fmt.Errorf("jobwire: WithBackoff: Multiplier must be ≥ 1, got %g", b.Multiplier)
+		default:
+			c.backoffErr = nil
+		}
+		c.backoff = r
+	}
 }
 
 // lookupEnv is os.LookupEnv, replaced in tests.

@@ -16,24 +16,27 @@ import (
 func init() { testhook.Run = runForTest }
 
 func runForTest(ctx context.Context, handler any, job *pb.ActivatedJob, gw pb.GatewayClient, opts testhook.RunOptions) (error, error) {
-	h, ok := handler.(HandlerFunc)
-	if !ok {
-		f, isFunc := handler.(func(context.Context, *Job) (any, error))
-		if !isFunc {
-			return nil, fmt.Errorf("jobwire: handler is %T, not a jobwire.HandlerFunc", handler)
-		}
+	var h Handler
+	switch f := handler.(type) {
+	case HandlerFunc:
 		h = f
+	case func(context.Context, *Job) (any, error):
+		h = HandlerFunc(f)
+	case Handler:
+		h = f
+	default:
+		return nil, fmt.Errorf("jobwire: handler is %T, not a jobwire.HandlerFunc or Handler", handler)
 	}
-	if h == nil {
+	if f, ok := h.(HandlerFunc); (ok && f == nil) || h == nil {
 		return nil, errors.New("jobwire: handler is required")
 	}
 	wopts, _ := opts.WorkerOptions.([]WorkerOption)
-	cfg, err := newWorkerConfig(job.GetType(), wopts)
+	cfg, err := prepareWorker(job.GetType(), h, nil, wopts)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Concurrency, cfg.MaxJobsActive = 1, 1
-	w := &Worker{cfg: cfg, handler: h}
+	w := &Worker{cfg: cfg, handler: chain(h, cfg.middleware)}
 	var mu sync.Mutex
 	var cause error
 	run := func(ctx context.Context, d *worker.HeldJob) (o worker.Outcome) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -15,7 +17,9 @@ import (
 //   - (variables, nil): CompleteJob with the variables: a map, a struct,
 //     json.RawMessage, or nil for none;
 //   - an error that is (or wraps) a *JobError: ThrowError (a BPMN error);
-//   - any other error, or a panic: FailJob with retries − 1 and the error's message.
+//   - any other error, or a panic: the worker's RetryPolicy decides (by
+//     default FailJob with retries − 1, the error's message and an
+//     exponential back-off; a *NonRetryableError raises an incident).
 //
 // ctx is cancelled when Worker.Close runs out of time.
 type HandlerFunc func(ctx context.Context, job *Job) (any, error)
@@ -38,9 +42,13 @@ type WorkerOption func(*workerConfig)
 
 type workerConfig struct {
 	worker.Config
-	autoComplete bool
-	listeners    []func(WorkerState)
-	onError      []func(error)
+	autoComplete    bool
+	listeners       []func(WorkerState)
+	onError         []func(error)
+	fetchSet        bool // WithFetchVariables given (even empty: all variables)
+	retryBackOffSet bool // WithRetryBackOff given (even 0)
+	retryPolicy     RetryPolicy
+	middleware      []Middleware
 }
 
 // WithMaxJobsActive sets the capacity: jobs held at once, push and poll together. Default: 32.
@@ -75,9 +83,11 @@ func WithStreamTimeout(d time.Duration) WorkerOption {
 	return func(c *workerConfig) { c.StreamTimeout = d }
 }
 
-// WithFetchVariables limits the variables fetched with each job. Default: all.
+// WithFetchVariables limits the variables fetched with each job; with no
+// names, all. It wins over the names a typed handler derives from its input
+// type. Default: the typed handler's names, else all.
 func WithFetchVariables(names ...string) WorkerOption {
-	return func(c *workerConfig) { c.FetchVariables = append([]string(nil), names...) }
+	return func(c *workerConfig) { c.FetchVariables, c.fetchSet = append([]string(nil), names...), true }
 }
 
 // WithTenantIDs sets the tenants whose jobs are activated. Default: none (the default tenant).
@@ -93,9 +103,11 @@ func WithAutoComplete(on bool) WorkerOption { return func(c *workerConfig) { c.a
 // WithAutoExtend extends a running job's timeout before its deadline (UpdateJobTimeout), as a heartbeat. Default: false.
 func WithAutoExtend(on bool) WorkerOption { return func(c *workerConfig) { c.AutoExtend = on } }
 
-// WithRetryBackOff sets the retry back-off sent with automatic failures. Default: 0.
+// WithRetryBackOff sets a fixed retry back-off for automatic failures (a
+// *NonRetryableError still raises an incident); 0 counts as set. WithRetryPolicy
+// wins over it. Default: DefaultRetryPolicy's exponential back-off.
 func WithRetryBackOff(d time.Duration) WorkerOption {
-	return func(c *workerConfig) { c.RetryBackOff = d }
+	return func(c *workerConfig) { c.RetryBackOff, c.retryBackOffSet = d, true }
 }
 
 // WithWorkerName sets the worker name recorded on activated jobs. Default: the host name.
@@ -131,24 +143,54 @@ type Worker struct {
 //		return map[string]any{"paid": true}, nil
 //	}, jobwire.WithMaxJobsActive(16))
 //	defer w.Close(context.Background())
+//
+// NewWorker is the low-level form; Mux with typed handlers (Handle) and
+// Client.Start is the documented way to write workers.
 func (c *Client) NewWorker(jobType string, handler HandlerFunc, opts ...WorkerOption) (*Worker, error) {
-	if jobType == "" {
-		return nil, errors.New("jobwire: NewWorker: jobType is required")
-	}
 	if handler == nil {
 		return nil, errors.New("jobwire: NewWorker: handler is required")
 	}
-	cfg, err := newWorkerConfig(jobType, opts)
+	cfg, err := prepareWorker(jobType, handler, nil, opts)
 	if err != nil {
 		return nil, err
 	}
+	return c.startWorker(cfg, handler)
+}
+
+// prepareWorker checks jobType and handler and resolves the configuration:
+// options over the defaults, fetchVariables derived from a typed handler's
+// input unless given, and the group's middleware (outermost) before the
+// worker's.
+func prepareWorker(jobType string, h Handler, group []Middleware, opts []WorkerOption) (workerConfig, error) {
+	if jobType == "" {
+		return workerConfig{}, errors.New("jobwire: NewWorker: jobType is required")
+	}
+	if h == nil {
+		return workerConfig{}, errors.New("jobwire: NewWorker: handler is required")
+	}
+	if f, ok := h.(HandlerFunc); ok && f == nil {
+		return workerConfig{}, errors.New("jobwire: NewWorker: handler is required")
+	}
+	cfg, err := newWorkerConfig(jobType, opts)
+	if err != nil {
+		return cfg, err
+	}
+	if !cfg.fetchSet {
+		cfg.FetchVariables = fetchVariablesOf(h)
+	}
+	cfg.middleware = append(append([]Middleware(nil), group...), cfg.middleware...)
+	return cfg, nil
+}
+
+// startWorker starts a worker with a prepared configuration.
+func (c *Client) startWorker(cfg workerConfig, h Handler) (*Worker, error) {
 	c.mu.Lock()
 	closed := c.closed
 	c.mu.Unlock()
 	if closed {
 		return nil, errors.New("jobwire: NewWorker: client is closed")
 	}
-	cfg.Logger, cfg.Tracer, cfg.Meter = c.log, c.cfg.tracerProvider, c.cfg.meterProvider
+	cfg.Logger, cfg.Tracer, cfg.Meter, cfg.Backoff = c.log, c.cfg.tracerProvider, c.cfg.meterProvider, c.cfg.backoff
 	handlers := cfg.onError
 	cfg.OnError = func(err error) {
 		err = wrapError("worker", err)
@@ -160,7 +202,7 @@ func (c *Client) NewWorker(jobType string, handler HandlerFunc, opts ...WorkerOp
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{c: c, cfg: cfg, handler: handler, long: lc}
+	w := &Worker{c: c, cfg: cfg, handler: chain(h, cfg.middleware), long: lc}
 	// Commands go over the client's command channel; the long poll and the
 	// stream over a long-call connection, so they never hold commands up.
 	w.inner = worker.Start(cfg.Config, worker.Gateways{Unary: c.gw, Long: lc.gw, Control: lc.control}, w.run)
@@ -202,9 +244,19 @@ func newWorkerConfig(jobType string, opts []WorkerOption) (workerConfig, error) 
 	return cfg, nil
 }
 
-// run adapts the public handler to the internal executor.
-func (w *Worker) run(ctx context.Context, d *worker.HeldJob) worker.Outcome {
+// run adapts the public handler to the internal executor: the middleware
+// chain and the handler (typed input decoded innermost) run inside the job's
+// span and slot, which the executor owns; their result maps to the outcome,
+// failures through the retry policy.
+func (w *Worker) run(ctx context.Context, d *worker.HeldJob) (o worker.Outcome) {
 	job := newJob(d.Job, d.Activation, d, w.c)
+	defer func() {
+		if r := recover(); r != nil {
+			w.logger().Error("job handler panicked", "key", job.Key, "panic", r, "stack", string(debug.Stack()))
+			o = w.failure(job, fmt.Errorf("handler panic: %v", r))
+			o.Crashed = true
+		}
+	}()
 	vars, err := w.handler(ctx, job)
 	if err != nil {
 		var je *JobError
@@ -227,9 +279,34 @@ func (w *Worker) run(ctx context.Context, d *worker.HeldJob) worker.Outcome {
 	return worker.Outcome{Kind: worker.OutcomeComplete, Variables: v}
 }
 
+// failure maps an automatic failure to the outcome the retry policy decides.
 func (w *Worker) failure(job *Job, err error) worker.Outcome {
-	return worker.Outcome{Kind: worker.OutcomeFail, Retries: max(job.Retries-1, 0), Message: err.Error(),
-		RetryBackOff: w.cfg.RetryBackOff, Cause: err}
+	d := w.decide(job, err)
+	switch d.kind {
+	case decisionBPMNError:
+		v, verr := marshalVariables(d.variables)
+		if verr != nil {
+			w.logger().Warn("retry policy's BPMN error variables are not a JSON object; sent without them", "key", job.Key, "err", verr)
+			v = ""
+		}
+		return worker.Outcome{Kind: worker.OutcomeError, ErrorCode: d.code, Message: d.message, Variables: v, Cause: err}
+	case decisionIncident:
+		return worker.Outcome{Kind: worker.OutcomeFail, Retries: 0, Message: d.message, Cause: err}
+	default:
+		return worker.Outcome{Kind: worker.OutcomeFail, Retries: max(job.Retries-1, 0), Message: err.Error(),
+			RetryBackOff: d.backoff, Cause: err}
+	}
+}
+
+// logger is the worker's logger (the client's).
+func (w *Worker) logger() *slog.Logger {
+	if w.cfg.Logger != nil {
+		return w.cfg.Logger
+	}
+	if w.c != nil {
+		return w.c.log
+	}
+	return slog.New(warnOnly{slog.Default().Handler()})
 }
 
 // Close stops the worker gracefully: it stops taking jobs at once (the parked

@@ -20,21 +20,53 @@ const (
 // long-running worker never accumulates an ever-growing delay.
 type Backoff struct {
 	mu   sync.Mutex
+	cfg  BackoffConfig
 	next time.Duration
 	rand func() float64 // in [0,1); replaced in tests
 }
 
-// NewBackoff returns a Backoff at its minimum.
-func NewBackoff() *Backoff { return &Backoff{next: BackoffMin, rand: rand.Float64} }
+// BackoffConfig are the bounds of a Backoff; the zero value means the
+// defaults (BackoffMin, BackoffMax, BackoffFactor).
+type BackoffConfig struct {
+	Initial    time.Duration
+	Max        time.Duration
+	Multiplier float64
+}
+
+// resolved fills zero fields with the defaults.
+func (c BackoffConfig) resolved() BackoffConfig {
+	if c.Initial <= 0 {
+		c.Initial = BackoffMin
+	}
+	if c.Max <= 0 {
+		c.Max = BackoffMax
+	}
+	if c.Max < c.Initial {
+		c.Max = c.Initial
+	}
+	if c.Multiplier < 1 {
+		c.Multiplier = BackoffFactor
+	}
+	return c
+}
+
+// NewBackoff returns a Backoff with the default bounds, at its minimum.
+func NewBackoff() *Backoff { return NewBackoffWith(BackoffConfig{}) }
+
+// NewBackoffWith returns a Backoff with bounds cfg, at its minimum.
+func NewBackoffWith(cfg BackoffConfig) *Backoff {
+	cfg = cfg.resolved()
+	return &Backoff{cfg: cfg, next: cfg.Initial, rand: rand.Float64}
+}
 
 // Next returns the delay to wait now and advances the sequence.
 func (b *Backoff) Next() time.Duration {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	d := b.next
-	grown := time.Duration(float64(b.next) * BackoffFactor)
-	if grown > BackoffMax {
-		grown = BackoffMax
+	grown := time.Duration(float64(b.next) * b.cfg.Multiplier)
+	if grown > b.cfg.Max || grown < 0 {
+		grown = b.cfg.Max
 	}
 	b.next = grown
 	jitter := (b.rand()*2 - 1) * BackoffJitter // [-0.1, 0.1)
@@ -46,13 +78,13 @@ func (b *Backoff) Next() time.Duration {
 func (b *Backoff) Max() time.Duration {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.next = BackoffMax
-	return time.Duration(float64(BackoffMax) * (1 + (b.rand()*2-1)*BackoffJitter))
+	b.next = b.cfg.Max
+	return time.Duration(float64(b.cfg.Max) * (1 + (b.rand()*2-1)*BackoffJitter))
 }
 
 // Reset returns the sequence to its minimum.
 func (b *Backoff) Reset() {
 	b.mu.Lock()
-	b.next = BackoffMin
+	b.next = b.cfg.Initial
 	b.mu.Unlock()
 }

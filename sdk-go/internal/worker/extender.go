@@ -50,7 +50,7 @@ func startExtender(ctx context.Context, d *HeldJob, timeout time.Duration) (stop
 	}}
 	go func() {
 		defer close(done)
-		runExtender(ctx, clk, d.Deadline, NewBackoff(), func(err error) {
+		runExtender(ctx, clk, d.Deadline, NewBackoffWith(d.e.w.cfg.Backoff), func(err error) {
 			switch status.Code(err) {
 			case codes.OK:
 				d.e.w.log.Debug("job timeout extended", "key", d.Job.GetKey(), "deadline", d.Deadline())

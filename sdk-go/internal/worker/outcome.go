@@ -104,7 +104,7 @@ func (d *HeldJob) send(ctx context.Context, o Outcome) (err error) {
 		w.cfg.OnError(err)
 		return err
 	}
-	b := NewBackoff()
+	b := NewBackoffWith(w.cfg.Backoff)
 	for attempt := 1; ; attempt++ {
 		actx, cancel := context.WithTimeout(d.e.sendCtx, w.requestBudget())
 		stop := context.AfterFunc(ctx, cancel)

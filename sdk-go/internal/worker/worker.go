@@ -35,6 +35,7 @@ type Config struct {
 	TenantIDs      []string
 	AutoExtend     bool
 	RetryBackOff   time.Duration // sent with failures from panics
+	Backoff        BackoffConfig // transport back-off: polls, stream reopen, outcome resends, timeout extensions
 	Logger         *slog.Logger
 	Tracer         trace.TracerProvider
 	Meter          metric.MeterProvider
@@ -128,7 +129,7 @@ func Start(cfg Config, gw Gateways, h Handler) *Worker {
 		cfg.Meter = metricnoop.NewMeterProvider()
 	}
 	w := &Worker{cfg: cfg, gw: gw, backfil: make(chan struct{}, 1), pollFound: make(chan struct{}, 1),
-		pollBackoff: NewBackoff(), streamBackof: NewBackoff()}
+		pollBackoff: NewBackoffWith(cfg.Backoff), streamBackof: NewBackoffWith(cfg.Backoff)}
 	w.log = cfg.Logger.With("jobType", cfg.JobType, "worker", cfg.WorkerName)
 	w.tel = NewTelemetry(cfg.Tracer, cfg.Meter, cfg.JobType, cfg.WorkerName)
 	w.ledger = NewLedger(cfg.MaxJobsActive, w.tel.Capacity)
