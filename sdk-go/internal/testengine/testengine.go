@@ -29,11 +29,30 @@ type Engine struct {
 	stdin   io.WriteCloser
 	mu      sync.Mutex
 	t       testing.TB
+	ui      string // the live view's base URL, once printed
+}
+
+// LiveView returns the base URL of the engine's live view (its /api/snapshot
+// lists jobs with their error messages), waiting up to 5 s for the engine to
+// print it.
+func (e *Engine) LiveView() string {
+	e.t.Helper()
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		e.mu.Lock()
+		u := e.ui
+		e.mu.Unlock()
+		if u != "" {
+			return u
+		}
+	}
+	e.t.Fatalf("the engine printed no live view URL")
+	return ""
 }
 
 var (
 	listening = regexp.MustCompile(`listening on (127\.0\.0\.1:(\d+))`)
 	oauthLine = regexp.MustCompile(`oauth token endpoint (http://\S+)`)
+	uiLine    = regexp.MustCompile(`live view (http://\S+)`)
 )
 
 // Binary returns the engine binary path: $JOBWIRE_ENGINE or
@@ -86,6 +105,11 @@ func (e *Engine) start(extra ...string) {
 		sent := false
 		for sc.Scan() {
 			line := sc.Text()
+			if m := uiLine.FindStringSubmatch(line); m != nil {
+				e.mu.Lock()
+				e.ui = strings.TrimSuffix(m[1], "/")
+				e.mu.Unlock()
+			}
 			if m := oauthLine.FindStringSubmatch(line); m != nil {
 				e.mu.Lock()
 				e.OAuth = m[1]
