@@ -70,6 +70,18 @@ type options struct {
 	FetchVariables   []string `json:"fetchVariables"`
 	AutoExtend       *bool    `json:"autoExtend"`
 	RetryBackOffMs   *float64 `json:"retryBackOffMs"`
+	Typed            string   `json:"typed"`
+	RetryPolicy      *struct {
+		InitialMs  *float64 `json:"initialMs"`
+		MaxMs      *float64 `json:"maxMs"`
+		Multiplier *float64 `json:"multiplier"`
+		Jitter     *float64 `json:"jitter"`
+		MaxRetries *int     `json:"maxRetries"`
+	} `json:"retryPolicy"`
+	Middleware []struct {
+		Name  string  `json:"name"`
+		Raise *string `json:"raise"`
+	} `json:"middleware"`
 }
 
 func ms(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
@@ -109,7 +121,87 @@ func (o options) worker() []jobwire.WorkerOption {
 	if o.RetryBackOffMs != nil {
 		w = append(w, jobwire.WithRetryBackOff(ms(*o.RetryBackOffMs)))
 	}
+	if p := o.RetryPolicy; p != nil {
+		// Absent fields keep the defaults (zero values); an explicit 0 jitter
+		// or max retries is the SDK's negative "off" value.
+		var e jobwire.ExponentialBackoffOptions
+		if p.InitialMs != nil {
+			e.Initial = ms(*p.InitialMs)
+		}
+		if p.MaxMs != nil {
+			e.Max = ms(*p.MaxMs)
+		}
+		if p.Multiplier != nil {
+			e.Multiplier = *p.Multiplier
+		}
+		if p.Jitter != nil {
+			e.Jitter = *p.Jitter
+			if e.Jitter == 0 {
+				e.Jitter = -1
+			}
+		}
+		if p.MaxRetries != nil {
+			e.MaxRetries = *p.MaxRetries
+			if e.MaxRetries == 0 {
+				e.MaxRetries = -1
+			}
+		}
+		w = append(w, jobwire.WithRetryPolicy(jobwire.ExponentialBackoff(e)))
+	}
 	return w
+}
+
+// order is the driver contract's typed input: orderId and amount required.
+type order struct {
+	OrderID *string  `json:"orderId"`
+	Amount  *float64 `json:"amount"`
+}
+
+// Validate reports the first required field that is missing.
+func (o order) Validate() error {
+	switch {
+	case o.OrderID == nil:
+		return &jobwire.InvalidInputError{Field: "orderId", Problem: "missing"}
+	case o.Amount == nil:
+		return &jobwire.InvalidInputError{Field: "amount", Problem: "missing"}
+	}
+	return nil
+}
+
+type orderHeaders struct {
+	Channel string `json:"channel"`
+}
+
+type receipt struct {
+	OrderID string  `json:"orderId"`
+	Total   float64 `json:"total"`
+	Channel string  `json:"channel"`
+}
+
+// middleware builds the worker-level middleware of the options: events
+// before and after next, or an error without calling next.
+func (d *driver) middleware(id string, o options) []jobwire.Middleware {
+	var mws []jobwire.Middleware
+	for _, m := range o.Middleware {
+		name, raise := m.Name, m.Raise
+		mws = append(mws, func(next jobwire.HandlerFunc) jobwire.HandlerFunc {
+			return func(ctx context.Context, job *jobwire.Job) (out any, err error) {
+				key := strconv.FormatInt(job.Key, 10)
+				d.out.emit("middleware", map[string]any{"worker": id, "name": name, "phase": "before", "key": key})
+				if raise != nil {
+					return nil, errors.New(*raise)
+				}
+				panicked := true
+				defer func() {
+					d.out.emit("middleware", map[string]any{"worker": id, "name": name, "phase": "after", "key": key, "error": err != nil || panicked})
+				}()
+				out, err = next(ctx, job)
+				panicked = false
+				return out, err
+			}
+		})
+	}
+	return mws
 }
 
 // gate implements block/release: blocked handlers wait in FIFO order;
@@ -194,9 +286,29 @@ func (d *driver) start(c command) {
 		jobwire.WithErrorListener(func(err error) {
 			d.out.emit("error", map[string]any{"worker": c.ID, "message": err.Error(), "code": codeName(err)})
 		}))
-	w, err := d.client.NewWorker(c.JobType, func(ctx context.Context, job *jobwire.Job) (any, error) {
-		return d.handle(ctx, rw, behavior, job)
-	}, opts...)
+	if mws := d.middleware(c.ID, c.Options); len(mws) > 0 {
+		opts = append(opts, jobwire.WithMiddleware(mws...))
+	}
+	var w *jobwire.Worker
+	var err error
+	switch c.Options.Typed {
+	case "":
+		w, err = d.client.NewWorker(c.JobType, func(ctx context.Context, job *jobwire.Job) (any, error) {
+			return d.handle(ctx, rw, behavior, job, nil)
+		}, opts...)
+	case "order":
+		// The documented declarative style: a Mux, a typed handler, Client.Start.
+		mux := jobwire.NewMux()
+		mux.Register(c.JobType, jobwire.HandleWithHeaders(func(ctx context.Context, job *jobwire.Job, in order, h orderHeaders) (any, error) {
+			return d.handle(ctx, rw, behavior, job, receipt{OrderID: *in.OrderID, Total: *in.Amount * 2, Channel: h.Channel})
+		}), opts...)
+		var ws []*jobwire.Worker
+		if ws, err = d.client.Start(mux); err == nil {
+			w = ws[0]
+		}
+	default:
+		err = fmt.Errorf("unknown typed input %q", c.Options.Typed)
+	}
 	if err != nil {
 		d.out.emit("error", map[string]any{"worker": c.ID, "message": err.Error(), "code": codeName(err)})
 		return
@@ -229,7 +341,9 @@ func grpcCodeName(s string) string {
 	return s
 }
 
-func (d *driver) handle(ctx context.Context, rw *runningWorker, behavior []json.RawMessage, job *jobwire.Job) (result any, err error) {
+// handle runs the behavior steps; without an outcome step the job completes
+// with result (nil: no variables).
+func (d *driver) handle(ctx context.Context, rw *runningWorker, behavior []json.RawMessage, job *jobwire.Job, result any) (any, error) {
 	start := time.Now()
 	key := strconv.FormatInt(job.Key, 10)
 	d.out.emit("job_start", map[string]any{"worker": rw.id, "key": key, "processInstanceKey": strconv.FormatInt(job.ProcessInstanceKey, 10), "type": job.Type, "retries": job.Retries,
@@ -304,6 +418,11 @@ func (d *driver) handle(ctx context.Context, rw *runningWorker, behavior []json.
 					je.Variables = te.Variables
 				}
 				return nil, je
+			case "failNonRetryable":
+				var msg string
+				_ = json.Unmarshal(arg, &msg)
+				outcome = "failed"
+				return nil, jobwire.NonRetryable(errors.New(msg))
 			case "crash":
 				var msg string
 				_ = json.Unmarshal(arg, &msg)
@@ -313,7 +432,7 @@ func (d *driver) handle(ctx context.Context, rw *runningWorker, behavior []json.
 			}
 		}
 	}
-	return nil, nil
+	return result, nil
 }
 
 func (d *driver) end(rw *runningWorker, key, outcome string, start time.Time) {
