@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -29,9 +30,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	typed := typedFlags()
 	r := &drv.Recorder{}
 	var workers []*jobwire.Worker
-	for _, s := range cfg.Workers {
+	for wi, s := range cfg.Workers {
 		delay := time.Duration(s.DelayMs) * time.Millisecond
 		h := func(ctx context.Context, job *jobwire.Job) (any, error) {
 			r.Start(drv.T0(job.VariablesJSON()))
@@ -52,8 +54,33 @@ func main() {
 		if s.Mode == "shortpoll" {
 			opts = append(opts, jobwire.WithRequestTimeout(-1))
 		}
+		// "typed": the same no-op worker as a typed handler whose input is
+		// {t0: number}: fetchVariables is then derived (t0 only).
+		th := jobwire.Handle(func(ctx context.Context, job *jobwire.Job, in benchInput) (any, error) {
+			r.Start(in.T0)
+			if delay > 0 {
+				select {
+				case <-time.After(delay):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			r.Done()
+			return nil, nil
+		})
 		for i := 0; i < s.Count; i++ {
-			w, err := c.NewWorker(s.JobType, h, opts...)
+			var w *jobwire.Worker
+			var err error
+			if wi < len(typed) && typed[wi] {
+				mux := jobwire.NewMux(opts...) // one per worker: a Mux holds a job type once
+				mux.Register(s.JobType, th)
+				var ws []*jobwire.Worker
+				if ws, err = c.Start(mux); err == nil {
+					w = ws[0]
+				}
+			} else {
+				w, err = c.NewWorker(s.JobType, h, opts...)
+			}
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)
@@ -75,4 +102,25 @@ func main() {
 		wg.Wait()
 		_ = c.Close()
 	})
+}
+
+// benchInput is the typed worker's input: only what the handler reads.
+type benchInput struct {
+	T0 float64 `json:"t0"`
+}
+
+// typedFlags reads the workers' optional "typed" field (DRIVERS.md) from the
+// config argument.
+func typedFlags() []bool {
+	var c struct {
+		Workers []struct {
+			Typed bool `json:"typed"`
+		} `json:"workers"`
+	}
+	_ = json.Unmarshal([]byte(os.Args[len(os.Args)-1]), &c) // drv.Parse has already checked it
+	out := make([]bool, len(c.Workers))
+	for i, w := range c.Workers {
+		out[i] = w.Typed
+	}
+	return out
 }
