@@ -14,7 +14,7 @@ import (
 func TestPaymentCompletesWithAPaymentID(t *testing.T) {
 	job := jobwiretest.NewJob(jobwiretest.WithJobType("payment"),
 		jobwiretest.WithVariables(map[string]any{"orderId": "A-1", "amount": 42.5, "card": "4242424242424242"}))
-	res, err := jobwiretest.RunHandler(context.Background(), payment, job)
+	res, err := jobwiretest.RunHandler(context.Background(), handlers["payment"].HandleJob, job)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestPaymentCompletesWithAPaymentID(t *testing.T) {
 func TestDeclinedCardThrowsPaymentDeclined(t *testing.T) {
 	job := jobwiretest.NewJob(jobwiretest.WithJobType("payment"),
 		jobwiretest.WithVariables(map[string]any{"orderId": "A-2", "amount": 20, "card": declinedCard}))
-	res, err := jobwiretest.RunHandler(context.Background(), payment, job)
+	res, err := jobwiretest.RunHandler(context.Background(), handlers["payment"].HandleJob, job)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,16 +41,18 @@ func TestDeclinedCardThrowsPaymentDeclined(t *testing.T) {
 	}
 }
 
-// An order the handler cannot read (the amount is not a number) fails the
-// job: the engine retries it with one retry less, then raises an incident.
+// An order that does not match the input type (the amount is not a number)
+// never reaches the handler: the job fails with the field named, one retry
+// less, and the engine retries it after the default back-off.
 func TestPaymentOfAnUnreadableOrderFails(t *testing.T) {
 	job := jobwiretest.NewJob(jobwiretest.WithJobType("payment"), jobwiretest.WithRetries(3),
 		jobwiretest.WithVariables(map[string]any{"orderId": "A-3", "amount": "a lot", "card": "4242424242424242"}))
-	res, err := jobwiretest.RunHandler(context.Background(), payment, job)
+	res, err := jobwiretest.RunHandler(context.Background(), handlers["payment"].HandleJob, job)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != jobwiretest.OutcomeFailed || res.Retries != 2 || !strings.Contains(res.ErrorMessage, "amount") {
+	if res.Outcome != jobwiretest.OutcomeFailed || res.Retries != 2 ||
+		res.ErrorMessage != "jobwire: invalid input: amount: expected number, got string" {
 		t.Fatalf("got %s, retries %d, %q", res.Outcome, res.Retries, res.ErrorMessage)
 	}
 }

@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -27,31 +28,46 @@ import (
 // declinedCard is the test card number that the payment handler declines.
 const declinedCard = "4000000000000002"
 
-// handlers maps each job type of order-fulfilment.bpmn to its handler.
-var handlers = map[string]jobwire.HandlerFunc{
-	"payment":         payment,
-	"inventory":       inventory,
-	"shipping":        shipping,
-	"notify-customer": notifyCustomer,
+// handlers maps each job type of order-fulfilment.bpmn to its handler:
+// payment is typed (its input decoded into order, its variables fetched by
+// the names of order's fields); the others read the raw job.
+var handlers = map[string]jobwire.Handler{
+	"payment":         jobwire.Handle(payment),
+	"inventory":       jobwire.HandlerFunc(inventory),
+	"shipping":        jobwire.HandlerFunc(shipping),
+	"notify-customer": jobwire.HandlerFunc(notifyCustomer),
 }
 
+// order is the payment step's input. An order whose amount is not a number
+// never reaches payment: the job fails with "jobwire: invalid input: amount:
+// ...", retried by the default policy, then an incident naming the field.
 type order struct {
 	OrderID string  `json:"orderId"`
 	Amount  float64 `json:"amount"`
 	Card    string  `json:"card"`
 }
 
-func payment(ctx context.Context, job *jobwire.Job) (any, error) {
-	var o order
-	if err := job.DecodeVariables(&o); err != nil {
-		return nil, err // any other error fails the job: retries − 1
+// Validate runs before payment: an order needs its id.
+func (o order) Validate() error {
+	if o.OrderID == "" {
+		return errors.New("orderId: missing")
 	}
+	return nil
+}
+
+// paymentResult completes the payment job.
+type paymentResult struct {
+	Paid      bool   `json:"paid"`
+	PaymentID string `json:"paymentId"`
+}
+
+func payment(ctx context.Context, job *jobwire.Job, o order) (paymentResult, error) {
 	if o.Card == declinedCard {
 		// A BPMN error: caught by the PaymentDeclined boundary event.
-		return nil, &jobwire.JobError{Code: "PAYMENT_DECLINED", Message: "card declined",
+		return paymentResult{}, &jobwire.JobError{Code: "PAYMENT_DECLINED", Message: "card declined",
 			Variables: map[string]any{"declineReason": "insufficient funds"}}
 	}
-	return map[string]any{"paid": true, "paymentId": "pay-" + o.OrderID}, nil
+	return paymentResult{Paid: true, PaymentID: "pay-" + o.OrderID}, nil
 }
 
 func inventory(ctx context.Context, job *jobwire.Job) (any, error) {
@@ -108,26 +124,23 @@ func main() {
 	stats.print(true)
 }
 
-// startWorkers opens one worker per job type on client (main_test.go runs
-// the same workers against the test kit's engine).
+// startWorkers registers one worker per job type on a mux and starts them
+// all on client (main_test.go runs the same workers against the test kit's
+// engine).
 func startWorkers(client *jobwire.Client, types []string, maxJobs int, stats *stats, ready *readiness) ([]*jobwire.Worker, error) {
-	var workers []*jobwire.Worker
+	mux := jobwire.NewMux(jobwire.WithMaxJobsActive(maxJobs))
 	for _, t := range types {
 		t = strings.TrimSpace(t)
 		h, ok := handlers[t]
 		if !ok {
-			return workers, fmt.Errorf("JOB_TYPES: unknown job type %q", t)
+			return nil, fmt.Errorf("JOB_TYPES: unknown job type %q", t)
 		}
-		w, err := client.NewWorker(t, stats.wrap(t, h),
-			jobwire.WithMaxJobsActive(maxJobs),
+		mux.Register(t, h,
+			jobwire.WithMiddleware(stats.middleware(t)),
 			jobwire.WithStateListener(ready.listener()),
 			jobwire.WithErrorListener(func(err error) { log.Printf("%s: %v", t, err) }))
-		if err != nil {
-			return workers, err
-		}
-		workers = append(workers, w)
 	}
-	return workers, nil
+	return client.Start(mux) // all or nothing
 }
 
 func envOr(name, def string) string {

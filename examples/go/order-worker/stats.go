@@ -66,7 +66,14 @@ func newStats(sdk string) *stats {
 	return &stats{sdk: sdk, start: now, lastTime: now, handled: map[string]int64{}}
 }
 
-// wrap counts the jobs of h and passes the hand-off timestamp on.
+// middleware counts the jobs of a worker and passes the hand-off timestamp
+// on. (A typed worker fetches only its input's variables, so the payment
+// step, typed, records no latency sample of its own.)
+func (s *stats) middleware(jobType string) jobwire.Middleware {
+	return func(h jobwire.HandlerFunc) jobwire.HandlerFunc { return s.wrap(jobType, h) }
+}
+
+// wrap is the middleware around h.
 func (s *stats) wrap(jobType string, h jobwire.HandlerFunc) jobwire.HandlerFunc {
 	return func(ctx context.Context, job *jobwire.Job) (any, error) {
 		started := time.Now()
@@ -92,8 +99,18 @@ func (s *stats) wrap(jobType string, h jobwire.HandlerFunc) jobwire.HandlerFunc 
 			s.window.add(ms)
 		}
 		s.mu.Unlock()
-		if m, ok := out.(map[string]any); ok && err == nil {
-			m["handedOffAt"] = float64(time.Now().UnixMicro()) / 1000
+		if err == nil && out != nil {
+			// A typed handler returns a struct: pass it on as a map with the stamp.
+			m, ok := out.(map[string]any)
+			if !ok {
+				if b, jerr := json.Marshal(out); jerr == nil && json.Unmarshal(b, &m) != nil {
+					m = nil
+				}
+			}
+			if m != nil {
+				m["handedOffAt"] = float64(time.Now().UnixMicro()) / 1000
+				out = m
+			}
 		}
 		return out, err
 	}
