@@ -74,7 +74,7 @@ func Handle[In, Out any](fn func(ctx context.Context, job *Job, in In) (Out, err
 }
 
 // HandleWithHeaders is Handle with the task's custom headers decoded into H
-// (a struct of string fields by json name, or a map[string]string). Headers
+// (a struct of string fields by json name, or a map of strings). Headers
 // that do not decode fail the job like invalid input, the field named
 // "headers.<name>".
 func HandleWithHeaders[In, H, Out any](fn func(ctx context.Context, job *Job, in In, headers H) (Out, error)) Handler {
@@ -105,6 +105,7 @@ type InvalidInputError struct {
 	Err     error  // the decoding or Validate error
 }
 
+// Error returns the job's error message: "jobwire: invalid input: <field>: <problem>".
 func (e *InvalidInputError) Error() string {
 	if e.Field == "" {
 		return "jobwire: invalid input: " + e.Problem
