@@ -137,8 +137,11 @@ func decodeInput(data []byte, v any, prefix string) error {
 	if val, ok := v.(interface{ Validate() error }); ok {
 		return validateErr(val.Validate(), prefix)
 	}
-	if val, ok := reflect.ValueOf(v).Elem().Interface().(interface{ Validate() error }); ok {
-		return validateErr(val.Validate(), prefix)
+	// In itself a pointer (or interface) type: its value may have the method.
+	if rv := reflect.ValueOf(v).Elem(); rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Interface {
+		if val, ok := rv.Interface().(interface{ Validate() error }); ok && !rv.IsNil() {
+			return validateErr(val.Validate(), prefix)
+		}
 	}
 	return nil
 }

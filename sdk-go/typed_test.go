@@ -503,3 +503,28 @@ func TestFakeWithBackoffBoundsPolls(t *testing.T) {
 		}
 	}
 }
+
+type ptrValidated struct {
+	N int `json:"n"`
+}
+
+func (p *ptrValidated) Validate() error {
+	if p.N <= 0 {
+		return &InvalidInputError{Field: "n", Problem: "must be > 0"}
+	}
+	return nil
+}
+
+func TestValidateOnPointerInputs(t *testing.T) {
+	var v ptrValidated // *ptrValidated has Validate: found through the pointer decodeInput gets
+	if err := decodeInput([]byte(`{"n":0}`), &v, ""); err == nil || err.Error() != "jobwire: invalid input: n: must be > 0" {
+		t.Errorf("value input: %v", err)
+	}
+	var p *ptrValidated // In is itself a pointer type
+	if err := decodeInput([]byte(`{"n":0}`), &p, ""); err == nil || err.Error() != "jobwire: invalid input: n: must be > 0" {
+		t.Errorf("pointer input: %v", err)
+	}
+	if err := decodeInput([]byte(`{"n":2}`), &p, ""); err != nil || p.N != 2 {
+		t.Errorf("valid pointer input: %v %+v", err, p)
+	}
+}
