@@ -1,24 +1,36 @@
 // Package jobwire is a job-worker client for Zeebe-compatible gateways
 // (Camunda 8 gRPC protocol, and the jobwire reference engine).
 //
-// A worker in a few lines:
+// A worker in a few lines: a typed handler registered on a Mux (no client
+// needed), then started on a client:
 //
+//	type Charge struct {
+//		Amount int64 `json:"amount"` // the worker fetches only "amount"
+//	}
+//	type Charged struct {
+//		Charged int64 `json:"charged"`
+//	}
+//
+//	mux := jobwire.NewMux()
+//	mux.Register("charge-card", jobwire.Handle(func(ctx context.Context, job *jobwire.Job, in Charge) (Charged, error) {
+//		return Charged{Charged: in.Amount}, nil // completes the job with {"charged": ...}
+//	}))
 //	client, err := jobwire.NewClient(ctx) // ZEEBE_ADDRESS etc., else 127.0.0.1:26500
 //	if err != nil {
 //		log.Fatal(err)
 //	}
 //	defer client.Close()
-//	w, err := client.NewWorker("charge-card", func(ctx context.Context, job *jobwire.Job) (any, error) {
-//		var in struct{ Amount int64 `json:"amount"` }
-//		if err := job.DecodeVariables(&in); err != nil {
-//			return nil, err // fails the job: retries − 1
-//		}
-//		return map[string]any{"charged": in.Amount}, nil // completes the job
-//	})
+//	workers, err := client.Start(mux)
 //	if err != nil {
 //		log.Fatal(err)
 //	}
-//	defer w.Close(context.Background())
+//
+// Input that does not decode into the handler's type fails the job
+// (*InvalidInputError) without calling it. A handler error or panic goes to
+// the worker's RetryPolicy (default: DefaultRetryPolicy, an exponential
+// back-off from the job's remaining retries; NonRetryable errors raise an
+// incident); middleware (Mux.Use, WithMiddleware) wraps every handler.
+// Client.NewWorker is the low-level form for one worker with a raw job.
 //
 // A worker holds at most WithMaxJobsActive jobs (polled and pushed together),
 // runs at most WithConcurrency handlers at once, receives jobs by push

@@ -12,23 +12,27 @@ import (
 	jobwire "github.com/jobwire/jobwire/sdk-go"
 )
 
-// The worker of the README (compiled, not run).
+// The worker of the README (compiled, not run): a typed handler on a Mux.
 func Example() {
+	type Charge struct {
+		Amount   int64  `json:"amount"`
+		Currency string `json:"currency"`
+	}
+	type Charged struct {
+		Charged int64 `json:"charged"`
+	}
+	mux := jobwire.NewMux()
+	mux.Register("charge-card", jobwire.Handle(func(ctx context.Context, job *jobwire.Job, in Charge) (Charged, error) {
+		return Charged{Charged: in.Amount}, nil // CompleteJob with {"charged": ...}
+	}))
+
 	ctx := context.Background()
 	client, err := jobwire.NewClient(ctx) // ZEEBE_ADDRESS etc., else 127.0.0.1:26500
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer client.Close()
-	w, err := client.NewWorker("charge-card", func(ctx context.Context, job *jobwire.Job) (any, error) {
-		var in struct {
-			Amount int64 `json:"amount"`
-		}
-		if err := job.DecodeVariables(&in); err != nil {
-			return nil, err // FailJob, retries − 1
-		}
-		return map[string]any{"charged": in.Amount}, nil // CompleteJob with these variables
-	})
+	workers, err := client.Start(mux)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -37,7 +41,54 @@ func Example() {
 	<-sig
 	stop, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	_ = w.Close(stop)
+	for _, w := range workers {
+		_ = w.Close(stop)
+	}
+}
+
+// The back-offs of an exponential policy for a job that started with 3
+// retries (jitter off to show the exact values).
+func ExampleExponentialBackoff() {
+	policy := jobwire.ExponentialBackoff(jobwire.ExponentialBackoffOptions{
+		Initial: 300 * time.Millisecond, Multiplier: 2, Jitter: -1, MaxRetries: 3})
+	for _, retries := range []int32{3, 2, 1} {
+		d := policy(&jobwire.Job{Retries: retries}, errors.New("downstream down"))
+		fmt.Printf("retries %d: %s\n", retries, d)
+	}
+	fmt.Println(policy(&jobwire.Job{Retries: 3}, jobwire.NonRetryable(errors.New("account closed"))))
+	// Output:
+	// retries 3: retry after 300ms
+	// retries 2: retry after 600ms
+	// retries 1: retry after 1.2s
+	// incident: account closed
+}
+
+// A retry policy: bad input goes to an incident at once, everything else
+// retries with the default exponential back-off.
+func ExampleWithRetryPolicy() {
+	policy := func(job *jobwire.Job, err error) jobwire.RetryDecision {
+		var bad *jobwire.InvalidInputError
+		if errors.As(err, &bad) {
+			return jobwire.RaiseIncident(err.Error())
+		}
+		return jobwire.DefaultRetryPolicy(job, err)
+	}
+	mux := jobwire.NewMux(jobwire.WithRetryPolicy(policy))
+	_ = mux
+}
+
+// Middleware that logs how long every job of the mux took.
+func ExampleMux_Use() {
+	timing := func(next jobwire.HandlerFunc) jobwire.HandlerFunc {
+		return func(ctx context.Context, job *jobwire.Job) (any, error) {
+			start := time.Now()
+			out, err := next(ctx, job)
+			log.Printf("%s %d took %s (err %v)", job.Type, job.Key, time.Since(start), err)
+			return out, err
+		}
+	}
+	mux := jobwire.NewMux()
+	mux.Use(timing)
 }
 
 // A handler that throws a BPMN error, caught by an error boundary event.

@@ -45,6 +45,20 @@ const (
 	decisionIncident
 )
 
+// String describes the decision: "retry after 2s", "incident: <message>",
+// "BPMN error <code>: <message>", or "no decision".
+func (d RetryDecision) String() string {
+	switch d.kind {
+	case decisionRetry:
+		return "retry after " + d.backoff.String()
+	case decisionIncident:
+		return "incident: " + d.message
+	case decisionBPMNError:
+		return "BPMN error " + d.code + ": " + d.message
+	}
+	return "no decision"
+}
+
 // RetryAfter fails the job with retries − 1 and the error's message; the
 // engine makes it activatable again after backoff (when retries are left;
 // retries 0 opens an incident).
