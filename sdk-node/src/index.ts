@@ -28,7 +28,12 @@ export type { ClientOptions, OAuthOptions, Logger } from './config.js'
 export type { CallOptions } from './transport.js'
 export { Worker } from './worker/worker.js'
 export type { WorkerEvents } from './worker/worker.js'
-export type { WorkerOptions, ResolvedWorkerOptions, JobHandler, HandlerResult } from './worker/options.js'
+export type { WorkerOptions, ResolvedWorkerOptions, JobHandler, HandlerResult, Middleware, WorkerDefinition, StartWorkersOptions } from './worker/options.js'
+export { defineWorker } from './worker/options.js'
+export type { StandardSchemaV1 } from './worker/schema.js'
+export { RetryDecision, exponentialBackoff, defaultRetryPolicy } from './worker/retry.js'
+export type { RetryPolicy, ExponentialBackoffOptions } from './worker/retry.js'
+export type { BackoffOptions } from './worker/backoff.js'
 export type { WorkerState } from './worker/state.js'
 export type { Job, Variables, FailOptions, ThrowErrorOptions } from './job.js'
 export { parseLossless, stringifyLossless } from './json.js'
@@ -48,4 +53,6 @@ export {
   PermissionDeniedError,
   InternalError,
   UnimplementedError,
+  InvalidInputError,
+  NonRetryableError,
 } from './errors.js'
