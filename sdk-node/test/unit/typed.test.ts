@@ -24,7 +24,7 @@ describe('fetchVariables derivation', () => {
     expect(deriveFetchVariables(bare({ shape: { a: 1, b: 2 } }))).toEqual(['a', 'b'])
     expect(deriveFetchVariables(bare({ entries: { x: 1 } }))).toEqual(['x'])
     const js = bare()
-    ;(js['~standard'] as Record<string, unknown>).jsonSchema = { input: () => ({ type: 'object', properties: { p: {}, q: {} } }) }
+    ;(js['~standard'] as unknown as Record<string, unknown>).jsonSchema = { input: () => ({ type: 'object', properties: { p: {}, q: {} } }) }
     expect(deriveFetchVariables(js)).toEqual(['p', 'q'])
     expect(deriveFetchVariables(bare())).toBeUndefined()
     expect(deriveFetchVariables(z.string())).toBeUndefined()
@@ -152,6 +152,8 @@ describe('typed worker, policy and middleware (fake gateway)', () => {
         streamEnabled: false,
         handler: async (job) => {
           seen.push(job.variables.orderId)
+          // @ts-expect-error job.variables is the schema's output type: no such field
+          void job.variables.notInTheSchema
           return { total: job.variables.amount * 2, channel: job.customHeaders.channel ?? '' }
         },
       }),
