@@ -77,7 +77,8 @@ export class Client {
   }
 
   /**
-   * Creates and starts a worker for one job type. See {@link WorkerOptions} for defaults.
+   * Creates and starts a worker for one job type: the low-level form of {@link Client.startWorkers}
+   * (which starts workers declared without a client). See {@link WorkerOptions} for defaults.
    *
    * @example
    * const w = client.createWorker({ jobType: 'charge', maxJobsActive: 8, handler: async (job, { signal }) => {

@@ -2,9 +2,10 @@
  * @jobwire/sdk: job workers for the Zeebe / Camunda 8 gateway protocol.
  *
  * @example
- * import { Client, JobError } from '@jobwire/sdk'
- * const client = new Client()
- * client.createWorker({ jobType: 'pay', handler: async (job) => ({ paid: true }) })
+ * import { Client, defineWorker } from '@jobwire/sdk'
+ * import { z } from 'zod' // or any Standard Schema library
+ * const pay = defineWorker({ variables: z.object({ amount: z.number() }), handler: async (job) => ({ paid: job.variables.amount }) })
+ * new Client().startWorkers({ pay })
  * @packageDocumentation
  */
 export { Client } from './client.js'

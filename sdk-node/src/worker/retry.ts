@@ -48,7 +48,7 @@ export class RetryDecision {
  * already). A policy that throws or returns no decision falls back to {@link defaultRetryPolicy}
  * (logged at warn).
  */
-export type RetryPolicy = (job: Job<unknown, unknown>, error: unknown) => RetryDecision
+export type RetryPolicy = (job: Job, error: unknown) => RetryDecision
 
 /** Settings of {@link exponentialBackoff}; absent fields take the defaults. */
 export interface ExponentialBackoffOptions {
@@ -86,6 +86,7 @@ export function findNonRetryable(err: unknown): NonRetryableError | undefined {
  * back-off = min(maxMs, initialMs × multiplier^attempt) × (1 + jitter × u), u uniform in [−1, 1],
  * rounded to whole ms. A {@link NonRetryableError} (anywhere in the cause chain) → an incident
  * with its message. With the defaults a job with retries 3, 2, 1 is retried after ~1 s, ~2 s, ~4 s.
+ * `random` (uniform in [0, 1), default `Math.random`) draws the jitter; tests pass a fixed one.
  *
  * @example
  * client.createWorker({ jobType: 'charge', retryPolicy: exponentialBackoff({ initialMs: 500, maxMs: 30_000 }), handler })
@@ -122,7 +123,7 @@ export function fixedBackoff(backoffMs: number): RetryPolicy {
  * Runs a policy; one that throws or returns no RetryDecision gives the default policy's
  * decision instead (logged at warn). @internal
  */
-export function decide(policy: RetryPolicy, job: Job<unknown, unknown>, error: unknown, logger: Logger): RetryDecision {
+export function decide(policy: RetryPolicy, job: Job, error: unknown, logger: Logger): RetryDecision {
   try {
     const d = policy(job, error)
     if (d instanceof RetryDecision) return d

@@ -11,7 +11,7 @@ import { FakeGateway, fakeJob, ok, waitFor } from '../support/fakeGateway'
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 const Order = z.object({ orderId: z.string(), amount: z.number() })
-const jobWith = (retries: number) => ({ key: '1', retries }) as unknown as Job<unknown, unknown>
+const jobWith = (retries: number) => ({ key: '1', retries }) as unknown as Job
 
 /** A Standard Schema that accepts anything, with extra introspection fields. */
 function bare(extra: Record<string, unknown> = {}): StandardSchemaV1 & Record<string, unknown> {
