@@ -237,3 +237,19 @@ describe('typed worker, policy and middleware (fake gateway)', () => {
     expect(client.workerCount).toBe(0)
   })
 })
+
+// Compile-time: createWorker infers job.variables / job.customHeaders from the schemas (tsc checks this file).
+export function typedCreateWorker(c: Client) {
+  return c.createWorker({
+    jobType: 'x',
+    variables: Order,
+    customHeaders: z.object({ channel: z.string().optional() }),
+    handler: async (job) => {
+      const amount: number = job.variables.amount
+      const channel: string | undefined = job.customHeaders.channel
+      // @ts-expect-error amount is a number, not a string
+      const wrong: string = job.variables.amount
+      return { amount, channel, wrong }
+    },
+  })
+}
