@@ -152,7 +152,7 @@ export class JobError extends Error {
   }
 }
 
-/** One problem found when validating a typed handler's input: where (a dotted path) and what. */
+/** One problem found when validating a typed handler's input: where (a dotted path) and what. @internal */
 export interface InputIssue {
   /** The variable name or dotted path (`order.amount`, `items[2].sku`); empty for the whole input. */
   path: string
@@ -171,15 +171,20 @@ export interface InputIssue {
  * retryPolicy: (job, err) => err instanceof InvalidInputError ? RetryDecision.incident(err.message) : defaultRetryPolicy(job, err)
  */
 export class InvalidInputError extends Error {
-  /** Every problem found, in the schema's order. */
-  readonly issues: InputIssue[]
+  /** Every problem found, in the schema's order: `path` (the variable name or dotted path, e.g. `order.amount`, `items[2].sku`; empty for the whole input) and `message` (the schema library's wording). */
+  readonly issues: Array<{
+    /** The variable name or dotted path (`order.amount`, `items[2].sku`); empty for the whole input. */
+    path: string
+    /** The schema library's wording, e.g. "expected number, received string". */
+    message: string
+  }>
 
   /**
    * Creates the error; the worker raises it when a schema rejects a job's input.
    *
    * @param issues - The problems found: path (variable name or dotted path) and message.
    */
-  constructor(issues: InputIssue[]) {
+  constructor(issues: Array<{ path: string; message: string }>) {
     super(`jobwire: invalid input: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ') || 'rejected by the schema'}`)
     this.name = 'InvalidInputError'
     this.issues = issues
