@@ -247,7 +247,7 @@ export class Executor {
           called = true
           return next()
         }
-        return mw(job, once)
+        return mw(job, once, { signal })
       }
     }, inner)
     return chain()

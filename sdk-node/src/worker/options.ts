@@ -20,7 +20,8 @@ export type JobHandler<V = Variables, H = Record<string, string>> = (job: Job<V,
  * `next`, which runs the rest of the chain (the next middleware, then input validation and the
  * handler). What it returns (or throws) is the job's outcome, mapped as a handler's: return
  * `next()`'s value to keep the handler's. Runs inside the job's span and after the job took its
- * slot; it cannot release the slot or send a second outcome. Order: the group's middleware
+ * slot (`ctx.signal` is the handler's: it aborts when the close timeout runs out); it cannot
+ * release the slot or send a second outcome. Order: the group's middleware
  * ({@link StartWorkersOptions.middleware}) first (outermost), then the worker's, each in the order given.
  *
  * @example
@@ -29,7 +30,7 @@ export type JobHandler<V = Variables, H = Record<string, string>> = (job: Job<V,
  *   try { return await next() } finally { console.log(job.type, job.key, Date.now() - t0, 'ms') }
  * }
  */
-export type Middleware = (job: Job, next: () => Promise<HandlerResult>) => Promise<HandlerResult> | HandlerResult
+export type Middleware = (job: Job, next: () => Promise<HandlerResult>, ctx: { signal: AbortSignal }) => Promise<HandlerResult> | HandlerResult
 
 /** Options of {@link Client.createWorker}. Defaults are shared by every jobwire SDK. */
 export interface WorkerOptions<V = Variables, H = Record<string, string>> {

@@ -178,8 +178,8 @@ describe('typed worker, policy and middleware (fake gateway)', () => {
     gw = await start([j1, j2, j3, j4])
     client = new Client({ address: gw.address, logger: quiet })
     const trace: string[] = []
-    const mw = (name: string): Middleware => async (job, next) => {
-      trace.push(`${name}>${String(job.variables.mode)}`)
+    const mw = (name: string): Middleware => async (job, next, { signal }) => {
+      trace.push(`${name}>${String(job.variables.mode)}${signal instanceof AbortSignal && !signal.aborted ? '' : ' (no signal)'}`)
       if (name === 'worker' && job.variables.mode === 'raise') throw new Error('middleware says no')
       if (name === 'group' && job.variables.mode === 'short') return new JobError('SHORT', 'short-circuit')
       try {
