@@ -10,7 +10,7 @@ case "${1:-}" in
   build)
     "$HERE/../scripts/build-sdk-node.sh"
     cd "$HERE/order-worker"
-    [ -e node_modules/@jobwire/sdk ] || npm ci --no-audit --no-fund --loglevel=error
+    { [ -e node_modules/@jobwire/sdk ] && [ -e node_modules/zod ]; } || npm ci --no-audit --no-fund --loglevel=error
     node --check index.js && node --check stats.js ;;
   start) cd "$HERE/order-worker" && exec node index.js ;;
   *) echo "usage: $0 build|start" >&2; exit 2 ;;

@@ -6,7 +6,7 @@ import { parseLossless, variablesToJson, type JsonValue } from './json.js'
 import { Transport, type CallOptions } from './transport.js'
 import { RequestCancelledError } from './errors.js'
 import { Worker } from './worker/worker.js'
-import type { WorkerOptions } from './worker/options.js'
+import { groupWorkerOptions, resolveWorkerOptions, type JobHandler, type StartWorkersOptions, type WorkerDefinition, type WorkerOptions } from './worker/options.js'
 import { toDeployment, toProcessInstance, toTopology, type Deployment, type ProcessInstance, type ProcessInstanceResult, type Topology } from './types.js'
 import { key, type Key, type VariablesInput } from './inputs.js'
 import {
@@ -77,7 +77,8 @@ export class Client {
   }
 
   /**
-   * Creates and starts a worker for one job type. See {@link WorkerOptions} for defaults.
+   * Creates and starts a worker for one job type: the low-level form of {@link Client.startWorkers}
+   * (which starts workers declared without a client). See {@link WorkerOptions} for defaults.
    *
    * @example
    * const w = client.createWorker({ jobType: 'charge', maxJobsActive: 8, handler: async (job, { signal }) => {
@@ -85,11 +86,35 @@ export class Client {
    *   return { charged: true }
    * } })
    */
-  createWorker<V = Variables>(options: WorkerOptions<V>): Worker<V> {
+  createWorker<V = Variables, H = Record<string, string>>(options: WorkerOptions<V, H>): Worker<V, H> {
     if (this.closed) throw new RequestCancelledError('jobwire: createWorker after close(): the client is closed')
-    const w: Worker<V> = new Worker<V>(this.transport, options, this.transport.config.logger, () => this.workers.delete(w as unknown as Worker<never>))
+    const w: Worker<V, H> = new Worker<V, H>(this.transport, options, this.transport.config.logger, () => this.workers.delete(w as unknown as Worker<never>))
     this.workers.add(w as unknown as Worker<never>)
     return w
+  }
+
+  /**
+   * Starts a group of workers declared without a client: `defs` maps each job type to its
+   * handler or {@link WorkerDefinition}. `middleware` wraps every handler of the group (outside
+   * each worker's own); `defaults` are worker options every definition starts from. All or
+   * nothing: options are checked for every worker before any starts.
+   *
+   * @example
+   * const Order = z.object({ orderId: z.string(), amount: z.number() })
+   * const workers = client.startWorkers({
+   *   charge: defineWorker({ variables: Order, handler: async (job) => ({ total: job.variables.amount * 2 }) }),
+   *   notify: async (job) => ({ notified: true }),
+   * }, { middleware: [logging], defaults: { maxJobsActive: 8 } })
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  startWorkers(defs: Record<string, JobHandler | WorkerDefinition<any, any>>, options: StartWorkersOptions = {}): Record<string, Worker> {
+    if (this.closed) throw new RequestCancelledError('jobwire: startWorkers after close(): the client is closed')
+    if (!defs || typeof defs !== 'object' || Array.isArray(defs)) throw new TypeError('jobwire: startWorkers needs an object { jobType: handler or WorkerDefinition }')
+    const all = Object.entries(defs).map(([jobType, def]) => groupWorkerOptions(jobType, def, options ?? {}))
+    for (const o of all) resolveWorkerOptions(o) // every worker's options are valid, or none starts
+    const out: Record<string, Worker> = {}
+    for (const o of all) out[o.jobType] = this.createWorker(o) as unknown as Worker
+    return out
   }
 
   /** Deploys one resource (BPMN XML as string or bytes). */

@@ -225,7 +225,7 @@ export function resentAfter(command: ResentCommand, code: number | undefined): b
  * deadline (`timeoutMs`, default the client's commandTimeoutMs, counted from the first attempt).
  * Rejects with the typed error of the last status. @internal
  */
-export async function sendCommand<Res>(transport: Transport, command: ResentCommand, req: object, options: CallOptions = {}, backoff = new Backoff()): Promise<Res> {
+export async function sendCommand<Res>(transport: Transport, command: ResentCommand, req: object, options: CallOptions = {}, backoff = new Backoff(Math.random, transport.config.backoff)): Promise<Res> {
   const deadline = Date.now() + (options.timeoutMs ?? transport.config.commandTimeoutMs)
   for (let attempt = 1; ; attempt++) {
     let err: JobwireError

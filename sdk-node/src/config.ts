@@ -1,3 +1,5 @@
+import { resolveBackoff, type BackoffBounds, type BackoffOptions } from './worker/backoff.js'
+
 /** OAuth client-credentials settings. */
 export interface OAuthOptions {
   /** Client id. Env: ZEEBE_CLIENT_ID / CAMUNDA_CLIENT_ID. */
@@ -53,6 +55,12 @@ export interface ClientOptions {
   streamWindowBytes?: number
   /** Deadline of ordinary (non-long-poll) calls in ms. default: 30000. */
   commandTimeoutMs?: number
+  /**
+   * Bounds of the transport back-off: polls, stream reopens, outcome and command resends
+   * (jitter stays ±10 %). Validated: initialMs > 0, maxMs ≥ initialMs, multiplier ≥ 1.
+   * default: `{ initialMs: 50, maxMs: 5000, multiplier: 1.6 }`
+   */
+  backoff?: BackoffOptions
   /** Where the SDK logs. default: `console` warnings and errors (debug with env JOBWIRE_LOG=debug). */
   logger?: Logger
 }
@@ -81,6 +89,7 @@ export interface ResolvedClientConfig {
   keepAliveMs: number
   streamWindowBytes: number
   commandTimeoutMs: number
+  backoff: BackoffBounds
   logger: Logger
 }
 
@@ -193,6 +202,7 @@ export function resolveClientConfig(opts: ClientOptions = {}, e: NodeJS.ProcessE
     keepAliveMs: opts.keepAliveMs ?? (keepEnv ? Number(keepEnv) : 45_000),
     streamWindowBytes: opts.streamWindowBytes ?? 8_192,
     commandTimeoutMs: opts.commandTimeoutMs ?? 30_000,
+    backoff: resolveBackoff(opts.backoff),
     logger: opts.logger ?? consoleLogger(),
   }
 }

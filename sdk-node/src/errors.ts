@@ -151,3 +151,64 @@ export class JobError extends Error {
     this.variables = variables
   }
 }
+
+/** One problem found when validating a typed handler's input: where (a dotted path) and what. @internal */
+export interface InputIssue {
+  /** The variable name or dotted path (`order.amount`, `items[2].sku`); empty for the whole input. */
+  path: string
+  /** The schema library's wording, e.g. "expected number, received string". */
+  message: string
+}
+
+/**
+ * The job's variables (or custom headers) do not match the worker's schema
+ * ({@link WorkerOptions.variables}): the handler is not called and the job fails like after a
+ * handler error (through the retry policy; by default retries − 1 with back-off, an incident
+ * once the retries are used up). The message, sent with FailJob, is
+ * `jobwire: invalid input: <field>: <problem>`, several issues joined with `; `.
+ *
+ * @example
+ * retryPolicy: (job, err) => err instanceof InvalidInputError ? RetryDecision.incident(err.message) : defaultRetryPolicy(job, err)
+ */
+export class InvalidInputError extends Error {
+  /** Every problem found, in the schema's order: `path` (the variable name or dotted path, e.g. `order.amount`, `items[2].sku`; empty for the whole input) and `message` (the schema library's wording). */
+  readonly issues: Array<{
+    /** The variable name or dotted path (`order.amount`, `items[2].sku`); empty for the whole input. */
+    path: string
+    /** The schema library's wording, e.g. "expected number, received string". */
+    message: string
+  }>
+
+  /**
+   * Creates the error; the worker raises it when a schema rejects a job's input.
+   *
+   * @param issues - The problems found: path (variable name or dotted path) and message.
+   */
+  constructor(issues: Array<{ path: string; message: string }>) {
+    super(`jobwire: invalid input: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ') || 'rejected by the schema'}`)
+    this.name = 'InvalidInputError'
+    this.issues = issues
+  }
+}
+
+/**
+ * A failure that retrying cannot fix: thrown by a handler (or a middleware), the default retry
+ * policy (and a fixed `retryBackOffMs`) answers it with an incident at once (FailJob with
+ * retries 0 and this message), whatever retries the job has left. Found anywhere in the
+ * `cause` chain of the thrown error.
+ *
+ * @example
+ * throw new NonRetryableError('customer account is closed', { cause: err })
+ */
+export class NonRetryableError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param message - The incident's message.
+   * @param options - `cause`: the underlying error.
+   */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'NonRetryableError'
+  }
+}

@@ -9,7 +9,7 @@ export interface FailOptions {
   message?: string
   /** Retries left after this failure. default: job.retries − 1 */
   retries?: number
-  /** Delay before the job can be activated again, in ms. default: the worker's retryBackOffMs */
+  /** Delay before the job can be activated again, in ms. default: the worker's retryBackOffMs, else 0 */
   retryBackOffMs?: number
   /** Local variables set on the task. */
   variables?: Record<string, unknown>
@@ -43,7 +43,7 @@ export interface ThrowErrorOptions {
  *   await job.complete({ charged: true })
  * } })
  */
-export interface Job<V = Variables> {
+export interface Job<V = Variables, H = Record<string, string>> {
   /** Job key, an int64 as a decimal string. */
   readonly key: string
   /** Job type. */
@@ -64,13 +64,13 @@ export interface Job<V = Variables> {
   readonly elementId: string
   /** Element instance key (decimal string). */
   readonly elementInstanceKey: string
-  /** Task headers (zeebe:taskHeaders). */
-  readonly customHeaders: Record<string, string>
+  /** Task headers (zeebe:taskHeaders); the schema's output when the worker has a `customHeaders` schema. */
+  readonly customHeaders: H
   /** Name of the worker the job was activated for. */
   readonly worker: string
   /** Tenant of the job. */
   readonly tenantId: string
-  /** Variables, parsed losslessly. */
+  /** Variables, parsed losslessly; the schema's validated output when the worker has a `variables` schema. */
   readonly variables: V
   /** Variables exactly as received (raw JSON text). */
   readonly variablesJson: string

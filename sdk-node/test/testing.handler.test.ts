@@ -1,6 +1,7 @@
 // Level 1 of the test kit (@jobwire/sdk/testing): runHandler runs the worker's own executor with an
 // in-process sink. No engine, no network.
-import { JobError, type Job } from '../src/index'
+import { z } from 'zod'
+import { JobError, NonRetryableError, RetryDecision, type Job } from '../src/index'
 import { makeJob, runHandler } from '../src/testing/index'
 
 describe('makeJob', () => {
@@ -32,6 +33,24 @@ describe('runHandler', () => {
     expect(r.errorMessage).toContain('card declined')
     expect(r.retryBackoffMs).toBe(2_000)
     expect(r.exception).toBe(boom)
+  })
+
+  it('runs the worker\'s schema, retry policy and middleware: invalid input fails without the handler', async () => {
+    let called = 0
+    const handler = async () => { called++; return { ok: true } }
+    const order = { variables: z.object({ orderId: z.string(), amount: z.number() }) }
+    const bad = await runHandler(handler, makeJob({ variables: { orderId: 'A', amount: 'x' }, retries: 3 }), order)
+    expect(bad).toMatchObject({ outcome: 'failed', retries: 2 })
+    expect(bad.errorMessage).toMatch(/^jobwire: invalid input: amount: /)
+    expect(bad.retryBackoffMs).toBeGreaterThanOrEqual(900) // the default policy: ~1 s at retries 3
+    expect(bad.retryBackoffMs).toBeLessThanOrEqual(1100)
+    expect(called).toBe(0)
+    const good = await runHandler(handler, makeJob({ variables: { orderId: 'A', amount: 2 } }), { ...order, middleware: [async (_job, next) => ({ ...(await next() as object), wrapped: true })] })
+    expect(good).toMatchObject({ outcome: 'completed', variables: { ok: true, wrapped: true } })
+    const nr = await runHandler(() => { throw new NonRetryableError('closed') }, makeJob({ retries: 3 }))
+    expect(nr).toMatchObject({ outcome: 'failed', retries: 0, errorMessage: 'closed' })
+    const pol = await runHandler(() => { throw new Error('x') }, makeJob(), { retryPolicy: () => RetryDecision.bpmnError('E', 'm') })
+    expect(pol).toMatchObject({ outcome: 'bpmnError', errorCode: 'E' })
   })
 
   it('a JobError becomes a BPMN error with its code and variables', async () => {

@@ -18,13 +18,12 @@ function started(vars) {
 }
 
 async function startJobwire() {
-  const { Client } = require('@jobwire/sdk')
+  const { Client, defineWorker } = require('@jobwire/sdk')
   const client = new Client({ address: cfg.address, logger: quiet })
   const workers = []
   for (const s of cfg.workers) {
     for (let i = 0; i < (s.count || 1); i++) {
       const opts = {
-        jobType: s.jobType,
         maxJobsActive: s.capacity || 32,
         streamEnabled: s.mode === 'push',
         handler: async (job) => {
@@ -35,7 +34,15 @@ async function startJobwire() {
       }
       if (s.pollIntervalMs > 0) opts.pollIntervalMs = s.pollIntervalMs
       if (s.mode === 'shortpoll') opts.requestTimeoutMs = -1
-      workers.push(client.createWorker(opts))
+      if (s.typed) {
+        // typed: input {t0: number} as a Standard Schema (zod), registered declaratively; the SDK
+        // derives fetchVariables (t0 only) and validates t0 on every job
+        const { z } = require('zod')
+        const def = defineWorker({ ...opts, variables: z.object({ t0: z.number() }) })
+        workers.push(client.startWorkers({ [s.jobType]: def })[s.jobType])
+      } else {
+        workers.push(client.createWorker({ ...opts, jobType: s.jobType }))
+      }
     }
   }
   return {

@@ -4,7 +4,8 @@
 // Connection settings come only from the SDK's own environment variables.
 'use strict'
 const readline = require('node:readline')
-const { Client, JobError, JobwireError, parseLossless } = require('@jobwire/sdk')
+const { Client, JobError, JobwireError, NonRetryableError, defineWorker, exponentialBackoff, parseLossless } = require('@jobwire/sdk')
+const { z } = require('zod')
 const sdkVersion = require('@jobwire/sdk/package.json').version
 
 function emit(event, fields = {}) {
@@ -121,40 +122,77 @@ function sleep(ms, signal) {
   })
 }
 
-function workerOptions(o = {}) {
+// The typed worker of `typed: "order"`: input Order, headers OrderHeaders, output Receipt (zod schemas).
+const Order = z.object({ orderId: z.string(), amount: z.number() })
+const OrderHeaders = z.object({ channel: z.string().optional() })
+
+function workerOptions(o = {}, id) {
   const m = {}
   for (const k of ['workerName', 'maxJobsActive', 'concurrency', 'jobTimeoutMs', 'requestTimeoutMs', 'pollIntervalMs', 'streamEnabled', 'streamTimeoutMs', 'fetchVariables', 'autoExtend', 'retryBackOffMs', 'tenantIds']) {
     if (o[k] !== undefined && o[k] !== null) m[k] = o[k]
   }
+  // the SDK's exponential policy with the given values (absent fields: the SDK's defaults)
+  if (o.retryPolicy && typeof o.retryPolicy === 'object') m.retryPolicy = exponentialBackoff(present(o.retryPolicy, ['initialMs', 'maxMs', 'multiplier', 'jitter', 'maxRetries']))
+  if (Array.isArray(o.middleware)) m.middleware = o.middleware.map((mw) => middleware(id, String(mw.name), mw.raise))
   return m
+}
+
+/** A worker-level middleware writing `middleware` events around the next step (or raising instead). */
+function middleware(id, name, raise) {
+  return async (job, next) => {
+    emit('middleware', { worker: id, name, phase: 'before', key: job.key })
+    if (raise !== undefined && raise !== null) throw new Error(String(raise))
+    try {
+      const r = await next()
+      emit('middleware', { worker: id, name, phase: 'after', key: job.key, error: false })
+      return r
+    } catch (e) {
+      emit('middleware', { worker: id, name, phase: 'after', key: job.key, error: true })
+      throw e
+    }
+  }
 }
 
 function startWorker(cmd) {
   const id = cmd.id
   const gate = new Gate()
   const behavior = Array.isArray(cmd.behavior) ? cmd.behavior : []
-  const worker = client.createWorker({
-    ...workerOptions(cmd.options),
-    jobType: cmd.jobType,
-    handler: async (job, { signal }) => {
-      const t0 = Date.now()
-      emit('job_start', { worker: id, key: job.key, processInstanceKey: String(job.processInstanceKey), type: job.type, retries: job.retries, activation: job.activation, variables: job.variablesJson, deadline: job.deadline })
-      const steps = Array.isArray(job.variables.jwBehavior) ? job.variables.jwBehavior : behavior
-      let outcome = 'completed'
-      try {
-        const result = await runSteps(steps, job, signal, gate)
-        return result
-      } catch (e) {
-        if (signal.aborted) outcome = 'cancelled'
-        else if (e instanceof JobError) outcome = 'error'
-        else if (e instanceof Crash) outcome = 'crashed'
-        else outcome = 'failed'
-        throw e
-      } finally {
-        emit('job_end', { worker: id, key: job.key, outcome, durationMs: Date.now() - t0 })
+  const options = cmd.options || {}
+  const handler = async (job, { signal }) => {
+    const t0 = Date.now()
+    emit('job_start', { worker: id, key: job.key, processInstanceKey: String(job.processInstanceKey), type: job.type, retries: job.retries, activation: job.activation, variables: job.variablesJson, deadline: job.deadline })
+    // a typed job's variables are Order (validated); the raw JSON still carries jwBehavior when fetched
+    const raw = options.typed ? parseLossless(job.variablesJson) : job.variables
+    const steps = Array.isArray(raw.jwBehavior) ? raw.jwBehavior : behavior
+    let outcome = 'completed'
+    try {
+      const result = await runSteps(steps, job, signal, gate)
+      if (result === NO_OUTCOME) {
+        if (!options.typed) return undefined
+        // the Receipt
+        return { orderId: job.variables.orderId, total: job.variables.amount * 2, channel: job.customHeaders.channel ?? '' }
       }
-    },
-  })
+      return result
+    } catch (e) {
+      if (signal.aborted) outcome = 'cancelled'
+      else if (e instanceof JobError) outcome = 'error'
+      else if (e instanceof Crash) outcome = 'crashed'
+      else outcome = 'failed'
+      throw e
+    } finally {
+      emit('job_end', { worker: id, key: job.key, outcome, durationMs: Date.now() - t0 })
+    }
+  }
+  let worker
+  if (options.typed === 'order') {
+    // the documented declarative style: a definition with Standard Schemas, started as a group
+    const started = client.startWorkers({
+      [cmd.jobType]: defineWorker({ ...workerOptions(options, id), variables: Order, customHeaders: OrderHeaders, handler }),
+    })
+    worker = started[cmd.jobType]
+  } else {
+    worker = client.createWorker({ ...workerOptions(options, id), jobType: cmd.jobType, handler })
+  }
   worker.on('state', (state) => emit('state', { worker: id, state }))
   worker.on('error', (e) => emit('error', { worker: id, message: e.message, code: e.codeName && e.codeName !== 'CLIENT' ? e.codeName : undefined }))
   workers.set(id, { worker, gate })
@@ -174,10 +212,14 @@ async function runSteps(steps, job, signal, gate) {
       const e = step.throwError || {}
       throw new JobError(String(e.code), e.message ?? '', e.variables)
     } else if ('crash' in step) throw new Crash(String(step.crash))
+    else if ('failNonRetryable' in step) throw new NonRetryableError(String(step.failNonRetryable))
     else log('unknown step', JSON.stringify(step))
   }
-  return undefined
+  return NO_OUTCOME
 }
+
+/** runSteps' answer when the steps held no outcome step. */
+const NO_OUTCOME = Symbol('no outcome')
 
 async function stopWorker(id, timeoutMs) {
   const w = workers.get(id)

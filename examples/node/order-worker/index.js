@@ -9,22 +9,28 @@
 // JSON stats line to stdout that often). SIGINT / SIGTERM close it gracefully.
 'use strict'
 const { Client } = require('@jobwire/sdk')
-const { handlers } = require('./handlers')
+const { workers: definitions } = require('./handlers')
 const { Stats } = require('./stats')
 
 const log = (msg) => console.error(`order-worker (node): ${msg}`)
-const types = (process.env.JOB_TYPES || Object.keys(handlers).join(',')).split(',').map((t) => t.trim())
+const types = (process.env.JOB_TYPES || Object.keys(definitions).join(',')).split(',').map((t) => t.trim())
 const maxJobsActive = Number(process.env.MAX_JOBS_ACTIVE || 32)
 
-const client = new Client() // ZEEBE_ADDRESS etc., else 127.0.0.1:26500
-const stats = new Stats('node')
-let waiting = types.length
-const workers = types.map((jobType) => {
-  if (!handlers[jobType]) {
+const selected = {}
+for (const jobType of types) {
+  if (!definitions[jobType]) {
     log(`JOB_TYPES: unknown job type "${jobType}"`)
     process.exit(2)
   }
-  const worker = client.createWorker({ jobType, maxJobsActive, handler: stats.wrap(jobType, handlers[jobType]) })
+  selected[jobType] = definitions[jobType]
+}
+
+const client = new Client() // ZEEBE_ADDRESS etc., else 127.0.0.1:26500
+const stats = new Stats('node')
+// every worker of the group: the stats middleware around its handler, the same capacity
+const workers = client.startWorkers(selected, { middleware: [stats.middleware()], defaults: { maxJobsActive } })
+let waiting = types.length
+for (const [jobType, worker] of Object.entries(workers)) {
   worker.on('error', (err) => log(`${jobType}: ${err.message}`))
   let streaming = false
   worker.on('state', (state) => {
@@ -33,8 +39,7 @@ const workers = types.map((jobType) => {
       if (--waiting === 0) log(`ready: handling ${types.join(', ')}`)
     }
   })
-  return worker
-})
+}
 
 const interval = Number(process.env.STATS_INTERVAL_MS || 0)
 const timer = interval > 0 ? setInterval(() => stats.print(false), interval) : undefined
@@ -51,4 +56,3 @@ async function shutdown(signal) {
 }
 process.on('SIGINT', shutdown)
 process.on('SIGTERM', shutdown)
-void workers

@@ -34,13 +34,16 @@ class Stats {
     this.window = new Histogram()
   }
 
-  /** Wraps a handler: counts its jobs and passes the hand-off timestamp on. */
-  wrap(jobType, handler) {
-    return async (job, ctx) => {
+  /**
+   * A middleware that counts every job and passes the hand-off timestamp on. The payment worker
+   * fetches only its typed input, so its hand-off from the load generator is not measured.
+   */
+  middleware() {
+    return async (job, next) => {
       const startedAt = performance.timeOrigin + performance.now() // wall clock, ms with fractions
       this.inflight++
       try {
-        const out = await handler(job, ctx)
+        const out = await next()
         if (out && typeof out === 'object' && !(out instanceof JobError)) out.handedOffAt = performance.timeOrigin + performance.now()
         return out
       } catch (err) {
@@ -50,7 +53,7 @@ class Stats {
       } finally {
         this.inflight--
         this.handled++
-        this.byType[jobType] = (this.byType[jobType] || 0) + 1
+        this.byType[job.type] = (this.byType[job.type] || 0) + 1
         const at = Number(job.variables.handedOffAt)
         if (at > 0) {
           this.total.add(startedAt - at)

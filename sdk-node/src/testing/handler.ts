@@ -8,7 +8,9 @@ import type { ExecutorContext } from '../worker/context.js'
 import { Executor } from '../worker/executor.js'
 import { HeldJob } from '../worker/heldJob.js'
 import { Ledger, Slot } from '../worker/ledger.js'
-import { resolveWorkerOptions, type JobHandler } from '../worker/options.js'
+import { resolveWorkerOptions, type JobHandler, type Middleware } from '../worker/options.js'
+import type { RetryPolicy } from '../worker/retry.js'
+import type { StandardSchemaV1 } from '../worker/schema.js'
 import { MSG_CLOSING, type OutcomeMethod, type OutcomeSender, type SendResult } from '../worker/outcome.js'
 import { Telemetry } from '../worker/telemetry.js'
 
@@ -75,8 +77,16 @@ export interface RunHandlerOptions {
   autoComplete?: boolean
   /** The worker's `autoExtend`. default: false */
   autoExtend?: boolean
-  /** The worker's `retryBackOffMs` (sent with FailJob after a handler error). default: 0 */
+  /** The worker's `retryBackOffMs` (a fixed back-off after a handler error). default: unset (the retry policy decides) */
   retryBackOffMs?: number
+  /** The worker's `retryPolicy`. default: the SDK's default policy (exponential back-off) */
+  retryPolicy?: RetryPolicy
+  /** The worker's `middleware`, outer first. default: none */
+  middleware?: Middleware[]
+  /** The worker's `variables` schema: the job's variables are validated (invalid input fails the job without the handler). default: none */
+  variables?: StandardSchemaV1
+  /** The worker's `customHeaders` schema. default: none */
+  customHeaders?: StandardSchemaV1
   /** Closes the worker this long after the handler started, ms: the handler's `signal` aborts as on `worker.close()`. default: never */
   cancelAfterMs?: number
   /** How long the run may take before runHandler rejects, ms. default: 10000 */
@@ -127,6 +137,10 @@ function contextFor(handler: JobHandler<never>, jobType: string, o: RunHandlerOp
     autoComplete: o.autoComplete,
     autoExtend: o.autoExtend,
     retryBackOffMs: o.retryBackOffMs,
+    retryPolicy: o.retryPolicy,
+    middleware: o.middleware,
+    variables: o.variables as StandardSchemaV1<unknown, Variables> | undefined,
+    customHeaders: o.customHeaders as StandardSchemaV1<unknown, Record<string, string>> | undefined,
   })
   const errors: Error[] = []
   const logger = o.logger ?? silent

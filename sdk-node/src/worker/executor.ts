@@ -1,6 +1,6 @@
 import { context as otelContext } from '@opentelemetry/api'
 import type { ActivatedJob__Output } from '../generated/gateway_protocol/ActivatedJob.js'
-import { RequestCancelledError, JobError, JobwireError } from '../errors.js'
+import { RequestCancelledError, InvalidInputError, JobError, JobwireError } from '../errors.js'
 import { variablesToJson } from '../json.js'
 import { HeldJob, type Settled } from './heldJob.js'
 import { sleep } from './backoff.js'
@@ -9,6 +9,10 @@ import { Extender } from './extender.js'
 import type { Slot } from './ledger.js'
 import { GatewayOutcomeSender, MAX_MESSAGE, MSG_AT_CAPACITY, MSG_CLOSING, type OutcomeSender, type SendResult } from './outcome.js'
 import type { Outcome } from './telemetry.js'
+import type { Variables } from '../job.js'
+import type { HandlerResult } from './options.js'
+import { decide } from './retry.js'
+import { validateInput } from './schema.js'
 
 /** A job whose deadline is closer than this when its turn comes is dropped (counted `expired`). */
 const EXPIRY_MARGIN_MS = 100
@@ -161,7 +165,7 @@ export class Executor {
     let failure: unknown
     let counted = false // the concurrency slot was given back early (manual mode waiting for its outcome)
     try {
-      const result = await otelContext.with(spanCtx, () => ctx.opts.handler(job, { signal: h.abort.signal }))
+      const result = await otelContext.with(spanCtx, () => this.invoke(job, h.abort.signal))
       extender?.stop()
       if (h.abandoned) return
       let settled: Settled
@@ -174,7 +178,7 @@ export class Executor {
         } catch (e) {
           failure = e
           ctx.reportError(e as Error)
-          settled = await job.failOutcome({ message: (e as Error).message })
+          settled = await this.failByPolicy(job, e, (e as Error).message)
           outcome = settled.outcome
           return
         }
@@ -204,7 +208,7 @@ export class Executor {
       if (err instanceof JobError) settled = await job.throwErrorOutcome(err)
       else if (job.settled) settled = await job.settled
       else if (h.abort.signal.aborted && this.closing) settled = { outcome: await this.failBackOutcome(h, true) }
-      else settled = await job.failOutcome({ message: errorMessage(err) })
+      else settled = await this.failByPolicy(job, err, err instanceof InvalidInputError ? err.message.slice(0, MAX_MESSAGE) : errorMessage(err))
       outcome = settled.outcome
     } finally {
       const durationS = (performance.now() - t0) / 1000
@@ -219,6 +223,46 @@ export class Executor {
       h.awaitingSettle = false
       this.finish(h)
       this.pump()
+    }
+  }
+
+  /**
+   * The chain a job runs through inside its span: the middleware (outer first), then, for a
+   * worker with schemas, input validation (a rejected input throws InvalidInputError and the
+   * handler is not called), then the handler with the typed job.
+   */
+  private invoke(job: HeldJob, signal: AbortSignal): Promise<HandlerResult> {
+    const { opts } = this.ctx
+    const inner = async (): Promise<HandlerResult> => {
+      if (!opts.variables && !opts.customHeaders) return opts.handler(job, { signal })
+      const variables = opts.variables ? await validateInput(opts.variables, job.variables) : job.variables
+      const headers = opts.customHeaders ? await validateInput(opts.customHeaders, job.customHeaders, 'customHeaders') : job.customHeaders
+      return opts.handler(typedView(job, variables as Variables, headers as Record<string, string>), { signal })
+    }
+    const chain = opts.middleware.reduceRight<() => Promise<HandlerResult>>((next, mw) => {
+      return async () => {
+        let called = false
+        const once = (): Promise<HandlerResult> => {
+          if (called) return Promise.reject(new JobwireError(`jobwire: job ${job.key}: a middleware called next() twice`))
+          called = true
+          return next()
+        }
+        return mw(job, once, { signal })
+      }
+    }, inner)
+    return chain()
+  }
+
+  /** A failure (not a JobError): the worker's retry policy decides between FailJob with back-off, an incident and a BPMN error. */
+  private failByPolicy(job: HeldJob, err: unknown, message: string): Promise<Settled> {
+    const d = decide(this.ctx.opts.retryPolicy, job, err, this.ctx.logger)
+    switch (d.kind) {
+      case 'bpmnError':
+        return job.throwErrorOutcome({ code: d.code, message: d.message, variables: d.variables })
+      case 'incident':
+        return job.failOutcome({ message: (d.message ?? message).slice(0, MAX_MESSAGE), retries: 0 })
+      default:
+        return job.failOutcome({ message, retries: Math.max(0, job.retries - 1), retryBackOffMs: d.backoffMs })
     }
   }
 
@@ -338,4 +382,19 @@ function errorMessage(err: unknown): string {
     return stack.slice(0, MAX_MESSAGE)
   }
   return `handler threw ${String(err)}`.slice(0, MAX_MESSAGE)
+}
+
+/**
+ * The job as a typed handler sees it: the held job with the schemas' outputs as `variables` and
+ * `customHeaders`; everything else (outcome methods, the moving deadline) is the held job's own.
+ */
+function typedView(job: HeldJob, variables: Variables, customHeaders: Record<string, string>): HeldJob {
+  return new Proxy(job, {
+    get(target, prop) {
+      if (prop === 'variables') return variables
+      if (prop === 'customHeaders') return customHeaders
+      const v = Reflect.get(target, prop, target) as unknown
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
+    },
+  })
 }

@@ -59,7 +59,7 @@ export class GatewayOutcomeSender implements OutcomeSender {
   }
 
   async send(method: OutcomeMethod, req: object, key: string, deadline: number, o: { viaLong?: boolean; quiet?: boolean } = {}): Promise<SendResult> {
-    const backoff = new Backoff()
+    const backoff = new Backoff(Math.random, this.ctx.transport.config.backoff)
     for (;;) {
       try {
         const left = deadline - Date.now()

@@ -38,7 +38,7 @@ export class Poller {
   private inFlightBackfill = false
   /** pausing (pollInterval after an empty answer, back-off after an error): no poll is due */
   private resting = false
-  private readonly backoff = new Backoff()
+  private readonly backoff: Backoff
   private kick: (() => void) | undefined
   private authRetried = false
   private call: ClientReadableStream<ActivateJobsResponse__Output> | undefined
@@ -47,6 +47,7 @@ export class Poller {
   onJobsFound: (() => void) | undefined
 
   constructor(private readonly ctx: WorkerContext, private readonly exec: Executor) {
+    this.backoff = new Backoff(Math.random, ctx.transport.config.backoff)
     this.started = !ctx.opts.streamEnabled
     ctx.stopSignal.addEventListener(
       'abort',

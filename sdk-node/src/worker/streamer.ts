@@ -196,7 +196,7 @@ class StreamSession {
  * @internal
  */
 export class Streamer {
-  private readonly backoff = new Backoff()
+  private readonly backoff: Backoff
   private current: StreamSession | undefined
   private recycle: ((reason: RecycleReason) => void) | undefined
   private lastStallRecycle = 0
@@ -206,6 +206,7 @@ export class Streamer {
   handedBack = 0
 
   constructor(private readonly ctx: WorkerContext, private readonly exec: Executor, private readonly poller: Poller) {
+    this.backoff = new Backoff(Math.random, ctx.transport.config.backoff)
     poller.onJobsFound = () => this.checkStall()
   }
 

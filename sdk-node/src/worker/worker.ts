@@ -29,9 +29,9 @@ export interface WorkerEvents {
  * worker.on('state', (s) => console.log('worker is', s))
  * process.on('SIGTERM', () => worker.close({ timeoutMs: 10_000 }))
  */
-export class Worker<V = Variables> extends EventEmitter<WorkerEvents> {
+export class Worker<V = Variables, H = Record<string, string>> extends EventEmitter<WorkerEvents> {
   /** The options after defaults. */
-  readonly options: Readonly<ResolvedWorkerOptions<V>>
+  readonly options: Readonly<ResolvedWorkerOptions<V, H>>
   private readonly machine: StateMachine
   private readonly ledger: Ledger
   private readonly executor: Executor
@@ -44,7 +44,7 @@ export class Worker<V = Variables> extends EventEmitter<WorkerEvents> {
   private streamer: Streamer | undefined
 
   /** @internal use Client.createWorker */
-  constructor(transport: Transport, options: WorkerOptions<V>, private readonly logger: Logger, private readonly onClosed: () => void = () => {}) {
+  constructor(transport: Transport, options: WorkerOptions<V, H>, private readonly logger: Logger, private readonly onClosed: () => void = () => {}) {
     super()
     this.options = resolveWorkerOptions(options)
     this.ledger = new Ledger(this.options.maxJobsActive)

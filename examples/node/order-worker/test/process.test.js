@@ -5,7 +5,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
 const { startTestEngine } = require('@jobwire/sdk/testing')
-const { handlers, DECLINED_CARD } = require('../handlers')
+const { workers: definitions, DECLINED_CARD } = require('../handlers')
 
 const BPMN = path.join(__dirname, '..', '..', '..', 'bpmn', 'order-fulfilment.bpmn')
 let engine
@@ -14,7 +14,7 @@ test.before(async () => { engine = await startTestEngine() })
 test.beforeEach(async () => {
   await engine.reset()
   await engine.deploy(BPMN)
-  workers = Object.entries(handlers).map(([jobType, handler]) => engine.client.createWorker({ jobType, handler }))
+  workers = Object.values(engine.client.startWorkers(definitions))
 })
 test.afterEach(() => Promise.all(workers.map((w) => w.close())))
 test.after(() => engine.close())
