@@ -7,7 +7,7 @@ Injection (one rule per parameter, first match wins):
   when annotated with one, else the plain dict);
 - annotated with a dataclass, TypedDict or pydantic model -> the whole variables object validated
   into it;
-- annotated ``dict`` / ``Dict[...]`` / ``Mapping[...]`` -> all variables as a dict;
+- annotated ``dict`` / ``Mapping`` / ``Dict[str, Any]`` -> all variables as a dict;
 - ``**kwargs`` -> the variables no other parameter takes;
 - unannotated and named ``job`` -> the job;
 - anything else -> the single variable of that name, checked against its annotation.
@@ -242,8 +242,11 @@ _JOB, _HEADERS, _MODEL, _ALL, _REST, _VAR = "job", "headers", "model", "all", "r
 
 
 def _is_mapping_type(tp: Any) -> bool:
-    origin = typing.get_origin(tp)
-    return tp in (dict, typing.Dict, typing.Mapping, collections.abc.Mapping) or origin in (dict, collections.abc.Mapping)
+    """A bare ``dict`` / ``Mapping`` (or one of ``Any`` values): all variables. ``Dict[str, int]``
+    is a single variable of that type."""
+    if tp in (dict, typing.Dict, typing.Mapping, collections.abc.Mapping):
+        return True
+    return typing.get_origin(tp) in (dict, collections.abc.Mapping) and typing.get_args(tp)[1:] == (Any,)
 
 
 def _allows_none(tp: Any) -> bool:
