@@ -6,7 +6,7 @@ import inspect
 import socket
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
+from typing import Any, Awaitable, Callable, Mapping, Optional, Protocol, Sequence, Union
 
 from .config import Duration, to_seconds
 from .errors import ConfigurationError, JobError
@@ -18,11 +18,16 @@ HandlerResult = Union[Mapping[str, Any], str, None, JobError]
 Handler = Callable[[Any], Union[Awaitable[Any], Any]]
 """A job handler: ``async def handler(job) -> dict | None`` or a plain function (run in a thread pool)."""
 
-Middleware = Callable[[Any, Callable[[], Awaitable[Any]]], Awaitable[Any]]
-"""``async def middleware(job, next) -> result``: runs around the handler (inside the job's span
-and cancellation); ``await next()`` runs the rest of the chain and returns the handler's result.
-Raising fails the job like a handler error; returning without calling ``next`` makes the return
-value the outcome."""
+class Middleware(Protocol):
+    """``async def middleware(job, next) -> result``: runs around the handler, inside the job's
+    span and cancellation; ``await next()`` runs the rest of the chain (the next middleware, then
+    input validation and the handler) and returns the handler's result. Raising fails the job like
+    a handler error (through the retry policy); returning without calling ``next`` makes the return
+    value the outcome. Middleware never holds a slot or sends an outcome: the worker does."""
+
+    def __call__(self, job: Any, next: Callable[[], Awaitable[Any]], /) -> Awaitable[Any]:
+        """Runs around ``next`` for ``job``."""
+        ...
 
 
 def is_async_handler(fn: Callable[..., Any]) -> bool:

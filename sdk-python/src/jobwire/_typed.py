@@ -200,7 +200,7 @@ def _convert_model(value: Any, tp: Any, path: str, issues: Issues) -> Any:
     before = len(issues)
     hints = _hints(tp)
     if is_typeddict(tp):
-        required = getattr(tp, "__required_keys__", frozenset())
+        required: "frozenset[str]" = getattr(tp, "__required_keys__", frozenset())
         out = dict(value)
         for k, t in hints.items():
             if k not in value:

@@ -24,7 +24,7 @@ import builtins
 import logging
 import random
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Protocol
 
 from .config import Duration, to_seconds
 from .errors import ConfigurationError
@@ -105,9 +105,14 @@ class RetryDecision:
         return f"RetryDecision.bpmn_error({self.code!r}, {self.message!r}, {self.variables!r})"
 
 
-RetryPolicy = Callable[["Job", BaseException], RetryDecision]
-"""``policy(job, error) -> RetryDecision``: decides what a handler failure does. A policy that
-raises or returns anything else falls back to :data:`default_retry_policy` (logged at warning)."""
+class RetryPolicy(Protocol):
+    """``policy(job, error) -> RetryDecision``: decides what a handler failure does. Any function
+    with this signature is one. A policy that raises or returns anything else falls back to
+    :data:`default_retry_policy` (logged at warning)."""
+
+    def __call__(self, job: "Job", error: BaseException, /) -> RetryDecision:
+        """The decision for ``job`` whose handler (or middleware) raised ``error``."""
+        ...
 
 
 def _non_retryable(err: BaseException) -> Optional[NonRetryableError]:
@@ -160,6 +165,7 @@ def exponential_backoff(
         raise ConfigurationError(f"jobwire: exponential_backoff max_retries must be an integer >= 0, got {max_retries!r}")
 
     def policy(job: "Job", error: BaseException) -> RetryDecision:
+        """Exponential back-off from the job's remaining retries; NonRetryableError -> incident."""
         nr = _non_retryable(error)
         if nr is not None:
             return RetryDecision.incident(_message(nr))
@@ -185,6 +191,7 @@ def fixed_backoff(backoff_s: float) -> RetryPolicy:
     incident."""
 
     def policy(job: "Job", error: BaseException) -> RetryDecision:
+        """The fixed back-off; NonRetryableError -> incident."""
         nr = _non_retryable(error)
         if nr is not None:
             return RetryDecision.incident(_message(nr))
