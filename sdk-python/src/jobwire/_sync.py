@@ -28,6 +28,7 @@ from ._options import Handler
 from ._state import WorkerState
 from .config import Duration
 from .job import Job
+from .router import JobRouter
 from .results import DecisionEvaluation, Deployment, ProcessInstance, ProcessInstanceResult, Topology
 from .worker import Worker as _AsyncWorker
 
@@ -112,6 +113,15 @@ class Client:
             return self._c.worker(job_type, handler, **options)
 
         return Worker(self._loop.run(make()), self._loop)
+
+    def include_router(self, router: JobRouter) -> List[Worker]:
+        """Creates and starts the workers of a :class:`jobwire.JobRouter` (as
+        :meth:`jobwire.Client.include_router`)."""
+
+        async def make() -> List[_AsyncWorker]:
+            return self._c.include_router(router)
+
+        return [Worker(w, self._loop) for w in self._loop.run(make())]
 
     def run_workers(self, close_timeout: Duration = 30.0) -> None:
         """Blocks until every worker is closed. Ctrl-C (KeyboardInterrupt) and, on the main
