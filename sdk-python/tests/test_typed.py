@@ -426,3 +426,17 @@ def test_job_worker_and_sync_module_are_deprecated() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         importlib.reload(jobwire)  # the package itself imports nothing deprecated
+
+
+def test_unresolvable_annotation_fails_at_registration() -> None:
+    def make() -> Any:
+        @dataclasses.dataclass
+        class Local:
+            x: int
+
+        def h(v: "Local") -> None: ...  # a string naming a type the module cannot see
+
+        return h
+
+    with pytest.raises(ConfigurationError, match="cannot resolve the annotations"):
+        JobRouter().job("t")(make())

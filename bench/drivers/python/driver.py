@@ -24,6 +24,19 @@ class BenchInput:
     t0: Optional[float] = None
 
 
+def typed_handler(delay: float) -> Callable[[BenchInput], Awaitable[None]]:
+    """The typed no-op: its only parameter is the input, so fetch_variables is derived as [t0]."""
+
+    async def typed(inp: BenchInput) -> None:
+        global jobs
+        started(inp.t0)
+        if delay > 0:
+            await asyncio.sleep(delay)
+        jobs += 1
+
+    return typed
+
+
 def emit(o: Dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(o) + "\n")
     sys.stdout.flush()
@@ -58,16 +71,9 @@ async def start_jobwire() -> Tuple[str, Callable[[], Awaitable[None]]]:
         if s.get("typed"):
             # typed (DRIVERS.md): the same no-op as a typed handler; input {t0: number}, output
             # nothing, so fetch_variables is derived: t0 only
-            async def typed(inp: BenchInput, delay: float = delay) -> None:
-                global jobs
-                started(inp.t0)
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                jobs += 1
-
             router = JobRouter(**kw)
             for _ in range(s.get("count", 1)):
-                router.job(s["jobType"])(typed)
+                router.job(s["jobType"])(typed_handler(delay))
             client.include_router(router)
             continue
         for _ in range(s.get("count", 1)):

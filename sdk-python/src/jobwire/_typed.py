@@ -262,7 +262,13 @@ class TypedHandler:
             sig = inspect.signature(fn)
         except (TypeError, ValueError) as e:
             raise ConfigurationError(f"jobwire: cannot read the parameters of handler {fn!r}: {e}") from e
-        hints = _hints(fn)
+        try:
+            hints = typing.get_type_hints(fn)
+        except Exception as e:  # noqa: BLE001 - a string annotation that does not resolve
+            raise ConfigurationError(
+                f"jobwire: cannot resolve the annotations of handler {getattr(fn, '__qualname__', fn)!r} ({e}); "
+                "define the types it uses where the handler's module can see them (e.g. at module level)"
+            ) from e
         self.params: List[Tuple[str, str, Any, Any]] = []
         for p in sig.parameters.values():
             where = f"parameter {p.name!r} of handler {getattr(fn, '__qualname__', fn)!r}"

@@ -74,8 +74,13 @@ class Client:
 
     Example::
 
+        router = JobRouter(max_jobs_active=32)
+
+        @router.job("charge")
+        async def charge(order: Order) -> Receipt: ...
+
         async with Client() as client:
-            client.worker("charge", charge, max_jobs_active=32)
+            client.include_router(router)
             await client.run_workers()
     """
 
