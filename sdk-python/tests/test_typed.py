@@ -440,3 +440,29 @@ def test_unresolvable_annotation_fails_at_registration() -> None:
 
     with pytest.raises(ConfigurationError, match="cannot resolve the annotations"):
         JobRouter().job("t")(make())
+
+
+class PydHeaders(pydantic.BaseModel):
+    channel: str
+    priority: int = 0
+
+
+def test_sync_handler_behind_middleware_runs_in_a_thread_and_headers_validate_into_a_model() -> None:
+    import threading
+
+    threads: List[str] = []
+    log: List[str] = []
+    router = JobRouter(retry_backoff=0)
+
+    @router.job("t", middleware=[_mw("m", log)])
+    def h(headers: PydHeaders, amount: float) -> Dict[str, Any]:
+        threads.append(threading.current_thread().name)
+        return {"channel": headers.channel, "amount": amount}
+
+    handler, opts = _route(router)
+    assert opts["fetch_variables"] == ["amount"]  # headers are not variables
+    ok = asyncio.run(run_handler(handler, make_job(variables={"amount": 2}, custom_headers={"channel": "web"}), middleware=opts["middleware"]))
+    assert ok.variables == {"channel": "web", "amount": 2} and log == ["m:before", "m:after"]
+    assert threads and threads[0] != threading.main_thread().name
+    bad = asyncio.run(run_handler(handler, make_job(variables={"amount": 2}, custom_headers={}), middleware=opts["middleware"]))
+    assert bad.outcome is Outcome.FAILED and "headers.channel: missing" in (bad.error_message or "")
