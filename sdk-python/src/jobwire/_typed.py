@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
+import functools
 import inspect
 import sys
 import typing
@@ -92,7 +93,9 @@ def is_model(tp: Any) -> bool:
     return (isinstance(tp, type) and dataclasses.is_dataclass(tp)) or is_typeddict(tp) or is_pydantic_model(tp)
 
 
+@functools.lru_cache(maxsize=1024)
 def _hints(obj: Any) -> Dict[str, Any]:
+    """The resolved annotations of a type (cached: checked on every job); unresolvable ones are Any."""
     try:
         return typing.get_type_hints(obj)
     except Exception:  # noqa: BLE001 - an unresolvable annotation is left unchecked
