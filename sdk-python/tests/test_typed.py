@@ -466,3 +466,28 @@ def test_sync_handler_behind_middleware_runs_in_a_thread_and_headers_validate_in
     assert threads and threads[0] != threading.main_thread().name
     bad = asyncio.run(run_handler(handler, make_job(variables={"amount": 2}, custom_headers={}), middleware=opts["middleware"]))
     assert bad.outcome is Outcome.FAILED and "headers.channel: missing" in (bad.error_message or "")
+
+
+def test_typed_output_is_lossless_and_works_from_any_handler() -> None:
+    @dataclasses.dataclass
+    class Big:
+        n: int
+        items: List[Item]
+
+    async def plain(job: Job) -> Big:  # a low-level handler returning a dataclass
+        return Big(2**60 + 7, [Item("A", 2)])
+
+    r = asyncio.run(run_handler(plain))
+    assert r.outcome is Outcome.COMPLETED and r.variables == {"n": 2**60 + 7, "items": [{"sku": "A", "qty": 2}]}
+    assert isinstance(r.variables["n"], int)
+
+    async def model(job: Job) -> PydOrder:
+        return PydOrder(orderId="o", amount=1.5)
+
+    assert asyncio.run(run_handler(model)).variables == {"orderId": "o", "amount": 1.5}
+
+    async def not_an_object(job: Job) -> List[int]:
+        return [1]
+
+    bad = asyncio.run(run_handler(not_an_object, retry_backoff=0))
+    assert bad.outcome is Outcome.FAILED and "must be a mapping" in (bad.error_message or "")

@@ -26,6 +26,7 @@ from ._telemetry import Telemetry
 from ._transport import LongLease, Transport
 from .errors import InvalidVariablesError, JobError, JobwireError
 from .job import Job
+from ._typed import to_output
 from .retry import decide
 
 EXPIRY_MARGIN_S = 0.1
@@ -199,7 +200,7 @@ class Executor:
                 outcome = await self._throw(job, result)
             elif ctx.opts.auto_complete and not job.settled:
                 try:
-                    vars_json = variables_to_json(result, f"variables returned by the handler of job {job.key}")
+                    vars_json = variables_to_json(to_output(result), f"variables returned by the handler of job {job.key}")
                 except InvalidVariablesError as e:
                     failure = e
                     ctx.report_error(e)
