@@ -24,9 +24,9 @@ from ._proto import gateway_pb2
 from ._state import StateMachine
 from ._telemetry import Telemetry
 from ._transport import LongLease, Transport
+from ._typed import to_output
 from .errors import InvalidVariablesError, JobError, JobwireError
 from .job import Job
-from ._typed import to_output
 from .retry import decide
 
 EXPIRY_MARGIN_S = 0.1

@@ -18,6 +18,7 @@ HandlerResult = Union[Mapping[str, Any], str, None, JobError]
 Handler = Callable[[Any], Union[Awaitable[Any], Any]]
 """A job handler: ``async def handler(job) -> dict | None`` or a plain function (run in a thread pool)."""
 
+
 class Middleware(Protocol):
     """``async def middleware(job, next) -> result``: runs around the handler, inside the job's
     span and cancellation; ``await next()`` runs the rest of the chain (the next middleware, then
