@@ -491,3 +491,21 @@ def test_typed_output_is_lossless_and_works_from_any_handler() -> None:
 
     bad = asyncio.run(run_handler(not_an_object, retry_backoff=0))
     assert bad.outcome is Outcome.FAILED and "must be a mapping" in (bad.error_message or "")
+
+
+def test_pydantic_is_never_imported_by_jobwire_itself() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, dataclasses, asyncio\n"
+        "import jobwire, jobwire.testing\n"
+        "@dataclasses.dataclass\nclass O:\n    a: int\n"
+        "r = jobwire.JobRouter()\n"
+        "@r.job('t')\nasync def h(o: O) -> O:\n    return o\n"
+        "res = asyncio.run(jobwire.testing.run_handler(r._worker_args()[0][1], jobwire.testing.make_job(variables={'a': 1})))\n"
+        "assert res.variables == {'a': 1}, res\n"
+        "assert 'pydantic' not in sys.modules, 'pydantic was imported'\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
