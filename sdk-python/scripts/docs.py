@@ -100,6 +100,9 @@ def broken_links(out_dir: Path) -> list[str]:
 def main() -> int:
     out_dir = Path(sys.argv[1])
     pdoc.render.configure(docformat="restructuredtext", show_source=False, footer_text="jobwire")
+    with warnings.catch_warnings():  # jobwire.sync is deprecated on purpose: its import warning is no docs problem
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import jobwire.sync  # noqa: F401
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         pdoc.pdoc(*MODULES, output_directory=out_dir)

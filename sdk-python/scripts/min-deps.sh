@@ -37,6 +37,10 @@ PYEOF
 # admin stubs at run time with grpcio-tools: the release that matches the lowest grpcio.
 GRPC_MIN=$(tr ' ' '\n' <<<"$MINS" | sed -n 's/^grpcio==//p')
 TOOLS="$(grep -E '^(pytest|hypothesis|grimp|setuptools)[=<>]' requirements-dev.txt | tr '\n' ' ') grpcio-tools==$GRPC_MIN"
+# The optional extra jobwire[pydantic] at its floor too (tests/test_typed.py uses it).
+PYDANTIC_MIN=$(sed -n 's/^pydantic = \["pydantic>=\([0-9][0-9.]*\),<[0-9.]*"\]$/pydantic==\1/p' pyproject.toml)
+[ -n "$PYDANTIC_MIN" ] || { echo "min-deps: no pydantic extra (pydantic>=X,<Y) in pyproject.toml" >&2; exit 1; }
+TOOLS="$TOOLS $PYDANTIC_MIN"
 echo "min-deps: $MINS"
 # README.md "Compatibility" promises the same floors (rows "| `name` | X or newer ... |").
 "$PYTHON" - README.md $MINS <<'PYEOF'

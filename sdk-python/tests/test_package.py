@@ -143,7 +143,7 @@ def test_wheel_and_sdist_install_into_a_fresh_venv_and_run_a_worker(tmp_path: Pa
 
         async def charge_one() -> Any:
             async with jobwire.Client(address=engine.address) as c:
-                return await c.create_process_instance_with_result(cpid, variables={"amount": 42}, request_timeout=30)
+                return await c.create_process_instance_with_result(cpid, variables={"orderId": "o-1", "amount": 42}, request_timeout=30)
 
         res = asyncio.run(charge_one())
         assert res.variables["charged"] == 42

@@ -6,14 +6,35 @@ protobuf's default pool, so each runs in its own interpreter (one driver process
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import sys
 import time
-from typing import Any, Awaitable, Callable, Dict, List, Tuple
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple
 
 WHICH, CFG = sys.argv[1], json.loads(sys.argv[2])
 jobs = 0
 lat: List[float] = []
+
+
+@dataclasses.dataclass
+class BenchInput:
+    """The typed worker's input: the load generator's start time (epoch ms)."""
+
+    t0: Optional[float] = None
+
+
+def typed_handler(delay: float) -> Callable[[BenchInput], Awaitable[None]]:
+    """The typed no-op: its only parameter is the input, so fetch_variables is derived as [t0]."""
+
+    async def typed(inp: BenchInput) -> None:
+        global jobs
+        started(inp.t0)
+        if delay > 0:
+            await asyncio.sleep(delay)
+        jobs += 1
+
+    return typed
 
 
 def emit(o: Dict[str, Any]) -> None:
@@ -29,7 +50,7 @@ def started(t0: Any) -> None:
 async def start_jobwire() -> Tuple[str, Callable[[], Awaitable[None]]]:
     from importlib.metadata import version
 
-    from jobwire import Client, Job
+    from jobwire import Client, Job, JobRouter
 
     client = Client(address=CFG["address"])
     for s in CFG["workers"]:
@@ -47,6 +68,14 @@ async def start_jobwire() -> Tuple[str, Callable[[], Awaitable[None]]]:
             kw["poll_interval"] = s["pollIntervalMs"] / 1000
         if s["mode"] == "shortpoll":
             kw["request_timeout"] = -1
+        if s.get("typed"):
+            # typed (DRIVERS.md): the same no-op as a typed handler; input {t0: number}, output
+            # nothing, so fetch_variables is derived: t0 only
+            router = JobRouter(**kw)
+            for _ in range(s.get("count", 1)):
+                router.job(s["jobType"])(typed_handler(delay))
+            client.include_router(router)
+            continue
         for _ in range(s.get("count", 1)):
             client.worker(s["jobType"], handler, **kw)
 

@@ -6,15 +6,16 @@ Connection settings come only from the SDK's own environment variables."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import os
 import sys
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, TypedDict
 
 import jobwire
-from jobwire import Client, Job, JobError, JobwireError
+from jobwire import Client, Job, JobError, JobRouter, JobwireError, NonRetryableError, exponential_backoff
 
 
 logging.basicConfig(stream=sys.stderr, level=logging.DEBUG, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -143,6 +144,57 @@ def worker_options(o: Dict[str, Any]) -> Dict[str, Any]:
             continue
         name, div = OPTION_MAP[k]
         out[name] = v / div if div else v
+    rp = (o or {}).get("retryPolicy")
+    if isinstance(rp, dict):  # the SDK's exponential policy; absent fields keep its defaults
+        kw: Dict[str, Any] = {}
+        for key, name, div in (("initialMs", "initial", 1000), ("maxMs", "max", 1000), ("multiplier", "multiplier", None),
+                               ("jitter", "jitter", None), ("maxRetries", "max_retries", None)):
+            if rp.get(key) is not None:
+                kw[name] = rp[key] / div if div else rp[key]
+        out["retry_policy"] = exponential_backoff(**kw)
+    return out
+
+
+# --- the typed worker (options.typed = "order"): the SDK's declarative style ----------------
+@dataclasses.dataclass
+class Order:
+    orderId: str
+    amount: float
+
+
+class OrderHeaders(TypedDict, total=False):
+    channel: str
+
+
+@dataclasses.dataclass
+class Receipt:
+    orderId: str
+    total: float
+    channel: str
+
+
+def middleware_of(wid: str, specs: Any) -> List[Any]:
+    """options.middleware: [{name, raise?}] -> worker-level middleware, in this order."""
+    out = []
+    for spec in specs if isinstance(specs, list) else []:
+        name, raise_msg = str(spec.get("name")), spec.get("raise")
+
+        def mw(job: Job, nxt: Any, name: str = name, raise_msg: Any = raise_msg) -> Any:
+            async def run() -> Any:
+                emit("middleware", worker=wid, name=name, phase="before", key=str(job.key))
+                if raise_msg is not None:
+                    raise RuntimeError(str(raise_msg))
+                try:
+                    r = await nxt()
+                except BaseException:
+                    emit("middleware", worker=wid, name=name, phase="after", key=str(job.key), error=True)
+                    raise
+                emit("middleware", worker=wid, name=name, phase="after", key=str(job.key), error=False)
+                return r
+
+            return run()
+
+        out.append(mw)
     return out
 
 
@@ -163,7 +215,7 @@ class Driver:
         gate = Gate()
         behavior = cmd.get("behavior") if isinstance(cmd.get("behavior"), list) else []
 
-        async def handler(job: Job) -> Any:
+        async def handler(job: Job, result: Any = None) -> Any:
             t0 = time.monotonic()
             emit("job_start", worker=wid, key=str(job.key), processInstanceKey=str(job.process_instance_key), type=job.type, retries=job.retries, activation=job.activation,
                  variables=job.variables_json, deadline=job.deadline)
@@ -172,7 +224,7 @@ class Driver:
                 steps = behavior
             outcome = "completed"
             try:
-                return await run_steps(steps, job, gate)
+                return await run_steps(steps, job, gate, result)
             except asyncio.CancelledError:
                 outcome = "cancelled"
                 raise
@@ -188,7 +240,19 @@ class Driver:
             finally:
                 emit("job_end", worker=wid, key=str(job.key), outcome=outcome, durationMs=(time.monotonic() - t0) * 1000)
 
-        w = self.client.worker(cmd["jobType"], handler, **worker_options(cmd.get("options") or {}))
+        options = cmd.get("options") or {}
+        opts = worker_options(options)
+        mws = middleware_of(wid, options.get("middleware"))
+        if options.get("typed") == "order":
+            router = JobRouter()
+
+            @router.job(cmd["jobType"], middleware=mws, **opts)
+            async def typed(order: Order, headers: OrderHeaders, job: Job) -> Any:
+                return await handler(job, Receipt(order.orderId, order.amount * 2, headers.get("channel", "")))
+
+            (w,) = self.client.include_router(router)
+        else:
+            w = self.client.worker(cmd["jobType"], handler, middleware=mws, **opts)
         w.on_state(lambda s: emit("state", worker=wid, state=s.value))
 
         def on_error(e: BaseException) -> None:
@@ -314,7 +378,9 @@ CALLS = {
 }
 
 
-async def run_steps(steps: List[Dict[str, Any]], job: Job, gate: Gate) -> Any:
+async def run_steps(steps: List[Dict[str, Any]], job: Job, gate: Gate, result: Any = None) -> Any:
+    """The behaviour steps; without an outcome step the job completes with ``result`` (the typed
+    worker's Receipt, else nothing)."""
     for step in steps:
         if "sleep" in step:
             await asyncio.sleep(float(step["sleep"]) / 1000)
@@ -338,9 +404,11 @@ async def run_steps(steps: List[Dict[str, Any]], job: Job, gate: Gate) -> Any:
             raise JobError(str(e.get("code")), e.get("message") or "", variables=e.get("variables"))
         elif "crash" in step:
             raise Crash(str(step["crash"]))
+        elif "failNonRetryable" in step:
+            raise NonRetryableError(str(step["failNonRetryable"]))
         else:
             log("unknown step", json.dumps(step))
-    return None
+    return result
 
 
 async def main() -> int:

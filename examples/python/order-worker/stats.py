@@ -52,7 +52,7 @@ class Stats:
             started_at = time.time() * 1000
             self.inflight += 1
             try:
-                out = await handler(job)
+                out = dict(await handler(job) or {})
                 out["handedOffAt"] = time.time() * 1000
                 return out
             except JobError:
@@ -71,6 +71,10 @@ class Stats:
                     self.window.add(started_at - at)
 
         return wrapped
+
+    async def middleware(self, job: Job, call_next: Callable[[], Awaitable[Any]]) -> Any:
+        """The same as jobwire middleware (around every handler of the router)."""
+        return await self.wrap(job.type, lambda _job: call_next())(job)
 
     def print(self, final: bool) -> None:
         """Writes one JSON line to stdout (read by examples/go/load)."""

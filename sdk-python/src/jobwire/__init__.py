@@ -1,16 +1,25 @@
 """jobwire: job-worker SDK for the Zeebe / Camunda 8 gateway gRPC protocol.
 
-asyncio first, with a small synchronous facade (:mod:`jobwire.sync`)::
+asyncio first; handlers may also be plain functions (they run in a thread pool)::
 
     import asyncio
-    from jobwire import Client, Job
+    from dataclasses import dataclass
+    from jobwire import Client, JobRouter
 
-    async def charge(job: Job) -> dict:
-        return {"charged": job.variables["amount"]}
+    @dataclass
+    class Order:
+        order_id: str
+        amount: float
+
+    router = JobRouter(max_jobs_active=32)
+
+    @router.job("charge")                        # fetches order_id and amount only
+    async def charge(order: Order) -> dict:
+        return {"charged": order.amount}
 
     async def main() -> None:
         async with Client() as client:          # ZEEBE_ADDRESS etc. from the environment
-            client.worker("charge", charge, max_jobs_active=32)
+            client.include_router(router)
             await client.run_workers()           # Ctrl-C closes gracefully
 
     asyncio.run(main())
@@ -21,11 +30,11 @@ The library logs to the ``jobwire`` logger; telemetry uses the OpenTelemetry API
 
 __version__ = "0.1.0"
 
-from ._options import WorkerOptions
+from ._options import Middleware, WorkerOptions
 from ._state import WorkerState
 from .client import Client
 from .commands import ActivateElement, MappingInstruction, ScopedVariables
-from .config import ClientConfig, OAuthOptions
+from .config import Backoff, ClientConfig, OAuthOptions
 from .errors import (
     AlreadyExistsError,
     BackpressureError,
@@ -35,6 +44,7 @@ from .errors import (
     FailedPreconditionError,
     InternalError,
     InvalidArgumentError,
+    InvalidInputError,
     InvalidVariablesError,
     JobError,
     JobwireError,
@@ -59,6 +69,8 @@ from .results import (
     ProcessInstanceResult,
     Topology,
 )
+from .retry import NonRetryableError, RetryDecision, RetryPolicy, default_retry_policy, exponential_backoff
+from .router import JobRouter
 from .worker import Worker
 
 __all__ = [
@@ -101,4 +113,13 @@ __all__ = [
     "InternalError",
     "ConfigurationError",
     "InvalidVariablesError",
+    "JobRouter",
+    "InvalidInputError",
+    "RetryPolicy",
+    "RetryDecision",
+    "exponential_backoff",
+    "default_retry_policy",
+    "NonRetryableError",
+    "Middleware",
+    "Backoff",
 ]

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import random
-from typing import Callable
+from typing import Any, Callable, Optional
 
 
 class Backoff:
     """50 ms -> 5 s, x1.6 per failure, +-10 % jitter, back to the start on success.
 
-    ``delay(n) = min(max, min * 1.6**n) * (1 +- 0.1 * random)`` (seconds).
+    ``delay(n) = min(max, min * 1.6**n) * (1 +- 0.1 * random)`` (seconds). The bounds and the
+    factor come from the client's ``backoff`` option (:class:`jobwire.Backoff`) when given;
+    the jitter is fixed.
     """
 
     MIN_S = 0.05
@@ -17,9 +19,13 @@ class Backoff:
     FACTOR = 1.6
     JITTER = 0.1
 
-    def __init__(self, rand: Callable[[], float] = random.random) -> None:
+    def __init__(self, rand: Callable[[], float] = random.random, settings: Optional[Any] = None) -> None:
         self._rand = rand
         self._current = 0.0
+        if settings is not None:  # a jobwire.Backoff (validated by the client config)
+            self.MIN_S = float(settings.initial)
+            self.MAX_S = float(settings.max)
+            self.FACTOR = float(settings.multiplier)
 
     def next(self) -> float:
         """The delay before the next attempt, in seconds; grows on every call until reset()."""

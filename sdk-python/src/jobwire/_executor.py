@@ -24,8 +24,10 @@ from ._proto import gateway_pb2
 from ._state import StateMachine
 from ._telemetry import Telemetry
 from ._transport import LongLease, Transport
+from ._typed import to_output
 from .errors import InvalidVariablesError, JobError, JobwireError
 from .job import Job
+from .retry import decide
 
 EXPIRY_MARGIN_S = 0.1
 """A job whose deadline is closer than this when its turn comes is dropped (counted ``expired``)."""
@@ -198,11 +200,11 @@ class Executor:
                 outcome = await self._throw(job, result)
             elif ctx.opts.auto_complete and not job.settled:
                 try:
-                    vars_json = variables_to_json(result, f"variables returned by the handler of job {job.key}")
+                    vars_json = variables_to_json(to_output(result), f"variables returned by the handler of job {job.key}")
                 except InvalidVariablesError as e:
                     failure = e
                     ctx.report_error(e)
-                    outcome = await job._fail(str(e), None, None)
+                    outcome = await self._fail_by_policy(job, e)
                     return
                 outcome = await job._complete(vars_json)
             elif job.settled:
@@ -233,7 +235,7 @@ class Executor:
                 outcome = await self._fail_back(h, MSG_CLOSING, count=False, finish=False)
             else:
                 ctx.logger.debug("handler of job %s raised: %r", job.key, e)
-                outcome = await job._fail(_error_message(e), None, None)
+                outcome = await self._fail_by_policy(job, e)
         finally:
             if h.abandoned:
                 Telemetry.end_job_span(span, "cancelled", failure)
@@ -251,18 +253,50 @@ class Executor:
 
     def _start_handler(self, job: Job) -> "asyncio.Future[Any]":
         opts = self.ctx.opts
+        if opts.middleware:
+            return asyncio.ensure_future(self._chain(job, 0))
         loop = asyncio.get_running_loop()
         if opts.is_async:
             return asyncio.ensure_future(opts.handler(job))
         cvars = contextvars.copy_context()
         return loop.run_in_executor(self.ctx.pool, cvars.run, opts.handler, job)
 
+    async def _chain(self, job: Job, i: int) -> Any:
+        """Middleware ``i`` around the rest of the chain; past the last one, the handler. The chain
+        only produces the result: the slot, the outcome and its send stay with _run."""
+        mws = self.ctx.opts.middleware
+        if i < len(mws):
+            r = mws[i](job, lambda: self._chain(job, i + 1))
+            return await r if inspect.isawaitable(r) else r
+        opts = self.ctx.opts
+        if opts.is_async:
+            r = opts.handler(job)
+        else:
+            cvars = contextvars.copy_context()
+            r = await asyncio.get_running_loop().run_in_executor(self.ctx.pool, cvars.run, opts.handler, job)
+        return await r if inspect.isawaitable(r) else r
+
+    async def _fail_by_policy(self, job: Job, e: BaseException) -> str:
+        """A failure's outcome, as the worker's retry policy decides: FailJob with retries - 1 and
+        the policy's back-off, FailJob with retries 0 (incident), or ThrowError."""
+        d = decide(self.ctx.opts.retry_policy, job, e, self.ctx.logger)
+        if d.kind == "bpmn_error":
+            try:
+                vars_json = variables_to_json(d.variables, f"error variables of job {job.key}")
+            except InvalidVariablesError as err:
+                self.ctx.report_error(err)
+                vars_json = ""
+            return await job._throw_error(d.code, d.message or "", vars_json)
+        if d.kind == "incident":
+            return await job._fail((d.message or _error_message(e))[:MAX_MESSAGE], 0, 0.0)
+        return await job._fail(_error_message(e), max(0, job.retries - 1), d.backoff)
+
     async def _throw(self, job: Job, e: JobError) -> str:
         try:
             vars_json = variables_to_json(e.variables, f"error variables of job {job.key}")
         except InvalidVariablesError as err:
             self.ctx.report_error(err)
-            return await job._fail(str(err), None, None)
+            return await self._fail_by_policy(job, err)
         if job.settled:
             return job._outcome or "error"
         return await job._throw_error(e.code, e.message, vars_json)

@@ -6,16 +6,29 @@ import inspect
 import socket
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Awaitable, Callable, Mapping, Optional, Sequence, Union
+from typing import Any, Awaitable, Callable, Mapping, Optional, Protocol, Sequence, Union
 
 from .config import Duration, to_seconds
 from .errors import ConfigurationError, JobError
+from .retry import RetryPolicy, default_retry_policy, fixed_backoff
 
 HandlerResult = Union[Mapping[str, Any], str, None, JobError]
 """What a handler may return: variables to complete with (auto-complete), nothing, or a JobError."""
 
 Handler = Callable[[Any], Union[Awaitable[Any], Any]]
 """A job handler: ``async def handler(job) -> dict | None`` or a plain function (run in a thread pool)."""
+
+
+class Middleware(Protocol):
+    """``async def middleware(job, next) -> result``: runs around the handler, inside the job's
+    span and cancellation; ``await next()`` runs the rest of the chain (the next middleware, then
+    input validation and the handler) and returns the handler's result. Raising fails the job like
+    a handler error (through the retry policy); returning without calling ``next`` makes the return
+    value the outcome. Middleware never holds a slot or sends an outcome: the worker does."""
+
+    def __call__(self, job: Any, next: Callable[[], Awaitable[Any]], /) -> Awaitable[Any]:
+        """Runs around ``next`` for ``job``."""
+        ...
 
 
 def is_async_handler(fn: Callable[..., Any]) -> bool:
@@ -59,9 +72,13 @@ class WorkerOptions:
     auto_extend: bool
     """Whether the job's timeout is extended while the handler runs."""
     retry_backoff: float
-    """``retryBackOff`` sent with FailJob after a handler error, seconds."""
+    """``retryBackOff`` of a ``job.fail()`` without one, seconds (and of the retry policy when set explicitly)."""
     is_async: bool
     """Whether the handler is a coroutine function (else it runs in a thread)."""
+    retry_policy: RetryPolicy = default_retry_policy
+    """Decides what a handler failure does (``retry_policy``, else a fixed ``retry_backoff``, else the default)."""
+    middleware: Sequence[Middleware] = ()
+    """Middleware around the handler, outermost first."""
 
 
 def _int(name: str, v: Any, default: int) -> int:
@@ -97,12 +114,23 @@ def resolve_worker_options(
     auto_complete: Optional[bool] = None,
     auto_extend: Optional[bool] = None,
     retry_backoff: Optional[Duration] = None,
+    retry_policy: Optional[RetryPolicy] = None,
+    middleware: Optional[Sequence[Middleware]] = None,
 ) -> WorkerOptions:
     """Applies the defaults and validates; raises ConfigurationError on bad options."""
     if not isinstance(job_type, str) or not job_type.strip():
         raise ConfigurationError("jobwire: a worker needs a job_type")
     if not callable(handler):
         raise ConfigurationError("jobwire: a worker needs a handler function")
+    if retry_policy is not None and not callable(retry_policy):
+        raise ConfigurationError(f"jobwire: retry_policy must be a function (job, error) -> RetryDecision, got {retry_policy!r}")
+    mws = tuple(middleware or ())
+    for m in mws:
+        if not callable(m):
+            raise ConfigurationError(f"jobwire: middleware must be functions (job, next) -> result, got {m!r}")
+    backoff_s = to_seconds(retry_backoff if retry_backoff is not None else 0.0, "retry_backoff")
+    # precedence: retry_policy > an explicit retry_backoff > the default policy
+    policy = retry_policy if retry_policy is not None else fixed_backoff(backoff_s) if retry_backoff is not None else default_retry_policy
     mja = _int("max_jobs_active", max_jobs_active, 32)
     conc = min(mja, _int("concurrency", concurrency, mja))  # capped at max_jobs_active, as in every SDK
     return WorkerOptions(
@@ -120,6 +148,8 @@ def resolve_worker_options(
         tenant_ids=_strs("tenant_ids", tenant_ids),
         auto_complete=True if auto_complete is None else bool(auto_complete),
         auto_extend=bool(auto_extend),
-        retry_backoff=to_seconds(retry_backoff if retry_backoff is not None else 0.0, "retry_backoff"),
+        retry_backoff=backoff_s,
         is_async=is_async_handler(handler),
+        retry_policy=policy,
+        middleware=mws,
     )

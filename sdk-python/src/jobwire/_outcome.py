@@ -86,7 +86,7 @@ class RetryingOutcomeSender:
     async def send(self, method: str, req: Any, key: int, deadline_ms: int, *, via_lease: bool = False) -> str:
         """Sends an outcome with retries until the job's deadline. Returns ``ok``, ``not_found``
         (benign) or ``undelivered``."""
-        bo = Backoff()
+        bo = Backoff(settings=getattr(self.transport.config, "backoff", None))
         while True:
             remaining = deadline_ms / 1000 - time.time()
             timeout = max(0.5, min(self.transport.config.command_timeout, remaining)) if remaining > 0 else 0.5

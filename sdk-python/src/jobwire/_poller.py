@@ -49,7 +49,7 @@ class Poller:
         self.due = False  # the last poll got all it asked for while pushing: more is waiting
         self.last_end = time.monotonic()
         self.streamer: Optional[StreamPeer] = None
-        self.backoff = Backoff()
+        self.backoff = Backoff(settings=getattr(ctx.transport.config, "backoff", None))
         self._auth_retried = False
         self._wake = asyncio.Event()
         self._call: Optional[Any] = None

@@ -239,7 +239,7 @@ class Streamer:
         self.ctx = ctx
         self.executor = executor
         self.poller = poller
-        self.backoff = Backoff()
+        self.backoff = Backoff(settings=getattr(ctx.transport.config, "backoff", None))
         self.auth_retried = False
         self.current: Optional[_StreamSession] = None
         self.drains: Set["asyncio.Task[None]"] = set()

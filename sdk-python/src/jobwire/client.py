@@ -8,19 +8,20 @@ import os
 import signal
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 import grpc
 
-from ._backoff import Backoff
+from ._backoff import Backoff as _BackoffTimer
 from ._direct import DirectOutcomes
 from ._json import VariablesInput, variables_to_json
-from ._options import Handler, resolve_worker_options
+from ._options import Handler, Middleware, resolve_worker_options
 from ._proto import gateway_pb2 as pb
 from ._transport import Transport
 from .commands import ActivateElement, MappingInstruction
-from .config import Duration, OAuthOptions, resolve_client_config, to_seconds
+from .config import Backoff, Duration, OAuthOptions, resolve_client_config, to_seconds
 from .errors import MAX_COMMAND_ATTEMPTS, CommandKind, ConfigurationError, JobwireError, command_resent_after, from_rpc_error
 from .job import Job
 from .results import (
@@ -35,6 +36,8 @@ from .results import (
     _process_instance_result,
     _topology,
 )
+from .retry import RetryPolicy
+from .router import JobRouter
 from .worker import Worker
 
 __all__ = ["Client"]
@@ -71,8 +74,13 @@ class Client:
 
     Example::
 
+        router = JobRouter(max_jobs_active=32)
+
+        @router.job("charge")
+        async def charge(order: Order) -> Receipt: ...
+
         async with Client() as client:
-            client.worker("charge", charge, max_jobs_active=32)
+            client.include_router(router)
             await client.run_workers()
     """
 
@@ -90,6 +98,7 @@ class Client:
         channel_options: Optional[Sequence[Tuple[str, Union[int, str]]]] = None,
         logger: Optional[logging.Logger] = None,
         env: Optional[Mapping[str, str]] = None,
+        backoff: Optional[Backoff] = None,
     ) -> None:
         self.config = resolve_client_config(
             address=address,
@@ -103,6 +112,7 @@ class Client:
             channel_options=channel_options,
             logger=logger,
             env=env,
+            backoff=backoff,
         )
         """The settings in use after options, environment and defaults were merged."""
         self._transport = Transport(self.config)
@@ -136,18 +146,21 @@ class Client:
         auto_complete: Optional[bool] = None,
         auto_extend: Optional[bool] = None,
         retry_backoff: Optional[Duration] = None,
+        retry_policy: Optional[RetryPolicy] = None,
+        middleware: Optional[Sequence[Middleware]] = None,
     ) -> Worker:
-        """Creates a worker for ``job_type``. It starts at once when an event loop is running
+        """Creates a worker for ``job_type`` (the low-level form; :class:`jobwire.JobRouter` is the
+        documented way to declare workers). It starts at once when an event loop is running
         (else when :meth:`run_workers` or ``async with`` starts it).
 
         ``handler(job)`` may be ``async`` (runs on the loop) or a plain function (runs in a
         thread pool bounded by ``concurrency``). Return variables to complete the job, raise
         (or return) :class:`jobwire.JobError` for a BPMN error, raise anything else to fail
-        the job with ``retries - 1``.
+        the job as ``retry_policy`` decides (default: :data:`jobwire.default_retry_policy`,
+        ``retries - 1`` with exponential back-off; a fixed back-off when ``retry_backoff`` is
+        set). ``middleware`` runs around the handler, the first outermost.
         """
-        if self._closed:
-            raise JobwireError("jobwire: client is closed")
-        opts = resolve_worker_options(
+        w = self._new_worker(
             job_type,
             handler,
             worker_name=worker_name,
@@ -163,23 +176,64 @@ class Client:
             auto_complete=auto_complete,
             auto_extend=auto_extend,
             retry_backoff=retry_backoff,
+            retry_policy=retry_policy,
+            middleware=middleware,
         )
-        w = Worker(self._transport, opts, self.config.logger)
+        self._register([w])
+        return w
+
+    def _new_worker(self, job_type: str, handler: Handler, **options: Any) -> Worker:
+        if self._closed:
+            raise JobwireError("jobwire: client is closed")
+        opts = resolve_worker_options(job_type, handler, **options)
+        return Worker(self._transport, opts, self.config.logger)
+
+    def _register(self, workers: List[Worker]) -> None:
+        """Adds workers to the client and starts them when an event loop runs."""
         self._workers = [x for x in self._workers if not x.closed]  # closed workers leave the client
-        self._workers.append(w)
+        self._workers.extend(workers)
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return w
-        w._start()
-        return w
+            return
+        for w in workers:
+            w._start()
+
+    def include_router(self, router: JobRouter) -> List[Worker]:
+        """Creates a worker for every handler registered on ``router`` (its defaults, then each
+        handler's options; its middleware outermost) and starts them when an event loop runs.
+        All or nothing: when one worker's options are invalid, none is created.
+
+        Example::
+
+            router = JobRouter()
+
+            @router.job("charge")
+            async def charge(order: Order) -> Receipt: ...
+
+            async with Client() as client:
+                client.include_router(router)
+                await client.run_workers()
+        """
+        if not isinstance(router, JobRouter):
+            raise ConfigurationError(f"jobwire: include_router needs a JobRouter, got {type(router).__name__}")
+        workers = [self._new_worker(job_type, handler, **opts) for job_type, handler, opts in router._worker_args()]
+        self._register(workers)
+        return workers
 
     def job_worker(self, job_type: str, **options: Any) -> Callable[[H], H]:
-        """Decorator form of :meth:`worker`::
+        """Decorator form of :meth:`worker`. Deprecated: declare workers on a
+        :class:`jobwire.JobRouter` (no client needed at import time) and start them with
+        :meth:`include_router`::
 
         @client.job_worker("charge", max_jobs_active=8)
         async def charge(job: Job) -> dict: ...
         """
+        warnings.warn(
+            "jobwire: Client.job_worker is deprecated; declare workers with @JobRouter.job and start them with Client.include_router",
+            DeprecationWarning,
+            stacklevel=2,
+        )
 
         def deco(fn: H) -> H:
             self.worker(job_type, fn, **options)
@@ -251,7 +305,7 @@ class Client:
         deadline (``timeout``, else the client's command timeout); otherwise its typed error at once."""
         total = self.config.command_timeout if timeout is None else to_seconds(timeout, "timeout", minimum=0.001)
         deadline = time.monotonic() + total
-        backoff = Backoff()
+        backoff = _BackoffTimer(settings=self.config.backoff)
         attempt = 1
         while True:
             try:

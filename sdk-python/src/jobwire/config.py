@@ -16,7 +16,7 @@ from typing import List, Mapping, Optional, Sequence, Union
 
 from .errors import ConfigurationError
 
-__all__ = ["OAuthOptions", "ClientConfig", "Duration", "resolve_client_config", "parse_addresses", "to_seconds"]
+__all__ = ["Backoff", "OAuthOptions", "ClientConfig", "Duration", "resolve_client_config", "parse_addresses", "to_seconds"]
 
 Duration = Union[timedelta, float, int]
 """A duration: a ``timedelta`` or a number of seconds."""
@@ -41,6 +41,38 @@ def to_seconds(value: Duration, name: str, *, minimum: Optional[float] = 0.0, al
     if not allow_negative and minimum is not None and s < minimum:
         raise ConfigurationError(f"jobwire: {name} must be at least {minimum} s, got {s} s")
     return s
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Bounds of the transport back-off: the wait before a poll, a stream reopen, an outcome or a
+    command is sent again after an error. It starts at ``initial`` seconds, grows by
+    ``multiplier`` per failure up to ``max`` seconds, with +-10 % jitter (fixed), and starts over
+    after a success. The defaults are the SDK's built-in values.
+
+    Example::
+
+        Client(backoff=Backoff(initial=0.1, max=10.0))
+    """
+
+    initial: float = 0.05
+    """First wait, seconds (> 0)."""
+    max: float = 5.0
+    """Longest wait, seconds (>= initial)."""
+    multiplier: float = 1.6
+    """Growth per failure (>= 1)."""
+
+    def __post_init__(self) -> None:
+        for name in ("initial", "max", "multiplier"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or v in (float("inf"), float("-inf")):
+                raise ConfigurationError(f"jobwire: backoff {name} must be a finite number, got {v!r}")
+        if self.initial <= 0:
+            raise ConfigurationError(f"jobwire: backoff initial must be > 0, got {self.initial!r}")
+        if self.max < self.initial:
+            raise ConfigurationError(f"jobwire: backoff max must be >= initial ({self.initial!r}), got {self.max!r}")
+        if self.multiplier < 1:
+            raise ConfigurationError(f"jobwire: backoff multiplier must be >= 1, got {self.multiplier!r}")
 
 
 @dataclass(frozen=True)
@@ -85,6 +117,8 @@ class ClientConfig:
     """PEM client certificate for mutual TLS; ``None``: none."""
     client_private_key_path: Optional[str] = None
     """PEM private key of the client certificate; ``None``: none."""
+    backoff: Backoff = Backoff()
+    """Transport back-off bounds (polls, stream reopens, outcome and command resends)."""
 
 
 def _env(env: Mapping[str, str], *names: str) -> Optional[str]:
@@ -155,6 +189,7 @@ def resolve_client_config(
     channel_options: Optional[Sequence[tuple[str, Union[int, str]]]] = None,
     logger: Optional[logging.Logger] = None,
     env: Optional[Mapping[str, str]] = None,
+    backoff: Optional[Backoff] = None,
 ) -> ClientConfig:
     """Merges options over the environment over the defaults (raises ConfigurationError)."""
     e: Mapping[str, str] = os.environ if env is None else env
@@ -256,4 +291,13 @@ def resolve_client_config(
         command_timeout=cmd_timeout,
         channel_options=tuple(channel_options or ()),
         logger=logger or logging.getLogger("jobwire"),
+        backoff=_backoff(backoff),
     )
+
+
+def _backoff(b: Optional[Backoff]) -> Backoff:
+    if b is None:
+        return Backoff()
+    if not isinstance(b, Backoff):
+        raise ConfigurationError(f"jobwire: backoff must be a jobwire.Backoff, got {type(b).__name__}")
+    return b

@@ -8,7 +8,7 @@ BPMN error from its job.
 
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, Literal, Mapping, Optional, Type
+from typing import Any, Dict, FrozenSet, List, Literal, Mapping, Optional, Sequence, Tuple, Type
 
 import grpc
 
@@ -29,6 +29,7 @@ __all__ = [
     "ConfigurationError",
     "InvalidVariablesError",
     "JobError",
+    "InvalidInputError",
     "from_rpc_error",
 ]
 
@@ -279,3 +280,20 @@ class JobError(Exception):
         """The error message sent with ThrowError."""
         self.variables = variables
         """Variables set on the error scope, or ``None``."""
+
+
+class InvalidInputError(ValueError):
+    """A job's variables (or custom headers) do not match the handler's declared input type. The
+    handler is not called; the job fails like after a handler error (through the retry policy),
+    with this message: ``jobwire: invalid input: <field>: <problem>`` (several joined by ``; ``).
+
+    ``issues`` lists ``(field, problem)`` pairs; a field is a dotted path (``order.amount``,
+    ``items[2].sku``).
+    """
+
+    def __init__(self, issues: Sequence[Tuple[str, str]]) -> None:
+        self.issues: List[Tuple[str, str]] = [(str(f), str(p)) for f, p in issues]
+        """``(field, problem)`` pairs."""
+        super().__init__(
+            "jobwire: invalid input: " + "; ".join(f"{f}: {p}" if f else p for f, p in self.issues)
+        )

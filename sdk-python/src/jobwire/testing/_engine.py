@@ -21,7 +21,7 @@ import grpc
 from .._proto import admin_pb2, admin_pb2_grpc
 from ..config import Duration, to_seconds
 from ..errors import from_rpc_error
-from ..sync import Client
+from .._sync import Client
 
 __all__ = ["EngineJob", "Incident", "TestEngine", "start_test_engine"]
 

@@ -16,12 +16,12 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .._executor import MSG_CLOSING, Executor, WorkerContext
 from .._json import VariablesInput, parse_variables, variables_to_json
 from .._ledger import Ledger
-from .._options import Handler, is_async_handler, resolve_worker_options
+from .._options import Handler, Middleware, is_async_handler, resolve_worker_options
 from .._proto import gateway_pb2
 from .._state import StateMachine
 from .._telemetry import Telemetry
@@ -29,6 +29,7 @@ from .._transport import LongLease, Transport, _LongConnection
 from ..config import ClientConfig, Duration, to_seconds
 from ..errors import JobwireError, RequestCancelledError
 from ..job import Job
+from ..retry import RetryPolicy
 
 __all__ = ["HandlerResult", "Outcome", "make_job", "run_handler", "run_handler_sync"]
 
@@ -313,6 +314,8 @@ async def run_handler(
     auto_extend: bool = False,
     job_timeout: Optional[Duration] = None,
     retry_backoff: Optional[Duration] = None,
+    retry_policy: Optional[RetryPolicy] = None,
+    middleware: Optional[Sequence[Middleware]] = None,
     cancel_after: Optional[Duration] = None,
     timeout: Duration = 10.0,
 ) -> HandlerResult:
@@ -334,6 +337,8 @@ async def run_handler(
         auto_complete=auto_complete,
         auto_extend=auto_extend,
         retry_backoff=retry_backoff,
+        retry_policy=retry_policy,
+        middleware=middleware,
     )
     sink = _SinkTransport()
     ledger = Ledger(1)
