@@ -83,7 +83,7 @@ public final class LocalRun {
     };
     WorkerOptions o = new WorkerOptions(raw.getType(), observed, "jobwire-test", 1, 1, options.jobTimeout(), Duration.ofSeconds(10),
         Duration.ofMillis(100), false, Duration.ofHours(1), List.of(), List.of(), options.autoComplete(), options.autoExtend(),
-        options.retryBackOff(), null, null);
+        options.retryBackOff(), RetryPolicies.fixed(options.retryBackOff()), null, null);
     ScheduledThreadPoolExecutor ctl = new ScheduledThreadPoolExecutor(1, JobExecutor.daemon("jobwire-test-" + raw.getType(), false));
     ctl.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     ctl.setRemoveOnCancelPolicy(true);
