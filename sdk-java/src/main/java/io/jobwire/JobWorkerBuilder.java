@@ -332,7 +332,7 @@ public final class JobWorkerBuilder {
     if (retryBackOff == null || retryBackOff.isNegative()) throw new ConfigurationException("jobwire: retryBackOff must be >= 0, got " + retryBackOff);
     for (String v : fetchVariables) if (v == null || v.isEmpty()) throw new ConfigurationException("jobwire: fetchVariables must not contain empty names");
     List<String> fetch = fetchVariablesSet || derivedFetchVariables == null ? List.copyOf(fetchVariables) : derivedFetchVariables;
-    RetryPolicy policy = retryPolicy != null ? retryPolicy : retryBackOffSet ? RetryPolicies.fixed(retryBackOff) : RetryPolicy.defaultPolicy();
+    RetryPolicy policy = effectivePolicy(retryPolicy, retryBackOffSet ? retryBackOff : null);
     List<Middleware> chain = new ArrayList<>(client.middleware());
     chain.addAll(middleware);
     JobHandler h = chain(chain, handler);
@@ -347,6 +347,13 @@ public final class JobWorkerBuilder {
     client.track(w);
     w.start();
     return w;
+  }
+
+  /** Precedence: the retry policy, else a fixed back-off set explicitly, else the default policy. */
+  static RetryPolicy effectivePolicy(RetryPolicy policy, Duration explicitBackOff) {
+    if (policy != null) return policy;
+    if (explicitBackOff != null) return RetryPolicies.fixed(explicitBackOff);
+    return RetryPolicy.defaultPolicy();
   }
 
   /** The handler wrapped by the middleware: {@code chain.get(0)} outermost. */

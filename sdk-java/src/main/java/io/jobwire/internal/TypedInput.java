@@ -166,8 +166,12 @@ public final class TypedInput {
     Matcher m = MISSING_CREATOR.matcher(msg);
     String problem;
     if (m.find()) {
-      if (path.length() > 0) path.append('.');
-      path.append(m.group(1));
+      // Jackson's path usually ends at the missing property already
+      String last = path.toString().replaceAll("^.*[.\\]]", "");
+      if (!last.equals(m.group(1))) {
+        if (path.length() > 0) path.append('.');
+        path.append(m.group(1));
+      }
       problem = "missing";
     } else if (at == null || at.isMissingNode()) {
       problem = "missing";
