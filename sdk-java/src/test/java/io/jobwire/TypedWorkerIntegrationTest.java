@@ -7,7 +7,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jobwire.annotation.CustomHeaders;
-import io.jobwire.annotation.JobWorker;
+
 import io.jobwire.annotation.VariablesAsType;
 import io.jobwire.testing.TestEngine;
 import java.net.URI;
@@ -111,7 +111,7 @@ class TypedWorkerIntegrationTest {
   public static class Orders {
     final List<String> fetched = new CopyOnWriteArrayList<>();
 
-    @JobWorker(type = "replaced-at-run-time", maxJobsActive = 4)
+    @io.jobwire.annotation.JobWorker(type = "replaced-at-run-time", maxJobsActive = 4)
     public Receipt charge(Job job, @VariablesAsType Order order, @CustomHeaders OrderHeaders headers) {
       fetched.add(job.variablesJson());
       return new Receipt(order.orderId(), order.amount() * 2, headers.channel());
