@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
@@ -27,8 +30,8 @@ import java.util.regex.Pattern;
 /**
  * Typed handler input: the variables fetched for a type (Jackson's own introspection of the
  * type's properties) and the decoding of variables into it, with errors that name the field.
- * Decoding is strict where the shared mapper is lenient: no string-to-number or string-to-boolean
- * coercion, and a missing or null primitive is an error.
+ * Decoding is strict where the shared mapper is lenient: no coercion between strings and numbers
+ * or booleans, and a missing or null primitive is an error.
  */
 public final class TypedInput {
   private TypedInput() {}
@@ -37,6 +40,9 @@ public final class TypedInput {
   static final ObjectMapper STRICT = ((JsonMapper) Json.MAPPER).rebuild()
       .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
       .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+      // nor a number or boolean read as a string
+      .withCoercionConfig(LogicalType.Textual, c -> c.setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+          .setCoercion(CoercionInputShape.Float, CoercionAction.Fail).setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
       .build();
 
   private static final Pattern MISSING_CREATOR = Pattern.compile("Missing required creator property '([^']*)'");
@@ -177,7 +183,9 @@ public final class TypedInput {
       problem = "missing";
     } else if (e instanceof InvalidFormatException) {
       InvalidFormatException f = (InvalidFormatException) e;
-      problem = "invalid value " + at + " for " + describe(f.getTargetType());
+      String want = describe(f.getTargetType());
+      // a refused coercion (a number for a string) vs. a value of the right kind the type rejects (an unknown enum name)
+      problem = want.equals(kind(at)) || want.startsWith("one of") ? "invalid value " + at + ", expected " + want : "expected " + want + ", got " + kind(at);
     } else if (e instanceof MismatchedInputException && ((MismatchedInputException) e).getTargetType() != null) {
       problem = "expected " + describe(((MismatchedInputException) e).getTargetType()) + ", got " + kind(at);
     } else {
