@@ -8,7 +8,7 @@ PY := $(ROOT)/.tools/venv/bin/python
 
 .PHONY: help run test lint docs generate check-generated bootstrap \
         test-proto test-tree test-docs test-engine test-corpus test-sdk-go test-sdk-node test-sdk-python test-sdk-java \
-        test-conformance test-mutation-smoke test-vector-mutants test-release release test-conformance-external test-examples test-ui test-bench test-soak soak conformance conformance-external conformance-report conformance-peers interop engine bench bench-engine bench-storage bench-ui fuzz
+        test-conformance test-mutation-smoke test-vector-mutants test-release release test-conformance-external test-examples test-ui test-bench test-soak soak conformance conformance-external conformance-report conformance-peers interop engine bench bench-typed bench-engine bench-storage bench-ui fuzz
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-20s %s\n", $$1, $$2}'
@@ -64,6 +64,9 @@ fuzz: bootstrap ## long fuzzing: every Gateway RPC, BPMN, variables (engine) and
 
 bench: engine ## every SDK beside the official client of its language, on jobwire-engine, 9 workloads: bench/results/ (page, JSON, plots; ~35 min; BENCH_ARGS="--scale 0.5", "--sdks python", "--compare <git-ref>": A/B of two builds)
 	@bench/bootstrap.sh && bench/.venv/bin/python bench/bench.py $(BENCH_ARGS)
+
+bench-typed: engine ## typed handler vs plain handler, each jobwire SDK's no-op worker side by side (A/B, alternated; target: typed ≥ 0.90× jobs/s): .bench-work/typed-ab/ (~10 min; BENCH_ARGS="--sdks go --rounds 5")
+	@bench/bootstrap.sh && bench/.venv/bin/python bench/bench.py --typed-ab --threshold 0.10 $(BENCH_ARGS)
 
 test-bench: bootstrap engine ## make bench, smoke: every client once on the jobwire engine, parked jobs, fairness, an A/B compare; checks the JSON, plots and page
 	@$(PY) -m pytest -q bench/test_smoke.py bench/test_compare.py bench/test_interop_smoke.py --junitxml=$(RESULTS)/bench.xml

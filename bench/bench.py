@@ -75,6 +75,8 @@ def main() -> int:
     ap.add_argument("--render", metavar="BENCH_JSON", help="only re-render the page and plots from a bench.json into --out")
     ap.add_argument("--compare", metavar="GIT_REF", help="A/B: the closed-loop cells of GIT_REF's build (A) against the "
                     "working tree's (B), alternated, --rounds times (bench/README.md); writes --out (default .bench-work/compare)")
+    ap.add_argument("--typed-ab", action="store_true", help="A/B of each jobwire client's no-op worker as a plain (A) and "
+                    "a typed handler (B), same build, alternated --rounds times; writes --out (default .bench-work/typed-ab)")
     ap.add_argument("--rounds", type=int, default=3, help="--compare: rounds (each runs every cell once per build)")
     ap.add_argument("--modes", default="push,poll", help="--compare: activation modes of the cells")
     ap.add_argument("--threshold", type=float, default=0.05, help="--compare: flag a cell whose B is worse by more than this")
@@ -82,6 +84,9 @@ def main() -> int:
                     help="--compare: exit 1 when a cell's B is slower (jobs/s) by more than --threshold (default 5 %%)")
     ap.add_argument("--keep-worktree", action="store_true", help="--compare: keep the ref's worktree under .bench-work/")
     a = ap.parse_args()
+    if a.typed_ab:
+        from bench_compare import run_typed_ab
+        return run_typed_ab(a, select_clients(ap, a.clients or ",".join(c for c in CLIENTS if c.endswith("-jobwire")), a.sdks))
     if a.compare:
         from bench_compare import run_compare
         default = ",".join(c for c in CLIENTS if c.endswith("-jobwire"))

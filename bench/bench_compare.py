@@ -201,3 +201,60 @@ def exit_code(cells: List[Dict[str, Any]], fail_over: bool, threshold: float = 0
         print(f"  {len(slower)} cell(s) slower by more than {threshold * 100:g} %: "
               + ", ".join(f"{c['client']} {c['mode']}" for c in slower), flush=True)
     return 1 if (fail_over and slower) else 0
+
+
+def run_typed_ab(a: argparse.Namespace, clients: List[str]) -> int:
+    """`bench.py --typed-ab`: the no-op worker of each jobwire client as a plain handler (A) and as a typed
+    handler (B: input type {t0: number}, fetchVariables derived; bench/DRIVERS.md `typed`), same build, same
+    engine binary, alternated per round (A B, B A, ...) on fresh engines. Flags a cell whose typed worker is
+    slower by more than --threshold (the typed-handler target: 10 %)."""
+    clients = [c for c in clients if c.endswith("-jobwire")]
+    if not clients:
+        raise SystemExit("typed-ab: no jobwire client selected")
+    modes = [m for m in a.modes.split(",") if m]
+    s = a.scale
+    n, warm = (200, 50) if a.smoke else (int(3000 * s), int(1000 * s))
+    out = Path(a.out) if a.out != str(HERE / "results") else WORK_DIR / "typed-ab"
+    out.mkdir(parents=True, exist_ok=True)
+    head = git("rev-parse", "--short", "HEAD")
+    dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
+    t_start = time.time()
+    work = Path(tempfile.mkdtemp(prefix="jobwire-typed-ab-"))
+    runs: List[Dict[str, Any]] = []
+    workers = {"A": {}, "B": {"typed": True}}
+    try:
+        subprocess.run(["make", "-s", "-C", str(ROOT), "engine"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([str(GO_RUN), "--build-only"], check=True)
+        build_side(HERE, clients, {})
+        for rnd in range(a.rounds):
+            for client in clients:
+                for mode in modes:
+                    for side in order(rnd):
+                        r: Dict[str, Any] = {"round": rnd + 1, "client": client, "mode": mode, "side": side,
+                                             "load": float(open("/proc/loadavg").read().split()[0])}
+                        try:
+                            with Engine("jobwire", work) as eng:
+                                row = closed_case(eng, work, client, mode, n, warm, 32, 32, worker=workers[side])
+                            r.update({k: row[k] for k in ("jobsPerS", "clientCpuMsPerJob", "p99Ms", "completed", "errors", "version")})
+                            if row["errors"] or not row["allHandled"]:
+                                r["error"] = f"{row['errors']} create errors, all handled: {row['allHandled']}"
+                        except Exception as e:  # noqa: BLE001 - a failed run is reported, the others go on
+                            r["error"] = str(e)[:300]
+                        runs.append(r)
+                        log(f"  round {rnd + 1} {'plain' if side == 'A' else 'typed'} {client:16s} {mode:4s} " +
+                            (f"FAILED: {r['error']}" if "error" in r else
+                             f"{r['jobsPerS']:8.0f} jobs/s  CPU {r['clientCpuMsPerJob']:.4f} ms/job  p99 {r['p99Ms']:.1f} ms"))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    cells = summarize(runs, a.threshold)
+    md = table(cells, a.threshold)
+    head_line = (f"A = plain handler, B = typed handler (input {{t0: number}}, fetchVariables derived); build {head}"
+                 f"{', modified' if dirty else ''}; {len(clients)} client(s) × {len(modes)} mode(s), {a.rounds} rounds "
+                 f"alternating, {n} instances after {warm} warm-up per run; {time.time() - t_start:.0f} s")
+    res = {"head": head, "dirty": dirty, "rounds": a.rounds, "n": n, "warm": warm, "threshold": a.threshold,
+           "load": open("/proc/loadavg").read().split()[:3], "runs": runs, "cells": cells}
+    (out / "typed-ab.json").write_text(json.dumps(res, indent=1))
+    (out / "typed-ab.md").write_text(f"# bench.py --typed-ab\n\n{head_line}\n\n{md}\n")
+    print(f"\n{head_line}\n\n{md}\n", flush=True)
+    log(f"wrote {out / 'typed-ab.json'} and {out / 'typed-ab.md'}")
+    return exit_code(cells, a.fail_over_5pct, a.threshold)

@@ -27,13 +27,14 @@ def per_client(kind: str, work: Path, clients: List[str], w: int,
 
 
 def closed_case(eng: Engine, work: Path, client: str, mode: str, n: int, warm: int, cap: int, inflight: int,
-                cmd: Optional[List[str]] = None, env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
-    """One closed-loop case (workload 1, and each run of `bench.py --compare`): a fresh job type, the
-    client's worker (its driver command `cmd` and environment `env` if given: another build of the same client), `warm`
-    instances, then `n` measured ones."""
+                cmd: Optional[List[str]] = None, env: Optional[Dict[str, str]] = None,
+                worker: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """One closed-loop case (workload 1, and each run of `bench.py --compare` / `--typed-ab`): a fresh job type, the
+    client's worker (its driver command `cmd` and environment `env` if given: another build of the same client;
+    `worker`: extra worker config fields, e.g. {"typed": True}), `warm` instances, then `n` measured ones."""
     jt = new_type("w1")
     pid = deploy(eng.address, work, [jt])
-    d = Driver(client, eng.address, [{"jobType": jt, "mode": mode, "capacity": cap}], work, cmd=cmd, env=env)
+    d = Driver(client, eng.address, [{"jobType": jt, "mode": mode, "capacity": cap, **(worker or {})}], work, cmd=cmd, env=env)
     try:
         time.sleep(0.5)  # stream open / first poll parked
         if warm:

@@ -90,3 +90,22 @@ def test_compare_smoke_against_head(tmp_path: Path) -> None:
     wts = subprocess.run(["git", "-C", str(ROOT), "worktree", "list", "--porcelain"], capture_output=True, text=True).stdout
     assert res["worktree"].startswith(str(ROOT / ".bench-work" / f"ref-{head[:12]}-")) and not res["worktreeKept"]
     assert f"worktree {res['worktree']}\n" not in wts and not Path(res["worktree"]).exists()
+
+
+def test_typed_ab_smoke(tmp_path: Path) -> None:
+    """`make bench-typed`, smoke: go-jobwire push as a plain and as a typed handler, one round each."""
+    out = tmp_path / "typed"
+    subprocess.run([str(HERE / "bootstrap.sh")], check=True)
+    p = subprocess.run([str(HERE / ".venv" / "bin" / "python"), str(HERE / "bench.py"), "--typed-ab", "--sdks", "go",
+                        "--modes", "push", "--smoke", "--rounds", "1", "--threshold", "0.10", "--out", str(out)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+    sys.stdout.write(p.stdout[-3000:])
+    assert p.returncode == 0, p.stdout[-3000:]
+    res = json.loads((out / "typed-ab.json").read_text())
+    assert [(r["round"], r["side"]) for r in res["runs"]] == [(1, "A"), (1, "B")]
+    for r in res["runs"]:
+        assert "error" not in r, r
+        assert r["completed"] == 200, r
+    (cell,) = res["cells"]
+    assert cell["client"] == "go-jobwire" and cell["jobsPerSRatio"] is not None
+    assert "typed handler" in (out / "typed-ab.md").read_text()

@@ -51,10 +51,11 @@ ADMIN_FAULTS = {"reject", "latency", "stall_streams", "clear", "reset_streams"}
 REJECT_KEYS = {"method", "code", "count", "message", "after_apply"}
 PROXY_ACTIONS = {"goaway", "rst", "end", "stall", "unstall", "delay", "drop", "unimplemented", "clear", "pings",
                  "blackhole"}
-BEHAVIOR_STEPS = {"sleep", "block", "extendTimeout", "complete", "completeEcho", "completePad", "fail", "throwError", "crash"}
+BEHAVIOR_STEPS = {"sleep", "block", "extendTimeout", "complete", "completeEcho", "completePad", "fail", "throwError", "crash",
+                  "failNonRetryable"}
 WORKER_OPTIONS = {"workerName", "maxJobsActive", "concurrency", "jobTimeoutMs", "requestTimeoutMs",
                   "pollIntervalMs", "streamEnabled", "streamTimeoutMs", "fetchVariables", "autoExtend",
-                  "retryBackOffMs"}
+                  "retryBackOffMs", "typed", "retryPolicy", "middleware"}
 OPS = {"eq", "ne", "gte", "lte", "gt", "lt", "in"}
 
 FACT_RE = re.compile(r"^(?P<src>instances|jobs|streams|long_polls|requests|proxy|driver)\.(?P<name>[A-Za-z_]+)"

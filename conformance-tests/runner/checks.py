@@ -364,3 +364,121 @@ def each_instance_echoes_its_sequence_number(case):
     assert len(got) == len(set(got)), "an instance completed twice"
     missing = seq["values"] - set(got)
     assert not missing, f"{len(missing)} of {len(seq['values'])} instances did not complete"
+
+
+# ------------------------------------------------------------- typed handlers, retry policy, middleware
+ORDER_FIELDS = {"orderId", "amount"}
+
+
+def _instance_vars(case):
+    return {i.key: json.loads(i.variables or "{}") for i in case.instances()}
+
+
+def typed_variables_are_exactly_order(case):
+    """typed/fetch-variables-derived: the typed handler received exactly the
+    fields of its input type, on push and on poll alike."""
+    starts = _starts(case)
+    assert starts, "no job_start"
+    for s in starts:
+        keys = set(json.loads(s["variables"]))
+        assert keys == ORDER_FIELDS, (f"job {s['key']} ({s.get('activation')}) carried variables {sorted(keys)}; "
+                                      f"the input type Order declares {sorted(ORDER_FIELDS)}")
+
+
+def engine_fetch_variables_are_order(case):
+    """typed/fetch-variables-derived: the engine's record of the activation
+    request shows the derived fetch-variables list (not 'all', not filtered
+    on the client after fetching everything)."""
+    jobs = case.jobs()
+    assert jobs, "no job in the engine"
+    for j in jobs:
+        assert not j.fetch_variables_all, f"job {j.key} was activated by a request that fetched every variable"
+        assert set(j.fetch_variables) == ORDER_FIELDS, \
+            f"job {j.key} was activated with fetchVariables {sorted(j.fetch_variables)}, want {sorted(ORDER_FIELDS)}"
+
+
+def typed_receipts(case):
+    """typed/fetch-variables-derived: the typed output (Receipt) completed each
+    job: total = 2 x amount, channel from the typed custom header."""
+    got = sorted((v.get("orderId"), v.get("total"), v.get("channel")) for v in _instance_vars(case).values())
+    assert got == [("A-1", 42, "web"), ("A-2", 1, "web")], f"instance variables (orderId, total, channel): {got}"
+
+
+def invalid_input_never_reached_handler(case):
+    """typed/invalid-input-fails-job: the invalid job was failed three times,
+    never run, with a message naming the field; the valid one completed."""
+    jobs = case.jobs()
+    bad = [j for j in jobs if j.fail_count > 0]
+    assert len(bad) == 1, f"expected one failed job, got {[(j.key, j.fail_count) for j in jobs]}"
+    b = bad[0]
+    started = {s["key"] for s in _starts(case)}
+    assert str(b.key) not in started, f"the handler ran for job {b.key} whose input is invalid"
+    assert b.fail_count == 3 and b.retries == 0 and b.incident_key, \
+        f"invalid input must count against retries (3 fails, then an incident): fails {b.fail_count}, " \
+        f"retries {b.retries}, incident {b.incident_key}"
+    msg = b.error_message
+    assert "invalid input" in msg and "amount" in msg, f"error message {msg!r} names neither 'invalid input' nor the field 'amount'"
+    good = [v for v in _instance_vars(case).values() if v.get("orderId") == "OK-1"]
+    assert good and good[0].get("total") == 10, f"the valid order's receipt: {good}"
+
+
+def policy_backoff_reaches_engine(case):
+    """typed/retry-policy-backoff: back-offs 300, 600, 1200 ms (exponential from
+    the remaining retries): the last one on the engine, the gaps on the wire."""
+    jobs = case.jobs()
+    assert len(jobs) == 1, f"jobs: {len(jobs)}"
+    j = jobs[0]
+    assert j.last_retry_backoff_ms == 1200, \
+        f"the last FailJob (retries 1 -> 0) carried retryBackOff {j.last_retry_backoff_ms} ms; the policy computes " \
+        f"300 x 2^(3 - 1) = 1200 ms"
+    starts, ends = _starts(case), case.events("job_end")
+    assert [s["retries"] for s in starts] == [3, 2, 1], f"retries seen: {[s['retries'] for s in starts]}"
+    for want, end, nxt in zip((300, 600), ends, starts[1:]):
+        gap = nxt["_rt"] - end["_rt"]
+        assert gap >= want - 60, f"redelivered {gap:.0f} ms after the failure; the policy's back-off was {want} ms"
+
+
+def non_retryable_is_incident_default_policy_backs_off(case):
+    """typed/non-retryable-incident."""
+    jobs = case.jobs()
+    inc = [j for j in jobs if j.incident_key]
+    assert len(inc) == 1, f"incidents: {[(j.key, j.fail_count, j.retries) for j in jobs]}"
+    n = inc[0]
+    assert n.fail_count == 1 and n.retries == 0, \
+        f"a non-retryable error must open the incident at the first failure: fails {n.fail_count}, retries {n.retries}"
+    assert "card declined" in n.error_message, f"incident message {n.error_message!r}"
+    other = [j for j in jobs if not j.incident_key]
+    assert len(other) == 1 and other[0].fail_count >= 1, f"the ordinary failure: {[(j.key, j.fail_count) for j in other]}"
+    o = other[0]
+    want = {1: (900, 1100), 2: (1800, 2200)}.get(o.fail_count)
+    assert want, f"the ordinary failure failed {o.fail_count} times"
+    assert o.retries == 3 - o.fail_count, f"retries {o.retries} after {o.fail_count} failures"
+    assert want[0] <= o.last_retry_backoff_ms <= want[1], \
+        f"default policy: retryBackOff {o.last_retry_backoff_ms} ms after {o.fail_count} failure(s), want {want[0]}-{want[1]} ms"
+
+
+def middleware_runs_outer_to_inner(case):
+    """typed/middleware-order."""
+    evs = case.events()
+    by_key: dict = {}
+    for e in evs:
+        if e.get("event") == "middleware":
+            by_key.setdefault((e.get("worker"), e.get("key")), []).append(
+                f"{e['name']}:{e['phase']}" + (":error" if e.get("phase") == "after" and e.get("error") else ""))
+        elif e.get("event") == "job_start":
+            by_key.setdefault((e.get("worker"), e.get("key")), []).append("handler")
+    w1 = {k: v for k, v in by_key.items() if k[0] == "w1"}
+    w2 = {k: v for k, v in by_key.items() if k[0] == "w2"}
+    ok_seq = ["outer:before", "inner:before", "handler", "inner:after", "outer:after"]
+    bad_seq = ["outer:before", "inner:before", "inner:after:error", "outer:after:error"]
+    seqs = sorted(w1.values())
+    assert sorted([ok_seq, ok_seq, bad_seq]) == seqs, f"w1's middleware/handler order per job: {seqs}"
+    guard_seq = ["outer:before", "guard:before", "outer:after:error"]
+    assert list(w2.values()) == [guard_seq], f"w2 (guard raises): {list(w2.values())}"
+    (wkey,) = [k[1] for k in w2]
+    j = next((j for j in case.jobs() if str(j.key) == wkey), None)
+    assert j is not None, f"job {wkey} not in the engine"
+    assert j.fail_count == 1 and j.retries == 2 and not j.incident_key and j.complete_count == 0, \
+        f"a raising middleware must fail the job like a handler (retries - 1): fails {j.fail_count}, " \
+        f"retries {j.retries}, incident {j.incident_key}, completes {j.complete_count}"
+    assert "denied by guard" in j.error_message, f"error message {j.error_message!r}"

@@ -72,7 +72,8 @@ func (l *Local) ListJobs(ctx context.Context, r *apb.ListJobsRequest) (*apb.List
 					Worker: j.Worker, Deadline: j.Deadline, ProcessInstanceKey: j.InstanceKey, ActivationCount: j.Activations,
 					YieldCount: j.Yields, TimeoutCount: j.Timeouts, CompleteCount: j.Completes, FailCount: j.Fails,
 					ErrorMessage: j.ErrorMessage, ElementInstanceKey: j.ElemKey, IncidentKey: j.IncidentKey, RetryAt: retryAt(j),
-					ErrorCode: j.ErrorCode, ErrorVariables: j.ErrorVariables, Variables: jobVars(s, j, r.IncludeVariables)})
+					ErrorCode: j.ErrorCode, ErrorVariables: j.ErrorVariables, Variables: jobVars(s, j, r.IncludeVariables),
+					FetchVariables: j.LastFetch, FetchVariablesAll: j.Fetched && len(j.LastFetch) == 0, LastRetryBackoffMs: j.LastBackoff})
 			}
 		})
 	})

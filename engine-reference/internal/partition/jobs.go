@@ -81,6 +81,7 @@ func (p *Partition) fail(c *Command, fx *effects) (any, error) {
 	j.Fails++
 	j.Retries = c.Retries
 	j.ErrorMessage = c.ErrorMessage
+	j.LastBackoff = c.Backoff
 	j.Worker, j.Deadline = "", 0
 	if e := p.elem(j.ElemKey); e != nil {
 		p.setLocal(e, doc)
@@ -309,6 +310,7 @@ func (p *Partition) activateJob(j *Job, worker string, deadline int64) {
 // activatedJob renders the job as the gateway sends it.
 func (p *Partition) activatedJob(j *Job, fetch []string) *gatewaypb.ActivatedJob {
 	doc := p.visibleVars(p.st.Instances[j.InstanceKey], p.st.Elems[j.ElemKey])
+	j.LastFetch, j.Fetched = append([]string(nil), fetch...), true
 	return &gatewaypb.ActivatedJob{Key: j.Key, Type: j.Type, ProcessInstanceKey: j.InstanceKey,
 		BpmnProcessId: j.BpmnProcessID, ProcessDefinitionVersion: j.Version, ProcessDefinitionKey: j.DefKey,
 		ElementId: j.ElementID, ElementInstanceKey: j.ElemKey, CustomHeaders: j.Headers, Worker: j.Worker,

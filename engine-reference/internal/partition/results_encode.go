@@ -42,31 +42,34 @@ type resultsRecord struct {
 // resJob is a Job with short field names (a results record holds one for
 // every job a command touched); it converts to and from Job directly.
 type resJob struct {
-	Key            int64  `json:"k"`
-	InstanceKey    int64  `json:"i"`
-	ElemKey        int64  `json:"e"`
-	DefKey         int64  `json:"d"`
-	BpmnProcessID  string `json:"p"`
-	ElementID      string `json:"el"`
-	Version        int32  `json:"ver"`
-	Type           string `json:"t"`
-	Headers        string `json:"h,omitempty"`
-	Retries        int32  `json:"r"`
-	State          int    `json:"s"`
-	Worker         string `json:"w,omitempty"`
-	Deadline       int64  `json:"dl,omitempty"`
-	RecurAt        int64  `json:"ra,omitempty"`
-	ErrorMessage   string `json:"em,omitempty"`
-	ErrorCode      string `json:"ec,omitempty"`
-	ErrorVariables string `json:"ev,omitempty"`
-	IncidentKey    int64  `json:"inc,omitempty"`
-	TenantID       string `json:"ten,omitempty"`
-	Activations    int32  `json:"na,omitempty"`
-	Yields         int32  `json:"ny,omitempty"`
-	Timeouts       int32  `json:"nt,omitempty"`
-	Completes      int32  `json:"nc,omitempty"`
-	Fails          int32  `json:"nf,omitempty"`
-	QueueSeq       int64  `json:"q,omitempty"`
+	Key            int64    `json:"k"`
+	InstanceKey    int64    `json:"i"`
+	ElemKey        int64    `json:"e"`
+	DefKey         int64    `json:"d"`
+	BpmnProcessID  string   `json:"p"`
+	ElementID      string   `json:"el"`
+	Version        int32    `json:"ver"`
+	Type           string   `json:"t"`
+	Headers        string   `json:"h,omitempty"`
+	Retries        int32    `json:"r"`
+	State          int      `json:"s"`
+	Worker         string   `json:"w,omitempty"`
+	Deadline       int64    `json:"dl,omitempty"`
+	RecurAt        int64    `json:"ra,omitempty"`
+	ErrorMessage   string   `json:"em,omitempty"`
+	ErrorCode      string   `json:"ec,omitempty"`
+	ErrorVariables string   `json:"ev,omitempty"`
+	IncidentKey    int64    `json:"inc,omitempty"`
+	TenantID       string   `json:"ten,omitempty"`
+	Activations    int32    `json:"na,omitempty"`
+	Yields         int32    `json:"ny,omitempty"`
+	Timeouts       int32    `json:"nt,omitempty"`
+	Completes      int32    `json:"nc,omitempty"`
+	Fails          int32    `json:"nf,omitempty"`
+	QueueSeq       int64    `json:"q,omitempty"`
+	LastFetch      []string `json:"-"` // admin only (Job.LastFetch)
+	LastBackoff    int64    `json:"-"`
+	Fetched        bool     `json:"-"`
 }
 
 // resElem is an element instance of a results record.

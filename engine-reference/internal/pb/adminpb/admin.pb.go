@@ -489,9 +489,19 @@ type JobInfo struct {
 	// scope up to the process instance merged, the innermost winning: what
 	// ActivateJobs without fetch_variable hands over); "" once the job's
 	// element instance has ended, or without ListJobsRequest.include_variables.
-	Variables     string `protobuf:"bytes,19,opt,name=variables,proto3" json:"variables,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Variables string `protobuf:"bytes,19,opt,name=variables,proto3" json:"variables,omitempty"`
+	// The fetch-variables list of the ActivateJobs or StreamActivatedJobs
+	// request that last handed this job out (empty: none given, or never
+	// activated; see fetch_variables_all). Not kept across a restart.
+	FetchVariables []string `protobuf:"bytes,20,rep,name=fetch_variables,json=fetchVariables,proto3" json:"fetch_variables,omitempty"`
+	// True when the job was last handed out by a request with no
+	// fetch-variables list (every variable). Not kept across a restart.
+	FetchVariablesAll bool `protobuf:"varint,21,opt,name=fetch_variables_all,json=fetchVariablesAll,proto3" json:"fetch_variables_all,omitempty"`
+	// The retryBackOff (ms) of the last FailJob on this job, 0 if none. Not
+	// kept across a restart.
+	LastRetryBackoffMs int64 `protobuf:"varint,22,opt,name=last_retry_backoff_ms,json=lastRetryBackoffMs,proto3" json:"last_retry_backoff_ms,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *JobInfo) Reset() {
@@ -655,6 +665,27 @@ func (x *JobInfo) GetVariables() string {
 		return x.Variables
 	}
 	return ""
+}
+
+func (x *JobInfo) GetFetchVariables() []string {
+	if x != nil {
+		return x.FetchVariables
+	}
+	return nil
+}
+
+func (x *JobInfo) GetFetchVariablesAll() bool {
+	if x != nil {
+		return x.FetchVariablesAll
+	}
+	return false
+}
+
+func (x *JobInfo) GetLastRetryBackoffMs() int64 {
+	if x != nil {
+		return x.LastRetryBackoffMs
+	}
+	return 0
 }
 
 type ListProcessInstancesRequest struct {
@@ -3285,7 +3316,7 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x04jobs\x18\x02 \x03(\v2\x19.jobwire.admin.v1.JobInfoR\x04jobs\x1a@\n" +
 	"\x12CountsByStateEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\x93\x05\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\x9f\x06\n" +
 	"\aJobInfo\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x03R\x03key\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x120\n" +
@@ -3309,7 +3340,10 @@ const file_jobwire_admin_v1_admin_proto_rawDesc = "" +
 	"\n" +
 	"error_code\x18\x11 \x01(\tR\terrorCode\x12'\n" +
 	"\x0ferror_variables\x18\x12 \x01(\tR\x0eerrorVariables\x12\x1c\n" +
-	"\tvariables\x18\x13 \x01(\tR\tvariables\"\x9d\x01\n" +
+	"\tvariables\x18\x13 \x01(\tR\tvariables\x12'\n" +
+	"\x0ffetch_variables\x18\x14 \x03(\tR\x0efetchVariables\x12.\n" +
+	"\x13fetch_variables_all\x18\x15 \x01(\bR\x11fetchVariablesAll\x121\n" +
+	"\x15last_retry_backoff_ms\x18\x16 \x01(\x03R\x12lastRetryBackoffMs\"\x9d\x01\n" +
 	"\x1bListProcessInstancesRequest\x12&\n" +
 	"\x0fbpmn_process_id\x18\x01 \x01(\tR\rbpmnProcessId\x12+\n" +
 	"\x11include_instances\x18\x02 \x01(\bR\x10includeInstances\x12)\n" +

@@ -180,7 +180,7 @@ class InjectFaultResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class JobInfo(_message.Message):
-    __slots__ = ["activation_count", "complete_count", "deadline", "element_instance_key", "error_code", "error_message", "error_variables", "fail_count", "incident_key", "key", "process_instance_key", "retries", "retry_at", "state", "timeout_count", "type", "variables", "worker", "yield_count"]
+    __slots__ = ["activation_count", "complete_count", "deadline", "element_instance_key", "error_code", "error_message", "error_variables", "fail_count", "fetch_variables", "fetch_variables_all", "incident_key", "key", "last_retry_backoff_ms", "process_instance_key", "retries", "retry_at", "state", "timeout_count", "type", "variables", "worker", "yield_count"]
     ACTIVATION_COUNT_FIELD_NUMBER: _ClassVar[int]
     COMPLETE_COUNT_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_FIELD_NUMBER: _ClassVar[int]
@@ -189,8 +189,11 @@ class JobInfo(_message.Message):
     ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
     ERROR_VARIABLES_FIELD_NUMBER: _ClassVar[int]
     FAIL_COUNT_FIELD_NUMBER: _ClassVar[int]
+    FETCH_VARIABLES_ALL_FIELD_NUMBER: _ClassVar[int]
+    FETCH_VARIABLES_FIELD_NUMBER: _ClassVar[int]
     INCIDENT_KEY_FIELD_NUMBER: _ClassVar[int]
     KEY_FIELD_NUMBER: _ClassVar[int]
+    LAST_RETRY_BACKOFF_MS_FIELD_NUMBER: _ClassVar[int]
     PROCESS_INSTANCE_KEY_FIELD_NUMBER: _ClassVar[int]
     RETRIES_FIELD_NUMBER: _ClassVar[int]
     RETRY_AT_FIELD_NUMBER: _ClassVar[int]
@@ -208,8 +211,11 @@ class JobInfo(_message.Message):
     error_message: str
     error_variables: str
     fail_count: int
+    fetch_variables: _containers.RepeatedScalarFieldContainer[str]
+    fetch_variables_all: bool
     incident_key: int
     key: int
+    last_retry_backoff_ms: int
     process_instance_key: int
     retries: int
     retry_at: int
@@ -219,7 +225,7 @@ class JobInfo(_message.Message):
     variables: str
     worker: str
     yield_count: int
-    def __init__(self, key: _Optional[int] = ..., type: _Optional[str] = ..., state: _Optional[_Union[JobState, str]] = ..., retries: _Optional[int] = ..., worker: _Optional[str] = ..., deadline: _Optional[int] = ..., process_instance_key: _Optional[int] = ..., activation_count: _Optional[int] = ..., yield_count: _Optional[int] = ..., timeout_count: _Optional[int] = ..., complete_count: _Optional[int] = ..., fail_count: _Optional[int] = ..., error_message: _Optional[str] = ..., element_instance_key: _Optional[int] = ..., incident_key: _Optional[int] = ..., retry_at: _Optional[int] = ..., error_code: _Optional[str] = ..., error_variables: _Optional[str] = ..., variables: _Optional[str] = ...) -> None: ...
+    def __init__(self, key: _Optional[int] = ..., type: _Optional[str] = ..., state: _Optional[_Union[JobState, str]] = ..., retries: _Optional[int] = ..., worker: _Optional[str] = ..., deadline: _Optional[int] = ..., process_instance_key: _Optional[int] = ..., activation_count: _Optional[int] = ..., yield_count: _Optional[int] = ..., timeout_count: _Optional[int] = ..., complete_count: _Optional[int] = ..., fail_count: _Optional[int] = ..., error_message: _Optional[str] = ..., element_instance_key: _Optional[int] = ..., incident_key: _Optional[int] = ..., retry_at: _Optional[int] = ..., error_code: _Optional[str] = ..., error_variables: _Optional[str] = ..., variables: _Optional[str] = ..., fetch_variables: _Optional[_Iterable[str]] = ..., fetch_variables_all: bool = ..., last_retry_backoff_ms: _Optional[int] = ...) -> None: ...
 
 class LatencyFault(_message.Message):
     __slots__ = ["delay_ms", "method"]

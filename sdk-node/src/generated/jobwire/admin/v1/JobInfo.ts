@@ -23,6 +23,9 @@ export interface JobInfo {
   'errorCode'?: (string);
   'errorVariables'?: (string);
   'variables'?: (string);
+  'fetchVariables'?: (string)[];
+  'fetchVariablesAll'?: (boolean);
+  'lastRetryBackoffMs'?: (number | string | Long);
 }
 
 export interface JobInfo__Output {
@@ -45,4 +48,7 @@ export interface JobInfo__Output {
   'errorCode': (string);
   'errorVariables': (string);
   'variables': (string);
+  'fetchVariables': (string)[];
+  'fetchVariablesAll': (boolean);
+  'lastRetryBackoffMs': (string);
 }
