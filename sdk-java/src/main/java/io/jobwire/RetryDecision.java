@@ -48,7 +48,11 @@ public sealed interface RetryDecision permits RetryDecision.Retry, RetryDecision
    * @param backoff the back-off sent with FailJob
    */
   record Retry(Duration backoff) implements RetryDecision {
-    /** Checks the back-off. */
+    /**
+     * Checks the back-off.
+     *
+     * @param backoff the back-off sent with FailJob (not negative)
+     */
     public Retry {
       Objects.requireNonNull(backoff, "backoff");
       if (backoff.isNegative()) throw new IllegalArgumentException("jobwire: a retry back-off must not be negative, got " + backoff);
@@ -63,7 +67,13 @@ public sealed interface RetryDecision permits RetryDecision.Retry, RetryDecision
    * @param variables the error variables (Map, POJO, JSON object text) or null
    */
   record BpmnError(String code, String message, Object variables) implements RetryDecision {
-    /** Checks the code. */
+    /**
+     * Checks the code.
+     *
+     * @param code the error code (not empty)
+     * @param message the error message
+     * @param variables the error variables or null
+     */
     public BpmnError {
       if (code == null || code.isEmpty()) throw new IllegalArgumentException("jobwire: a BPMN error needs an error code");
     }
