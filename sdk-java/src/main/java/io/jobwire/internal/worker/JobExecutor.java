@@ -187,12 +187,17 @@ final class JobExecutor {
     return RetryPolicy.defaultPolicy().decide(h.job, err);
   }
 
-  /** Sends what the retry policy decided for a failed job (control thread). */
+  /**
+   * Sends what the retry policy decided for a failed job (control thread). {@code d} is null when
+   * the failure happened here (a handler result or BPMN error variables that are not a JSON
+   * object): then the policy runs here, on the control thread.
+   */
   private void failByPolicy(HeldJob h, Throwable err, RetryDecision d) {
     if (d == null) d = decide(h, err);
     int left = Math.max(0, h.raw.getRetries() - 1);
     if (d instanceof RetryDecision.Retry r) {
-      String msg = err instanceof InvalidInputException ? err.getMessage() : Outcomes.errorMessage(err);
+      // the SDK's own input/output errors carry their message only; a handler's error its stack trace (as always)
+      String msg = err instanceof InvalidInputException || err instanceof InvalidVariablesException ? err.getMessage() : Outcomes.errorMessage(err);
       sendOutcome(h, Kind.FAIL, "", msg, left, r.backoff().toMillis(), null, null);
     } else if (d instanceof RetryDecision.Incident i) {
       sendOutcome(h, Kind.FAIL, "", i.message() == null ? "job failed" : i.message(), 0, 0, null, null);
