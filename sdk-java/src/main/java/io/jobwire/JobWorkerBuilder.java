@@ -1,6 +1,8 @@
 package io.jobwire;
 
 import io.jobwire.internal.Transport;
+import io.jobwire.internal.TypedInput;
+import io.jobwire.internal.worker.RetryPolicies;
 import io.jobwire.internal.worker.WorkerImpl;
 import io.jobwire.internal.worker.WorkerOptions;
 import java.net.InetAddress;
@@ -35,10 +37,15 @@ public final class JobWorkerBuilder {
   private boolean streamEnabled = true;
   private Duration streamTimeout = Duration.ofHours(1);
   private final List<String> fetchVariables = new ArrayList<>();
+  private boolean fetchVariablesSet;
+  private List<String> derivedFetchVariables;
   private final List<String> tenantIds = new ArrayList<>();
   private boolean autoComplete = true;
   private boolean autoExtend;
   private Duration retryBackOff = Duration.ZERO;
+  private boolean retryBackOffSet;
+  private RetryPolicy retryPolicy;
+  private final List<Middleware> middleware = new ArrayList<>();
   private Consumer<WorkerState> stateListener;
   private Consumer<Throwable> errorListener;
 
@@ -66,6 +73,62 @@ public final class JobWorkerBuilder {
    */
   public JobWorkerBuilder handler(JobHandler handler) {
     this.handler = handler;
+    this.derivedFetchVariables = null;
+    return this;
+  }
+
+  /**
+   * A typed handler: the job's variables are decoded into {@code type} (a record or a bean,
+   * with Jackson; {@code @JsonProperty} names and {@code required} honoured; no string-to-number
+   * coercion; a missing primitive is invalid) before the handler runs. Unless
+   * {@link #fetchVariables} is set, only the type's properties are fetched (a Map, a JsonNode or
+   * a type with {@code @JsonAnySetter} fetches all). Input that does not fit fails the job with an
+   * {@link InvalidInputException} naming the field, through the retry policy; the handler is not
+   * called. What the handler returns completes the job (serialized like any handler result).
+   *
+   * @param type the input type
+   * @param handler the handler (required)
+   * @param <T> the input type
+   * @return this builder
+   */
+  public <T> JobWorkerBuilder handler(Class<T> type, TypedJobHandler<T> handler) {
+    if (type == null || handler == null) throw new IllegalArgumentException("jobwire: a typed handler needs a type and a handler");
+    this.handler = job -> handler.handle(job, TypedInput.<T>decode(TypedInput.tree(job.variablesJson()), type));
+    this.derivedFetchVariables = TypedInput.variableNames(type);
+    return this;
+  }
+
+  /** A handler whose fetched variables were derived (a declarative worker's parameters); null = all. */
+  JobWorkerBuilder derivedHandler(JobHandler handler, List<String> derived) {
+    this.handler = handler;
+    this.derivedFetchVariables = derived == null ? null : List.copyOf(derived);
+    return this;
+  }
+
+  /**
+   * Decides what a failure does (retry after a back-off, BPMN error, incident). Wins over
+   * {@link #retryBackOff}; default: {@link RetryPolicy#defaultPolicy()}.
+   *
+   * @param policy the policy
+   * @return this builder
+   */
+  public JobWorkerBuilder retryPolicy(RetryPolicy policy) {
+    this.retryPolicy = policy;
+    return this;
+  }
+
+  /**
+   * Adds middleware around this worker's handler, after (inside) the client's
+   * ({@link JobwireClient.Builder#middleware}), in the order given.
+   *
+   * @param middleware the middleware, outermost first
+   * @return this builder
+   */
+  public JobWorkerBuilder middleware(Middleware... middleware) {
+    for (Middleware m : middleware) {
+      if (m == null) throw new IllegalArgumentException("jobwire: middleware must not be null");
+      this.middleware.add(m);
+    }
     return this;
   }
 
@@ -161,19 +224,21 @@ public final class JobWorkerBuilder {
   /**
    * The variables fetched with each job.
    *
-   * @param names variables to fetch (default: all)
+   * @param names variables to fetch (default: all, or a typed handler's properties); set
+   *     explicitly it always wins, an empty list meaning all
    * @return this builder
    */
   public JobWorkerBuilder fetchVariables(List<String> names) {
     this.fetchVariables.clear();
     this.fetchVariables.addAll(names);
+    this.fetchVariablesSet = true;
     return this;
   }
 
   /**
    * The variables fetched with each job.
    *
-   * @param names variables to fetch (default: all)
+   * @param names variables to fetch (default: all, or a typed handler's properties)
    * @return this builder
    */
   public JobWorkerBuilder fetchVariables(String... names) {
@@ -215,13 +280,16 @@ public final class JobWorkerBuilder {
   }
 
   /**
-   * The back-off sent with FailJob.
+   * A fixed back-off sent with FailJob instead of the default policy's exponential one (a
+   * {@link NonRetryableException} is still an incident); {@link #retryPolicy} wins over it. Also
+   * the back-off of a manual {@code job.fail(message)}.
    *
-   * @param d back-off sent with FailJob when the handler throws (default 0)
+   * @param d back-off sent with FailJob when the handler throws (default: the default retry policy's; manual fail: 0)
    * @return this builder
    */
   public JobWorkerBuilder retryBackOff(Duration d) {
     this.retryBackOff = d;
+    this.retryBackOffSet = true;
     return this;
   }
 
@@ -263,17 +331,40 @@ public final class JobWorkerBuilder {
     if (pollInterval == null || pollInterval.isNegative()) throw new ConfigurationException("jobwire: pollInterval must be >= 0, got " + pollInterval);
     if (retryBackOff == null || retryBackOff.isNegative()) throw new ConfigurationException("jobwire: retryBackOff must be >= 0, got " + retryBackOff);
     for (String v : fetchVariables) if (v == null || v.isEmpty()) throw new ConfigurationException("jobwire: fetchVariables must not contain empty names");
+    List<String> fetch = fetchVariablesSet || derivedFetchVariables == null ? List.copyOf(fetchVariables) : derivedFetchVariables;
+    RetryPolicy policy = effectivePolicy(retryPolicy, retryBackOffSet ? retryBackOff : null);
+    List<Middleware> chain = new ArrayList<>(client.middleware());
+    chain.addAll(middleware);
+    JobHandler h = chain(chain, handler);
     if (client.isClosed()) throw new ConfigurationException("jobwire: the client is closed");
     String name = workerName;
     if (name == null || name.isEmpty()) name = hostName();
     int conc = Math.min(maxJobsActive, concurrency == null ? maxJobsActive : concurrency);
     WorkerOptions o =
-        new WorkerOptions(jobType, handler, name, maxJobsActive, conc, jobTimeout, requestTimeout, pollInterval, streamEnabled, streamTimeout,
-            List.copyOf(fetchVariables), List.copyOf(tenantIds), autoComplete, autoExtend, retryBackOff, stateListener, errorListener);
+        new WorkerOptions(jobType, h, name, maxJobsActive, conc, jobTimeout, requestTimeout, pollInterval, streamEnabled, streamTimeout,
+            fetch, List.copyOf(tenantIds), autoComplete, autoExtend, retryBackOff, policy, stateListener, errorListener);
     WorkerImpl w = new WorkerImpl(transport, o, client::forget);
     client.track(w);
     w.start();
     return w;
+  }
+
+  /** Precedence: the retry policy, else a fixed back-off set explicitly, else the default policy. */
+  static RetryPolicy effectivePolicy(RetryPolicy policy, Duration explicitBackOff) {
+    if (policy != null) return policy;
+    if (explicitBackOff != null) return RetryPolicies.fixed(explicitBackOff);
+    return RetryPolicy.defaultPolicy();
+  }
+
+  /** The handler wrapped by the middleware: {@code chain.get(0)} outermost. */
+  static JobHandler chain(List<Middleware> chain, JobHandler handler) {
+    JobHandler h = handler;
+    for (int i = chain.size() - 1; i >= 0; i--) {
+      Middleware m = chain.get(i);
+      JobHandler inner = h;
+      h = job -> m.handle(job, () -> inner.handle(job));
+    }
+    return h;
   }
 
   private static void positive(String name, Duration d) throws ConfigurationException {

@@ -79,8 +79,11 @@ public final class JobwireClient implements AutoCloseable {
   private volatile boolean closeFinished;
   private final Object runMonitor = new Object();
 
-  private JobwireClient(ClientConfig config) throws ConfigurationException {
+  private final List<Middleware> middleware;
+
+  private JobwireClient(ClientConfig config, List<Middleware> middleware) throws ConfigurationException {
     this.config = config;
+    this.middleware = List.copyOf(middleware);
     this.transport = new Transport(config);
   }
 
@@ -116,6 +119,41 @@ public final class JobwireClient implements AutoCloseable {
 
   boolean isClosed() {
     return closed;
+  }
+
+  /** The client-level middleware, outermost first (every worker of this client runs it). */
+  List<Middleware> middleware() {
+    return middleware;
+  }
+
+  /**
+   * Starts the declarative workers of the given objects: every {@code @JobWorker} method
+   * ({@link io.jobwire.annotation.JobWorker}), read by {@link WorkerScanner#scan}. All or nothing:
+   * every bean is scanned before any worker starts, and when one fails to start the ones already
+   * started are closed. To change a definition first (e.g. its job type at run time), scan
+   * yourself and open {@code definition.withJobType(t).builder(client)}.
+   *
+   * @param beans objects with {@code @JobWorker} methods
+   * @return the started workers, in the order of the beans and their methods (sorted by name)
+   * @throws ConfigurationException when a method cannot be a worker or a worker's options are invalid
+   */
+  public List<JobWorker> openWorkers(Object... beans) throws ConfigurationException {
+    List<WorkerDefinition> defs = new ArrayList<>();
+    for (Object bean : beans) {
+      try {
+        defs.addAll(WorkerScanner.scan(bean));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigurationException(e.getMessage(), e);
+      }
+    }
+    List<JobWorker> started = new ArrayList<>();
+    try {
+      for (WorkerDefinition d : defs) started.add(d.builder(this).open());
+    } catch (ConfigurationException | RuntimeException e) {
+      for (JobWorker w : started) w.closeAsync(Duration.ZERO);
+      throw e;
+    }
+    return List.copyOf(started);
   }
 
   void track(WorkerImpl w) {
@@ -800,6 +838,7 @@ public final class JobwireClient implements AutoCloseable {
   public static final class Builder {
     private final ClientConfig.Input in = new ClientConfig.Input();
     private Map<String, String> env = System.getenv();
+    private final List<Middleware> middleware = new ArrayList<>();
 
     Builder() {}
 
@@ -945,13 +984,45 @@ public final class JobwireClient implements AutoCloseable {
     }
 
     /**
+     * Client-level middleware: runs around the handler of every worker of this client
+     * ({@link JobwireClient#newWorker()} and {@link JobwireClient#openWorkers}), outside the
+     * worker's own middleware, in the order given.
+     *
+     * @param middleware the middleware, outermost first
+     * @return this
+     */
+    public Builder middleware(Middleware... middleware) {
+      for (Middleware m : middleware) {
+        if (m == null) throw new IllegalArgumentException("jobwire: middleware must not be null");
+        this.middleware.add(m);
+      }
+      return this;
+    }
+
+    /**
+     * The transport back-off: the waits between polls after errors, stream reopens and resends
+     * of outcomes and commands (each grows from {@code initial} by {@code multiplier} per failure
+     * up to {@code max}, ±10 % jitter, and starts again after a success). Not the back-off of
+     * failed jobs: that is the retry policy's.
+     *
+     * @param initial the first wait (default 50 ms; positive)
+     * @param max the longest wait (default 5 s; at least {@code initial})
+     * @param multiplier growth per failure (default 1.6; at least 1)
+     * @return this
+     */
+    public Builder backoff(Duration initial, Duration max, double multiplier) {
+      in.backoff = new ClientConfig.TransportBackoff(initial, max, multiplier);
+      return this;
+    }
+
+    /**
      * Resolves the configuration and opens the channels (lazily connected).
      *
      * @return the client
      * @throws ConfigurationException on invalid options or environment values
      */
     public JobwireClient build() throws ConfigurationException {
-      return new JobwireClient(ClientConfig.resolve(in, env));
+      return new JobwireClient(ClientConfig.resolve(in, env), middleware);
     }
   }
 }

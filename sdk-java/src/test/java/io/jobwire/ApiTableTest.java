@@ -18,14 +18,18 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The cross-language API table (docs/api.md) lists every public class of {@code io.jobwire} in
- * its Java column, and every public method of the classes that are not records; this test keeps
- * the two equal in both directions. It reads the compiled classes of the package.
+ * The cross-language API table (docs/api.md) lists every public class of {@code io.jobwire} (and of
+ * its subpackages in {@link #SUBPACKAGES}, written {@code annotation.JobWorker}) in its Java column,
+ * and every public method of the classes that are not records or annotations (their components and
+ * elements are their fields); this test keeps the two equal in both directions. It reads the
+ * compiled classes of the packages.
  */
 class ApiTableTest {
   private static final Pattern TICK = Pattern.compile("`([^`]+)`");
   private static final Pattern NAME = Pattern.compile("[A-Za-z_]\\w*(\\.[A-Za-z_]\\w*)*");
   private static final Set<String> LANGUAGE = Set.of("long", "Object", "IllegalStateException");
+  /** Subpackages whose classes the table lists with the subpackage's name first. */
+  static final Set<String> SUBPACKAGES = Set.of("annotation");
   private static final Set<String> OBJECT_METHODS = Set.of("equals", "hashCode", "toString", "values", "valueOf");
 
   static List<String> column(String col) throws IOException {
@@ -53,16 +57,22 @@ class ApiTableTest {
     return names;
   }
 
-  /** Public top-level classes of io.jobwire, from the compiled classes. */
+  /** Public top-level classes of io.jobwire and its listed subpackages ("annotation.JobWorker"), from the compiled classes. */
   static Set<String> publicClasses() throws Exception {
-    Path classes = Path.of(JobwireClient.class.getProtectionDomain().getCodeSource().getLocation().toURI()).resolve("io/jobwire");
+    Path root = Path.of(JobwireClient.class.getProtectionDomain().getCodeSource().getLocation().toURI()).resolve("io/jobwire");
     Set<String> out = new TreeSet<>();
-    try (Stream<Path> files = Files.list(classes)) {
-      for (Path p : (Iterable<Path>) files::iterator) {
-        String f = p.getFileName().toString();
-        if (!f.endsWith(".class") || f.contains("$") || f.equals("package-info.class")) continue;
-        Class<?> c = Class.forName("io.jobwire." + f.substring(0, f.length() - ".class".length()));
-        if (Modifier.isPublic(c.getModifiers())) out.add(c.getSimpleName());
+    List<String> prefixes = new ArrayList<>(List.of(""));
+    for (String sub : SUBPACKAGES) prefixes.add(sub + ".");
+    for (String prefix : prefixes) {
+      Path classes = prefix.isEmpty() ? root : root.resolve(prefix.substring(0, prefix.length() - 1));
+      try (Stream<Path> files = Files.list(classes)) {
+        for (Path p : (Iterable<Path>) files::iterator) {
+          String f = p.getFileName().toString();
+          if (!f.endsWith(".class") || f.contains("$") || f.equals("package-info.class")) continue;
+          String name = prefix + f.substring(0, f.length() - ".class".length());
+          Class<?> c = Class.forName("io.jobwire." + name);
+          if (Modifier.isPublic(c.getModifiers())) out.add(name);
+        }
       }
     }
     return out;
@@ -82,7 +92,7 @@ class ApiTableTest {
   /** Public methods a class declares itself (records: none; their accessors are their fields). */
   static Set<String> ownMethods(Class<?> c) {
     Set<String> out = new TreeSet<>();
-    if (c.isRecord()) return out;
+    if (c.isRecord() || c.isAnnotation()) return out;
     for (Method m : c.getDeclaredMethods()) {
       if (Modifier.isPublic(m.getModifiers()) && !m.isSynthetic() && !m.isBridge() && !OBJECT_METHODS.contains(m.getName())) out.add(m.getName());
     }
@@ -98,6 +108,10 @@ class ApiTableTest {
     for (String tok : column("Java")) {
       if (!NAME.matcher(tok).matches() || LANGUAGE.contains(tok)) continue;
       String[] parts = tok.split("\\.");
+      if (SUBPACKAGES.contains(parts[0]) && parts.length > 1) { // annotation.JobWorker: a class of a subpackage
+        parts = java.util.Arrays.copyOfRange(parts, 1, parts.length);
+        parts[0] = tok.substring(0, tok.indexOf('.')) + "." + parts[0];
+      }
       listed.add(parts[0]);
       Class<?> c;
       try {

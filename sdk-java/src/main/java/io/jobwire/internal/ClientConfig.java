@@ -24,7 +24,37 @@ public record ClientConfig(
     Duration commandTimeout,
     Path clientCertificatePath,
     Path clientKeyPath,
-    java.util.function.Consumer<io.grpc.ManagedChannelBuilder<?>> channelCustomizer) {
+    java.util.function.Consumer<io.grpc.ManagedChannelBuilder<?>> channelCustomizer,
+    TransportBackoff backoff) {
+
+  /** The settings without a transport back-off: the default one (50 ms → 5 s, ×1.6). */
+  public ClientConfig(List<String> addresses, boolean insecure, Path caCertificatePath, OAuth oauth, Duration keepAlive, int streamWindowBytes,
+      Duration commandTimeout, Path clientCertificatePath, Path clientKeyPath,
+      java.util.function.Consumer<io.grpc.ManagedChannelBuilder<?>> channelCustomizer) {
+    this(addresses, insecure, caCertificatePath, oauth, keepAlive, streamWindowBytes, commandTimeout, clientCertificatePath, clientKeyPath,
+        channelCustomizer, TransportBackoff.DEFAULT);
+  }
+
+  /**
+   * The transport back-off bounds (polls, stream reopens, outcome and command resends).
+   *
+   * @param initial the first wait
+   * @param max the longest wait
+   * @param multiplier growth per failure
+   */
+  public record TransportBackoff(Duration initial, Duration max, double multiplier) {
+    /** 50 ms → 5 s, ×1.6 (every jobwire SDK's). */
+    public static final TransportBackoff DEFAULT = new TransportBackoff(Duration.ofMillis(50), Duration.ofSeconds(5), 1.6);
+
+    /**
+     * @throws ConfigurationException unless initial > 0, max ≥ initial and multiplier ≥ 1
+     */
+    void validate() throws ConfigurationException {
+      if (initial == null || initial.isNegative() || initial.isZero()) throw new ConfigurationException("jobwire: backoff initial must be positive, got " + initial);
+      if (max == null || max.compareTo(initial) < 0) throw new ConfigurationException("jobwire: backoff max must be >= initial, got " + max);
+      if (!(multiplier >= 1) || Double.isInfinite(multiplier)) throw new ConfigurationException("jobwire: backoff multiplier must be >= 1, got " + multiplier);
+    }
+  }
 
   /** OAuth client-credentials settings. */
   public record OAuth(String clientId, String clientSecret, String authorizationServerUrl, String audience, String scope) {}
@@ -41,6 +71,7 @@ public record ClientConfig(
     public Path clientCertificatePath;
     public Path clientKeyPath;
     public java.util.function.Consumer<io.grpc.ManagedChannelBuilder<?>> channelCustomizer;
+    public TransportBackoff backoff;
   }
 
   public static final int DEFAULT_STREAM_WINDOW = 8192;
@@ -174,7 +205,9 @@ public record ClientConfig(
     if (clientCert != null && insecure) {
       throw new ConfigurationException("jobwire: a client certificate needs TLS, but the connection is plaintext");
     }
-    return new ClientConfig(addresses, insecure, ca, oauth, keepAlive, window, cmd, clientCert, clientKey, in.channelCustomizer);
+    TransportBackoff backoff = in.backoff != null ? in.backoff : TransportBackoff.DEFAULT;
+    backoff.validate();
+    return new ClientConfig(addresses, insecure, ca, oauth, keepAlive, window, cmd, clientCert, clientKey, in.channelCustomizer, backoff);
   }
 
   private static boolean isBlank(String s) {

@@ -97,7 +97,7 @@ public final class CommandResend {
    * @return the response, or the typed error of the last attempt
    */
   public static <Q, R> CompletableFuture<R> send(Transport transport, MethodDescriptor<Q, R> method, Q request, Predicate<Status.Code> resendAfter) {
-    return send(transport, method, request, resendAfter, new Backoff());
+    return send(transport, method, request, resendAfter, new Backoff(transport.config().backoff()));
   }
 
   static <Q, R> CompletableFuture<R> send(Transport transport, MethodDescriptor<Q, R> method, Q request, Predicate<Status.Code> resendAfter, Backoff backoff) {

@@ -21,6 +21,8 @@ import java.util.regex.Pattern;
 public final class TestEngine implements AutoCloseable {
   private static final Pattern LISTENING = Pattern.compile("listening on (127\\.0\\.0\\.1:(\\d+))");
   private static final Pattern OAUTH = Pattern.compile("oauth token endpoint (http://\\S+)");
+  private static final Pattern LIVE_VIEW = Pattern.compile("live view (http://\\S+?)/?$");
+  private final CompletableFuture<String> liveView = new CompletableFuture<>();
 
   private final Path dataDir;
   private final List<String> extra;
@@ -64,6 +66,8 @@ public final class TestEngine implements AutoCloseable {
         String line;
         while ((line = r.readLine()) != null) {
           if (System.getenv("JOBWIRE_TEST_ENGINE_LOG") != null) System.err.println("[engine] " + line);
+          Matcher v = LIVE_VIEW.matcher(line);
+          if (v.find()) liveView.complete(v.group(1));
           Matcher o = OAUTH.matcher(line);
           if (o.find()) oauth = o.group(1);
           Matcher m = LISTENING.matcher(line);
@@ -92,6 +96,16 @@ public final class TestEngine implements AutoCloseable {
   /** @return 127.0.0.1:port */
   public String address() {
     return addr;
+  }
+
+  /**
+   * The engine's live view (its {@code /api/snapshot} shows jobs with their retries and error messages).
+   *
+   * @return {@code http://127.0.0.1:port}
+   * @throws Exception when the engine printed no live-view line within 5 s
+   */
+  public String liveView() throws Exception {
+    return liveView.get(5, TimeUnit.SECONDS);
   }
 
   /** @return the mock OAuth token endpoint (with --oauth) */

@@ -1,10 +1,15 @@
 package io.jobwire.examples;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.jobwire.Job;
 import io.jobwire.JobErrorException;
-import io.jobwire.JobHandler;
 import io.jobwire.JobWorker;
 import io.jobwire.JobwireClient;
+import io.jobwire.WorkerDefinition;
+import io.jobwire.WorkerScanner;
 import io.jobwire.WorkerState;
+import io.jobwire.annotation.CustomHeaders;
+import io.jobwire.annotation.VariablesAsType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,7 +21,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * order-worker handles the jobs of examples/bpmn/order-fulfilment.bpmn with the jobwire Java SDK.
+ * order-worker handles the jobs of examples/bpmn/order-fulfilment.bpmn with the jobwire Java SDK:
+ * one {@code @JobWorker} method per job type ({@link Handlers}), started with
+ * {@code WorkerScanner} and a stats middleware.
  *
  * <pre>
  *   ZEEBE_ADDRESS=127.0.0.1:26500 ./order-worker/run                  # all four job types
@@ -30,25 +37,52 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class OrderWorker {
   static final String DECLINED_CARD = "4000000000000002"; // the test card the payment handler declines
 
-  static Map<String, JobHandler> handlers() {
-    Map<String, JobHandler> h = new LinkedHashMap<>();
-    h.put("payment", job -> {
-      Map<String, Object> v = job.variables();
-      if (v.get("orderId") == null) {
-        // an exception fails the job: the engine retries it with retries - 1, then raises an incident
-        throw new IllegalArgumentException("the job has no orderId variable");
-      }
-      if (DECLINED_CARD.equals(v.get("card"))) {
+  /**
+   * The payment job's input: only these variables are fetched. A job without an orderId never
+   * reaches the handler: it fails with "jobwire: invalid input: orderId: missing" (retried with
+   * back-off, then an incident).
+   *
+   * @param orderId the order (required)
+   * @param card the card number
+   * @param handedOffAt when the previous task finished (read by the stats middleware), or null
+   */
+  public record PaymentInput(@JsonProperty(required = true) String orderId, String card, Double handedOffAt) {}
+
+  /** The custom headers of the shipping task. */
+  public record ShippingHeaders(String method) {}
+
+  /** The handlers, one {@code @JobWorker} method per job type of order-fulfilment.bpmn. */
+  public static final class Handlers {
+    @io.jobwire.annotation.JobWorker(type = "payment")
+    public Map<String, Object> payment(@VariablesAsType PaymentInput order) {
+      if (DECLINED_CARD.equals(order.card())) {
         // a BPMN error: caught by the PaymentDeclined boundary event
         throw new JobErrorException("PAYMENT_DECLINED", "card declined", Map.of("declineReason", "insufficient funds"));
       }
-      return new LinkedHashMap<>(Map.of("paid", true, "paymentId", "pay-" + v.get("orderId"))); // completes the job
-    });
-    h.put("inventory", job -> new LinkedHashMap<>(Map.of("reserved", true)));
-    h.put("shipping", job -> new LinkedHashMap<>(Map.of("shippingMethod", job.customHeaders().getOrDefault("method", ""),
-        "trackingNumber", "TRK-" + job.key())));
-    h.put("notify-customer", job -> new LinkedHashMap<>(Map.of("notified", job.customHeaders().getOrDefault("template", ""))));
-    return h;
+      return new LinkedHashMap<>(Map.of("paid", true, "paymentId", "pay-" + order.orderId())); // completes the job
+    }
+
+    @io.jobwire.annotation.JobWorker(type = "inventory")
+    public Map<String, Object> inventory() {
+      return new LinkedHashMap<>(Map.of("reserved", true));
+    }
+
+    @io.jobwire.annotation.JobWorker(type = "shipping")
+    public Map<String, Object> shipping(Job job, @CustomHeaders ShippingHeaders headers) {
+      return new LinkedHashMap<>(Map.of("shippingMethod", headers.method() == null ? "" : headers.method(), "trackingNumber", "TRK-" + job.key()));
+    }
+
+    @io.jobwire.annotation.JobWorker(type = "notify-customer")
+    public Map<String, Object> notifyCustomer(@CustomHeaders Map<String, String> headers) {
+      return new LinkedHashMap<>(Map.of("notified", headers.getOrDefault("template", "")));
+    }
+  }
+
+  /** The workers of {@link Handlers}, by job type (read without a client). */
+  static Map<String, WorkerDefinition> definitions() {
+    Map<String, WorkerDefinition> defs = new LinkedHashMap<>();
+    for (WorkerDefinition d : WorkerScanner.scan(new Handlers())) defs.put(d.jobType(), d);
+    return defs;
   }
 
   static void log(String msg) {
@@ -56,8 +90,8 @@ public final class OrderWorker {
   }
 
   public static void main(String[] args) throws Exception {
-    Map<String, JobHandler> handlers = handlers();
-    String typesEnv = System.getenv().getOrDefault("JOB_TYPES", String.join(",", handlers.keySet()));
+    Map<String, WorkerDefinition> handlers = definitions();
+    String typesEnv = System.getenv().getOrDefault("JOB_TYPES", "payment,inventory,shipping,notify-customer");
     List<String> types = new ArrayList<>();
     for (String t : typesEnv.split(",")) if (!t.isBlank()) types.add(t.trim());
     int maxJobsActive = Integer.parseInt(System.getenv().getOrDefault("MAX_JOBS_ACTIVE", "32"));
@@ -82,12 +116,10 @@ public final class OrderWorker {
     AtomicInteger waiting = new AtomicInteger(types.size());
     List<JobWorker> workers = new ArrayList<>();
     for (String type : types) {
-      JobHandler h = handlers.get(type);
       boolean[] streaming = {false};
-      workers.add(client.newWorker()
-          .jobType(type)
+      workers.add(handlers.get(type).builder(client)
           .maxJobsActive(maxJobsActive)
-          .handler(stats.wrap(type, h))
+          .middleware(stats.middleware(type))
           .errorListener(e -> log(type + ": " + e.getMessage()))
           .stateListener(s -> {
             if (s == WorkerState.STREAMING && !streaming[0]) {

@@ -55,6 +55,11 @@ final class Stats {
     return System.currentTimeMillis() + (System.nanoTime() % 1_000_000) / 1e6;
   }
 
+  /** A middleware: counts the worker's jobs and passes the hand-off timestamp on. */
+  io.jobwire.Middleware middleware(String jobType) {
+    return (job, next) -> wrap(jobType, j -> next.proceed()).handle(job);
+  }
+
   /** Wraps a handler: counts its jobs and passes the hand-off timestamp on. */
   JobHandler wrap(String jobType, JobHandler handler) {
     return job -> {

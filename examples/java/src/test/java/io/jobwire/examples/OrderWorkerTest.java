@@ -2,19 +2,21 @@ package io.jobwire.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jobwire.JobHandler;
+import io.jobwire.JobErrorException;
 import io.jobwire.JobWorker;
 import io.jobwire.JobwireClient;
+import io.jobwire.WorkerDefinition;
+import io.jobwire.test.Incident;
 import io.jobwire.test.JobwireTest;
 import io.jobwire.test.JobwireTestEngine;
 import io.jobwire.testing.HandlerResult;
-import io.jobwire.testing.HandlerResult.Outcome;
 import io.jobwire.testing.TestJob;
 import io.jobwire.testing.TestJobs;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,48 +34,33 @@ class OrderWorkerTest {
   static final Path BPMN = Path.of("..", "bpmn", "order-fulfilment.bpmn"); // from examples/java
   static final String GOOD_CARD = "4242424242424242";
 
-  static JobHandler handler(String jobType) {
-    return OrderWorker.handlers().get(jobType);
-  }
-
+  /** The handlers are plain methods: call them. */
   @Nested
   class Handlers {
+    final OrderWorker.Handlers handlers = new OrderWorker.Handlers();
+
     @Test
     void paymentCompletesWithAPaymentId() {
-      TestJob job = TestJob.builder().jobType("payment").variables(Map.of("orderId", "A-1", "card", GOOD_CARD)).build();
-      HandlerResult result = TestJobs.runHandler(handler("payment"), job);
-      assertEquals(Outcome.COMPLETED, result.outcome());
-      assertEquals(Map.of("paid", true, "paymentId", "pay-A-1"), result.variables());
+      assertEquals(Map.of("paid", true, "paymentId", "pay-A-1"), handlers.payment(new OrderWorker.PaymentInput("A-1", GOOD_CARD, null)));
     }
 
     @Test
     void aDeclinedCardThrowsPaymentDeclined() {
-      TestJob job = TestJob.builder().jobType("payment")
-          .variables(Map.of("orderId", "A-2", "card", OrderWorker.DECLINED_CARD)).build();
-      HandlerResult result = TestJobs.runHandler(handler("payment"), job);
-      assertEquals(Outcome.BPMN_ERROR, result.outcome());
-      assertEquals("PAYMENT_DECLINED", result.errorCode());
-      assertEquals("card declined", result.errorMessage());
-      assertEquals(Map.of("declineReason", "insufficient funds"), result.variables());
-    }
-
-    @Test
-    void aJobWithoutAnOrderIdFailsWithOneRetryLess() {
-      TestJob job = TestJob.builder().jobType("payment").retries(3).variables(Map.of("card", GOOD_CARD)).build();
-      HandlerResult result = TestJobs.runHandler(handler("payment"), job);
-      assertEquals(Outcome.FAILED, result.outcome());
-      assertEquals(2, result.retries());
-      assertInstanceOf(IllegalArgumentException.class, result.exception());
-      assertTrue(result.errorMessage().contains("orderId"), result.errorMessage());
+      JobErrorException e = assertThrows(JobErrorException.class,
+          () -> handlers.payment(new OrderWorker.PaymentInput("A-2", OrderWorker.DECLINED_CARD, null)));
+      assertEquals("PAYMENT_DECLINED", e.code());
+      assertEquals("card declined", e.getMessage());
+      assertEquals(Map.of("declineReason", "insufficient funds"), e.variables());
     }
 
     @Test
     void shippingAndNotifyCustomerReadTheirTaskHeaders() {
       TestJob ship = TestJob.builder().jobType("shipping").key(42).customHeaders(Map.of("method", "express")).build();
-      assertEquals(Map.of("shippingMethod", "express", "trackingNumber", "TRK-42"),
-          TestJobs.runHandler(handler("shipping"), ship).variables());
-      TestJob notify = TestJob.builder().jobType("notify-customer").customHeader("template", "order-confirmed").build();
-      assertEquals(Map.of("notified", "order-confirmed"), TestJobs.runHandler(handler("notify-customer"), notify).variables());
+      HandlerResult r = TestJobs.runHandler(job -> handlers.shipping(job, new OrderWorker.ShippingHeaders(job.customHeaders().get("method"))), ship);
+      assertEquals(Map.of("shippingMethod", "express", "trackingNumber", "TRK-42"), r.variables());
+      assertEquals(Map.of("notified", "order-confirmed"), handlers.notifyCustomer(Map.of("template", "order-confirmed")));
+      // one worker per @JobWorker method
+      assertEquals(List.of("inventory", "notify-customer", "payment", "shipping"), List.copyOf(OrderWorker.definitions().keySet()));
     }
   }
 
@@ -92,12 +79,10 @@ class OrderWorkerTest {
       workers.forEach(JobWorker::close);
     }
 
-    /** OrderWorker's handlers in workers on the injected client, except those of {@code skip}. */
+    /** OrderWorker's workers on the injected client, except those of {@code skip}. */
     void openWorkers(JobwireClient client, String... skip) throws Exception {
-      for (Map.Entry<String, JobHandler> e : OrderWorker.handlers().entrySet()) {
-        if (!List.of(skip).contains(e.getKey())) {
-          workers.add(client.newWorker().jobType(e.getKey()).handler(e.getValue()).open());
-        }
+      for (Map.Entry<String, WorkerDefinition> e : OrderWorker.definitions().entrySet()) {
+        if (!List.of(skip).contains(e.getKey())) workers.add(e.getValue().builder(client).open());
       }
     }
 
@@ -121,6 +106,15 @@ class OrderWorkerTest {
       assertEquals("payment-declined", variables.get("notified"));
       assertFalse(variables.containsKey("paid"), variables.toString());
       assertFalse(variables.containsKey("shippingMethod"), variables.toString());
+    }
+
+    /** Invalid input is retried with back-off (1 s, 2 s), then the incident names the field. */
+    @Test
+    void anOrderWithoutAnOrderIdEndsInAnIncidentNamingTheField(JobwireTestEngine engine, JobwireClient client) throws Exception {
+      openWorkers(client);
+      long order = engine.createInstance("order-fulfilment", Map.of("amount", 20, "card", GOOD_CARD));
+      Incident incident = engine.awaitIncident(order, Duration.ofSeconds(20));
+      assertTrue(incident.message().contains("jobwire: invalid input: orderId: missing"), incident.message());
     }
 
     @Test

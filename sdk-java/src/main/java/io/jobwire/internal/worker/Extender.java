@@ -50,7 +50,7 @@ final class Extender {
 
   private void schedule(HeldJob h, boolean retry) {
     if (h.handlerDone || c.stopping && !c.closing) return;
-    if (h.extendBackoff == null) h.extendBackoff = new Backoff();
+    if (h.extendBackoff == null) h.extendBackoff = new Backoff(c.transport.config().backoff());
     long wait = extendWaitMs(h.job.deadline - System.currentTimeMillis(), retry, h.extendBackoff);
     h.extendTimer = c.ctl.schedule(() -> {
       if (h.handlerDone) return;

@@ -4,7 +4,10 @@ import static io.jobwire.internal.worker.Control.LOG;
 
 import io.jobwire.RequestCancelledException;
 import io.jobwire.InvalidVariablesException;
+import io.jobwire.InvalidInputException;
 import io.jobwire.JobErrorException;
+import io.jobwire.RetryDecision;
+import io.jobwire.RetryPolicy;
 import io.jobwire.internal.Json;
 import io.jobwire.internal.gateway.GatewayOuterClass.ActivatedJob;
 import io.jobwire.internal.worker.Outcomes.Sent;
@@ -157,17 +160,63 @@ final class JobExecutor {
         h.thread = null;
         Thread.interrupted(); // never leak an interrupt to the next handler on this thread
       }
+      // the retry policy is user code: it runs here, on the handler's thread, not on the control thread
+      RetryDecision d = err == null || err instanceof JobErrorException ? null : decide(h, err);
       Object r = result;
       Throwable e = err;
       try {
-        c.post.execute(() -> handlerDone(h, r, e));
+        c.post.execute(() -> handlerDone(h, r, e, d));
       } catch (RuntimeException rejected) {
         // the worker is gone (closed without waiting for this abandoned handler)
       }
     });
   }
 
-  private void handlerDone(HeldJob h, Object result, Throwable err) {
+  /**
+   * The retry policy's decision for a failed job; a policy that throws or returns null falls back
+   * to the default policy's decision.
+   */
+  RetryDecision decide(HeldJob h, Throwable err) {
+    try {
+      RetryDecision d = c.o.retryPolicy().decide(h.job, err);
+      if (d != null) return d;
+      LOG.warn("job {}: the retry policy returned null; using the default policy", h.raw.getKey());
+    } catch (Throwable t) {
+      LOG.warn("job {}: the retry policy threw {}; using the default policy", h.raw.getKey(), t.toString());
+    }
+    return RetryPolicy.defaultPolicy().decide(h.job, err);
+  }
+
+  /**
+   * Sends what the retry policy decided for a failed job (control thread). {@code d} is null when
+   * the failure happened here (a handler result or BPMN error variables that are not a JSON
+   * object): then the policy runs here, on the control thread.
+   */
+  private void failByPolicy(HeldJob h, Throwable err, RetryDecision d) {
+    if (d == null) d = decide(h, err);
+    int left = Math.max(0, h.raw.getRetries() - 1);
+    if (d instanceof RetryDecision.Retry r) {
+      // the SDK's own input/output errors carry their message only; a handler's error its stack trace (as always)
+      String msg = err instanceof InvalidInputException || err instanceof InvalidVariablesException ? err.getMessage() : Outcomes.errorMessage(err);
+      sendOutcome(h, Kind.FAIL, "", msg, left, r.backoff().toMillis(), null, null);
+    } else if (d instanceof RetryDecision.Incident i) {
+      sendOutcome(h, Kind.FAIL, "", i.message() == null ? "job failed" : i.message(), 0, 0, null, null);
+    } else {
+      RetryDecision.BpmnError b = (RetryDecision.BpmnError) d;
+      String vars;
+      try {
+        vars = Json.variablesToJson(b.variables(), "error variables of job " + h.raw.getKey());
+      } catch (InvalidVariablesException x) {
+        c.reportError(x);
+        h.failure = x;
+        failByPolicy(h, x, RetryPolicy.defaultPolicy().decide(h.job, x)); // never a BPMN error: no loop
+        return;
+      }
+      sendOutcome(h, Kind.ERROR, vars, b.message(), 0, 0, b.code(), null);
+    }
+  }
+
+  private void handlerDone(HeldJob h, Object result, Throwable err, RetryDecision decision) {
     if (h.running) { // an abandoned handler was already taken off the running count by close
       running--;
       h.running = false;
@@ -191,7 +240,7 @@ final class JobExecutor {
           } catch (InvalidVariablesException e) {
             c.reportError(e);
             h.failure = e;
-            sendOutcome(h, Kind.FAIL, "", e.getMessage(), Math.max(0, h.raw.getRetries() - 1), c.o.retryBackOff().toMillis(), null, null);
+            failByPolicy(h, e, null);
             return;
           }
           sendOutcome(h, Kind.COMPLETE, vars, null, 0, 0, null, null);
@@ -218,7 +267,7 @@ final class JobExecutor {
         } else if (h.outcomeSent) {
           maybeSettle(h);
         } else {
-          sendOutcome(h, Kind.FAIL, "", Outcomes.errorMessage(err), Math.max(0, h.raw.getRetries() - 1), c.o.retryBackOff().toMillis(), null, null);
+          failByPolicy(h, err, decision);
         }
       }
     } finally {
@@ -237,7 +286,7 @@ final class JobExecutor {
     } catch (InvalidVariablesException x) {
       c.reportError(x);
       h.failure = x;
-      sendOutcome(h, Kind.FAIL, "", x.getMessage(), Math.max(0, h.raw.getRetries() - 1), c.o.retryBackOff().toMillis(), null, null);
+      failByPolicy(h, x, null);
       return;
     }
     sendOutcome(h, kind, vars, e.getMessage(), 0, 0, e.code(), null);

@@ -57,6 +57,17 @@ public final class LocalRun {
    * @throws InterruptedException when the calling thread is interrupted
    */
   public static Recorded run(ActivatedJob raw, JobHandler handler, Options options) throws TimeoutException, InterruptedException {
+    return run(raw, handler, options, RetryPolicies.fixed(options.retryBackOff()));
+  }
+
+  /**
+   * Runs {@code handler} on {@code raw} with a retry policy and returns what the worker sent.
+   *
+   * @throws TimeoutException when the job did not settle within {@code options.timeout()}
+   * @throws InterruptedException when the calling thread is interrupted
+   */
+  public static Recorded run(ActivatedJob raw, JobHandler handler, Options options, io.jobwire.RetryPolicy policy)
+      throws TimeoutException, InterruptedException {
     List<Object> sent = new CopyOnWriteArrayList<>();
     List<Long> extensions = new CopyOnWriteArrayList<>();
     Transport.LocalCalls sink = new Transport.LocalCalls() {
@@ -83,7 +94,7 @@ public final class LocalRun {
     };
     WorkerOptions o = new WorkerOptions(raw.getType(), observed, "jobwire-test", 1, 1, options.jobTimeout(), Duration.ofSeconds(10),
         Duration.ofMillis(100), false, Duration.ofHours(1), List.of(), List.of(), options.autoComplete(), options.autoExtend(),
-        options.retryBackOff(), null, null);
+        options.retryBackOff(), policy, null, null);
     ScheduledThreadPoolExecutor ctl = new ScheduledThreadPoolExecutor(1, JobExecutor.daemon("jobwire-test-" + raw.getType(), false));
     ctl.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     ctl.setRemoveOnCancelPolicy(true);

@@ -84,7 +84,7 @@ final class Outcomes {
   private <Q extends Message, R> CompletableFuture<Sent> send(MethodDescriptor<Q, R> method, Q req, long key, long deadline, boolean viaLong) {
     CompletableFuture<Sent> out = new CompletableFuture<>();
     track(out);
-    attempt(method, req, key, deadline, viaLong, new Backoff(), out);
+    attempt(method, req, key, deadline, viaLong, new Backoff(c.transport.config().backoff()), out);
     return out;
   }
 

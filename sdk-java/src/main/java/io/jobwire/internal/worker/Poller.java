@@ -53,7 +53,7 @@ final class Poller {
   private long lastPollEnd = nowMs();
   private ScheduledFuture<?> fairnessTimer;
   private boolean pollAuthRetried;
-  private final Backoff pollBackoff = new Backoff();
+  private final Backoff pollBackoff;
   // the poll in flight
   private PollPlan.Decision poll;
   private int pollAsked;
@@ -65,6 +65,7 @@ final class Poller {
 
   Poller(Control c, JobExecutor executor, Outcomes outcomes) {
     this.c = c;
+    this.pollBackoff = new Backoff(c.transport.config().backoff());
     this.ledger = c.ledger;
     this.executor = executor;
     this.outcomes = outcomes;

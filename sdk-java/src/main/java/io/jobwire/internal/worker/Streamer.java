@@ -44,13 +44,14 @@ final class Streamer implements Poller.StreamView {
   private final Outcomes outcomes;
 
   private StreamSession current;
-  private final Backoff streamBackoff = new Backoff();
+  private final Backoff streamBackoff;
   private boolean streamAuthRetried;
   private long lastStallRecycle = -STALL_RECYCLE_GAP_MS;
   private boolean streamActive;
 
   Streamer(Control c, Poller poller, JobExecutor executor, Outcomes outcomes) {
     this.c = c;
+    this.streamBackoff = new Backoff(c.transport.config().backoff());
     this.ledger = c.ledger;
     this.poller = poller;
     this.executor = executor;

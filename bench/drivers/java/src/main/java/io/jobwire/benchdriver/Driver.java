@@ -1,10 +1,15 @@
 package io.jobwire.benchdriver;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camunda.client.CamundaClient;
+import io.jobwire.Job;
 import io.jobwire.JobWorker;
+import io.jobwire.JobWorkerBuilder;
 import io.jobwire.JobwireClient;
+import io.jobwire.WorkerScanner;
+import io.jobwire.annotation.VariablesAsType;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -100,14 +105,20 @@ public final class Driver {
         int delay = s.path("delayMs").asInt(0);
         String mode = s.path("mode").asText("push");
         for (int i = 0; i < s.path("count").asInt(1); i++) {
-          var b = jw.newWorker().jobType(s.get("jobType").asText()).maxJobsActive(s.path("capacity").asInt(32)).jobTimeout(Duration.ofMinutes(5))
-              .streamEnabled(mode.equals("push")).handler(job -> {
-                started(job.variables().get("t0"), job.deadline());
-                ACTIVATIONS.computeIfAbsent(job.activation(), k -> new AtomicLong()).incrementAndGet();
-                pause(delay);
-                JOBS.incrementAndGet();
-                return null;
-              });
+          JobWorkerBuilder b;
+          if (s.path("typed").asBoolean(false)) {
+            // the documented declarative style: an @JobWorker method with a typed input (fetchVariables derived: t0)
+            b = WorkerScanner.scan(new TypedNoop(delay)).get(0).withJobType(s.get("jobType").asText()).builder(jw);
+          } else {
+            b = jw.newWorker().jobType(s.get("jobType").asText()).handler(job -> {
+              started(job.variables().get("t0"), job.deadline());
+              ACTIVATIONS.computeIfAbsent(job.activation(), k -> new AtomicLong()).incrementAndGet();
+              pause(delay);
+              JOBS.incrementAndGet();
+              return null;
+            });
+          }
+          b = b.maxJobsActive(s.path("capacity").asInt(32)).jobTimeout(Duration.ofMinutes(5)).streamEnabled(mode.equals("push"));
           if (s.path("pollIntervalMs").asInt(0) > 0) b = b.pollInterval(Duration.ofMillis(s.get("pollIntervalMs").asInt()));
           if (mode.equals("shortpoll")) b = b.requestTimeout(Duration.ofMillis(-1));
           ws.add(b.open());
@@ -200,4 +211,24 @@ public final class Driver {
   }
 
   private Driver() {}
+
+  /** The typed input of a `typed` worker: t0 only (epoch ms, set by the load generator). */
+  public record BenchInput(@JsonProperty(required = true) double t0) {}
+
+  /** The no-op worker as a typed, declarative handler. */
+  public static final class TypedNoop {
+    private final int delay;
+
+    TypedNoop(int delay) {
+      this.delay = delay;
+    }
+
+    @io.jobwire.annotation.JobWorker(type = "bench")
+    public void handle(Job job, @VariablesAsType BenchInput in) throws InterruptedException {
+      started(in.t0(), job.deadline());
+      ACTIVATIONS.computeIfAbsent(job.activation(), k -> new AtomicLong()).incrementAndGet();
+      pause(delay);
+      JOBS.incrementAndGet();
+    }
+  }
 }

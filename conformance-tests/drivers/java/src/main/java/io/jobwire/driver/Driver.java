@@ -15,8 +15,15 @@ import io.jobwire.JobWorker;
 import io.jobwire.JobWorkerBuilder;
 import io.jobwire.JobwireClient;
 import io.jobwire.JobwireException;
+import io.jobwire.Middleware;
 import io.jobwire.MigrateProcessInstanceCommand;
 import io.jobwire.ModifyProcessInstanceCommand;
+import io.jobwire.NonRetryableException;
+import io.jobwire.RetryPolicy;
+import io.jobwire.WorkerScanner;
+import io.jobwire.annotation.CustomHeaders;
+import io.jobwire.annotation.VariablesAsType;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.context.Context;
@@ -297,7 +304,15 @@ public final class Driver {
     Gate gate = new Gate();
     JsonNode behavior = cmd.path("behavior").isArray() ? cmd.get("behavior") : M.createArrayNode();
     JsonNode o = cmd.path("options");
-    JobWorkerBuilder b = client.newWorker().jobType(cmd.path("jobType").asText());
+    JobWorkerBuilder b;
+    if (o.hasNonNull("typed")) {
+      if (!"order".equals(o.get("typed").asText())) throw new IllegalArgumentException("unknown typed input " + o.get("typed"));
+      // the documented declarative style: an @JobWorker bean; the job type is known only now (WorkerDefinition.withJobType)
+      b = WorkerScanner.scan(new OrderWorker(id, behavior, gate)).get(0).withJobType(cmd.path("jobType").asText()).builder(client);
+    } else {
+      b = client.newWorker().jobType(cmd.path("jobType").asText());
+      b.handler(job -> handleJob(id, job, behavior, gate));
+    }
     if (o.hasNonNull("workerName")) b.workerName(o.get("workerName").asText());
     if (o.hasNonNull("maxJobsActive")) b.maxJobsActive(o.get("maxJobsActive").asInt());
     if (o.hasNonNull("concurrency")) b.concurrency(o.get("concurrency").asInt());
@@ -310,16 +325,71 @@ public final class Driver {
     if (o.hasNonNull("retryBackOffMs")) b.retryBackOff(Duration.ofMillis(o.get("retryBackOffMs").asLong()));
     if (o.path("fetchVariables").isArray()) b.fetchVariables(strings(o.get("fetchVariables")));
     if (o.path("tenantIds").isArray()) b.tenantIds(strings(o.get("tenantIds")));
+    if (o.path("retryPolicy").isObject()) {
+      JsonNode p = o.get("retryPolicy");
+      RetryPolicy.ExponentialBackoff e = RetryPolicy.exponentialBackoff();
+      if (p.hasNonNull("initialMs")) e.initial(Duration.ofMillis(p.get("initialMs").asLong()));
+      if (p.hasNonNull("maxMs")) e.max(Duration.ofMillis(p.get("maxMs").asLong()));
+      if (p.hasNonNull("multiplier")) e.multiplier(p.get("multiplier").asDouble());
+      if (p.hasNonNull("jitter")) e.jitter(p.get("jitter").asDouble());
+      if (p.hasNonNull("maxRetries")) e.maxRetries(p.get("maxRetries").asInt());
+      b.retryPolicy(e.build());
+    }
+    for (JsonNode m : o.path("middleware")) b.middleware(middleware(id, m.path("name").asText(), m.hasNonNull("raise") ? m.get("raise").asText() : null));
     b.stateListener(s -> emit("state", f().put("worker", id).put("state", s.wireName())));
     b.errorListener(e -> {
       ObjectNode ev = f().put("worker", id).put("message", String.valueOf(e.getMessage()));
       if (e instanceof JobwireException && ((JobwireException) e).code() != null) ev.put("code", ((JobwireException) e).codeName());
       emit("error", ev);
     });
-    b.handler(job -> handleJob(id, job, behavior, gate));
     JobWorker w = b.open();
     WORKERS.put(id, new Entry(w, gate));
     emit("worker_started", f().put("worker", id));
+  }
+
+  /** A worker-level middleware that reports before/after (and raises without calling next when told to). */
+  static Middleware middleware(String worker, String name, String raise) {
+    return (job, next) -> {
+      String key = Long.toString(job.key());
+      emit("middleware", f().put("worker", worker).put("name", name).put("phase", "before").put("key", key));
+      if (raise != null) throw new RuntimeException(raise);
+      boolean error = true;
+      try {
+        Object r = next.proceed();
+        error = false;
+        return r;
+      } finally {
+        emit("middleware", f().put("worker", worker).put("name", name).put("phase", "after").put("key", key).put("error", error));
+      }
+    };
+  }
+
+  /** The typed input of `typed: "order"`. */
+  public record Order(@JsonProperty(required = true) String orderId, @JsonProperty(required = true) double amount) {}
+
+  /** The typed custom headers of `typed: "order"`. */
+  public record OrderHeaders(String channel) {}
+
+  /** The output of `typed: "order"`. */
+  public record Receipt(String orderId, double total, String channel) {}
+
+  /** The declarative worker of `typed: "order"`: one bean per started worker. */
+  public static final class OrderWorker {
+    private final String id;
+    private final JsonNode behavior;
+    private final Gate gate;
+
+    OrderWorker(String id, JsonNode behavior, Gate gate) {
+      this.id = id;
+      this.behavior = behavior;
+      this.gate = gate;
+    }
+
+    @io.jobwire.annotation.JobWorker(type = "order")
+    public Object order(Job job, @VariablesAsType Order order, @CustomHeaders OrderHeaders headers) throws Exception {
+      Object r = handleJob(id, job, behavior, gate);
+      return r != null ? r : new Receipt(order.orderId(), order.amount() * 2, headers.channel() == null ? "" : headers.channel());
+    }
   }
 
   static List<String> strings(JsonNode arr) {
@@ -378,6 +448,8 @@ public final class Driver {
         JsonNode e = step.get("throwError");
         JsonNode v = e.get("variables");
         throw new JobErrorException(e.path("code").asText(), e.path("message").asText(""), v == null || v.isNull() ? null : v.toString());
+      } else if (step.has("failNonRetryable")) {
+        throw new NonRetryableException(step.get("failNonRetryable").asText());
       } else if (step.has("crash")) {
         throw new Crash(step.get("crash").asText());
       } else {
