@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from bench_rig import CLIENTS, ENGINE_BIN, GO_RUN, HERE, ROOT, Engine, log
 from bench_workloads import closed_case
@@ -135,6 +135,34 @@ def build_side(bench_dir: Path, clients: List[str], env: Dict[str, str]) -> None
         subprocess.run([prog, "--build-only"], check=True, env={**os.environ, **env})
 
 
+def alternate(rounds: int, clients: List[str], modes: List[str], work: Path, n: int, warm: int, tag: str,
+              case_args: Callable[[str, str], Dict[str, Any]], names: Optional[Dict[str, str]] = None) -> List[Dict[str, Any]]:
+    """The A/B loop of --compare and --typed-ab: every cell (client x mode) once per side per round, the sides in
+    the order of `order`, each run on a fresh engine; case_args(client, side) gives closed_case's side-specific
+    arguments (another build's command and environment, or extra worker config). A failed run is reported in
+    its row ("error") and the others go on."""
+    runs: List[Dict[str, Any]] = []
+    for rnd in range(rounds):
+        for client in clients:
+            for mode in modes:
+                for side in order(rnd):
+                    r: Dict[str, Any] = {"round": rnd + 1, "client": client, "mode": mode, "side": side,
+                                         "load": float(open("/proc/loadavg").read().split()[0])}
+                    try:
+                        with Engine("jobwire", work) as eng:
+                            row = closed_case(eng, work, client, mode, n, warm, 32, 32, **case_args(client, side))
+                        r.update({k: row[k] for k in ("jobsPerS", "clientCpuMsPerJob", "p99Ms", "completed", "errors", "version")})
+                        if row["errors"] or not row["allHandled"]:
+                            r["error"] = f"{row['errors']} create errors, all handled: {row['allHandled']}"
+                    except Exception as e:  # noqa: BLE001 - a failed run is reported, the others go on
+                        r["error"] = str(e)[:300]
+                    runs.append(r)
+                    log(f"  {tag}round {rnd + 1} {(names or {}).get(side, side)} {client:16s} {mode:4s} " +
+                        (f"FAILED: {r['error']}" if "error" in r else
+                         f"{r['jobsPerS']:8.0f} jobs/s  CPU {r['clientCpuMsPerJob']:.4f} ms/job  p99 {r['p99Ms']:.1f} ms"))
+    return runs
+
+
 def run_compare(a: argparse.Namespace, clients: List[str]) -> int:
     if not clients:
         raise SystemExit("compare: no client selected")
@@ -158,24 +186,8 @@ def run_compare(a: argparse.Namespace, clients: List[str]) -> int:
         subprocess.run([str(GO_RUN), "--build-only"], check=True)
         for side in ("A", "B"):
             build_side(sides[side], clients, envs[side])
-        for rnd in range(a.rounds):
-            for client in clients:
-                for mode in modes:
-                    for side in order(rnd):
-                        r: Dict[str, Any] = {"round": rnd + 1, "client": client, "mode": mode, "side": side,
-                                             "load": float(open("/proc/loadavg").read().split()[0])}
-                        try:
-                            with Engine("jobwire", work) as eng:
-                                row = closed_case(eng, work, client, mode, n, warm, 32, 32, cmd=side_cmd(client, sides[side]),
-                                                  env=envs[side])
-                            r.update({k: row[k] for k in ("jobsPerS", "clientCpuMsPerJob", "p99Ms", "completed", "errors", "version")})
-                            if row["errors"] or not row["allHandled"]:
-                                r["error"] = f"{row['errors']} create errors, all handled: {row['allHandled']}"
-                        except Exception as e:  # noqa: BLE001 - a failed run is reported, the others go on
-                            r["error"] = str(e)[:300]
-                        runs.append(r)
-                        log(f"  round {rnd + 1} {side} {client:16s} {mode:4s} " + (f"FAILED: {r['error']}" if "error" in r else
-                            f"{r['jobsPerS']:8.0f} jobs/s  CPU {r['clientCpuMsPerJob']:.4f} ms/job  p99 {r['p99Ms']:.1f} ms"))
+        runs = alternate(a.rounds, clients, modes, work, n, warm, "",
+                         lambda client, side: {"cmd": side_cmd(client, sides[side]), "env": envs[side]})
     finally:
         shutil.rmtree(work, ignore_errors=True)
         if not a.keep_worktree:
@@ -226,24 +238,8 @@ def run_typed_ab(a: argparse.Namespace, clients: List[str]) -> int:
         subprocess.run(["make", "-s", "-C", str(ROOT), "engine"], check=True, stdout=subprocess.DEVNULL)
         subprocess.run([str(GO_RUN), "--build-only"], check=True)
         build_side(HERE, clients, {})
-        for rnd in range(a.rounds):
-            for client in clients:
-                for mode in modes:
-                    for side in order(rnd):
-                        r: Dict[str, Any] = {"round": rnd + 1, "client": client, "mode": mode, "side": side,
-                                             "load": float(open("/proc/loadavg").read().split()[0])}
-                        try:
-                            with Engine("jobwire", work) as eng:
-                                row = closed_case(eng, work, client, mode, n, warm, 32, 32, worker=workers[side])
-                            r.update({k: row[k] for k in ("jobsPerS", "clientCpuMsPerJob", "p99Ms", "completed", "errors", "version")})
-                            if row["errors"] or not row["allHandled"]:
-                                r["error"] = f"{row['errors']} create errors, all handled: {row['allHandled']}"
-                        except Exception as e:  # noqa: BLE001 - a failed run is reported, the others go on
-                            r["error"] = str(e)[:300]
-                        runs.append(r)
-                        log(f"  round {rnd + 1} {'plain' if side == 'A' else 'typed'} {client:16s} {mode:4s} " +
-                            (f"FAILED: {r['error']}" if "error" in r else
-                             f"{r['jobsPerS']:8.0f} jobs/s  CPU {r['clientCpuMsPerJob']:.4f} ms/job  p99 {r['p99Ms']:.1f} ms"))
+        runs = alternate(a.rounds, clients, modes, work, n, warm, "typed-ab ",
+                         lambda client, side: {"worker": workers[side]}, {"A": "plain", "B": "typed"})
     finally:
         shutil.rmtree(work, ignore_errors=True)
     cells = summarize(runs, a.threshold)

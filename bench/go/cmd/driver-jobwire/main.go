@@ -35,8 +35,9 @@ func main() {
 	var workers []*jobwire.Worker
 	for wi, s := range cfg.Workers {
 		delay := time.Duration(s.DelayMs) * time.Millisecond
-		h := func(ctx context.Context, job *jobwire.Job) (any, error) {
-			r.Start(drv.T0(job.VariablesJSON()))
+		// the no-op handler: records the activation latency, sleeps delayMs
+		run := func(ctx context.Context, t0 float64) (any, error) {
+			r.Start(t0)
 			if delay > 0 {
 				select {
 				case <-time.After(delay):
@@ -47,6 +48,7 @@ func main() {
 			r.Done()
 			return nil, nil
 		}
+		h := func(ctx context.Context, job *jobwire.Job) (any, error) { return run(ctx, drv.T0(job.VariablesJSON())) }
 		opts := []jobwire.WorkerOption{jobwire.WithMaxJobsActive(s.Capacity), jobwire.WithStreamEnabled(s.Mode == "push")}
 		if s.PollIntervalMs > 0 {
 			opts = append(opts, jobwire.WithPollInterval(time.Duration(s.PollIntervalMs)*time.Millisecond))
@@ -56,18 +58,7 @@ func main() {
 		}
 		// "typed": the same no-op worker as a typed handler whose input is
 		// {t0: number}: fetchVariables is then derived (t0 only).
-		th := jobwire.Handle(func(ctx context.Context, job *jobwire.Job, in benchInput) (any, error) {
-			r.Start(in.T0)
-			if delay > 0 {
-				select {
-				case <-time.After(delay):
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
-			}
-			r.Done()
-			return nil, nil
-		})
+		th := jobwire.Handle(func(ctx context.Context, job *jobwire.Job, in benchInput) (any, error) { return run(ctx, in.T0) })
 		for i := 0; i < s.Count; i++ {
 			var w *jobwire.Worker
 			var err error
