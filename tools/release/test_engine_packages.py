@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import struct
 import subprocess
@@ -127,6 +128,20 @@ def _page_files(lang: str, proj: Path) -> None:
             (proj / b.arg).write_text(b.text)
 
 
+def _page_registry_packages(lang: str) -> list[str]:
+    """The packages the getting-started page installs beside jobwire's own (e.g.
+    zod on the Node page): they come from the registry, as for a newcomer."""
+    inst = {"node": re.compile(r"^npm (?:install|i)\s"), "python": re.compile(r"^pip install\s")}[lang]
+    out = []
+    for b in blocks(ROOT / "docs" / f"getting-started-{lang}.md"):
+        if b.kind == "shell":
+            for c in b.commands():
+                if inst.match(c):
+                    out += [w for w in shlex.split(c.split(" #")[0])[2:]
+                            if not w.startswith("-") and not re.match(r"^(@jobwire/|jobwire)", w)]
+    return out
+
+
 def _ready_ms(out: str) -> int:
     m = re.search(r"^ready_ms (\d+)", out, re.M)
     assert m, out
@@ -146,7 +161,8 @@ def test_new_python_project_from_dist_only(dist, tmp_path):
     eng = sorted((d / "engine-python").glob(f"jobwire_engine-{V}-*linux*x86_64*.whl"))
     assert len(sdk) == 1 and len(eng) == 1, (sdk, eng)
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(sdk[0]), str(eng[0])],
+    run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(sdk[0]), str(eng[0]),
+         *_page_registry_packages("python")],
         cwd=tmp_path, env=env, timeout=600)
     exe = venv / "bin" / "jobwire-engine"
     assert exe.is_file() and os.access(exe, os.X_OK), "the wheel installed no jobwire-engine command"
@@ -176,7 +192,8 @@ def test_new_node_project_from_dist_only(dist, tmp_path):
     eng = sorted((d / "engine-npm").glob(f"jobwire-engine-{V}.tgz")) + sorted(
         (d / "engine-npm").glob(f"jobwire-engine-linux-x64-{V}.tgz"))
     assert len(sdk) == 1 and len(eng) == 2, (sdk, eng)
-    run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", *map(str, sdk + eng)], cwd=proj, timeout=600)
+    run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", *map(str, sdk + eng),
+         *_page_registry_packages("node")], cwd=proj, timeout=600)
     lock = (proj / "package-lock.json").read_text()
     assert str(ROOT) not in lock and "github" not in json.dumps(json.loads(lock)["packages"][""])
     assert run(["npx", "--no-install", "jobwire-engine", "version"], cwd=proj, timeout=60).strip() == f"jobwire-engine {V}"

@@ -76,12 +76,15 @@ def _npm_sources(dist: Path) -> dict[str, list[str]]:
 
 def _names_to_files(line: str, installer: re.Pattern, sources: dict[str, list[str]]) -> str:
     """`pip install jobwire` -> `pip install /dist/python/jobwire-....whl`: only the
-    package names of an install command change."""
+    package names of an install command change. A jobwire package must be in
+    the release; any other package (e.g. zod, which a page installs beside the
+    SDK) comes from the registry as the newcomer gets it."""
     m = installer.match(line)
     if not m:
         return line
     words = shlex.split(line[m.end():].split(" #")[0])
-    unknown = [w for w in words if not w.startswith("-") and w not in sources]
+    ours = re.compile(r"^(@jobwire/|jobwire)")
+    unknown = [w for w in words if not w.startswith("-") and w not in sources and ours.match(w)]
     assert not unknown, f"the page installs {unknown}, which the release does not hold: {line!r}"
     out = [f for w in words for f in (sources[w] if w in sources else [w])]
     return line[:m.end()] + " " + " ".join(map(shlex.quote, out))
