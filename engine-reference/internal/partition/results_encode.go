@@ -67,9 +67,9 @@ type resJob struct {
 	Completes      int32    `json:"nc,omitempty"`
 	Fails          int32    `json:"nf,omitempty"`
 	QueueSeq       int64    `json:"q,omitempty"`
-	LastFetch      []string `json:"-"` // admin only (Job.LastFetch)
-	LastBackoff    int64    `json:"-"`
-	Fetched        bool     `json:"-"`
+	LastFetch      []string `json:"lf,omitempty"`
+	LastBackoff    int64    `json:"lb,omitempty"`
+	Fetched        bool     `json:"fe,omitempty"`
 }
 
 // resElem is an element instance of a results record.

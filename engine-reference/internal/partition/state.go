@@ -63,12 +63,13 @@ type Job struct {
 	Activations, Yields, Timeouts, Completes, Fails int32
 	QueueSeq                                        int64
 
-	// For the admin API only, not kept across a restart: the fetch-variables
-	// list of the activation that last handed the job out (nil: all), and
-	// the retryBackOff of the last FailJob (ms).
-	LastFetch   []string `json:"-"`
-	LastBackoff int64    `json:"-"`
-	Fetched     bool     `json:"-"`
+	// For the admin API: the fetch-variables list of the activation that
+	// last handed the job out (Fetched: it was handed out; an empty list
+	// then means all variables), and the retryBackOff of the last FailJob
+	// (ms).
+	LastFetch   []string `json:",omitempty"`
+	LastBackoff int64    `json:",omitempty"`
+	Fetched     bool     `json:",omitempty"`
 }
 
 // Instance is a process instance.

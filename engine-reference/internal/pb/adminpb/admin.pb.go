@@ -492,13 +492,12 @@ type JobInfo struct {
 	Variables string `protobuf:"bytes,19,opt,name=variables,proto3" json:"variables,omitempty"`
 	// The fetch-variables list of the ActivateJobs or StreamActivatedJobs
 	// request that last handed this job out (empty: none given, or never
-	// activated; see fetch_variables_all). Not kept across a restart.
+	// activated; see fetch_variables_all).
 	FetchVariables []string `protobuf:"bytes,20,rep,name=fetch_variables,json=fetchVariables,proto3" json:"fetch_variables,omitempty"`
 	// True when the job was last handed out by a request with no
-	// fetch-variables list (every variable). Not kept across a restart.
+	// fetch-variables list (every variable).
 	FetchVariablesAll bool `protobuf:"varint,21,opt,name=fetch_variables_all,json=fetchVariablesAll,proto3" json:"fetch_variables_all,omitempty"`
-	// The retryBackOff (ms) of the last FailJob on this job, 0 if none. Not
-	// kept across a restart.
+	// The retryBackOff (ms) of the last FailJob on this job, 0 if none.
 	LastRetryBackoffMs int64 `protobuf:"varint,22,opt,name=last_retry_backoff_ms,json=lastRetryBackoffMs,proto3" json:"last_retry_backoff_ms,omitempty"`
 	unknownFields      protoimpl.UnknownFields
 	sizeCache          protoimpl.SizeCache
