@@ -11,7 +11,8 @@ import java.time.Duration;
  *     and the timeout auto-extend asks for
  * @param autoComplete complete the job with the handler's result (default true)
  * @param autoExtend extend the job's timeout while the handler runs (default true)
- * @param retryBackOff the worker's retry back-off for failures (default zero)
+ * @param retryBackOff a fixed retry back-off for failures, as the worker's {@code retryBackOff} (default null: the
+ *     worker's default retry policy, exponential back-off from the job's retries)
  * @param cancelAfter close the worker this long after the handler started (null: never)
  * @param timeout how long to wait for the job's outcome (default 30 seconds)
  */
@@ -33,7 +34,7 @@ public record RunOptions(
     private Duration jobTimeout = Duration.ofMinutes(5);
     private boolean autoComplete = true;
     private boolean autoExtend = true;
-    private Duration retryBackOff = Duration.ZERO;
+    private Duration retryBackOff;
     private Duration cancelAfter;
     private Duration timeout = Duration.ofSeconds(30);
 
@@ -71,7 +72,7 @@ public record RunOptions(
      * @return this builder
      */
     public Builder retryBackOff(Duration retryBackOff) {
-      if (retryBackOff == null || retryBackOff.isNegative()) throw new IllegalArgumentException("retryBackOff must be >= 0");
+      if (retryBackOff != null && retryBackOff.isNegative()) throw new IllegalArgumentException("retryBackOff must be >= 0");
       this.retryBackOff = retryBackOff;
       return this;
     }

@@ -42,6 +42,18 @@ class RunHandlerTest {
   }
 
   @Test
+  void withoutARetryBackOffTheWorkersDefaultPolicyDecides() {
+    HandlerResult r = TestJobs.runHandler(job -> {
+      throw new IllegalStateException("downstream down");
+    }, TestJob.builder().retries(3).build());
+    assertEquals(HandlerResult.Outcome.FAILED, r.outcome());
+    assertEquals(2, r.retries());
+    // exponential back-off from the job's retries: 1 s at retries 3, ±10 % jitter
+    long ms = r.retryBackoff().toMillis();
+    assertTrue(ms >= 900 && ms <= 1100, "default policy back-off " + ms + " ms");
+  }
+
+  @Test
   void aThrowingHandlerFailsWithRetriesMinusOne() {
     IllegalStateException boom = new IllegalStateException("card declined");
     HandlerResult r = TestJobs.runHandler(job -> {

@@ -57,7 +57,8 @@ public final class LocalRun {
    * @throws InterruptedException when the calling thread is interrupted
    */
   public static Recorded run(ActivatedJob raw, JobHandler handler, Options options) throws TimeoutException, InterruptedException {
-    return run(raw, handler, options, RetryPolicies.fixed(options.retryBackOff()));
+    return run(raw, handler, options,
+        options.retryBackOff() == null ? io.jobwire.RetryPolicy.defaultPolicy() : RetryPolicies.fixed(options.retryBackOff()));
   }
 
   /**
@@ -94,7 +95,7 @@ public final class LocalRun {
     };
     WorkerOptions o = new WorkerOptions(raw.getType(), observed, "jobwire-test", 1, 1, options.jobTimeout(), Duration.ofSeconds(10),
         Duration.ofMillis(100), false, Duration.ofHours(1), List.of(), List.of(), options.autoComplete(), options.autoExtend(),
-        options.retryBackOff(), policy, null, null);
+        options.retryBackOff() == null ? Duration.ZERO : options.retryBackOff(), policy, null, null);
     ScheduledThreadPoolExecutor ctl = new ScheduledThreadPoolExecutor(1, JobExecutor.daemon("jobwire-test-" + raw.getType(), false));
     ctl.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     ctl.setRemoveOnCancelPolicy(true);
