@@ -43,25 +43,24 @@ git archive HEAD sdk-node | tar -x -C "$TMP"
   && npm pack --silent --pack-destination "$DIST/node" >/dev/null )
 
 echo "release $V: java"
-git archive HEAD sdk-java | tar -x -C "$TMP"
-( cd "$TMP/sdk-java" && mvn -q -B -o package -DskipTests -Djacoco.skip=true \
-    -Dproject.build.outputTimestamp="$STAMP" >"$TMP/java-build.log" 2>&1 ) || { cat "$TMP/java-build.log"; exit 1; }
-for f in "$TMP"/sdk-java/target/jobwire-sdk-"$V"{,-sources,-javadoc}.jar; do cp "$f" "$DIST/java/"; done
-cp "$TMP/sdk-java/pom.xml" "$DIST/java/jobwire-sdk-$V.pom"
-# the test kit, built in one reactor with the SDK and the engine API it depends on (so it compiles
-# against this commit's jobwire-sdk and jobwire-engine, not whatever ~/.m2 holds)
-mkdir "$TMP/kit"
-git archive HEAD sdk-java sdk-java-test packaging/engine/java LICENSE NOTICE | tar -x -C "$TMP/kit"
-cat > "$TMP/kit/pom.xml" <<POM
+# one reactor: the SDK, the engine API the test kit depends on and the test kit, so each compiles
+# against this commit's jobwire-sdk and jobwire-engine, not whatever ~/.m2 holds (one Maven run:
+# the SDK is built once)
+mkdir "$TMP/java"
+git archive HEAD sdk-java sdk-java-test packaging/engine/java LICENSE NOTICE | tar -x -C "$TMP/java"
+cat > "$TMP/java/pom.xml" <<POM
 <project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
-  <groupId>io.jobwire</groupId><artifactId>jobwire-test-release</artifactId><version>$V</version><packaging>pom</packaging>
+  <groupId>io.jobwire</groupId><artifactId>jobwire-java-release</artifactId><version>$V</version><packaging>pom</packaging>
   <modules><module>sdk-java</module><module>packaging/engine/java</module><module>sdk-java-test</module></modules>
 </project>
 POM
-( cd "$TMP/kit" && mvn -q -B -o package -DskipTests -Djacoco.skip=true -pl sdk-java-test -am \
-    -Dproject.build.outputTimestamp="$STAMP" >"$TMP/java-kit-build.log" 2>&1 ) || { cat "$TMP/java-kit-build.log"; exit 1; }
-for f in "$TMP"/kit/sdk-java-test/target/jobwire-test-"$V"{,-sources,-javadoc}.jar; do cp "$f" "$DIST/java/"; done
-cp "$TMP/kit/sdk-java-test/pom.xml" "$DIST/java/jobwire-test-$V.pom"
+( cd "$TMP/java" && mvn -q -B -o package -DskipTests -Djacoco.skip=true -pl sdk-java,sdk-java-test -am \
+    -Dproject.build.outputTimestamp="$STAMP" >"$TMP/java-build.log" 2>&1 ) || { cat "$TMP/java-build.log"; exit 1; }
+for a in sdk-java:jobwire-sdk sdk-java-test:jobwire-test; do
+  dir="${a%%:*}"; art="${a#*:}"
+  for f in "$TMP/java/$dir/target/$art-$V"{,-sources,-javadoc}.jar; do cp "$f" "$DIST/java/"; done
+  cp "$TMP/java/$dir/pom.xml" "$DIST/java/$art-$V.pom"
+done
 
 echo "release $V: go"
 # the SDK, its test kit (a nested module: the SDK's zip leaves it out) and the
