@@ -452,3 +452,112 @@ def test_getting_started_worker_runs_as_documented(tmp_path, sdk, sdk_node_built
         for p in procs:
             _stop(p)
         e.stop()
+
+
+# --- prometheus: the worker metrics scraped from /metrics ---------------------
+
+PROMETHEUS = {"go": ["bin/prometheus"], "node": ["node", "index.js"],
+              "python": [str(EX / "python" / "example.sh"), "prometheus"], "java": ["./run"]}
+
+
+def _build_prometheus_example(sdk):
+    d = EX / sdk / "prometheus"
+    if sdk == "go":
+        run(["go", "build", "-o", "bin/prometheus", "."], cwd=d, timeout=300)
+    elif sdk == "node":
+        run([str(EX / "scripts" / "build-sdk-node.sh")], timeout=600)
+        if not (d / "node_modules" / "@opentelemetry" / "exporter-prometheus").exists():
+            run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=d, timeout=300)
+    elif sdk == "python":
+        run([str(EX / "python" / "order-worker.sh"), "build"], timeout=600)
+    else:
+        run([str(EX / "java" / "build.sh")], timeout=900)
+
+
+def _prometheus_samples(text):
+    """[(name, {label: value}, float)] of a Prometheus text exposition."""
+    out = []
+    for line in text.splitlines():
+        m = re.match(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)', line)
+        if m:
+            labels = dict(re.findall(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"', m.group(2) or ""))
+            out.append((m.group(1), labels, float(m.group(3))))
+    return out
+
+
+@pytest.mark.parametrize("sdk", sorted(PROMETHEUS))
+def test_prometheus_example_exposes_worker_metrics(tmp_path, sdk):
+    """examples/<sdk>/prometheus: the OpenTelemetry metrics SDK with the Prometheus exporter of its
+    language; after 20 instances of order-fulfilment.bpmn, /metrics has the jobwire metrics under the
+    names docs/metrics.md gives, counting exactly the jobs the instances needed."""
+    import urllib.request
+    _build_prometheus_example(sdk)
+    run(["go", "build", "-o", "bin/load", "."], cwd=EX / "go" / "load", timeout=300)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/metrics"
+    e = Engine()
+    log = open(tmp_path / "example.log", "w")
+    proc = None
+    try:
+        t0 = time.monotonic()
+        proc = _start(PROMETHEUS[sdk], EX / sdk / "prometheus",
+                      {"ZEEBE_ADDRESS": e.address, "OTEL_EXPORTER_PROMETHEUS_PORT": str(port)}, log)
+
+        def scrape():
+            with urllib.request.urlopen(url, timeout=5) as r:
+                assert r.status == 200
+                return r.read().decode()
+        while True:
+            try:
+                scrape()
+                break
+            except OSError:
+                assert proc.poll() is None, "the example exited:\n" + (tmp_path / "example.log").read_text()
+                assert time.monotonic() - t0 < 60, "no /metrics after 60 s:\n" + (tmp_path / "example.log").read_text()
+                time.sleep(0.2)
+        load = run([str(EX / "go" / "load" / "bin" / "load"), "-instances", "20", "-plain", "-max-duration", "60s"],
+                   cwd=EX / "go" / "load", env={"ZEEBE_ADDRESS": e.address}, timeout=90)
+        m = re.search(r"20/20 instances completed .*: (\d+) fulfilled .*, (\d+) declined", load.stdout)
+        assert m, load.stdout + load.stderr
+        fulfilled, declined = int(m.group(1)), int(m.group(2))
+        # every fulfilled order: four completed jobs; a declined one: payment throws (outcome error),
+        # then notify-customer completes
+        want_completed, want_error = 4 * fulfilled + declined, declined
+
+        def handled(samples, outcome):
+            return sum(v for n, lb, v in samples if n == "jobwire_worker_jobs_handled_total" and lb.get("outcome") == outcome)
+        deadline = time.monotonic() + 10
+        while True:  # an outcome is counted when the engine acknowledged it: may trail the instance result
+            samples = _prometheus_samples(text := scrape())
+            if handled(samples, "completed") >= want_completed or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        names = {n for n, _, _ in samples}
+        assert handled(samples, "completed") == want_completed, text
+        assert handled(samples, "error") == want_error, text
+        types = {"payment", "inventory", "shipping", "notify-customer"}
+        for name in ("jobwire_worker_jobs_handled_total", "jobwire_worker_jobs_activated_total",
+                     "jobwire_worker_job_duration_seconds_bucket", "jobwire_worker_job_duration_seconds_count",
+                     "jobwire_worker_capacity_used"):
+            assert name in names, f"{name} missing:\n{text}"
+            seen = {lb.get("jobwire_job_type") for n, lb, _ in samples if n == name}
+            assert types <= seen, f"{name}: jobwire_job_type {seen}"
+            assert all(lb.get("jobwire_worker_name") for n, lb, _ in samples if n == name), f"{name} without jobwire_worker_name"
+        activated = sum(v for n, lb, v in samples if n == "jobwire_worker_jobs_activated_total")
+        assert activated >= want_completed + want_error and all(
+            lb.get("activation") in ("push", "poll") for n, lb, _ in samples if n == "jobwire_worker_jobs_activated_total")
+        runs = sum(v for n, lb, v in samples if n == "jobwire_worker_job_duration_seconds_count")
+        assert runs == want_completed + want_error, f"handler runs {runs}:\n{text}"
+        inf = sum(v for n, lb, v in samples if n == "jobwire_worker_job_duration_seconds_bucket" and lb.get("le") == "+Inf")
+        assert inf == runs
+        # the seconds bucket bounds of the example's view, not OpenTelemetry's default ones (0, 5, 10, ...)
+        assert any(lb.get("le") == "0.005" for n, lb, _ in samples if n == "jobwire_worker_job_duration_seconds_bucket")
+        assert _stop(proc) == 0, "the example did not exit cleanly on SIGTERM:\n" + (tmp_path / "example.log").read_text()
+        print(f"prometheus ({sdk}): {time.monotonic() - t0:.1f} s")
+    finally:
+        if proc is not None:
+            _stop(proc)
+        log.close()
+        e.stop()
