@@ -54,8 +54,9 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter),
-		sdkmetric.WithView(dropAnnotationUnits, durationBuckets))
+	// The SDK advises bucket bounds in seconds for jobwire.worker.job.duration;
+	// a view (sdkmetric.WithView) can override them.
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter))
 	otel.SetMeterProvider(mp) // or: jobwire.NewClient(ctx, jobwire.WithMeterProvider(mp))
 
 	// 2. /metrics on 127.0.0.1:9464 (Prometheus scrapes it).
@@ -110,28 +111,6 @@ func main() {
 	_ = mp.Shutdown(closeCtx)
 	log.Printf("stopped")
 }
-
-// dropAnnotationUnits removes UCUM annotation units such as "{job}" (the Go
-// SDK's unit of its job counters and capacity gauge). This exporter version
-// appends any unit to the metric name (jobwire_worker_jobs_handled__job__total);
-// an annotation is no unit for Prometheus, so the names become the same as the
-// other SDKs' (jobwire_worker_jobs_handled_total). "s" stays: _seconds.
-func dropAnnotationUnits(i sdkmetric.Instrument) (sdkmetric.Stream, bool) {
-	if !strings.HasPrefix(i.Unit, "{") {
-		return sdkmetric.Stream{}, false // the default stream
-	}
-	return sdkmetric.Stream{Name: i.Name, Description: i.Description}, true
-}
-
-// durationBuckets gives the handler-duration histogram bucket bounds in
-// seconds: OpenTelemetry's default bounds (0, 5, 10, 25, ... 10000) are meant
-// for milliseconds and would put nearly every job in the first bucket.
-var durationBuckets = sdkmetric.NewView(
-	sdkmetric.Instrument{Name: "jobwire.worker.job.duration"},
-	sdkmetric.Stream{Aggregation: sdkmetric.AggregationExplicitBucketHistogram{
-		Boundaries: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60},
-	}},
-)
 
 func payment(ctx context.Context, job *jobwire.Job) (any, error) {
 	var order struct {

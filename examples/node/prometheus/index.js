@@ -16,7 +16,7 @@
 const http = require('node:http')
 const path = require('node:path')
 const { metrics } = require('@opentelemetry/api')
-const { MeterProvider, AggregationType } = require('@opentelemetry/sdk-metrics')
+const { MeterProvider } = require('@opentelemetry/sdk-metrics')
 const { PrometheusExporter } = require('@opentelemetry/exporter-prometheus')
 const { Client, JobError } = require('@jobwire/sdk')
 
@@ -38,21 +38,16 @@ const workers = {
 
 async function main() {
   // 1. The OpenTelemetry metrics SDK with the Prometheus exporter: a reader that
-  // collects on every scrape. The view on the handler duration sets bucket bounds
-  // in seconds (the default bounds, 0 ... 10000, are meant for milliseconds) and,
-  // since this exporter does not append unit suffixes, the name the Go, Python and
-  // Java exporters give it: jobwire_worker_job_duration_seconds (without the view:
-  // jobwire_worker_job_duration).
+  // collects on every scrape. The SDK advises bucket bounds in seconds for the
+  // handler duration. This exporter does not append unit suffixes, so the view gives
+  // the histogram the name the Go, Python and Java exporters give it:
+  // jobwire_worker_job_duration_seconds (without the view: jobwire_worker_job_duration).
   const exporter = new PrometheusExporter({ preventServerStart: true }) // served below
   const provider = new MeterProvider({
     readers: [exporter],
     views: [{
       instrumentName: 'jobwire.worker.job.duration',
       name: 'jobwire.worker.job.duration_seconds',
-      aggregation: {
-        type: AggregationType.EXPLICIT_BUCKET_HISTOGRAM,
-        options: { boundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60] },
-      },
     }],
   })
   metrics.setGlobalMeterProvider(provider) // before the client: its workers take their meter from it

@@ -26,7 +26,6 @@ from typing import Any, Dict
 from opentelemetry import metrics
 from opentelemetry.exporter.prometheus import PrometheusMetricReader
 from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.view import ExplicitBucketHistogramAggregation, View
 from prometheus_client import start_http_server
 
 from jobwire import Client, Job, JobError, JobRouter
@@ -64,16 +63,10 @@ def log(msg: str) -> None:
 
 async def main() -> int:
     # 1. The OpenTelemetry metrics SDK with the Prometheus exporter: a reader that
-    # collects on every scrape. Bucket bounds in seconds for the handler duration
-    # (the default bounds, 0 ... 10000, are meant for milliseconds).
+    # collects on every scrape. The SDK advises bucket bounds in seconds for the
+    # handler duration; a View can override them.
     reader = PrometheusMetricReader()
-    durations = View(
-        instrument_name="jobwire.worker.job.duration",
-        aggregation=ExplicitBucketHistogramAggregation(
-            boundaries=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
-        ),
-    )
-    provider = MeterProvider(metric_readers=[reader], views=[durations])
+    provider = MeterProvider(metric_readers=[reader])
     metrics.set_meter_provider(provider)
 
     # 2. /metrics on 127.0.0.1:9464 (Prometheus scrapes it).

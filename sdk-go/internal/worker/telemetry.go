@@ -45,15 +45,21 @@ func NewTelemetry(tp trace.TracerProvider, mp metric.MeterProvider, jobType, wor
 	m := mp.Meter(InstrumentationName)
 	// Instrument creation only fails on invalid names; ours are constants, and
 	// the API returns a usable no-op instrument alongside any error.
-	t.activated, _ = m.Int64Counter("jobwire.worker.jobs.activated", metric.WithDescription("jobs received by the worker"), metric.WithUnit("{job}"))
-	t.handled, _ = m.Int64Counter("jobwire.worker.jobs.handled", metric.WithDescription("jobs finished, by outcome"), metric.WithUnit("{job}"))
-	t.duration, _ = m.Float64Histogram("jobwire.worker.job.duration", metric.WithDescription("handler duration"), metric.WithUnit("s"))
+	t.activated, _ = m.Int64Counter("jobwire.worker.jobs.activated", metric.WithDescription("jobs received by the worker"))
+	t.handled, _ = m.Int64Counter("jobwire.worker.jobs.handled", metric.WithDescription("jobs finished, by outcome"))
+	t.duration, _ = m.Float64Histogram("jobwire.worker.job.duration", metric.WithDescription("handler duration"), metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries(DurationBuckets...))
 	t.reconnects, _ = m.Int64Counter("jobwire.worker.stream.reconnects", metric.WithDescription("job stream reopenings"))
 	t.polls, _ = m.Int64Counter("jobwire.worker.poll.requests", metric.WithDescription("ActivateJobs calls, by result"))
-	t.capacity, _ = m.Int64Gauge("jobwire.worker.capacity.used", metric.WithDescription("jobs held by the worker"), metric.WithUnit("{job}"))
+	t.capacity, _ = m.Int64Gauge("jobwire.worker.capacity.used", metric.WithDescription("jobs held by the worker"))
 	t.Capacity(0)
 	return t
 }
+
+// DurationBuckets are the bucket bounds, in seconds, the duration histogram
+// advises (an SDK view may override them): OpenTelemetry's default bounds are
+// meant for milliseconds and would put nearly every job in the first bucket.
+var DurationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300}
 
 // Capacity records the number of jobs held.
 func (t *Telemetry) Capacity(jobs int) {

@@ -26,12 +26,22 @@ function parentFrom(traceparent: unknown): Context {
  * until the application installs a provider.
  * @internal
  */
+/**
+ * Bucket bounds, in seconds, the duration histogram advises (an SDK view may override them):
+ * OpenTelemetry's default bounds are meant for milliseconds.
+ */
+export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
+
 export class Telemetry {
   private readonly tracer = trace.getTracer(SCOPE, VERSION)
   private readonly meter = metrics.getMeter(SCOPE, VERSION)
   private readonly activated = this.meter.createCounter('jobwire.worker.jobs.activated', { description: 'jobs received by the worker' })
   private readonly handled = this.meter.createCounter('jobwire.worker.jobs.handled', { description: 'jobs finished, by outcome' })
-  private readonly duration = this.meter.createHistogram('jobwire.worker.job.duration', { unit: 's', description: 'handler duration' })
+  private readonly duration = this.meter.createHistogram('jobwire.worker.job.duration', {
+    unit: 's',
+    description: 'handler duration',
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+  })
   private readonly reconnects = this.meter.createCounter('jobwire.worker.stream.reconnects', { description: 'stream reopens' })
   private readonly polls = this.meter.createCounter('jobwire.worker.poll.requests', { description: 'ActivateJobs calls, by result' })
   private readonly base: Attributes

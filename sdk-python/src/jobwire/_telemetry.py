@@ -35,6 +35,23 @@ _live: "weakref.WeakSet[Telemetry]" = weakref.WeakSet()
 _propagator = TraceContextTextMapPropagator()
 
 
+# Bucket bounds, in seconds, the duration histogram advises (an SDK view may override them):
+# OpenTelemetry's default bounds are meant for milliseconds.
+DURATION_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
+
+
+def _duration_histogram(meter: Any) -> Any:
+    try:
+        return meter.create_histogram(
+            "jobwire.worker.job.duration",
+            unit="s",
+            description="handler duration",
+            explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
+        )
+    except TypeError:  # opentelemetry-api before 1.23 takes no advice
+        return meter.create_histogram("jobwire.worker.job.duration", unit="s", description="handler duration")
+
+
 def _observe_capacity(options: CallbackOptions) -> Iterable[Observation]:
     return [Observation(t.capacity_used(), t.base) for t in list(_live)]
 
@@ -50,7 +67,7 @@ def _get() -> Dict[str, Any]:
                 "tracer": trace.get_tracer(SCOPE, __version__),
                 "activated": meter.create_counter("jobwire.worker.jobs.activated", description="jobs received by the worker"),
                 "handled": meter.create_counter("jobwire.worker.jobs.handled", description="jobs finished, by outcome"),
-                "duration": meter.create_histogram("jobwire.worker.job.duration", unit="s", description="handler duration"),
+                "duration": _duration_histogram(meter),
                 "reconnects": meter.create_counter("jobwire.worker.stream.reconnects", description="stream reopens"),
                 "polls": meter.create_counter("jobwire.worker.poll.requests", description="ActivateJobs calls, by result"),
                 "capacity": meter.create_observable_gauge(

@@ -4,14 +4,10 @@ import io.jobwire.JobwireClient;
 import io.jobwire.WorkerDefinition;
 import io.opentelemetry.exporter.prometheus.PrometheusHttpServer;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.metrics.Aggregation;
-import io.opentelemetry.sdk.metrics.InstrumentSelector;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
-import io.opentelemetry.sdk.metrics.View;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * prometheus serves the worker's OpenTelemetry metrics to Prometheus: the SDK records its metrics
@@ -27,19 +23,13 @@ import java.util.List;
 public final class Prometheus {
   public static void main(String[] args) throws Exception {
     // 1. The OpenTelemetry metrics SDK with the Prometheus exporter: a reader that collects on
-    // every scrape and serves /metrics itself. Bucket bounds in seconds for the handler duration
-    // (the default bounds, 0 ... 10000, are meant for milliseconds).
+    // every scrape and serves /metrics itself. The SDK advises bucket bounds in seconds for the
+    // handler duration; a view (registerView) can override them.
     String host = System.getenv().getOrDefault("OTEL_EXPORTER_PROMETHEUS_HOST", "127.0.0.1");
     int port = Integer.parseInt(System.getenv().getOrDefault("OTEL_EXPORTER_PROMETHEUS_PORT", "9464"));
     PrometheusHttpServer prometheus = PrometheusHttpServer.builder().setHost(host).setPort(port).build();
     SdkMeterProvider meterProvider = SdkMeterProvider.builder()
         .registerMetricReader(prometheus)
-        .registerView(
-            InstrumentSelector.builder().setName("jobwire.worker.job.duration").build(),
-            View.builder()
-                .setAggregation(Aggregation.explicitBucketHistogram(
-                    List.of(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)))
-                .build())
         .build();
     // before the client: each worker takes its meter from the global OpenTelemetry when it opens
     OpenTelemetrySdk.builder().setMeterProvider(meterProvider).buildAndRegisterGlobal();

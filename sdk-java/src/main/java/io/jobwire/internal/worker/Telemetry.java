@@ -24,6 +24,9 @@ import java.util.regex.Pattern;
 /** OpenTelemetry instruments of one worker (API only: no-ops until the application installs an SDK). */
 final class Telemetry {
   static final String SCOPE = "jobwire";
+  /** Bucket bounds, in seconds, the duration histogram advises (OpenTelemetry's default bounds are meant for milliseconds). */
+  static final java.util.List<Double> DURATION_BUCKETS =
+      java.util.List.of(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0);
   static final AttributeKey<String> TYPE = AttributeKey.stringKey("jobwire.job.type");
   static final AttributeKey<String> WORKER = AttributeKey.stringKey("jobwire.worker.name");
   static final AttributeKey<String> ACTIVATION = AttributeKey.stringKey("activation");
@@ -50,7 +53,8 @@ final class Telemetry {
     base = Attributes.of(TYPE, jobType, WORKER, workerName);
     activated = meter.counterBuilder("jobwire.worker.jobs.activated").setDescription("jobs received by the worker").build();
     handled = meter.counterBuilder("jobwire.worker.jobs.handled").setDescription("jobs finished, by outcome").build();
-    duration = meter.histogramBuilder("jobwire.worker.job.duration").setUnit("s").setDescription("handler duration").build();
+    duration = meter.histogramBuilder("jobwire.worker.job.duration").setUnit("s").setDescription("handler duration")
+        .setExplicitBucketBoundariesAdvice(DURATION_BUCKETS).build();
     reconnects = meter.counterBuilder("jobwire.worker.stream.reconnects").setDescription("stream reopens, by reason").build();
     polls = meter.counterBuilder("jobwire.worker.poll.requests").setDescription("ActivateJobs calls, by result").build();
     // a synchronous gauge: recorded on every change, so no callback stays registered after the
