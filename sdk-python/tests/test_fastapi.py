@@ -154,6 +154,41 @@ def test_shutdown_under_load_strands_no_job(engine: Engine) -> None:
     assert closed_in < 5.0, closed_in
 
 
+def test_shutdown_with_blocked_handlers_hands_every_job_back(engine: Engine) -> None:
+    """The conformance scenario lifecycle/close-strands-no-job through the lifespan: a capacity-2
+    push worker whose handlers never finish, 80 jobs of ~1 KiB; the app stops with a 300 ms close
+    timeout: every job is activatable again (none ACTIVATED, none timed out), two handlers ran."""
+    jt = unique("fa-block")
+    pid = deploy(engine.address, jt)
+    router = JobRouter(max_jobs_active=2, job_timeout=60.0, stream_enabled=True)
+    started: List[int] = []
+
+    @router.job(jt, fetch_variables=[])
+    async def blocked(job: Job) -> None:
+        started.append(job.key)
+        await asyncio.Event().wait()  # never set: cancelled by the close timeout
+
+    async def start(request: Request) -> JSONResponse:
+        client: Client = request.app.state.jobwire
+        for i in range(80):
+            await client.create_process_instance(pid, variables={"i": i, "pad": "x" * 1024})
+        return JSONResponse({})
+
+    app = Starlette(routes=[Route("/start", start, methods=["POST"])], lifespan=JobwireLifespan(router, address=engine.address, close_timeout=0.3))
+    with TestClient(app) as http:
+        wait_for(lambda: health_report(app)["workers"][0]["state"] == "streaming", 10, "streaming")
+        assert http.post("/start").status_code == 200
+        wait_for(lambda: len(started) >= 2, 10, "two handlers running")
+        time.sleep(0.5)
+        t0 = time.monotonic()
+    closed_in = time.monotonic() - t0
+    jobs = admin_jobs(engine.address, jt)
+    states = [state_name(j) for j in jobs]
+    assert len(jobs) == 80 and states.count("ACTIVATABLE") == 80, states
+    assert all(j.timeout_count == 0 for j in jobs)
+    assert len(started) == 2 and closed_in < 3.0, (started, closed_in)
+
+
 def test_health_goes_down_when_the_engine_dies(own_engine: Engine) -> None:
     jt = unique("fa-health")
     deploy(own_engine.address, jt)
