@@ -225,8 +225,13 @@ def test_composes_with_the_apps_own_lifespan(engine: Engine) -> None:
         client = app.state.jobwire
         assert isinstance(client, Client) and client.workers == []  # client there, workers not yet
         events.append("own-start")
+
+        async def audit(job: Job) -> None:
+            return None
+
+        client.worker(unique("fa-own"), audit)  # a worker the app adds itself
         yield {"greeting": "hello"}
-        assert all(w.closed for w in client._workers) and len(client._workers) == 1  # workers closed first
+        assert all(w.closed for w in client._workers) and len(client._workers) == 2  # every worker closed first
         assert not client._closed  # the client closes after
         events.append("own-stop")
 
@@ -235,7 +240,7 @@ def test_composes_with_the_apps_own_lifespan(engine: Engine) -> None:
 
     app = Starlette(routes=[Route("/greet", greet), start_route(pid)], lifespan=JobwireLifespan(router, address=engine.address, lifespan=own))
     with TestClient(app) as http:
-        assert http.get("/greet").json() == {"greeting": "hello", "workers": 1}
+        assert http.get("/greet").json() == {"greeting": "hello", "workers": 2}
         http.post("/start?n=1")
         wait_for(lambda: "handled" in events, 10, "job handled")
     assert events == ["own-start", "handled", "own-stop"]

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, AsyncContextManager, AsyncIterator, Callable, Dict, List, Optional, Tuple
+from typing import Any, AsyncContextManager, AsyncIterator, Callable, Dict, Optional, Tuple
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -116,7 +116,6 @@ class JobwireLifespan:
     @contextlib.asynccontextmanager
     async def _run(self, app: Any) -> AsyncIterator[Any]:
         client = self._new_client()
-        workers: List[Worker] = []
         try:
             app.state.jobwire = client
             async with contextlib.AsyncExitStack() as stack:
@@ -125,11 +124,12 @@ class JobwireLifespan:
                     state = await stack.enter_async_context(self._lifespan(app))
                 try:
                     for router in self.routers:
-                        workers.extend(client.include_router(router))
+                        client.include_router(router)
                     yield state
                 finally:
-                    # Before the app's own resources go: handlers still running may need them.
-                    await asyncio.gather(*(w.close(self.close_timeout) for w in workers), return_exceptions=True)
+                    # Every worker of the client (the routers' and any the app added), before the
+                    # app's own resources go: handlers still running may need them.
+                    await asyncio.gather(*(w.close(self.close_timeout) for w in client.workers), return_exceptions=True)
         finally:
             await client.close(self.close_timeout)
 
