@@ -19,7 +19,7 @@ case "${1:-}" in
       "$VENV/bin/python" -m pip check >/dev/null
       echo "$WANT" > "$VENV/.stamp"
     fi
-    "$VENV/bin/python" -m py_compile "$HERE"/*/main.py "$HERE"/order-worker/stats.py ;;
+    "$VENV/bin/python" -m py_compile "$HERE"/*/main.py "$HERE"/order-worker/stats.py "$HERE"/fastapi/app.py ;;
   start) cd "$HERE/order-worker" && exec "$VENV/bin/python" -u main.py ;;
   *) echo "usage: $0 build|start" >&2; exit 2 ;;
 esac

@@ -564,3 +564,76 @@ def test_prometheus_example_exposes_worker_metrics(tmp_path, sdk):
             _stop(proc)
         log.close()
         e.stop()
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _http(method, url, body=None):
+    import urllib.request
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def test_python_fastapi_example_closes_without_stranding_jobs(engine, admin, tmp_path):
+    """examples/python/fastapi under uvicorn against the engine: 200 invoices complete; then SIGTERM
+    while slow handlers run leaves no job stranded (the assertion of the conformance scenario
+    lifecycle/close-strands-no-job: none ACTIVATED, none timed out, each completed or activatable)."""
+    import urllib.error
+    run([str(EX / "python" / "order-worker.sh"), "build"], timeout=600)
+    pb, stub = admin(engine.address)
+
+    def jobs():
+        return list(stub.ListJobs(pb.ListJobsRequest(type="send-invoice", include_jobs=True)).jobs)
+
+    def count(state):
+        return sum(1 for j in jobs() if pb.JobState.Name(j.state) == f"JOB_STATE_{state}")
+
+    def until(cond, timeout, what):
+        deadline = time.time() + timeout
+        while not cond():
+            assert time.time() < deadline, f"not within {timeout} s: {what}\n" + (tmp_path / "uvicorn.log").read_text()
+            time.sleep(0.05)
+
+    base = f"http://127.0.0.1:{_free_port()}"
+    with open(tmp_path / "uvicorn.log", "w") as log:
+        proc = _start([str(EX / "python" / ".venv" / "bin" / "python"), "-m", "uvicorn", "app:app", "--host", "127.0.0.1",
+                       "--port", base.rsplit(":", 1)[1]], EX / "python" / "fastapi",
+                      {"ZEEBE_ADDRESS": engine.address, "WORK_DURATION_MS": "500"}, log)
+    try:
+        def healthy():
+            try:
+                return _http("GET", base + "/health/jobwire")[0] == 200
+            except (urllib.error.URLError, ConnectionError):
+                return False
+        until(healthy, 30, "health 200")
+        assert _http("GET", base + "/health/jobwire")[1]["workers"][0]["type"] == "send-invoice"
+        for i in range(200):
+            status, body = _http("POST", base + "/invoices", {"order_id": f"o-{i}", "amount": 10.0 + i})
+            assert status == 200 and body["process_instance_key"] > 0, body
+        until(lambda: count("COMPLETED") == 200, 30, "200 invoices completed")
+
+        for i in range(200):  # a second batch, stopped mid-run
+            assert _http("POST", base + "/invoices", {"order_id": f"late-{i}", "amount": 1.0})[0] == 200
+        until(lambda: count("COMPLETED") >= 232 and count("ACTIVATED") > 0, 30, "second batch running")
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(30)
+        log_text = (tmp_path / "uvicorn.log").read_text()
+        assert proc.returncode in (0, -signal.SIGTERM) and "Application shutdown complete" in log_text, log_text
+
+        states = [pb.JobState.Name(j.state).replace("JOB_STATE_", "") for j in jobs()]
+        assert len(states) == 400
+        assert states.count("ACTIVATED") == 0, "jobs stranded after SIGTERM"
+        assert all(j.timeout_count == 0 for j in jobs())
+        assert set(states) <= {"COMPLETED", "ACTIVATABLE"}, states
+        assert 232 <= states.count("COMPLETED") < 400 and states.count("ACTIVATABLE") > 0, states
+    finally:
+        _stop(proc)

@@ -1,7 +1,8 @@
 """API reference of the public ``jobwire`` package with pdoc (scripts/docs.sh, make docs).
 
 Documents ``jobwire`` (the names in its ``__all__``), ``jobwire.sync``, the synchronous
-facade, and ``jobwire.testing``, the test kit (public modules that ``jobwire.__all__`` does not
+facade, ``jobwire.testing``, the test kit, and ``jobwire.fastapi``, the FastAPI / Starlette
+lifespan (public modules that ``jobwire.__all__`` does not
 list); the private ``_``-modules are
 left out. Fails, listing each problem, when
 
@@ -26,7 +27,7 @@ import pdoc.doc
 import pdoc.render
 
 
-MODULES = ("jobwire", "jobwire.sync", "jobwire.testing")
+MODULES = ("jobwire", "jobwire.sync", "jobwire.testing", "jobwire.fastapi")
 
 
 def _own_class_doc(cls: type) -> str:

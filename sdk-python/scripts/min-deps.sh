@@ -41,6 +41,11 @@ TOOLS="$(grep -E '^(pytest|hypothesis|grimp|setuptools)[=<>]' requirements-dev.t
 PYDANTIC_MIN=$(sed -n 's/^pydantic = \["pydantic>=\([0-9][0-9.]*\),<[0-9.]*"\]$/pydantic==\1/p' pyproject.toml)
 [ -n "$PYDANTIC_MIN" ] || { echo "min-deps: no pydantic extra (pydantic>=X,<Y) in pyproject.toml" >&2; exit 1; }
 TOOLS="$TOOLS $PYDANTIC_MIN"
+# The optional extra jobwire[fastapi] at its floor (tests/test_fastapi.py), with the httpx its
+# TestClient was written for (starlette 0.27 passes app= to httpx.Client; httpx 0.28 removed it).
+STARLETTE_MIN=$(sed -n 's/^fastapi = \["starlette>=\([0-9][0-9.]*\),<[0-9.]*"\]$/starlette==\1/p' pyproject.toml)
+[ -n "$STARLETTE_MIN" ] || { echo "min-deps: no fastapi extra (starlette>=X,<Y) in pyproject.toml" >&2; exit 1; }
+TOOLS="$TOOLS $STARLETTE_MIN httpx==0.27.2"
 echo "min-deps: $MINS"
 # README.md "Compatibility" promises the same floors (rows "| `name` | X or newer ... |").
 "$PYTHON" - README.md $MINS <<'PYEOF'
@@ -84,10 +89,13 @@ PYEOF
 #  - test_pyzeebe_coexist.py: pyzeebe (a test-only dependency) needs a newer grpcio/protobuf than our floors;
 #    the coexistence is tested by scripts/test.sh with the pinned versions.
 #  - test_mypy_strict_is_clean: static typing, independent of the runtime versions (scripts/test.sh).
+#  - test_fastapi_app_runs_...: FastAPI itself is no dependency of jobwire (the extra is starlette); the
+#    Starlette tests of tests/test_fastapi.py run here at the starlette floor, the FastAPI one in scripts/test.sh.
 #  - test_wheel_and_sdist_install_...: builds and installs the wheel with its ranges resolved to
 #    the newest versions, i.e. the other end of the range (scripts/test.sh).
 exec "$VENV/bin/python" -m pytest -q -p no:cacheprovider --junitxml="$RESULTS/sdk-python.min-deps.xml" \
   --ignore=tests/test_pyzeebe_coexist.py \
   --deselect=tests/test_package.py::test_mypy_strict_is_clean \
   --deselect=tests/test_package.py::test_wheel_and_sdist_install_into_a_fresh_venv_and_run_a_worker \
+  --deselect=tests/test_fastapi.py::test_fastapi_app_runs_the_workers_and_reports_health \
   "$@"

@@ -29,11 +29,12 @@ def test_py_typed_marker_is_shipped() -> None:
 
 
 def test_every_public_name_has_a_docstring() -> None:
+    import jobwire.fastapi
     import jobwire.sync
     import jobwire.testing
 
     missing = []
-    for mod in (jobwire, jobwire.sync, jobwire.testing):
+    for mod in (jobwire, jobwire.sync, jobwire.testing, jobwire.fastapi):
         for name in mod.__all__:
             if name.startswith("__"):
                 continue
