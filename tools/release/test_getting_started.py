@@ -203,16 +203,16 @@ class Session:
                     p.wait()
 
 
-def _wait_listening(port: int, engine: subprocess.Popen, session: Session, timeout: float) -> float:
+def _wait_listening(port: int, engine: subprocess.Popen, session: Session, timeout: float, name: str = "engine") -> float:
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout:
-        assert engine.poll() is None, f"the engine exited ({engine.returncode}):\n{session.output('engine')[-3000:]}"
+        assert engine.poll() is None, f"the {name} exited ({engine.returncode}):\n{session.output(name)[-3000:]}"
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5):
                 return time.monotonic() - t0
         except OSError:
             time.sleep(0.05)
-    raise AssertionError(f"the engine is not listening on {port} after {timeout} s:\n{session.output('engine')[-3000:]}")
+    raise AssertionError(f"the {name} is not listening on {port} after {timeout} s:\n{session.output(name)[-3000:]}")
 
 
 def _base_env(tmp: Path) -> dict[str, str]:
@@ -226,10 +226,21 @@ def _base_env(tmp: Path) -> dict[str, str]:
     return env
 
 
-def run_page(lang: str, dist: Path, tmp: Path) -> dict[str, object]:
-    page = PAGES[lang]
+def run_page(lang: str, dist: Path, tmp: Path, page: Path | None = None, result: re.Pattern = RESULT,
+             app_port: int | None = None, exits: tuple[int, ...] = (0,)) -> dict[str, object]:
+    """Runs `page` (default: the getting-started page of `lang`) with `lang`'s
+    substitutions. The last shell block's output must match `result`. A page
+    whose worker is a service listening on `app_port` (a framework page) gets a
+    free port in its place in every command, and its later blocks run once the
+    service listens. After SIGTERM the worker must exit with one of `exits`."""
+    page = page or PAGES[lang]
     port = _free_port()
     subs = Substitutions(lang, dist, tmp, port)
+    if app_port is not None:
+        service_port = _free_port()
+        app_port_re = re.compile(rf"(?<=[:= ]){app_port}\b")
+        inner = subs.rewrite
+        subs.rewrite = lambda line: app_port_re.sub(str(service_port), inner(line))
     proj = tmp / "project"
     proj.mkdir()
     env = _base_env(tmp)
@@ -260,9 +271,11 @@ def run_page(lang: str, dist: Path, tmp: Path) -> dict[str, object]:
                 worker = s.start("worker", b)
                 time.sleep(1)
                 assert worker.poll() is None, f"the worker exited ({worker.returncode}):\n{s.output('worker')[-3000:]}"
+                if app_port is not None:
+                    facts["service_ready_s"] = _wait_listening(service_port, worker, s, timeout=120, name="worker")
         assert worker is not None, f"{page.name} has no worker block"
         assert outputs, f"{page.name} has no shell block"
-        assert RESULT.search(outputs[-1]), f"the last shell block did not complete 100 orders:\n{outputs[-1][-3000:]}"
+        assert result.search(outputs[-1]), f"the last shell block printed no {result.pattern!r}:\n{outputs[-1][-3000:]}"
         assert worker.poll() is None, f"the worker exited early ({worker.returncode}):\n{s.output('worker')[-3000:]}"
         t0 = time.monotonic()
         worker.send_signal(signal.SIGTERM)
@@ -270,7 +283,7 @@ def run_page(lang: str, dist: Path, tmp: Path) -> dict[str, object]:
             code = worker.wait(timeout=60)
         except subprocess.TimeoutExpired:
             raise AssertionError(f"the worker did not exit within 60 s of SIGTERM:\n{s.output('worker')[-3000:]}")
-        assert code == 0, f"the worker exited {code} after SIGTERM, not 0:\n{s.output('worker')[-3000:]}"
+        assert code in exits, f"the worker exited {code} after SIGTERM, not {exits}:\n{s.output('worker')[-3000:]}"
         facts["worker_close_s"] = time.monotonic() - t0
         facts["project"] = s.cwd
         if lang == "go":  # the SDK and the engine the page got are the release's module zips
