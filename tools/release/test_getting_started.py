@@ -84,9 +84,18 @@ def _names_to_files(line: str, installer: re.Pattern, sources: dict[str, list[st
         return line
     words = shlex.split(line[m.end():].split(" #")[0])
     ours = re.compile(r"^(@jobwire/|jobwire)")
-    unknown = [w for w in words if not w.startswith("-") and w not in sources and ours.match(w)]
+    extras = re.compile(r"^([^\[]+)(\[[\w,-]+\])$")  # pip's name[extra] -> /dist/....whl[extra]
+
+    def files(w: str) -> list[str]:
+        e = extras.match(w)
+        if e and e.group(1) in sources:
+            first, *rest = sources[e.group(1)]
+            return [first + e.group(2), *rest]
+        return sources.get(w, [w])
+
+    unknown = [w for w in words if not w.startswith("-") and files(w) == [w] and ours.match(w)]
     assert not unknown, f"the page installs {unknown}, which the release does not hold: {line!r}"
-    out = [f for w in words for f in (sources[w] if w in sources else [w])]
+    out = [f for w in words for f in files(w)]
     return line[:m.end()] + " " + " ".join(map(shlex.quote, out))
 
 
