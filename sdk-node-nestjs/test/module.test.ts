@@ -4,7 +4,7 @@
 import 'reflect-metadata'
 import { Injectable, Module } from '@nestjs/common'
 import { Test, type TestingModule } from '@nestjs/testing'
-import { Client, type Job } from '@jobwire/sdk'
+import { Client, RetryDecision, type Job, type Middleware } from '@jobwire/sdk'
 import type { TestEngine } from '@jobwire/sdk/testing'
 import { z } from 'zod'
 import { InjectJobwireClient, JOBWIRE_CLIENT, JobWorker, JobwireHealth, JobwireLifecycle, JobwireModule } from '../src'
@@ -126,6 +126,33 @@ test('forRootAsync: options from an injected config service (imports, inject, us
   expect((await engine.awaitCompleted(k)).shipped).toBe(true)
   const jobs = await admin.jobs('nest-ship')
   expect(jobs.map((j) => j.state)).toEqual(['JOB_STATE_COMPLETED'])
+})
+
+const calls: string[] = []
+const mark =
+  (name: string): Middleware =>
+  async (_job, next) => {
+    calls.push(name)
+    return next()
+  }
+
+@Injectable()
+class ChainWorkers {
+  @JobWorker({ type: 'nest-chain', middleware: [mark('worker')], retryPolicy: (_job, e) => RetryDecision.incident(`policy: ${(e as Error).message}`) })
+  run(job: Job) {
+    calls.push('handler')
+    if (job.variables.fail) throw new Error('asked to fail')
+    return { ok: true }
+  }
+}
+
+test('the decorator takes the SDK options: the module middleware wraps the worker middleware; retryPolicy decides a failure', async () => {
+  await engine.deploy(oneTask('nest-chain-p', 'nest-chain'))
+  await app({ imports: [JobwireModule.forRoot({ client: { address: engine.address, insecure: true }, middleware: [mark('module')] })], providers: [ChainWorkers] })
+  expect((await engine.awaitCompleted(await engine.createInstance('nest-chain-p', {}))).ok).toBe(true)
+  expect(calls).toEqual(['module', 'worker', 'handler'])
+  const incident = await engine.awaitIncident(await engine.createInstance('nest-chain-p', { fail: true }))
+  expect(incident.message).toContain('policy: asked to fail')
 })
 
 const slow = { started: 0, aborted: 0 }
