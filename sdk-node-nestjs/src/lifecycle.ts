@@ -58,7 +58,15 @@ export class JobwireLifecycle implements OnApplicationBootstrap, BeforeApplicati
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.closing ??= this.client.close({ timeoutMs: this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS })
+    if (!this.closing) {
+      const timeoutMs = this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS
+      const held = this.started.reduce((n, w) => n + w.heldJobs, 0)
+      if (this.started.length > 0) this.logger.log(`closing ${this.started.length} worker(s), ${held} job(s) held, closeTimeoutMs ${timeoutMs}`)
+      const t0 = Date.now()
+      this.closing = this.client.close({ timeoutMs }).then(() => {
+        if (this.started.length > 0) this.logger.log(`workers closed in ${Date.now() - t0} ms`)
+      })
+    }
     await this.closing
   }
 
