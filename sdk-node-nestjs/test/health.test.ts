@@ -3,8 +3,9 @@
 import 'reflect-metadata'
 import { HttpStatus, Injectable, ServiceUnavailableException } from '@nestjs/common'
 import { Test, type TestingModule } from '@nestjs/testing'
+import type { Client } from '@jobwire/sdk'
 import type { TestEngine } from '@jobwire/sdk/testing'
-import { JobWorker, JobwireHealth, JobwireModule, type JobwireHealthReport } from '../src'
+import { JOBWIRE_CLIENT, JobWorker, JobwireHealth, JobwireModule, type JobwireHealthReport } from '../src'
 import { engine as startEngine, until } from './support/engine'
 
 @Injectable()
@@ -19,6 +20,7 @@ let engine: TestEngine | undefined
 let m: TestingModule | undefined
 afterAll(async () => {
   await m?.close()
+  await m?.get<Client>(JOBWIRE_CLIENT).close({ timeoutMs: 0 })
   await engine?.close()
 })
 

@@ -19,8 +19,12 @@ beforeAll(async () => {
   admin = new Admin(engine.address)
 })
 afterEach(async () => {
-  // A failed test still stops its app (closing twice is a no-op).
-  await Promise.all(apps.splice(0).map((a) => a.close()))
+  // A failed test still stops its app (closing twice is a no-op); closing the client again keeps
+  // a broken close from leaving workers running (and Jest from hanging).
+  await Promise.all(apps.splice(0).map(async (a) => {
+    await a.close()
+    await a.get<Client>(JOBWIRE_CLIENT).close({ timeoutMs: 0 })
+  }))
 })
 afterAll(async () => {
   admin?.close()
@@ -69,7 +73,10 @@ test('a @JobWorker provider method completes jobs, with its injected dependencie
 
   // Input the schema rejects never reaches the method: the job fails (retries left: it waits).
   const bad = await engine.createInstance('nest-price-p', { orderId: 7, amount: 'no' })
-  await until(async () => (await admin.jobs('nest-price')).some((j) => j.state !== 'JOB_STATE_COMPLETED' && j.activationCount > 0 && j.completeCount === 0), 5_000, 'the invalid job failed')
+  await until(async () => (await admin.jobs('nest-price')).some((j) => j.failCount > 0), 5_000, 'the invalid job failed')
+  const failed = (await admin.jobs('nest-price')).filter((j) => j.failCount > 0)
+  expect(failed).toHaveLength(1)
+  expect(failed[0]!.errorMessage).toMatch(/invalid input/)
   expect((await engine.variables(bad)).total).toBeUndefined()
   expect(m.get(JobwireHealth).check().status).toBe('UP')
 })

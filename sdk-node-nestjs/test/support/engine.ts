@@ -26,6 +26,8 @@ export interface AdminJob {
   timeoutCount: number
   activationCount: number
   completeCount: number
+  failCount: number
+  errorMessage: string
 }
 
 /** The engine's admin API (jobwire.admin.v1): every job of a type, whatever its state. */
@@ -41,7 +43,7 @@ export class Admin {
   jobs(type: string): Promise<AdminJob[]> {
     return new Promise((resolve, reject) =>
       this.stub.ListJobs({ type, includeJobs: true }, (err: Error | null, res: { jobs: AdminJob[] }) =>
-        err ? reject(err) : resolve(res.jobs.map((j) => ({ ...j, timeoutCount: Number(j.timeoutCount), activationCount: Number(j.activationCount), completeCount: Number(j.completeCount) })))),
+        err ? reject(err) : resolve(res.jobs.map((j) => ({ ...j, timeoutCount: Number(j.timeoutCount), activationCount: Number(j.activationCount), completeCount: Number(j.completeCount), failCount: Number(j.failCount) })))),
     )
   }
 
