@@ -14,7 +14,12 @@ ln -s "$ROOT/sdk-node" "$TMP/sdk-node"
 ln -s "$ROOT/proto" "$TMP/proto"
 ln -s "$ROOT/engine-reference" "$TMP/engine-reference"
 cd "$TMP/sdk-node-nestjs"
-npm ci --no-audit --no-fund --loglevel=error
+# The locked tree: a copy of the package's own (test.sh installed it), else npm ci.
+if [ -f "$HERE/node_modules/.package-lock.json" ] && ! [ "$HERE/package-lock.json" -nt "$HERE/node_modules/.package-lock.json" ]; then
+  cp -a "$HERE/node_modules" node_modules
+else
+  npm ci --no-audit --no-fund --loglevel=error
+fi
 MINS=$(node -e '
   const p = require("./package.json").peerDependencies
   const out = []
