@@ -91,6 +91,7 @@ test-sdk-go: bootstrap engine ## sdk-go: go test -race against the reference eng
 
 test-sdk-node: bootstrap engine ## sdk-node: jest against the reference engine
 	@sdk-node/scripts/test.sh
+	@sdk-node-nestjs/scripts/test.sh
 
 test-sdk-python: bootstrap engine ## sdk-python: pytest (unit, fake gateway, reference engine, real Zeebe, packaging, mypy --strict)
 	@sdk-python/scripts/test.sh

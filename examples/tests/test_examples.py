@@ -637,3 +637,93 @@ def test_python_fastapi_example_closes_without_stranding_jobs(engine, admin, tmp
         assert 232 <= states.count("COMPLETED") < 400 and states.count("ACTIVATABLE") > 0, states
     finally:
         _stop(proc)
+    """(status, parsed JSON body) of one request; HTTP errors are answers too."""
+    import urllib.error
+    import urllib.request
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read() or b"null")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+def test_nestjs_example_completes_orders_and_sigterm_strands_no_job(tmp_path, admin):
+    """examples/node/nestjs: a Nest app (@jobwire/nestjs) handles 200 orders through its @JobWorker
+    provider; then, with slow handlers, SIGTERM mid-run (app.enableShutdownHooks: graceful close
+    within closeTimeoutMs) leaves no job ACTIVATED and none timed out (the engine's admin view, as
+    the conformance scenario lifecycle/close-strands-no-job)."""
+    run([str(EX / "scripts" / "build-sdk-node-nestjs.sh")], timeout=600)
+    d = EX / "node" / "nestjs"
+    run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=d, timeout=300)
+    run(["npm", "run", "--silent", "build"], cwd=d, timeout=120)
+    e = Engine()
+    pb, stub = admin(e.address)
+
+    def jobs():
+        return list(stub.ListJobs(pb.ListJobsRequest(type="charge-card", include_jobs=True)).jobs)
+
+    def start(log_name, **env):
+        port = _free_port()
+        log = open(tmp_path / log_name, "w")
+        p = _start(["node", "dist/main.js"], d, {"ZEEBE_ADDRESS": e.address, "PORT": str(port), **env}, log)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                status, h = _http("GET", url + "/health/jobwire")
+                if status == 200 and [w["state"] for w in h["workers"]] == ["streaming"]:
+                    return p, url, log
+            except OSError:
+                pass
+            assert p.poll() is None, "the app exited:\n" + (tmp_path / log_name).read_text()
+            time.sleep(0.1)
+        pytest.fail("the app did not report a streaming worker:\n" + (tmp_path / log_name).read_text())
+
+    procs = []
+    try:
+        # 1. 200 orders complete; the health endpoint has the shared JSON shape.
+        p, url, _ = start("app.log")
+        procs.append(p)
+        status, h = _http("GET", url + "/health/jobwire")
+        assert status == 200 and h == {"status": "UP", "workers": [
+            {"name": h["workers"][0]["name"], "type": "charge-card", "state": "streaming", "heldJobs": 0}]}, h
+        assert _http("POST", url + "/orders", {"orderId": 1})[0] == 400
+        for i in range(200):
+            status, r = _http("POST", url + "/orders", {"orderId": f"o-{i}", "amount": i + 1})
+            assert status == 201 and r["processInstanceKey"], (status, r)
+        deadline = time.time() + 30
+        while sum(j.complete_count for j in jobs()) < 200 and time.time() < deadline:
+            time.sleep(0.1)
+        assert sum(j.complete_count for j in jobs()) == 200, [j.state for j in jobs()]
+        _stop(p)
+
+        # 2. Slow handlers (60 s each, 8 held), SIGTERM mid-run: closed within closeTimeoutMs, nothing stranded.
+        p, url, _ = start("slow.log", WORK_DURATION_MS="60000", CLOSE_TIMEOUT_MS="500")
+        procs.append(p)
+        for i in range(40):
+            assert _http("POST", url + "/orders", {"orderId": f"slow-{i}", "amount": 1})[0] == 201
+        deadline = time.time() + 10
+        while _http("GET", url + "/health/jobwire")[1]["workers"][0]["heldJobs"] < 8 and time.time() < deadline:
+            time.sleep(0.05)
+        active = [j for j in jobs() if j.state == pb.JOB_STATE_ACTIVATED]
+        assert len(active) >= 8, f"{len(active)} jobs activated before SIGTERM"
+        t0 = time.time()
+        os.killpg(p.pid, signal.SIGTERM)
+        rc = p.wait(15)
+        took = time.time() - t0
+        out = (tmp_path / "slow.log").read_text()
+        assert rc in (0, -signal.SIGTERM), f"exit {rc}:\n{out}"
+        assert "closing 1 worker(s)" in out and "workers closed" in out, out
+        assert took < 5, f"SIGTERM took {took:.1f}s"
+        slow = [j for j in jobs() if j.complete_count == 0]
+        assert len(slow) == 40
+        assert [j.key for j in slow if j.state == pb.JOB_STATE_ACTIVATED] == [], "jobs stranded ACTIVATED after SIGTERM"
+        assert [j.key for j in slow if j.timeout_count > 0] == [], "jobs timed out"
+        assert all(j.state == pb.JOB_STATE_ACTIVATABLE for j in slow), [j.state for j in slow]
+        print(f"nestjs example: 200 orders completed; SIGTERM with {len(active)} jobs activated closed in {took:.2f}s")
+    finally:
+        for p in procs:
+            _stop(p)
+        e.stop()
