@@ -139,6 +139,11 @@ public final class WorkerImpl implements JobWorker {
   }
 
   @Override
+  public String workerName() {
+    return o.workerName();
+  }
+
+  @Override
   public String jobType() {
     return o.jobType();
   }
