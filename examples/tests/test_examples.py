@@ -469,7 +469,8 @@ def test_spring_boot_example_completes_1000_orders_and_stops_without_stranding_j
     completed or activatable again (lifecycle/close-strands-no-job)."""
     import urllib.request
     d = EX / "java" / "spring-boot"
-    jar = run([str(d / "build.sh")], timeout=900).stdout.strip().splitlines()[-1]
+    run([str(d / "build.sh")], timeout=900)
+    jar = str(d / "target" / "jobwire-spring-boot-example.jar")
     for run_no, (orders, extra) in enumerate([(1000, {}), (300, {"EXAMPLE_WORK_DURATION": "1s", "JOBWIRE_WORKER_DEFAULTS_MAX_JOBS_ACTIVE": "8"})]):
         e = Engine()
         log = tmp_path / f"spring-boot-{run_no}.log"
@@ -495,6 +496,9 @@ def test_spring_boot_example_completes_1000_orders_and_stops_without_stranding_j
                     health = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/actuator/health/jobwire", timeout=5).read())
                     assert health["status"] == "UP", health
                     assert [(w["name"], w["type"]) for w in health["details"]["workers"]] == [("charge-service", "charge")], health
+                    handled = json.loads(urllib.request.urlopen(
+                        f"http://127.0.0.1:{port}/actuator/metrics/jobwire.worker.jobs.handled?tag=outcome:completed", timeout=5).read())
+                    assert handled["measurements"][0]["value"] == orders, handled
                     assert _stop(proc) in (0, 143), log.read_text()[-4000:]
                 else:
                     assert 8 <= counts["COMPLETED"] < orders, counts

@@ -12,8 +12,8 @@ JAR="$HERE/target/jobwire-spring-boot-example.jar"
 quick=(-DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true)
 if [ ! -f "$JAR" ] || [ -n "$(find "$SDK/src/main" "$SDK/pom.xml" "$STARTER/src/main" "$STARTER/pom.xml" "$HERE/src" "$HERE/pom.xml" \
      -newer "$JAR" -print -quit)" ]; then
-  (cd "$SDK" && mvn -B -q install "${quick[@]}")
-  (cd "$STARTER" && mvn -B -q install "${quick[@]}")
-  (cd "$HERE" && mvn -B -q package "${quick[@]}")
+  (cd "$SDK" && mvn -B -q install "${quick[@]}") >&2
+  (cd "$STARTER" && mvn -B -q install "${quick[@]}") >&2
+  (cd "$HERE" && mvn -B -q package "${quick[@]}") >&2
 fi
 echo "$JAR"

@@ -53,6 +53,7 @@ public class JobwireLifecycle implements SmartLifecycle {
   @Override
   public synchronized void start() {
     if (running) return;
+    workers.clear(); // a restart after stop(): the closed workers are gone
     List<JobWorker> opened = new ArrayList<>();
     try {
       for (JobWorkerBeans.Entry e : beans.beans()) {

@@ -94,4 +94,19 @@ class PropertiesTest {
       assertThat(ctx.getStartupFailure()).rootCause().isInstanceOf(ConfigurationException.class).hasMessageContaining("OAuth");
     });
   }
+
+  /** A bean with a worker, for the start-failure case. */
+  public static class OneWorker {
+    @io.jobwire.annotation.JobWorker(type = "bad-options")
+    public void work() {}
+  }
+
+  @Test
+  void invalidWorkerOptionsFailTheStartWithTheSdksConfigurationException() {
+    runner.withBean(OneWorker.class).withPropertyValues("jobwire.client.address=127.0.0.1:1", "jobwire.worker.defaults.max-jobs-active=0")
+        .run(ctx -> {
+          assertThat(ctx).hasFailed();
+          assertThat(ctx.getStartupFailure()).rootCause().isInstanceOf(ConfigurationException.class).hasMessageContaining("maxJobsActive");
+        });
+  }
 }
