@@ -32,26 +32,32 @@ public class JobwireProperties {
   /** The worker options. */
   private final Worker worker = new Worker();
 
+  /** @return whether the client and the workers are created at all (unset: camunda.client.enabled, else true) */
   public Boolean getEnabled() {
     return enabled;
   }
 
+  /** @param enabled whether the client and the workers are created at all (unset: camunda.client.enabled, else true) */
   public void setEnabled(Boolean enabled) {
     this.enabled = enabled;
   }
 
+  /** @return how long the graceful close of the workers on application shutdown may take: running handlers get this long to finish (default 30 s, as spring.lifecycle.timeout-per-shutdown-phase) */
   public Duration getCloseTimeout() {
     return closeTimeout;
   }
 
+  /** @param closeTimeout how long the graceful close of the workers on application shutdown may take: running handlers get this long to finish (default 30 s, as spring.lifecycle.timeout-per-shutdown-phase) */
   public void setCloseTimeout(Duration closeTimeout) {
     this.closeTimeout = closeTimeout;
   }
 
+  /** @return the client options */
   public Client getClient() {
     return client;
   }
 
+  /** @return the worker options */
   public Worker getWorker() {
     return worker;
   }
@@ -90,74 +96,92 @@ public class JobwireProperties {
     @NestedConfigurationProperty
     private final Backoff backoff = new Backoff();
 
+    /** @return gateway address(es), host:port (a grpc:// or http:// scheme means plaintext, grpcs:// or https:// TLS); default 127.0.0.1:26500 */
     public List<String> getAddress() {
       return address;
     }
 
+    /** @param address gateway address(es), host:port (a grpc:// or http:// scheme means plaintext, grpcs:// or https:// TLS); default 127.0.0.1:26500 */
     public void setAddress(List<String> address) {
       this.address = address;
     }
 
+    /** @return plaintext (true) or TLS (false); default: plaintext for loopback addresses only */
     public Boolean getInsecure() {
       return insecure;
     }
 
+    /** @param insecure plaintext (true) or TLS (false); default: plaintext for loopback addresses only */
     public void setInsecure(Boolean insecure) {
       this.insecure = insecure;
     }
 
+    /** @return PEM file of the CA that signed the gateway's certificate (implies TLS) */
     public String getCaCertificatePath() {
       return caCertificatePath;
     }
 
+    /** @param caCertificatePath PEM file of the CA that signed the gateway's certificate (implies TLS) */
     public void setCaCertificatePath(String caCertificatePath) {
       this.caCertificatePath = caCertificatePath;
     }
 
+    /** @return mutual TLS: PEM client certificate (chain) */
     public String getClientCertificatePath() {
       return clientCertificatePath;
     }
 
+    /** @param clientCertificatePath mutual TLS: PEM client certificate (chain) */
     public void setClientCertificatePath(String clientCertificatePath) {
       this.clientCertificatePath = clientCertificatePath;
     }
 
+    /** @return mutual TLS: PEM private key (PKCS#8) of the client certificate */
     public String getClientPrivateKeyPath() {
       return clientPrivateKeyPath;
     }
 
+    /** @param clientPrivateKeyPath mutual TLS: PEM private key (PKCS#8) of the client certificate */
     public void setClientPrivateKeyPath(String clientPrivateKeyPath) {
       this.clientPrivateKeyPath = clientPrivateKeyPath;
     }
 
+    /** @return HTTP/2 keepalive ping interval (default 45 s) */
     public Duration getKeepAlive() {
       return keepAlive;
     }
 
+    /** @param keepAlive HTTP/2 keepalive ping interval (default 45 s) */
     public void setKeepAlive(Duration keepAlive) {
       this.keepAlive = keepAlive;
     }
 
+    /** @return deadline of client commands and of workers' outcome calls (default 30 s) */
     public Duration getCommandTimeout() {
       return commandTimeout;
     }
 
+    /** @param commandTimeout deadline of client commands and of workers' outcome calls (default 30 s) */
     public void setCommandTimeout(Duration commandTimeout) {
       this.commandTimeout = commandTimeout;
     }
 
+    /** @return HTTP/2 receive window of the long-call connections, bytes (default 8192) */
     public Integer getStreamWindowBytes() {
       return streamWindowBytes;
     }
 
+    /** @param streamWindowBytes HTTP/2 receive window of the long-call connections, bytes (default 8192) */
     public void setStreamWindowBytes(Integer streamWindowBytes) {
       this.streamWindowBytes = streamWindowBytes;
     }
 
+    /** @return OAuth client credentials */
     public OAuth getOauth() {
       return oauth;
     }
 
+    /** @return transport back-off of polls, stream reopens and resends */
     public Backoff getBackoff() {
       return backoff;
     }
@@ -180,42 +204,52 @@ public class JobwireProperties {
     /** Token scope. */
     private String scope;
 
+    /** @return OAuth client id */
     public String getClientId() {
       return clientId;
     }
 
+    /** @param clientId OAuth client id */
     public void setClientId(String clientId) {
       this.clientId = clientId;
     }
 
+    /** @return OAuth client secret */
     public String getClientSecret() {
       return clientSecret;
     }
 
+    /** @param clientSecret OAuth client secret */
     public void setClientSecret(String clientSecret) {
       this.clientSecret = clientSecret;
     }
 
+    /** @return token endpoint */
     public String getAuthorizationServerUrl() {
       return authorizationServerUrl;
     }
 
+    /** @param authorizationServerUrl token endpoint */
     public void setAuthorizationServerUrl(String authorizationServerUrl) {
       this.authorizationServerUrl = authorizationServerUrl;
     }
 
+    /** @return token audience */
     public String getAudience() {
       return audience;
     }
 
+    /** @param audience token audience */
     public void setAudience(String audience) {
       this.audience = audience;
     }
 
+    /** @return token scope */
     public String getScope() {
       return scope;
     }
 
+    /** @param scope token scope */
     public void setScope(String scope) {
       this.scope = scope;
     }
@@ -232,26 +266,32 @@ public class JobwireProperties {
     /** Growth per failure (default 1.6). */
     private Double multiplier;
 
+    /** @return the first wait (default 50 ms) */
     public Duration getInitial() {
       return initial;
     }
 
+    /** @param initial the first wait (default 50 ms) */
     public void setInitial(Duration initial) {
       this.initial = initial;
     }
 
+    /** @return the longest wait (default 5 s) */
     public Duration getMax() {
       return max;
     }
 
+    /** @param max the longest wait (default 5 s) */
     public void setMax(Duration max) {
       this.max = max;
     }
 
+    /** @return growth per failure (default 1.6) */
     public Double getMultiplier() {
       return multiplier;
     }
 
+    /** @param multiplier growth per failure (default 1.6) */
     public void setMultiplier(Double multiplier) {
       this.multiplier = multiplier;
     }
@@ -266,14 +306,17 @@ public class JobwireProperties {
     /** Options per job type; they win over the annotation and the defaults. */
     private Map<String, WorkerOptions> override = new LinkedHashMap<>();
 
+    /** @return options for every worker; a value set on the @JobWorker annotation wins over these */
     public WorkerOptions getDefaults() {
       return defaults;
     }
 
+    /** @return options per job type; they win over the annotation and the defaults */
     public Map<String, WorkerOptions> getOverride() {
       return override;
     }
 
+    /** @param override options per job type; they win over the annotation and the defaults */
     public void setOverride(Map<String, WorkerOptions> override) {
       this.override = override;
     }
@@ -323,114 +366,142 @@ public class JobwireProperties {
     /** Whether the worker is opened (default true). */
     private Boolean enabled;
 
+    /** @return worker name recorded on each activated job (default: the host name) */
     public String getName() {
       return name;
     }
 
+    /** @param name worker name recorded on each activated job (default: the host name) */
     public void setName(String name) {
       this.name = name;
     }
 
+    /** @return capacity: jobs held at once (default 32) */
     public Integer getMaxJobsActive() {
       return maxJobsActive;
     }
 
+    /** @param maxJobsActive capacity: jobs held at once (default 32) */
     public void setMaxJobsActive(Integer maxJobsActive) {
       this.maxJobsActive = maxJobsActive;
     }
 
+    /** @return handlers running in parallel (default: max-jobs-active) */
     public Integer getConcurrency() {
       return concurrency;
     }
 
+    /** @param concurrency handlers running in parallel (default: max-jobs-active) */
     public void setConcurrency(Integer concurrency) {
       this.concurrency = concurrency;
     }
 
+    /** @return activation timeout (default 5 min) */
     public Duration getJobTimeout() {
       return jobTimeout;
     }
 
+    /** @param jobTimeout activation timeout (default 5 min) */
     public void setJobTimeout(Duration jobTimeout) {
       this.jobTimeout = jobTimeout;
     }
 
+    /** @return long-poll duration (default 10 s; negative turns long polling off) */
     public Duration getRequestTimeout() {
       return requestTimeout;
     }
 
+    /** @param requestTimeout long-poll duration (default 10 s; negative turns long polling off) */
     public void setRequestTimeout(Duration requestTimeout) {
       this.requestTimeout = requestTimeout;
     }
 
+    /** @return pause after an empty poll with long polling off (default 100 ms) */
     public Duration getPollInterval() {
       return pollInterval;
     }
 
+    /** @param pollInterval pause after an empty poll with long polling off (default 100 ms) */
     public void setPollInterval(Duration pollInterval) {
       this.pollInterval = pollInterval;
     }
 
+    /** @return push via StreamActivatedJobs, with backfill polling (default true) */
     public Boolean getStreamEnabled() {
       return streamEnabled;
     }
 
+    /** @param streamEnabled push via StreamActivatedJobs, with backfill polling (default true) */
     public void setStreamEnabled(Boolean streamEnabled) {
       this.streamEnabled = streamEnabled;
     }
 
+    /** @return recycle a healthy stream after this long (default 1 h) */
     public Duration getStreamTimeout() {
       return streamTimeout;
     }
 
+    /** @param streamTimeout recycle a healthy stream after this long (default 1 h) */
     public void setStreamTimeout(Duration streamTimeout) {
       this.streamTimeout = streamTimeout;
     }
 
+    /** @return variables to fetch (default: derived from the method's parameters) */
     public List<String> getFetchVariables() {
       return fetchVariables;
     }
 
+    /** @param fetchVariables variables to fetch (default: derived from the method's parameters) */
     public void setFetchVariables(List<String> fetchVariables) {
       this.fetchVariables = fetchVariables;
     }
 
+    /** @return tenants to activate jobs for (default: the default tenant) */
     public List<String> getTenantIds() {
       return tenantIds;
     }
 
+    /** @param tenantIds tenants to activate jobs for (default: the default tenant) */
     public void setTenantIds(List<String> tenantIds) {
       this.tenantIds = tenantIds;
     }
 
+    /** @return complete the job with the method's return value (default true) */
     public Boolean getAutoComplete() {
       return autoComplete;
     }
 
+    /** @param autoComplete complete the job with the method's return value (default true) */
     public void setAutoComplete(Boolean autoComplete) {
       this.autoComplete = autoComplete;
     }
 
+    /** @return extend the job timeout while the handler runs (default false) */
     public Boolean getAutoExtend() {
       return autoExtend;
     }
 
+    /** @param autoExtend extend the job timeout while the handler runs (default false) */
     public void setAutoExtend(Boolean autoExtend) {
       this.autoExtend = autoExtend;
     }
 
+    /** @return A fixed retry back-off instead of the default retry policy */
     public Duration getRetryBackOff() {
       return retryBackOff;
     }
 
+    /** @param retryBackOff A fixed retry back-off instead of the default retry policy */
     public void setRetryBackOff(Duration retryBackOff) {
       this.retryBackOff = retryBackOff;
     }
 
+    /** @return whether the client and the workers are created at all (unset: camunda.client.enabled, else true) */
     public Boolean getEnabled() {
       return enabled;
     }
 
+    /** @param enabled whether the client and the workers are created at all (unset: camunda.client.enabled, else true) */
     public void setEnabled(Boolean enabled) {
       this.enabled = enabled;
     }
