@@ -96,9 +96,10 @@ test-sdk-node: bootstrap engine ## sdk-node: jest against the reference engine
 test-sdk-python: bootstrap engine ## sdk-python: pytest (unit, fake gateway, reference engine, real Zeebe, packaging, mypy --strict)
 	@sdk-python/scripts/test.sh
 
-test-sdk-java: bootstrap engine ## sdk-java: mvn test (unit + engine integration) and the packaging test; then the jobwire-test kit
+test-sdk-java: bootstrap engine ## sdk-java: mvn test (unit + engine integration) and the packaging test; then the jobwire-test kit and the Spring Boot starter
 	@sdk-java/scripts/test.sh
 	@sdk-java-test/scripts/test.sh
+	@JOBWIRE_SDK_INSTALLED=1 sdk-java-spring/scripts/test.sh
 
 test-conformance: conformance
 conformance: bootstrap engine ## conformance matrix (every SDK x scenario) on the reference engine; report in $(RESULTS)/conformance-report/

@@ -6,6 +6,7 @@ Runs each SDK's own script, one after the other (2 cores: no gain from running t
   node    sdk-node/scripts/docs.sh     TypeDoc       -> build/docs/node/
   java    sdk-java/scripts/docs.sh     Javadoc       -> build/docs/java/
   java-test  sdk-java-test/scripts/docs.sh  Javadoc of jobwire-test -> build/docs/java-test/
+  java-spring  sdk-java-spring/scripts/docs.sh  Javadoc of jobwire-spring-boot-starter -> build/docs/java-spring/
   python  sdk-python/scripts/docs.sh   pdoc          -> build/docs/python/
   go      sdk-go/scripts/docs.sh       go doc -all   -> build/docs/go/
 
@@ -30,6 +31,7 @@ SDKS = {
     "node": "sdk-node/scripts/docs.sh",
     "java": "sdk-java/scripts/docs.sh",
     "java-test": "sdk-java-test/scripts/docs.sh",
+    "java-spring": "sdk-java-spring/scripts/docs.sh",
     "python": "sdk-python/scripts/docs.sh",
     "go": "sdk-go/scripts/docs.sh",
 }

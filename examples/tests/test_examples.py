@@ -727,3 +727,64 @@ def test_nestjs_example_completes_orders_and_sigterm_strands_no_job(tmp_path, ad
         for p in procs:
             _stop(p)
         e.stop()
+# --- the Spring Boot example (io.jobwire:jobwire-spring-boot-starter) -------
+
+def _spring_counts(stub, pb, job_type, include_jobs=False):
+    r = stub.ListJobs(pb.ListJobsRequest(type=job_type, include_jobs=include_jobs))
+    return {s: r.counts_by_state.get(s, 0) for s in ("ACTIVATABLE", "ACTIVATED", "COMPLETED")}, r.jobs
+
+
+def test_spring_boot_example_completes_1000_orders_and_stops_without_stranding_jobs(tmp_path, admin):
+    """examples/java/spring-boot: built once (build.sh installs this tree's jobwire-sdk and starter),
+    the jar runs against `jobwire-engine dev`: its @JobWorker bean charges 1,000 demo orders; Actuator
+    health shows jobwire UP with the worker. Then, on a fresh engine with slow handlers, SIGTERM
+    mid-run: the app exits, the engine shows no job ACTIVATED, none timed out, and every job
+    completed or activatable again (lifecycle/close-strands-no-job)."""
+    import urllib.request
+    d = EX / "java" / "spring-boot"
+    run([str(d / "build.sh")], timeout=900)
+    jar = str(d / "target" / "jobwire-spring-boot-example.jar")
+    for run_no, (orders, extra) in enumerate([(1000, {}), (300, {"EXAMPLE_WORK_DURATION": "1s", "JOBWIRE_WORKER_DEFAULTS_MAX_JOBS_ACTIVE": "8"})]):
+        e = Engine()
+        log = tmp_path / f"spring-boot-{run_no}.log"
+        proc = None
+        try:
+            pb, stub = admin(e.address)
+            with open(log, "w") as out:
+                t0 = time.monotonic()
+                proc = _start(["java", "-jar", jar], d, {"ZEEBE_ADDRESS": e.address, "PORT": "0",
+                                                         "EXAMPLE_DEMO_ORDERS": str(orders), **extra}, out)
+                deadline = time.monotonic() + 90
+                counts = {}
+                while time.monotonic() < deadline:
+                    counts, _ = _spring_counts(stub, pb, "charge")
+                    if (run_no == 0 and counts["COMPLETED"] >= orders) or (run_no == 1 and counts["COMPLETED"] >= 8):
+                        break
+                    assert proc.poll() is None, log.read_text()[-4000:]
+                    time.sleep(0.2)
+                if run_no == 0:
+                    assert counts["COMPLETED"] == orders, (counts, log.read_text()[-4000:])
+                    print(f"spring-boot example: {orders} orders charged {time.monotonic() - t0:.1f} s after the start")
+                    port = re.search(r"Tomcat started on port (\d+)", log.read_text()).group(1)
+                    health = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/actuator/health/jobwire", timeout=5).read())
+                    assert health["status"] == "UP", health
+                    assert [(w["name"], w["type"]) for w in health["details"]["workers"]] == [("charge-service", "charge")], health
+                    handled = json.loads(urllib.request.urlopen(
+                        f"http://127.0.0.1:{port}/actuator/metrics/jobwire.worker.jobs.handled?tag=outcome:completed", timeout=5).read())
+                    assert handled["measurements"][0]["value"] == orders, handled
+                    assert _stop(proc) in (0, 143), log.read_text()[-4000:]
+                else:
+                    assert 8 <= counts["COMPLETED"] < orders, counts
+                    t1 = time.monotonic()
+                    assert _stop(proc) in (0, 143), log.read_text()[-4000:]
+                    print(f"spring-boot example: SIGTERM mid-run, the app stopped in {time.monotonic() - t1:.1f} s")
+                    assert "jobwire: closing 1 worker(s)" in log.read_text()
+                    counts, jobs = _spring_counts(stub, pb, "charge", include_jobs=True)
+                    assert counts["ACTIVATED"] == 0, f"jobs stranded ACTIVATED after the stop: {counts}"
+                    assert all(j.timeout_count == 0 for j in jobs), "a job timed out"
+                    assert counts["ACTIVATABLE"] + counts["COMPLETED"] == orders, counts
+                    assert all(j.retries == 3 for j in jobs if pb.JobState.Name(j.state) == "JOB_STATE_ACTIVATABLE"), "a job was failed, not handed back"
+        finally:
+            if proc is not None:
+                _stop(proc)
+            e.stop()

@@ -322,19 +322,31 @@ def list_python(tree: Tree, policy: dict) -> list[Package]:
             for p in json.loads(r.stdout)]
 
 
-def _maven_sdk_installed() -> bool:
-    repo = Path(os.environ.get("HOME", "~")).expanduser() / ".m2" / "repository" / "io" / "jobwire" / "jobwire-sdk"
-    return any(repo.glob("*/jobwire-sdk-*.jar"))
+def _maven_sdk_installed(artifact: str = "jobwire-sdk") -> bool:
+    repo = Path(os.environ.get("HOME", "~")).expanduser() / ".m2" / "repository" / "io" / "jobwire" / artifact
+    return any(repo.glob(f"*/{artifact}-*.jar"))
+
+
+# our artifacts a pom may use besides the SDK, and the folder each is installed from (after the SDK)
+OWN_MAVEN = {"jobwire-engine": "packaging/engine/java", "jobwire-test": "sdk-java-test",
+             "jobwire-spring-boot-starter": "sdk-java-spring"}
 
 
 def list_maven(tree: Tree, policy: dict, pom: Path | None = None) -> list[Package]:
     pom = pom or tree.path / "pom.xml"
     text = pom.read_text()
     uses_sdk = re.search(r"<dependency>\s*<groupId>io\.jobwire</groupId>\s*<artifactId>jobwire-sdk</artifactId>", text)
-    if uses_sdk and not _maven_sdk_installed():
+    own = [a for a in OWN_MAVEN if re.search(rf"<groupId>io\.jobwire</groupId>\s*<artifactId>{a}</artifactId>", text)]
+    if "jobwire-test" in own and "jobwire-engine" not in own:
+        own.insert(0, "jobwire-engine")  # the test kit depends on the engine's API
+    if (uses_sdk or own) and not _maven_sdk_installed():
         # as the conformance and bench drivers do: the SDK into ~/.m2 first
         _run(["mvn", "-B", "-q", "install", "-DskipTests", "-Dmaven.javadoc.skip=true", "-Dmaven.source.skip=true"],
              ROOT / "sdk-java", what="mvn install (sdk-java)")
+    for a in own:  # then the test kit / engine API / starter the pom uses, when not installed yet
+        if not _maven_sdk_installed(a):
+            _run(["mvn", "-B", "-q", "install", "-DskipTests", "-Dmaven.javadoc.skip=true", "-Dmaven.source.skip=true"],
+                 ROOT / OWN_MAVEN[a], what=f"mvn install ({OWN_MAVEN[a]})")
     with tempfile.TemporaryDirectory() as out:
         _run(["mvn", "-B", "-q", "-f", str(pom), f"{LICENSE_MAVEN_PLUGIN}:add-third-party",
               f"-Dlicense.outputDirectory={out}", "-Dlicense.thirdPartyFilename=third-party.tsv",

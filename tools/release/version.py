@@ -29,6 +29,7 @@ PLACES = [
     ("sdk-go/jobwiretest/go.mod", r'^\tgithub\.com/jobwire/jobwire/engine-reference v(\S+)$'),
     ("sdk-java/pom.xml", r'<artifactId>jobwire-sdk</artifactId>\s*<version>([^<]+)</version>'),
     ("sdk-java-test/pom.xml", r'<artifactId>jobwire-test</artifactId>\s*<version>([^<]+)</version>'),
+    ("sdk-java-spring/pom.xml", r'<artifactId>jobwire-spring-boot-starter</artifactId>\s*<version>([^<]+)</version>'),
     ("packaging/engine/java/pom.xml", r'<artifactId>jobwire-engine</artifactId>\s*<version>([^<]+)</version>'),
     ("pom.xml", r'<artifactId>jobwire-build</artifactId>\s*<version>([^<]+)</version>'),
     ("examples/java/pom.xml", r'<artifactId>jobwire-sdk</artifactId>\s*<version>([^<]+)</version>'),

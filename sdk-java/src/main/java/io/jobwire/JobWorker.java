@@ -19,6 +19,9 @@ public interface JobWorker extends AutoCloseable {
   /** @return the job type this worker works on */
   String jobType();
 
+  /** @return the worker name sent with each activation (the builder's, else the host name) */
+  String workerName();
+
   /**
    * Graceful close: stops taking jobs at once (cancels the parked poll, drains the stream and
    * hands its jobs back), fails back received-but-unstarted jobs (retries unchanged, no

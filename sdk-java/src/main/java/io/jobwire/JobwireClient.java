@@ -36,6 +36,7 @@ import io.jobwire.internal.gateway.GatewayOuterClass.TopologyRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.UpdateJobRetriesRequest;
 import io.jobwire.internal.gateway.GatewayOuterClass.UpdateJobTimeoutRequest;
 import io.jobwire.internal.worker.DirectJob;
+import io.jobwire.internal.worker.GuardedRecorder;
 import io.jobwire.internal.worker.WorkerImpl;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -80,10 +81,12 @@ public final class JobwireClient implements AutoCloseable {
   private final Object runMonitor = new Object();
 
   private final List<Middleware> middleware;
+  private final GuardedRecorder metricsRecorder;
 
-  private JobwireClient(ClientConfig config, List<Middleware> middleware) throws ConfigurationException {
+  private JobwireClient(ClientConfig config, List<Middleware> middleware, MetricsRecorder metricsRecorder) throws ConfigurationException {
     this.config = config;
     this.middleware = List.copyOf(middleware);
+    this.metricsRecorder = metricsRecorder == null ? GuardedRecorder.NONE : new GuardedRecorder(metricsRecorder);
     this.transport = new Transport(config);
   }
 
@@ -119,6 +122,11 @@ public final class JobwireClient implements AutoCloseable {
 
   boolean isClosed() {
     return closed;
+  }
+
+  /** The guarded metrics recorder every worker of this client reports to. */
+  GuardedRecorder metricsRecorder() {
+    return metricsRecorder;
   }
 
   /** The client-level middleware, outermost first (every worker of this client runs it). */
@@ -839,6 +847,7 @@ public final class JobwireClient implements AutoCloseable {
     private final ClientConfig.Input in = new ClientConfig.Input();
     private Map<String, String> env = System.getenv();
     private final List<Middleware> middleware = new ArrayList<>();
+    private MetricsRecorder metricsRecorder;
 
     Builder() {}
 
@@ -1016,13 +1025,26 @@ public final class JobwireClient implements AutoCloseable {
     }
 
     /**
+     * A metrics recorder: receives every worker metric under the same instrument name and
+     * attributes as the OpenTelemetry instruments (which keep recording too), e.g. a bridge to
+     * Micrometer. A recorder that throws is logged once per instrument and otherwise ignored.
+     *
+     * @param recorder the recorder, or null for none (the default)
+     * @return this
+     */
+    public Builder metricsRecorder(MetricsRecorder recorder) {
+      this.metricsRecorder = recorder;
+      return this;
+    }
+
+    /**
      * Resolves the configuration and opens the channels (lazily connected).
      *
      * @return the client
      * @throws ConfigurationException on invalid options or environment values
      */
     public JobwireClient build() throws ConfigurationException {
-      return new JobwireClient(ClientConfig.resolve(in, env), middleware);
+      return new JobwireClient(ClientConfig.resolve(in, env), middleware, metricsRecorder);
     }
   }
 }

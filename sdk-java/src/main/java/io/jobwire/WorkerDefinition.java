@@ -60,7 +60,22 @@ public final class WorkerDefinition {
    * @return the configured builder; {@code open()} starts the worker
    */
   public JobWorkerBuilder builder(JobwireClient client) {
-    JobWorkerBuilder b = client.newWorker().jobType(jobType).derivedHandler(handler, derivedFetchVariables);
+    return builder(client, b -> {});
+  }
+
+  /**
+   * A worker builder on {@code client} as {@link #builder(JobwireClient)}, with {@code defaults}
+   * applied first: the values the annotation sets (those that differ from the annotation's
+   * defaults) win over them, as in a framework's {@code worker.defaults} settings.
+   *
+   * @param client the client
+   * @param defaults sets options on the fresh builder before the annotation's values
+   * @return the configured builder; {@code open()} starts the worker
+   */
+  public JobWorkerBuilder builder(JobwireClient client, java.util.function.Consumer<JobWorkerBuilder> defaults) {
+    JobWorkerBuilder b = client.newWorker();
+    defaults.accept(b);
+    b.jobType(jobType).derivedHandler(handler, derivedFetchVariables);
     Options o = options;
     if (!o.workerName().isEmpty()) b.workerName(o.workerName());
     if (o.maxJobsActive() != 0) b.maxJobsActive(o.maxJobsActive());
@@ -68,7 +83,9 @@ public final class WorkerDefinition {
     if (o.jobTimeout() != null) b.jobTimeout(o.jobTimeout());
     if (!o.fetchVariables().isEmpty()) b.fetchVariables(o.fetchVariables());
     else if (o.fetchAllVariables()) b.fetchVariables(List.of());
-    b.autoComplete(o.autoComplete()).streamEnabled(o.streamEnabled()).autoExtend(o.autoExtend());
+    if (!o.autoComplete()) b.autoComplete(false);
+    if (!o.streamEnabled()) b.streamEnabled(false);
+    if (o.autoExtend()) b.autoExtend(true);
     if (!o.tenantIds().isEmpty()) b.tenantIds(o.tenantIds());
     if (o.retryBackOff() != null) b.retryBackOff(o.retryBackOff());
     return b;

@@ -17,6 +17,7 @@ import io.opentelemetry.api.trace.TraceState;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.IntSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -45,21 +46,39 @@ final class Telemetry {
   private long lastCapacity = -1;
   private final Attributes base;
   private final String workerName;
+  private final String jobType;
+  private final GuardedRecorder recorder;
+  private final Map<String, String> baseMap;
+
+  static final String ACTIVATED = "jobwire.worker.jobs.activated";
+  static final String HANDLED = "jobwire.worker.jobs.handled";
+  static final String DURATION = "jobwire.worker.job.duration";
+  static final String RECONNECTS = "jobwire.worker.stream.reconnects";
+  static final String POLLS = "jobwire.worker.poll.requests";
+  static final String CAPACITY = "jobwire.worker.capacity.used";
 
   Telemetry(String jobType, String workerName, IntSupplier capacityUsed) {
+    this(jobType, workerName, capacityUsed, GuardedRecorder.NONE);
+  }
+
+  /** Also reports every instrument to {@code recorder}, with the same names and attributes. */
+  Telemetry(String jobType, String workerName, IntSupplier capacityUsed, GuardedRecorder recorder) {
     this.workerName = workerName;
+    this.jobType = jobType;
+    this.recorder = recorder == null ? GuardedRecorder.NONE : recorder;
+    this.baseMap = Map.of(TYPE.getKey(), jobType, WORKER.getKey(), workerName);
     tracer = GlobalOpenTelemetry.get().tracerBuilder(SCOPE).setInstrumentationVersion(Version.VERSION).build();
     Meter meter = GlobalOpenTelemetry.get().meterBuilder(SCOPE).setInstrumentationVersion(Version.VERSION).build();
     base = Attributes.of(TYPE, jobType, WORKER, workerName);
-    activated = meter.counterBuilder("jobwire.worker.jobs.activated").setDescription("jobs received by the worker").build();
-    handled = meter.counterBuilder("jobwire.worker.jobs.handled").setDescription("jobs finished, by outcome").build();
-    duration = meter.histogramBuilder("jobwire.worker.job.duration").setUnit("s").setDescription("handler duration")
+    activated = meter.counterBuilder(ACTIVATED).setDescription("jobs received by the worker").build();
+    handled = meter.counterBuilder(HANDLED).setDescription("jobs finished, by outcome").build();
+    duration = meter.histogramBuilder(DURATION).setUnit("s").setDescription("handler duration")
         .setExplicitBucketBoundariesAdvice(DURATION_BUCKETS).build();
-    reconnects = meter.counterBuilder("jobwire.worker.stream.reconnects").setDescription("stream reopens, by reason").build();
-    polls = meter.counterBuilder("jobwire.worker.poll.requests").setDescription("ActivateJobs calls, by result").build();
+    reconnects = meter.counterBuilder(RECONNECTS).setDescription("stream reopens, by reason").build();
+    polls = meter.counterBuilder(POLLS).setDescription("ActivateJobs calls, by result").build();
     // a synchronous gauge: recorded on every change, so no callback stays registered after the
     // worker closed (dynamic workers do not leak) and the last value (0) stays visible
-    capacity = meter.gaugeBuilder("jobwire.worker.capacity.used").ofLongs().setDescription("jobs held by the worker").build();
+    capacity = meter.gaugeBuilder(CAPACITY).ofLongs().setDescription("jobs held by the worker").build();
     capacityUsed(capacityUsed.getAsInt());
   }
 
@@ -68,24 +87,38 @@ final class Telemetry {
     if (held != lastCapacity) {
       lastCapacity = held;
       capacity.set(held, base);
+      recorder.gauge(CAPACITY, held, baseMap);
     }
   }
 
   void jobActivated(String activation) {
     activated.add(1, base.toBuilder().put(ACTIVATION, activation).build());
+    recorder.counter(ACTIVATED, 1, with(ACTIVATION, activation));
   }
 
   void jobHandled(String outcome, Double durationS) {
     handled.add(1, base.toBuilder().put(OUTCOME, outcome).build());
-    if (durationS != null) duration.record(durationS, base);
+    recorder.counter(HANDLED, 1, with(OUTCOME, outcome));
+    if (durationS != null) {
+      duration.record(durationS, base);
+      recorder.histogram(DURATION, durationS, "s", baseMap);
+    }
   }
 
   void streamReconnect(String reason) {
     reconnects.add(1, base.toBuilder().put(REASON, reason).build());
+    recorder.counter(RECONNECTS, 1, with(REASON, reason));
   }
 
   void pollRequest(String result) {
     polls.add(1, base.toBuilder().put(RESULT, result).build());
+    recorder.counter(POLLS, 1, with(RESULT, result));
+  }
+
+  /** The recorder's attributes: the base pair plus one (only built when a recorder is set). */
+  private Map<String, String> with(AttributeKey<String> key, String value) {
+    if (!recorder.active() || value == null) return baseMap;
+    return Map.of(TYPE.getKey(), jobType, WORKER.getKey(), workerName, key.getKey(), value);
   }
 
   /** Starts {@code process job <type>} (CONSUMER) under the job's W3C traceparent when present. */

@@ -50,6 +50,11 @@ public final class WorkerImpl implements JobWorker {
   private CompletableFuture<Void> closeFuture;
 
   public WorkerImpl(Transport transport, WorkerOptions o, Consumer<WorkerImpl> onClosed) {
+    this(transport, o, onClosed, GuardedRecorder.NONE);
+  }
+
+  /** A worker whose metrics also go to {@code recorder} (the client's {@code MetricsRecorder}). */
+  public WorkerImpl(Transport transport, WorkerOptions o, Consumer<WorkerImpl> onClosed, GuardedRecorder recorder) {
     this.o = o;
     this.onClosed = onClosed;
     this.lease = transport.leaseLong();
@@ -67,7 +72,7 @@ public final class WorkerImpl implements JobWorker {
       }
     };
     this.ledger = new Ledger(o.maxJobsActive(), this::capacityUsed);
-    this.tel = new Telemetry(o.jobType(), o.workerName(), ledger::jobs);
+    this.tel = new Telemetry(o.jobType(), o.workerName(), ledger::jobs, recorder);
     this.machine = new StateMachine(s -> {
       LOG.debug("worker {}: {}", o.jobType(), s.wireName());
       Consumer<WorkerState> l = o.stateListener();
@@ -131,6 +136,11 @@ public final class WorkerImpl implements JobWorker {
   @Override
   public int heldJobs() {
     return ledger.jobs();
+  }
+
+  @Override
+  public String workerName() {
+    return o.workerName();
   }
 
   @Override
