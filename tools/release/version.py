@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # (file, regex whose group 1 is the version)
 PLACES = [
     ("sdk-node/package.json", r'^  "version": "([^"]+)"'),
+    ("sdk-node-nestjs/package.json", r'^  "version": "([^"]+)"'),
+    ("sdk-node-nestjs/package.json", r'^    "@jobwire/sdk": "\^([^"]+)"'),
     ("sdk-python/src/jobwire/__init__.py", r'^__version__ = "([^"]+)"'),
     ("sdk-go/client.go", r'^const Version = "([^"]+)"'),
     # the Go test kit requires the SDK and the engine of its own release
