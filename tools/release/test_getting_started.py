@@ -71,7 +71,11 @@ def _npm_sources(dist: Path) -> dict[str, list[str]]:
     for f in (sdk, launcher, plat):
         assert f.is_file(), f
     # @jobwire/engine's platform package is an optional dependency the registry would give
-    return {"@jobwire/sdk": [str(sdk)], "@jobwire/engine": [str(launcher), str(plat)]}
+    out = {"@jobwire/sdk": [str(sdk)], "@jobwire/engine": [str(launcher), str(plat)]}
+    nest = dist / "node" / f"jobwire-nestjs-{V}.tgz"
+    if nest.is_file():
+        out["@jobwire/nestjs"] = [str(nest)]
+    return out
 
 
 def _names_to_files(line: str, installer: re.Pattern, sources: dict[str, list[str]]) -> str:
@@ -114,6 +118,10 @@ def _maven_repo(dist: Path, tmp: Path) -> Path:
            "org.apache.maven.plugins:maven-install-plugin:3.1.3:install-file"]
     run(mvn + [f"-Dfile={dist}/java/jobwire-sdk-{V}.jar", f"-DpomFile={dist}/java/jobwire-sdk-{V}.pom"],
         cwd=tmp, timeout=300)
+    starter = dist / "java" / f"jobwire-spring-boot-starter-{V}.jar"
+    if starter.is_file():
+        run(mvn + [f"-Dfile={starter}", f"-DpomFile={dist}/java/jobwire-spring-boot-starter-{V}.pom"], cwd=tmp,
+            timeout=300)
     run(mvn + [f"-Dfile={dist}/engine-maven/jobwire-engine-{V}.jar",
                f"-DpomFile={dist}/engine-maven/jobwire-engine-{V}.pom"], cwd=tmp, timeout=300)
     run(mvn + [f"-Dfile={dist}/engine-maven/jobwire-engine-{V}-{JAVA_CLASSIFIER}.jar", "-DgroupId=io.jobwire",
@@ -236,12 +244,15 @@ def _base_env(tmp: Path) -> dict[str, str]:
 
 
 def run_page(lang: str, dist: Path, tmp: Path, page: Path | None = None, result: re.Pattern = RESULT,
-             app_port: int | None = None, exits: tuple[int, ...] = (0,)) -> dict[str, object]:
+             app_port: int | None = None, exits: tuple[int, ...] = (0,),
+             engine_cmd: str | None = None) -> dict[str, object]:
     """Runs `page` (default: the getting-started page of `lang`) with `lang`'s
     substitutions. The last shell block's output must match `result`. A page
     whose worker is a service listening on `app_port` (a framework page) gets a
     free port in its place in every command, and its later blocks run once the
-    service listens. After SIGTERM the worker must exit with one of `exits`."""
+    service listens. After SIGTERM the worker must exit with one of `exits`. A
+    page that leaves the engine to the reader (no engine block) gets
+    `engine_cmd` ("{port}" in it is the engine's port) started first."""
     page = page or PAGES[lang]
     port = _free_port()
     subs = Substitutions(lang, dist, tmp, port)
@@ -263,6 +274,9 @@ def run_page(lang: str, dist: Path, tmp: Path, page: Path | None = None, result:
     outputs: list[str] = []
     worker = None
     try:
+        if engine_cmd is not None:
+            eng = s.start("engine", Block(0, "sh", engine_cmd.format(port=port) + "\n", "engine", ""))
+            facts["ready_s"] = _wait_listening(port, eng, s, timeout=120)
         for b in blocks(page):
             if b.kind == "file":
                 dest = s.cwd / b.arg

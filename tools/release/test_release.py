@@ -9,6 +9,7 @@ headers and by `file` (test_engine_packages.py).
 """
 from __future__ import annotations
 
+import json
 import re
 import sys
 import tarfile
@@ -44,6 +45,9 @@ def test_release_holds_every_artifact(dists):
         f"go/github.com/jobwire/jobwire/sdk-go/jobwiretest/@v/v{V}.mod",
         f"java/jobwire-test-{V}.jar", f"java/jobwire-test-{V}-sources.jar", f"java/jobwire-test-{V}-javadoc.jar",
         f"java/jobwire-test-{V}.pom",
+        f"java/jobwire-spring-boot-starter-{V}.jar", f"java/jobwire-spring-boot-starter-{V}-sources.jar",
+        f"java/jobwire-spring-boot-starter-{V}-javadoc.jar", f"java/jobwire-spring-boot-starter-{V}.pom",
+        f"node/jobwire-nestjs-{V}.tgz",
     ]
     missing = [w for w in want if not (d / w).is_file()]
     assert not missing, f"missing from dist/: {missing}"
@@ -57,6 +61,16 @@ def test_release_holds_every_artifact(dists):
     assert f"\nVersion: {V}\n" in meta
     with tarfile.open(d / want[3]) as t:
         assert f'"version": "{V}"' in t.extractfile("package/package.json").read().decode()
+    with tarfile.open(d / f"node/jobwire-nestjs-{V}.tgz") as t:
+        names = t.getnames()
+        nest = json.loads(t.extractfile("package/package.json").read().decode())
+    assert nest["version"] == V and nest["peerDependencies"]["@jobwire/sdk"] == f"^{V}", nest
+    assert {"package/lib/index.js", "package/lib/index.d.ts", "package/LICENSE"} <= set(names), names
+    assert not [n for n in names if "/test/" in n or n.endswith(".ts") and not n.endswith(".d.ts")], names
+    with zipfile.ZipFile(d / f"java/jobwire-spring-boot-starter-{V}.jar") as z:
+        imports = z.read("META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports").decode()
+    assert "io.jobwire.spring.JobwireAutoConfiguration" in imports, imports
+    assert f"<version>{V}</version>" in (d / f"java/jobwire-spring-boot-starter-{V}.pom").read_text()
     assert f"<version>{V}</version>" in (d / want[7]).read_text()
     with zipfile.ZipFile(d / want[8]) as z:
         names = z.namelist()
