@@ -198,7 +198,9 @@ class Session:
         cmd = self.subs.rewrite(cmds[0]).split(" #")[0].rstrip() + extra
         out = (self.log.parent / f"{name}.log").open("w")
         # exec: the signal goes to the page's process itself, as Ctrl-C would
-        p = subprocess.Popen(["bash", "-c", "exec " + cmd], cwd=self.cwd, env=self.env, stdout=out,
+        # (after the command's own VAR=value words, which `exec` does not take)
+        p = subprocess.Popen(["bash", "-c", re.sub(r"^((?:\w+=\S*\s+)*)", r"\1exec ", cmd, count=1)],
+                             cwd=self.cwd, env=self.env, stdout=out,
                              stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
         self.procs.append((name, p))
         return p
