@@ -343,7 +343,7 @@ public final class JobWorkerBuilder {
     WorkerOptions o =
         new WorkerOptions(jobType, h, name, maxJobsActive, conc, jobTimeout, requestTimeout, pollInterval, streamEnabled, streamTimeout,
             fetch, List.copyOf(tenantIds), autoComplete, autoExtend, retryBackOff, policy, stateListener, errorListener);
-    WorkerImpl w = new WorkerImpl(transport, o, client::forget, client.metricsRecorder());
+    WorkerImpl w = new WorkerImpl(transport, o, client::forget, client.metricsRecorder(), client.openTelemetry());
     client.track(w);
     w.start();
     return w;

@@ -82,11 +82,14 @@ public final class JobwireClient implements AutoCloseable {
 
   private final List<Middleware> middleware;
   private final GuardedRecorder metricsRecorder;
+  private final io.opentelemetry.api.OpenTelemetry openTelemetry;
 
-  private JobwireClient(ClientConfig config, List<Middleware> middleware, MetricsRecorder metricsRecorder) throws ConfigurationException {
+  private JobwireClient(ClientConfig config, List<Middleware> middleware, MetricsRecorder metricsRecorder,
+      io.opentelemetry.api.OpenTelemetry openTelemetry) throws ConfigurationException {
     this.config = config;
     this.middleware = List.copyOf(middleware);
     this.metricsRecorder = metricsRecorder == null ? GuardedRecorder.NONE : new GuardedRecorder(metricsRecorder);
+    this.openTelemetry = openTelemetry;
     this.transport = new Transport(config);
   }
 
@@ -127,6 +130,11 @@ public final class JobwireClient implements AutoCloseable {
   /** The guarded metrics recorder every worker of this client reports to. */
   GuardedRecorder metricsRecorder() {
     return metricsRecorder;
+  }
+
+  /** The OpenTelemetry the workers report to; null: the global one at the time a worker opens. */
+  io.opentelemetry.api.OpenTelemetry openTelemetry() {
+    return openTelemetry;
   }
 
   /** The client-level middleware, outermost first (every worker of this client runs it). */
@@ -848,6 +856,7 @@ public final class JobwireClient implements AutoCloseable {
     private Map<String, String> env = System.getenv();
     private final List<Middleware> middleware = new ArrayList<>();
     private MetricsRecorder metricsRecorder;
+    private io.opentelemetry.api.OpenTelemetry openTelemetry;
 
     Builder() {}
 
@@ -1038,13 +1047,26 @@ public final class JobwireClient implements AutoCloseable {
     }
 
     /**
+     * The OpenTelemetry whose tracer and meter the workers use (the span per job, the
+     * {@code jobwire.worker.*} instruments), e.g. the one a framework configured, instead of
+     * {@code GlobalOpenTelemetry} (the default).
+     *
+     * @param openTelemetry the OpenTelemetry, or null for the global one
+     * @return this
+     */
+    public Builder openTelemetry(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+      this.openTelemetry = openTelemetry;
+      return this;
+    }
+
+    /**
      * Resolves the configuration and opens the channels (lazily connected).
      *
      * @return the client
      * @throws ConfigurationException on invalid options or environment values
      */
     public JobwireClient build() throws ConfigurationException {
-      return new JobwireClient(ClientConfig.resolve(in, env), middleware, metricsRecorder);
+      return new JobwireClient(ClientConfig.resolve(in, env), middleware, metricsRecorder, openTelemetry);
     }
   }
 }

@@ -137,6 +137,37 @@ class MetricsRecorderTest {
     assertEquals(otelUnits.get("jobwire.worker.job.duration"), rec.units.get("jobwire.worker.job.duration"));
   }
 
+  /** Builder.openTelemetry: the span per job and the instruments go to the given OpenTelemetry, not the global one. */
+  @Test
+  void theClientsOwnOpenTelemetryGetsTheSpansAndMetrics() throws Exception {
+    io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter spans = io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter.create();
+    InMemoryMetricReader own = InMemoryMetricReader.create();
+    OpenTelemetrySdk sdk = OpenTelemetrySdk.builder()
+        .setTracerProvider(io.opentelemetry.sdk.trace.SdkTracerProvider.builder()
+            .addSpanProcessor(io.opentelemetry.sdk.trace.export.SimpleSpanProcessor.create(spans)).build())
+        .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(own).build())
+        .build();
+    try (JobwireClient client = JobwireClient.builder().environment(Map.of()).address(engine.address()).openTelemetry(sdk).build()) {
+      JobWorker w = client.newWorker().jobType("own-otel").workerName("own-otel").handler(job -> Map.of()).open();
+      assertEquals(N, runInstances(client, "own-otel").size());
+      w.close(Duration.ofSeconds(5));
+    }
+    long jobSpans = spans.getFinishedSpanItems().stream().filter(sp -> sp.getName().equals("process job own-otel")).count();
+    assertEquals(N, jobSpans, "one span per job in the client's own tracer provider");
+    boolean ownHandled = false;
+    for (MetricData m : own.collectAllMetrics()) {
+      if (m.getName().equals("jobwire.worker.jobs.handled")) ownHandled = true;
+    }
+    assertTrue(ownHandled, "the client's own meter provider got the worker metrics");
+    for (MetricData m : reader.collectAllMetrics()) {
+      for (PointData p : m.getData().getPoints()) {
+        assertFalse("own-otel".equals(p.getAttributes().get(AttributeKey.stringKey("jobwire.worker.name"))),
+            "the global meter provider got nothing of this client: " + m.getName());
+      }
+    }
+    sdk.close();
+  }
+
   @Test
   void aThrowingRecorderNeverReachesTheHandlerOrTheOutcome() throws Exception {
     AtomicInteger calls = new AtomicInteger();

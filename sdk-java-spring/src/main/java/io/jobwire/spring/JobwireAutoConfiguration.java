@@ -61,17 +61,23 @@ public class JobwireAutoConfiguration {
    * @param settings the effective settings
    * @param recorder the metrics recorder, if any
    * @param middleware the middleware beans
+   * @param openTelemetry the application's {@code OpenTelemetry} bean, if any (Spring Boot's
+   *     OpenTelemetry auto-configuration makes one): the workers' spans and instruments go there
+   *     instead of to {@code GlobalOpenTelemetry}
    * @return the client (closed by the context after the workers)
    * @throws ConfigurationException on invalid options
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   public JobwireClient jobwireClient(JobwireSettings settings, ObjectProvider<MetricsRecorder> recorder,
-      ObjectProvider<Middleware> middleware) throws ConfigurationException {
+      ObjectProvider<Middleware> middleware, ObjectProvider<io.opentelemetry.api.OpenTelemetry> openTelemetry)
+      throws ConfigurationException {
     JobwireClient.Builder b = JobwireClient.builder();
     settings.applyTo(b);
     MetricsRecorder r = recorder.getIfUnique();
     if (r != null) b.metricsRecorder(r);
+    io.opentelemetry.api.OpenTelemetry otel = openTelemetry.getIfUnique();
+    if (otel != null) b.openTelemetry(otel);
     b.middleware(middleware.orderedStream().toArray(Middleware[]::new));
     return b.build();
   }

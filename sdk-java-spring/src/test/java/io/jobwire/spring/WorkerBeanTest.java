@@ -79,6 +79,52 @@ class WorkerBeanTest {
     }
   }
 
+  @Configuration(proxyBeanMethods = false)
+  @EnableAutoConfiguration
+  static class TracedApp {
+    static final io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter SPANS =
+        io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter.create();
+
+    @Bean
+    OrderWorkers orderWorkers() {
+      return new OrderWorkers();
+    }
+
+    @Bean(destroyMethod = "close")
+    io.opentelemetry.sdk.OpenTelemetrySdk openTelemetry() {
+      return io.opentelemetry.sdk.OpenTelemetrySdk.builder()
+          .setTracerProvider(io.opentelemetry.sdk.trace.SdkTracerProvider.builder()
+              .addSpanProcessor(io.opentelemetry.sdk.trace.export.SimpleSpanProcessor.create(SPANS)).build())
+          .build();
+    }
+  }
+
+  /**
+   * The application's OpenTelemetry bean (e.g. the one Spring Boot's OpenTelemetry auto-configuration
+   * makes) gets the span of every job, with the parent a {@code traceparent} custom header names.
+   */
+  @Test
+  void theApplicationsOpenTelemetryBeanGetsTheJobSpans() throws Exception {
+    String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    engine.deploy(TestProcesses.bpmn("spring-charge", Map.of("channel", "web", "traceparent", "00-" + traceId + "-00f067aa0ba902b7-01")));
+    try (ConfigurableApplicationContext ctx = TestProcesses.run(engine, new Class<?>[] {TracedApp.class},
+        "jobwire.worker.override.spring-disabled.enabled=false")) {
+      JobwireClient client = ctx.getBean(JobwireClient.class);
+      client.createProcessInstanceWithResult("one-task-spring-charge", Map.of("orderId", "o-t", "amount", 1.0),
+          Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
+      // the span ends once the engine acknowledged the outcome, which may be just after the result
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      List<io.opentelemetry.sdk.trace.data.SpanData> spans = List.of();
+      while (System.nanoTime() < deadline) {
+        spans = TracedApp.SPANS.getFinishedSpanItems().stream().filter(s -> s.getName().equals("process job spring-charge")).toList();
+        if (!spans.isEmpty()) break;
+        Thread.sleep(20);
+      }
+      assertThat(spans).hasSize(1);
+      assertThat(spans.get(0).getTraceId()).as("the parent from the traceparent header").isEqualTo(traceId);
+    }
+  }
+
   @Test
   void jobWorkerBeanCompletesJobsWithInjectedParameters() throws Exception {
     engine.deploy(TestProcesses.bpmn("spring-charge", Map.of("channel", "web")));

@@ -2,6 +2,7 @@ package io.jobwire.internal.worker;
 
 import io.jobwire.internal.Version;
 import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.DoubleHistogram;
@@ -58,17 +59,19 @@ final class Telemetry {
   static final String CAPACITY = "jobwire.worker.capacity.used";
 
   Telemetry(String jobType, String workerName, IntSupplier capacityUsed) {
-    this(jobType, workerName, capacityUsed, GuardedRecorder.NONE);
+    this(jobType, workerName, capacityUsed, GuardedRecorder.NONE, null);
   }
 
   /** Also reports every instrument to {@code recorder}, with the same names and attributes. */
-  Telemetry(String jobType, String workerName, IntSupplier capacityUsed, GuardedRecorder recorder) {
+  Telemetry(String jobType, String workerName, IntSupplier capacityUsed, GuardedRecorder recorder,
+      OpenTelemetry openTelemetry) {
+    OpenTelemetry otel = openTelemetry != null ? openTelemetry : GlobalOpenTelemetry.get();
     this.workerName = workerName;
     this.jobType = jobType;
     this.recorder = recorder == null ? GuardedRecorder.NONE : recorder;
     this.baseMap = Map.of(TYPE.getKey(), jobType, WORKER.getKey(), workerName);
-    tracer = GlobalOpenTelemetry.get().tracerBuilder(SCOPE).setInstrumentationVersion(Version.VERSION).build();
-    Meter meter = GlobalOpenTelemetry.get().meterBuilder(SCOPE).setInstrumentationVersion(Version.VERSION).build();
+    tracer = otel.tracerBuilder(SCOPE).setInstrumentationVersion(Version.VERSION).build();
+    Meter meter = otel.meterBuilder(SCOPE).setInstrumentationVersion(Version.VERSION).build();
     base = Attributes.of(TYPE, jobType, WORKER, workerName);
     activated = meter.counterBuilder(ACTIVATED).setDescription("jobs received by the worker").build();
     handled = meter.counterBuilder(HANDLED).setDescription("jobs finished, by outcome").build();

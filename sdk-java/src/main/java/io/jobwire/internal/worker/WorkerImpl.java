@@ -50,11 +50,15 @@ public final class WorkerImpl implements JobWorker {
   private CompletableFuture<Void> closeFuture;
 
   public WorkerImpl(Transport transport, WorkerOptions o, Consumer<WorkerImpl> onClosed) {
-    this(transport, o, onClosed, GuardedRecorder.NONE);
+    this(transport, o, onClosed, GuardedRecorder.NONE, null);
   }
 
-  /** A worker whose metrics also go to {@code recorder} (the client's {@code MetricsRecorder}). */
-  public WorkerImpl(Transport transport, WorkerOptions o, Consumer<WorkerImpl> onClosed, GuardedRecorder recorder) {
+  /**
+   * A worker whose metrics also go to {@code recorder} (the client's {@code MetricsRecorder}) and
+   * whose span and instruments come from {@code openTelemetry} (null: the global one).
+   */
+  public WorkerImpl(Transport transport, WorkerOptions o, Consumer<WorkerImpl> onClosed, GuardedRecorder recorder,
+      io.opentelemetry.api.OpenTelemetry openTelemetry) {
     this.o = o;
     this.onClosed = onClosed;
     this.lease = transport.leaseLong();
@@ -72,7 +76,7 @@ public final class WorkerImpl implements JobWorker {
       }
     };
     this.ledger = new Ledger(o.maxJobsActive(), this::capacityUsed);
-    this.tel = new Telemetry(o.jobType(), o.workerName(), ledger::jobs, recorder);
+    this.tel = new Telemetry(o.jobType(), o.workerName(), ledger::jobs, recorder, openTelemetry);
     this.machine = new StateMachine(s -> {
       LOG.debug("worker {}: {}", o.jobType(), s.wireName());
       Consumer<WorkerState> l = o.stateListener();
