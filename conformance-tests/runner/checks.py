@@ -212,7 +212,7 @@ def activation_wait_spread(case):
                                  "keeps the worker above the poll threshold")
 
 
-SPREAD_MAX = 8.0
+SPREAD_MAX = 9.0
 
 
 def push_wait_not_poll_paced(case):
