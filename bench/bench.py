@@ -8,7 +8,7 @@ Every worker runs in a driver process of its own (one per client and case); the 
 (bench/go loadgen) is another process, so the worker's CPU time (user + sys, the process's CPU-time clock)
 and peak RSS (VmHWM) are the worker's alone. Engine: `jobwire-engine dev` with fsync on (and
 `jobwire-engine cluster` for the scaling workload). All servers bind 127.0.0.1 on free ports and are
-stopped at the end. Results: <out>/bench.json, <out>/*.png, <out>/latest.md; latest.md ends with
+stopped at the end. Results: <out>/bench.json, <out>/*.svg, <out>/latest.md; latest.md ends with
 results/history-zeebe-8.8.21.md, the Zeebe rows of the last run that still measured Zeebe (history,
 no longer reproducible here).
 """
@@ -96,7 +96,7 @@ def main() -> int:
         out = Path(a.out)
         out.mkdir(parents=True, exist_ok=True)
         made = plots(res["rows"], out)
-        (out / "latest.md").write_text(markdown(res, made))
+        (out / "latest.md").write_text(markdown(res, made, out))
         log(f"rendered {out / 'latest.md'} and {len(made)} plots from {a.render}")
         return 0
     clients = select_clients(ap, a.clients or ",".join(CLIENTS), a.sdks)
@@ -192,7 +192,7 @@ def main() -> int:
         res["seconds"] = time.time() - t_start
         (out / "bench.json").write_text(json.dumps(res, indent=1))
         made = plots(rows, out) if rows else []
-        (out / "latest.md").write_text(markdown(res, made))
+        (out / "latest.md").write_text(markdown(res, made, out))
         shutil.rmtree(work, ignore_errors=True)
         log(f"wrote {out / 'bench.json'}, {out / 'latest.md'} and {len(made)} plots")
     for a_, b_, c_ in targets(rows):

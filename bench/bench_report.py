@@ -14,6 +14,17 @@ from typing import Any, Dict, List, Optional, Tuple
 from bench_rig import CLIENTS, LANGS, OFFICIAL_NAME, ZEEBE_HISTORY
 from bench_workloads import IDLE_MODES, MIXED_MODES
 
+RESULTS = (Path(__file__).resolve().parent / "results").resolve()
+REPO = RESULTS.parents[1]
+
+
+def _rel(p: Path) -> str:
+    """p relative to the repository when it is inside it (the command a page prints), else as given."""
+    try:
+        return str(p.resolve().relative_to(REPO))
+    except ValueError:
+        return str(p)
+
 def ratio(a: Optional[float], b: Optional[float]) -> Optional[float]:
     if a is None or b is None or b == 0:
         return None
@@ -72,15 +83,18 @@ def targets(rows: List[Dict[str, Any]]) -> List[Tuple[str, str, str]]:
 def plots(rows: List[Dict[str, Any]], out: Path) -> List[str]:
     import matplotlib
 
-    matplotlib.use("Agg")
+    matplotlib.use("svg")
     import matplotlib.pyplot as plt
 
+    # SVG, small and diffable, and the same bytes for the same rows: a fixed id salt, text kept as
+    # text (no glyph paths), no date in the metadata
+    matplotlib.rcParams.update({"svg.hashsalt": "jobwire-bench", "svg.fonttype": "none"})
     made = []
     rows = [r for r in rows if "error" not in r]
 
     def save(fig: Any, name: str) -> None:
         fig.tight_layout()
-        fig.savefig(out / name, dpi=90)
+        fig.savefig(out / name, format="svg", metadata={"Date": None})
         plt.close(fig)
         made.append(name)
 
@@ -99,7 +113,7 @@ def plots(rows: List[Dict[str, Any]], out: Path) -> List[str]:
             ax.set_ylabel(label)
             ax.set_title(f"Workload 1 — {label} — {eng}")
             ax.legend()
-            save(fig, f"w1-{fname}-{eng}.png")
+            save(fig, f"w1-{fname}-{eng}.svg")
     w2 = [r for r in rows if r["workload"] == 2]
     for eng in sorted({r["engine"] for r in w2}):
         rs = [r for r in w2 if r["engine"] == eng]
@@ -116,7 +130,7 @@ def plots(rows: List[Dict[str, Any]], out: Path) -> List[str]:
         ax.set_ylabel("activation latency (ms, log)")
         ax.set_title(f"Workload 2 — activation latency at a steady rate — {eng}")
         ax.legend(fontsize=7, ncol=2)
-        save(fig, f"w2-latency-{eng}.png")
+        save(fig, f"w2-latency-{eng}.svg")
     w3 = [r for r in rows if r["workload"] == 3]
     if w3:
         fig, ax = plt.subplots(figsize=(7, 3.4))
@@ -129,7 +143,7 @@ def plots(rows: List[Dict[str, Any]], out: Path) -> List[str]:
         ax.set_ylabel("engine CPU s per minute")
         ax.set_title(f"Workload 3 — idle cost, {w3[0]['workers']} idle workers")
         ax.legend()
-        save(fig, "w3-idle.png")
+        save(fig, "w3-idle.svg")
     w4 = [r for r in rows if r["workload"] == 4]
     if w4:
         fig, ax = plt.subplots(figsize=(7, 3.4))
@@ -143,7 +157,7 @@ def plots(rows: List[Dict[str, Any]], out: Path) -> List[str]:
         ax.set_ylabel("total time (s)")
         ax.set_title(f"Workload 4 — mixed workload, {w4[0]['n']} instances")
         ax.legend()
-        save(fig, "w4-mixed.png")
+        save(fig, "w4-mixed.svg")
     w5 = [r for r in rows if r["workload"] == 5]
     for eng in sorted({r["engine"] for r in w5}):
         fig, ax = plt.subplots(figsize=(8, 3.6))
@@ -153,7 +167,7 @@ def plots(rows: List[Dict[str, Any]], out: Path) -> List[str]:
         ax.set_ylabel("slow worker RSS (MB)")
         ax.set_title(f"Workload 5 — slow worker memory, backlog of {w5[0]['backlog']} × {w5[0]['padKb']} KiB — {eng}")
         ax.legend(fontsize=7)
-        save(fig, f"w5-rss-{eng}.png")
+        save(fig, f"w5-rss-{eng}.svg")
     w6 = [r for r in rows if r["workload"] == 6]
     if w6:
         fig, ax = plt.subplots(figsize=(7, 3.4))
@@ -164,7 +178,7 @@ def plots(rows: List[Dict[str, Any]], out: Path) -> List[str]:
         ax.set_ylabel("jobs/s")
         ax.set_title(f"Workload 6 — scaling ({w6[0]['client']}, jobwire engine)")
         ax.legend()
-        save(fig, "w6-scaling.png")
+        save(fig, "w6-scaling.svg")
     return made
 
 
@@ -186,7 +200,10 @@ def mem_kb_total() -> int:
         return int(f.readline().split()[1])
 
 
-def markdown(res: Dict[str, Any], made: List[str]) -> str:
+def markdown(res: Dict[str, Any], made: List[str], out: Optional[Path] = None) -> str:
+    """The page. Its plots are linked only where they are committed: in bench/results/ (the
+    default --out); a run elsewhere (bench/results/rerun-*) keeps only its JSON and this page, whose
+    Plots section then says how to draw them."""
     failed = [r for r in res["rows"] if "error" in r]
     rows = [r for r in res["rows"] if "error" not in r]
     L = [f"# `make bench` — latest run", "",
@@ -303,11 +320,17 @@ def markdown(res: Dict[str, Any], made: List[str]) -> str:
         L += ["## Targets of issue 16 (ratios from this run)", "", "| target | measured | met |", "|---|---|---|"]
         L += [f"| {a} | {b} | {c} |" for a, b, c in t]
         L.append("")
-    if made:
+    if made and (out is None or out.resolve() == RESULTS):
         L += ["## Plots", "",
-              "The plots are not committed; draw them from `bench.json` (after `bench/bootstrap.sh`):",
+              "SVG drawn from `bench.json`, committed beside this page (a rerun in another folder keeps only",
+              "its `bench.json` and page). Redraw them (after `bench/bootstrap.sh`) with",
               "`bench/.venv/bin/python bench/bench.py --render bench/results/bench.json --out bench/results`.", ""]
         L += [f"![{m}]({m})" for m in made] + [""]
+    elif made:
+        rel = _rel(out)
+        L += ["## Plots", "",
+              f"Plots are not committed for reruns (only `bench/results/` keeps its plots): "
+              f"`bench/.venv/bin/python bench/bench.py --render {rel}/bench.json --out {rel}` draws them.", ""]
     if ZEEBE_HISTORY.exists():
         L += [ZEEBE_HISTORY.read_text().rstrip("\n"), ""]
     return "\n".join(L)

@@ -7,7 +7,7 @@ worker process, the measured numbers are sane, the JSON, the plots and the page 
 from __future__ import annotations
 
 import json
-import struct
+import xml.etree.ElementTree as ET
 import subprocess
 import sys
 from pathlib import Path
@@ -97,23 +97,28 @@ def test_fairness_under_push_overload(run: Dict[str, Any]) -> None:
     assert 0 <= r["over1s"] <= r["handled"] and 1 < r["jobsPerS"] < 100000
 
 
-def png_size(p: Path) -> tuple:
-    b = p.read_bytes()
-    assert b[:8] == b"\x89PNG\r\n\x1a\n", f"{p.name} is not a PNG"
-    return struct.unpack(">II", b[16:24])
+def svg_size(p: Path) -> tuple:
+    """(width, height) in pt of an SVG plot, which must carry no date (the same rows draw the same bytes)."""
+    root = ET.fromstring(p.read_bytes())
+    assert root.tag == "{http://www.w3.org/2000/svg}svg", f"{p.name} is not an SVG"
+    assert b"<dc:date>" not in p.read_bytes(), f"{p.name} carries a date"
+    return tuple(float(root.get(k).removesuffix("pt")) for k in ("width", "height"))
 
 
 def test_plots_and_page_written(run: Dict[str, Any]) -> None:
     out: Path = run["out"]
-    for name in ("w1-throughput-jobwire.png", "w1-cpu-per-job-jobwire.png", "w1-peak-rss-jobwire.png",
-                 "w2-latency-jobwire.png", "w5-rss-jobwire.png"):
-        w, h = png_size(out / name)
+    for name in ("w1-throughput-jobwire.svg", "w1-cpu-per-job-jobwire.svg", "w1-peak-rss-jobwire.svg",
+                 "w2-latency-jobwire.svg", "w5-rss-jobwire.svg"):
+        w, h = svg_size(out / name)
         assert w > 300 and h > 150
+    assert not list(out.glob("*.png"))
     md = (out / "latest.md").read_text()
     assert run["res"]["machine"] in md and run["res"]["date"] in md
     for client in CLIENTS:
         assert f"| jobwire | {client} | push |" in md
-    assert "## Targets of issue 16" in md and "![w1-throughput-jobwire.png]" in md
+    # a run outside bench/results/ keeps only its JSON and page: the page links no plot, it says how to draw them
+    assert "## Targets of issue 16" in md and "![" not in md
+    assert f"--render {out}/bench.json --out {out}` draws them" in md
     assert "## 8. Jobs a paused worker parks" in md and "| jobwire | python-jobwire | 1 | 100 |" in md
     assert "## 9. Fairness under push overload" in md and "| jobwire | node-jobwire | 1000 |" in md
     # progress is printed while it runs
@@ -124,3 +129,20 @@ def test_plots_and_page_written(run: Dict[str, Any]) -> None:
     measured, _, history = md.partition("## History: Zeebe 8.8.21 (2026-11-26), no longer reproducible here")
     assert history and "| zeebe | go-jobwire | push |" in history
     assert "zeebe |" not in measured
+
+
+def test_committed_plots_are_drawn_from_the_committed_json(tmp_path: Path) -> None:
+    """bench/results/ commits the latest run's plots as SVG beside its page: --render of its bench.json
+    draws exactly those bytes (fixed id salt, no date), and the page links every one of them."""
+    subprocess.run([str(HERE / "bootstrap.sh")], check=True)
+    res = HERE / "results"
+    p = subprocess.run([str(HERE / ".venv" / "bin" / "python"), str(HERE / "bench.py"), "--render",
+                        str(res / "bench.json"), "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    drawn = sorted(x.name for x in tmp_path.glob("*.svg"))
+    assert drawn and drawn == sorted(x.name for x in res.glob("*.svg")), "bench/results/*.svg are not this run's plots"
+    for name in drawn:
+        assert (tmp_path / name).read_bytes() == (res / name).read_bytes(), f"{name} differs from its redraw"
+    page = (res / "latest.md").read_text()
+    for name in drawn:
+        assert f"![{name}]({name})" in page, f"latest.md does not show {name}"

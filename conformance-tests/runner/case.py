@@ -166,6 +166,10 @@ def validate(sc: Scenario) -> list[str]:
                     errs.append(f"step {i}: unknown worker option {o!r}")
             errs += [f"step {i}: {e}" for e in _validate_behavior(arg.get("behavior") or [])]
         if kind == "create_instances":
+            hs = arg.get("handler_sleep_ms")
+            if hs is not None and not (isinstance(hs, list) and len(hs) == 2 and all(isinstance(x, int) for x in hs)
+                                       and 0 <= hs[0] <= hs[1]):
+                errs.append(f"step {i}: handler_sleep_ms must be [lo, hi] ms with 0 <= lo <= hi, not {hs!r}")
             for inst in arg.get("instances") or [arg.get("variables") or {}]:
                 if "jwBehavior" in inst:
                     errs += [f"step {i}: {e}" for e in _validate_behavior(inst["jwBehavior"])]

@@ -190,6 +190,31 @@ def activation_wait_bounded(case):
                        f"p99 {p99:.0f} ms): yielded jobs starve while the stream keeps the worker busy")
 
 
+def activation_wait_spread(case):
+    """streaming/fairness-poll-collects-yielded: no job waits (creation -> job_start) more than
+    SPREAD_MAX x the run's own mean wait. Starved jobs wait until the load stops while every other
+    job's wait stays short, so the longest wait is many times the mean; a fair worker's waits are
+    all of one kind (the queue ahead of each job), so its longest is a small multiple of the mean.
+    Both scale with the machine's speed, so the ratio holds at any load (numbers in the scenario's
+    README)."""
+    waits = _activation_waits(case)
+    assert len(waits) >= 100, f"only {len(waits)} stamped job starts"
+    ws = sorted(w for w, _ in waits)
+    run_ms = max(c for _, c in waits) - min(c for _, c in waits)
+    mean, worst = statistics.fmean(ws), ws[-1]
+    ratio = worst / max(mean, 1.0)
+    over = sum(1 for w in ws if w > SPREAD_MAX * mean)
+    case.note(f"activation wait over {len(ws)} jobs, run {run_ms:.0f} ms: p50 {ws[len(ws) // 2]:.0f} ms, "
+              f"mean {mean:.0f} ms, max {worst:.0f} ms (max/mean {ratio:.1f}, {over} over {SPREAD_MAX:g} x mean, "
+              f"max/run {worst / max(run_ms, 1):.2f})")
+    assert ratio <= SPREAD_MAX, (f"{over} jobs waited more than {SPREAD_MAX:g} x the mean wait {mean:.0f} ms (max "
+                                 f"{worst:.0f} ms, run {run_ms:.0f} ms): yielded jobs starve while the stream "
+                                 "keeps the worker above the poll threshold")
+
+
+SPREAD_MAX = 9.0
+
+
 def push_wait_not_poll_paced(case):
     """streaming/push-without-long-polling: with a gateway that answers polls
     at once, jobs still come through the stream as they are pushed: the median

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import threading
 import time
@@ -413,6 +414,13 @@ def _create_instances(case: Case, a):
         insts = [{**v, name: start + i, f"{name}Text": str(start + i),
                   "jwBehavior": [{"complete": {"echo": start + i}}]} for i, v in enumerate(insts)]
         case.sequence = {"name": name, "values": {start + i for i in range(len(insts))}}
+    if a.get("handler_sleep_ms"):
+        # `handler_sleep_ms: [lo, hi]`: instance i's jwBehavior sleeps a duration drawn uniformly from
+        # [lo, hi] ms (seeded: the same sequence every run), then completes; handlers that end at
+        # scattered times keep a push worker's slots refilled one by one instead of in lockstep
+        lo, hi = (int(x) for x in a["handler_sleep_ms"])
+        rnd = random.Random(35)
+        insts = [{**v, "jwBehavior": [{"sleep": rnd.randint(lo, hi)}, {"complete": {}}]} for v in insts]
     pid = a.get("process", case.process_id)
     if "definition" in a or "expect_code" in a:
         return _create_by_definition(case, a, insts)
