@@ -43,8 +43,9 @@ func fetchVariablesOf(h Handler) []string {
 // no variables; serialized as a handler's return value, losslessly).
 //
 // The worker fetches only the variables In names (its exported fields by json
-// name, embedded structs flattened) unless WithFetchVariables is set; with In
-// a map, any or json.RawMessage it fetches all.
+// name, embedded structs flattened) and traceparent, the job span's parent,
+// unless WithFetchVariables is set (then exactly those); with In a map, any or
+// json.RawMessage it fetches all.
 //
 // Input that does not decode (a JSON value of the wrong type for a field) or
 // that fails In's Validate method (if In or *In has `Validate() error`) never
@@ -189,7 +190,8 @@ var rawMessageType = reflect.TypeFor[json.RawMessage]()
 
 // deriveFetchVariables returns the top-level variable names a struct type
 // decodes (exported fields by json name, "-" skipped, embedded structs
-// flattened); nil for other types (all variables).
+// flattened), then traceparent unless named already; nil for other types and
+// for a struct without fields (all variables).
 func deriveFetchVariables(t reflect.Type) []string {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -229,5 +231,13 @@ func deriveFetchVariables(t reflect.Type) []string {
 		}
 	}
 	walk(t, 0)
+	if len(names) > 0 && !seen[traceparentVariable] {
+		names = append(names, traceparentVariable) // a derived list keeps the job span's parent
+	}
 	return names
 }
+
+// traceparentVariable is the W3C trace context variable a job span takes its
+// parent from (Telemetry): a derived fetchVariables list names it too, so a
+// typed worker does not cut the trace. Struct decoding ignores it.
+const traceparentVariable = "traceparent"

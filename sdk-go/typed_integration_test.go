@@ -35,7 +35,7 @@ type itReceipt struct {
 
 // TestEngineTypedWorker runs a typed worker end to end against the reference
 // engine: fetchVariables derived from the input type (the job carries only the
-// input's variables), the output completes the instance, and an instance with
+// input's variables and traceparent), the output completes the instance, and an instance with
 // invalid input has its job failed with the field in the error message while
 // the handler is never called for it.
 func TestEngineTypedWorker(t *testing.T) {
@@ -59,7 +59,8 @@ func TestEngineTypedWorker(t *testing.T) {
 		defer closeW(t, w)
 	}
 
-	res := runInstances(t, c, pid, 1, map[string]any{"orderId": "o1", "amount": 21, "extra": strings.Repeat("x", 1000)})
+	res := runInstances(t, c, pid, 1, map[string]any{"orderId": "o1", "amount": 21, "extra": strings.Repeat("x", 1000),
+		"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"})
 	var out map[string]any
 	if err := json.Unmarshal(res[0].Variables, &out); err != nil || out["total"] != 42.0 || out["orderId"] != "o1" {
 		t.Fatalf("instance result %s (%v)", res[0].Variables, err)
@@ -74,8 +75,8 @@ func TestEngineTypedWorker(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	if !slices.Equal(keys, []string{"amount", "orderId"}) {
-		t.Errorf("the job carried %s, want only the derived orderId and amount", got)
+	if !slices.Equal(keys, []string{"amount", "orderId", "traceparent"}) {
+		t.Errorf("the job carried %s, want only the derived orderId, amount and traceparent", got)
 	}
 
 	bad, err := c.CreateProcessInstance(context.Background(), jobwire.CreateInstance{BPMNProcessID: pid, Version: -1,

@@ -53,7 +53,7 @@ func (o testOrder) Validate() error {
 
 func TestDeriveFetchVariables(t *testing.T) {
 	got := deriveFetchVariables(reflect.TypeFor[testOrder]())
-	want := []string{"tenantRef", "actor", "orderId", "amount", "quantity", "address", "Plain", "raw"}
+	want := []string{"tenantRef", "actor", "orderId", "amount", "quantity", "address", "Plain", "raw", "traceparent"}
 	if !slices.Equal(got, want) {
 		t.Errorf("derived %v, want %v", got, want)
 	}
@@ -72,11 +72,49 @@ func TestDeriveFetchVariables(t *testing.T) {
 	}) (any, error) {
 		return nil, nil
 	})
-	if got := fetchVariablesOf(h); !slices.Equal(got, []string{"a", "b"}) {
+	if got := fetchVariablesOf(h); !slices.Equal(got, []string{"a", "b", "traceparent"}) {
 		t.Errorf("handler: %v", got)
 	}
 	if got := fetchVariablesOf(HandlerFunc(func(context.Context, *Job) (any, error) { return nil, nil })); got != nil {
 		t.Errorf("HandlerFunc: %v", got)
+	}
+}
+
+// A derived list also names traceparent (once, at the end), so a typed
+// worker's job span keeps its parent; an explicit list stays as written, and
+// a type that takes all variables stays all. The decoded input ignores it.
+func TestDerivedFetchVariablesKeepTraceparent(t *testing.T) {
+	type traced struct {
+		OrderID     string `json:"orderId"`
+		Traceparent string `json:"traceparent"`
+		Amount      int    `json:"amount"`
+	}
+	if got, want := deriveFetchVariables(reflect.TypeFor[traced]()), []string{"orderId", "traceparent", "amount"}; !slices.Equal(got, want) {
+		t.Errorf("a type that declares traceparent: %v, want %v", got, want)
+	}
+	if got := deriveFetchVariables(reflect.TypeFor[struct{}]()); got != nil {
+		t.Errorf("a struct without fields: %v, want nil (all variables)", got)
+	}
+	h := Handle(func(ctx context.Context, job *Job, in testAddress) (any, error) { return nil, nil })
+	for _, tc := range []struct {
+		name string
+		opts []WorkerOption
+		want []string
+	}{
+		{"derived", nil, []string{"city", "traceparent"}},
+		{"explicit", []WorkerOption{WithFetchVariables("city")}, []string{"city"}},
+	} {
+		cfg, err := prepareWorker("t", h, nil, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(cfg.FetchVariables, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, cfg.FetchVariables, tc.want)
+		}
+	}
+	var o testOrder
+	if err := decodeInput([]byte(`{"orderId":"o1","amount":2,"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}`), &o, ""); err != nil || o.OrderID != "o1" {
+		t.Errorf("decoding with traceparent: %+v, %v", o, err)
 	}
 }
 
@@ -87,7 +125,7 @@ func TestPrepareWorkerFetchVariablesPrecedence(t *testing.T) {
 		opts []WorkerOption
 		want []string
 	}{
-		{"derived", nil, []string{"city"}},
+		{"derived", nil, []string{"city", "traceparent"}},
 		{"explicit wins", []WorkerOption{WithFetchVariables("x", "y")}, []string{"x", "y"}},
 		{"explicit empty = all", []WorkerOption{WithFetchVariables()}, nil},
 	} {
@@ -377,7 +415,7 @@ func TestFakeMuxTypedMiddlewareOrderAndRetryPolicy(t *testing.T) {
 	})
 	polls, _ := gw.Polls()
 	for _, p := range polls {
-		want := map[string][]string{"typed": {"orderId", "amount"}, "raising": nil}[p.GetType()]
+		want := map[string][]string{"typed": {"orderId", "amount", "traceparent"}, "raising": nil}[p.GetType()]
 		if !slices.Equal(p.GetFetchVariable(), want) {
 			t.Errorf("%s polls fetchVariables %v, want %v", p.GetType(), p.GetFetchVariable(), want)
 		}

@@ -392,7 +392,8 @@ def each_instance_echoes_its_sequence_number(case):
 
 
 # ------------------------------------------------------------- typed handlers, retry policy, middleware
-ORDER_FIELDS = {"orderId", "amount"}
+# A derived fetchVariables list also names traceparent (docs/worker-semantics.md, Typed handlers).
+ORDER_FIELDS = {"orderId", "amount", "traceparent"}
 
 
 def _instance_vars(case):
@@ -401,19 +402,19 @@ def _instance_vars(case):
 
 def typed_variables_are_exactly_order(case):
     """typed/fetch-variables-derived: the typed handler received exactly the
-    fields of its input type, on push and on poll alike."""
+    fields of its input type and traceparent, on push and on poll alike."""
     starts = _starts(case)
     assert starts, "no job_start"
     for s in starts:
         keys = set(json.loads(s["variables"]))
         assert keys == ORDER_FIELDS, (f"job {s['key']} ({s.get('activation')}) carried variables {sorted(keys)}; "
-                                      f"the input type Order declares {sorted(ORDER_FIELDS)}")
+                                      f"want the input type Order's fields and traceparent, {sorted(ORDER_FIELDS)}")
 
 
 def engine_fetch_variables_are_order(case):
     """typed/fetch-variables-derived: the engine's record of the activation
-    request shows the derived fetch-variables list (not 'all', not filtered
-    on the client after fetching everything)."""
+    request shows the derived fetch-variables list, traceparent included (not
+    'all', not filtered on the client after fetching everything)."""
     jobs = case.jobs()
     assert jobs, "no job in the engine"
     for j in jobs:
@@ -427,6 +428,21 @@ def typed_receipts(case):
     job: total = 2 x amount, channel from the typed custom header."""
     got = sorted((v.get("orderId"), v.get("total"), v.get("channel")) for v in _instance_vars(case).values())
     assert got == [("A-1", 42, "web"), ("A-2", 1, "web")], f"instance variables (orderId, total, channel): {got}"
+
+
+def typed_spans_parented_by_traceparent(case):
+    """typed/fetch-variables-derived: the typed worker's derived list fetched
+    traceparent, so each job's span is a child of the caller's remote span
+    (the same parent as observability/traceparent-parenting)."""
+    tp_trace, tp_span = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+    name = f"process job {case.job_type}"
+    spans = [s for s in case.events("span") if s.get("name") == name]
+    assert len(spans) == 2 and all("traceId" in s for s in spans), \
+        f"{len(spans)} span events with a traceId, want 2 (DRIVER-CONTRACT.md: span)"
+    for s in spans:
+        key = (s.get("attributes") or {}).get("jobwire.job.key")
+        assert s.get("traceId") == tp_trace and s.get("parentSpanId") == tp_span, \
+            f"span of typed job {key} has trace {s.get('traceId')} parent {s.get('parentSpanId')}, want {tp_trace}/{tp_span}"
 
 
 def invalid_input_never_reached_handler(case):

@@ -62,7 +62,7 @@ test('a @JobWorker provider method completes jobs, with its injected dependencie
   await engine.deploy(oneTask('nest-price-p', 'nest-price'))
   const m = await app({ imports: [JobwireModule.forRoot({ client: { address: engine.address, insecure: true } })], providers: [Pricing, PriceWorkers] })
   const workers = m.get(JobwireLifecycle).workers
-  expect(workers.map((w) => [w.options.jobType, w.options.maxJobsActive, w.options.fetchVariables])).toEqual([['nest-price', 4, ['orderId', 'amount']]])
+  expect(workers.map((w) => [w.options.jobType, w.options.maxJobsActive, w.options.fetchVariables])).toEqual([['nest-price', 4, ['orderId', 'amount', 'traceparent']]])
   // The injected client is the module's, the one the workers run on.
   expect(m.get(PriceWorkers).client).toBe(m.get(JOBWIRE_CLIENT))
   expect(m.get(JOBWIRE_CLIENT).workerCount).toBe(1)

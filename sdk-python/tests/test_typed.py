@@ -77,7 +77,7 @@ def _route(router: JobRouter) -> Any:
 def test_fetch_variables_derived_from_dataclass_fields_and_named_params() -> None:
     async def h(order: Order, customer: str, job: Job, headers: Headers) -> None: ...
 
-    assert TypedHandler(h).fetch_variables() == ["orderId", "amount", "items", "note", "customer"]
+    assert TypedHandler(h).fetch_variables() == ["orderId", "amount", "items", "note", "customer", "traceparent"]
 
 
 def test_fetch_variables_derived_from_typeddict_keys_and_pydantic_aliases() -> None:
@@ -85,8 +85,8 @@ def test_fetch_variables_derived_from_typeddict_keys_and_pydantic_aliases() -> N
 
     def b(o: PydOrder) -> None: ...
 
-    assert TypedHandler(a).fetch_variables() == ["orderId", "amount"]
-    assert TypedHandler(b).fetch_variables() == ["orderId", "amount"]
+    assert TypedHandler(a).fetch_variables() == ["orderId", "amount", "traceparent"]
+    assert TypedHandler(b).fetch_variables() == ["orderId", "amount", "traceparent"]
 
 
 def test_no_derivation_for_dict_or_kwargs_or_job_only() -> None:
@@ -107,7 +107,7 @@ def test_router_passes_derived_fetch_variables_and_explicit_wins() -> None:
     @r1.job("t")
     async def h(order: Order) -> None: ...
 
-    assert _route(r1)[1]["fetch_variables"] == ["orderId", "amount", "items", "note"]
+    assert _route(r1)[1]["fetch_variables"] == ["orderId", "amount", "items", "note", "traceparent"]
 
     r2 = JobRouter()
 
@@ -122,6 +122,53 @@ def test_router_passes_derived_fetch_variables_and_explicit_wins() -> None:
     async def h3(order: Order) -> None: ...
 
     assert _route(r3)[1]["fetch_variables"] == []
+
+
+class StrictOrder(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid")
+    orderId: str
+    amount: float
+
+
+class TracedOrder(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid")
+    orderId: str
+    traceparent: str
+
+
+TP = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+
+def test_derived_fetch_variables_keep_traceparent_and_a_strict_model_accepts_it() -> None:
+    r = JobRouter()
+
+    @r.job("t")
+    async def h(order: StrictOrder) -> Dict[str, Any]:
+        return {"seen": order.model_dump()}
+
+    handler, opts = _route(r)
+    assert opts["fetch_variables"] == ["orderId", "amount", "traceparent"]  # once, at the end
+    done = asyncio.run(run_handler(handler, make_job(variables={"orderId": "o1", "amount": 2, "traceparent": TP})))
+    assert done.outcome is Outcome.COMPLETED, done.error_message
+    assert done.variables == {"seen": {"orderId": "o1", "amount": 2.0}}
+    # an explicit list stays exactly as written; a model that declares traceparent receives it
+    explicit = JobRouter()
+
+    @explicit.job("t", fetch_variables=["orderId", "amount"])
+    async def h2(order: StrictOrder) -> None: ...
+
+    assert _route(explicit)[1]["fetch_variables"] == ["orderId", "amount"]
+    assert TypedHandler(lambda order, job: None).fetch_variables() == ["order", "traceparent"]
+    traced = JobRouter()
+
+    @traced.job("t")
+    async def h3(order: TracedOrder) -> Dict[str, Any]:
+        return {"tp": order.traceparent}
+
+    handler3, opts3 = _route(traced)
+    assert opts3["fetch_variables"] == ["orderId", "traceparent"]
+    done3 = asyncio.run(run_handler(handler3, make_job(variables={"orderId": "o1", "traceparent": TP})))
+    assert done3.outcome is Outcome.COMPLETED and done3.variables == {"tp": TP}
 
 
 def test_bad_signatures_and_options_fail_at_registration() -> None:
@@ -460,7 +507,7 @@ def test_sync_handler_behind_middleware_runs_in_a_thread_and_headers_validate_in
         return {"channel": headers.channel, "amount": amount}
 
     handler, opts = _route(router)
-    assert opts["fetch_variables"] == ["amount"]  # headers are not variables
+    assert opts["fetch_variables"] == ["amount", "traceparent"]  # headers are not variables
     ok = asyncio.run(run_handler(handler, make_job(variables={"amount": 2}, custom_headers={"channel": "web"}), middleware=opts["middleware"]))
     assert ok.variables == {"channel": "web", "amount": 2} and log == ["m:before", "m:after"]
     assert threads and threads[0] != threading.main_thread().name

@@ -32,6 +32,9 @@ class Receipt:
     total: float
 
 
+TP = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+
 def test_typed_worker_end_to_end(engine: Engine, admin_pb: Tuple[Any, Any]) -> None:  # noqa: F811
     pb, pbg = admin_pb
     channel = grpc.insecure_channel(engine.address)
@@ -57,12 +60,12 @@ def test_typed_worker_end_to_end(engine: Engine, admin_pb: Tuple[Any, Any]) -> N
         async with Client(address=engine.address) as client:
             await client.deploy_resource((f"{pid}.bpmn", one_task_bpmn(pid, jt, retries=3)))
             workers = client.include_router(router)
-            assert [w.options.fetch_variables for w in workers] == [("orderId", "amount")]
+            assert [w.options.fetch_variables for w in workers] == [("orderId", "amount", "traceparent")]
             res = await client.create_process_instance_with_result(
-                pid, variables={"orderId": "o1", "amount": 2.5, "secret": "not fetched"}, request_timeout=20
+                pid, variables={"orderId": "o1", "amount": 2.5, "secret": "not fetched", "traceparent": TP}, request_timeout=20
             )
             assert res.variables["total"] == 5.0 and res.variables["orderId"] == "o1"
-            assert seen[0].variables == {"orderId": "o1", "amount": 2.5}  # only the derived variables
+            assert seen[0].variables == {"orderId": "o1", "amount": 2.5, "traceparent": TP}  # only the derived variables
             assert orders == [Order("o1", 2.5)]
 
             bad = await client.create_process_instance(pid, variables={"orderId": "o2", "amount": "lots"})

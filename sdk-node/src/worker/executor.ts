@@ -12,7 +12,7 @@ import type { Outcome } from './telemetry.js'
 import type { Variables } from '../job.js'
 import type { HandlerResult } from './options.js'
 import { decide } from './retry.js'
-import { validateInput } from './schema.js'
+import { TRACEPARENT, stripsTraceparent, validateInput } from './schema.js'
 
 /** A job whose deadline is closer than this when its turn comes is dropped (counted `expired`). */
 const EXPIRY_MARGIN_MS = 100
@@ -226,6 +226,21 @@ export class Executor {
     }
   }
 
+  /** Whether the variables lose `traceparent` before the schema sees them (computed once). */
+  private stripTraceparent: boolean | undefined
+
+  /**
+   * The variables the `variables` schema validates: without `traceparent` when only the fetched
+   * list names it (derived lists do), so a strict schema does not reject it.
+   */
+  private schemaInput(variables: Variables): Variables {
+    this.stripTraceparent ??= stripsTraceparent(this.ctx.opts.variables, this.ctx.opts.fetchVariables)
+    if (!this.stripTraceparent || !Object.hasOwn(variables, TRACEPARENT)) return variables
+    const rest: Variables = {}
+    for (const [k, v] of Object.entries(variables)) if (k !== TRACEPARENT) rest[k] = v
+    return rest
+  }
+
   /**
    * The chain a job runs through inside its span: the middleware (outer first), then, for a
    * worker with schemas, input validation (a rejected input throws InvalidInputError and the
@@ -235,7 +250,7 @@ export class Executor {
     const { opts } = this.ctx
     const inner = async (): Promise<HandlerResult> => {
       if (!opts.variables && !opts.customHeaders) return opts.handler(job, { signal })
-      const variables = opts.variables ? await validateInput(opts.variables, job.variables) : job.variables
+      const variables = opts.variables ? await validateInput(opts.variables, this.schemaInput(job.variables)) : job.variables
       const headers = opts.customHeaders ? await validateInput(opts.customHeaders, job.customHeaders, 'customHeaders') : job.customHeaders
       return opts.handler(typedView(job, variables as Variables, headers as Record<string, string>), { signal })
     }

@@ -2,7 +2,7 @@ import * as os from 'node:os'
 import type { Job, Variables } from '../job.js'
 import type { JobError } from '../errors.js'
 import { defaultRetryPolicy, fixedBackoff, type RetryPolicy } from './retry.js'
-import { deriveFetchVariables, isStandardSchema, type StandardSchemaV1 } from './schema.js'
+import { deriveFetchVariables, isStandardSchema, withTraceparent, type StandardSchemaV1 } from './schema.js'
 
 /** What a handler may return: variables to complete with (auto-complete), nothing, or a JobError. */
 export type HandlerResult = Record<string, unknown> | string | void | undefined | null | JobError
@@ -75,7 +75,10 @@ export interface WorkerOptions<V = Variables, H = Record<string, string>> {
   streamEnabled?: boolean
   /** Recycle a healthy stream after this long, ms. default: 3600000 (1 h) */
   streamTimeoutMs?: number
-  /** Variables to fetch; an empty list fetches all. default: derived from the `variables` schema, else all */
+  /**
+   * Variables to fetch; an empty list fetches all. default: derived from the `variables` schema
+   * (its keys and `traceparent`, the job span's parent), else all
+   */
   fetchVariables?: string[]
   /** Tenants to activate jobs for. default: none (the default tenant) */
   tenantIds?: string[]
@@ -193,8 +196,8 @@ export function resolveWorkerOptions<V, H>(o: WorkerOptions<V, H>): ResolvedWork
     pollIntervalMs: positive('pollIntervalMs', o.pollIntervalMs, 100, 0),
     streamEnabled: o.streamEnabled ?? true,
     streamTimeoutMs: positive('streamTimeoutMs', o.streamTimeoutMs, 3_600_000),
-    // explicit wins (an explicit [] = all); else the schema's top-level keys; else all
-    fetchVariables: o.fetchVariables ?? (o.variables !== undefined ? deriveFetchVariables(o.variables) : undefined) ?? [],
+    // explicit wins (an explicit [] = all); else the schema's top-level keys and traceparent; else all
+    fetchVariables: o.fetchVariables ?? withTraceparent(o.variables !== undefined ? deriveFetchVariables(o.variables) : undefined) ?? [],
     tenantIds: o.tenantIds ?? [],
     autoComplete: o.autoComplete ?? true,
     autoExtend: o.autoExtend ?? false,

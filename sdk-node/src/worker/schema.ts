@@ -133,3 +133,26 @@ export function deriveFetchVariables(schema: unknown): string[] | undefined {
   }
   return undefined
 }
+
+/** The W3C trace context variable a job's span takes its parent from (Telemetry). @internal */
+export const TRACEPARENT = 'traceparent'
+
+/**
+ * A derived fetchVariables list with `traceparent` added (once, at the end), so a typed worker
+ * does not cut the job's trace; an empty or absent list (all variables) stays as it is. @internal
+ */
+export function withTraceparent(names: string[] | undefined): string[] | undefined {
+  if (names === undefined || names.length === 0 || names.includes(TRACEPARENT)) return names
+  return [...names, TRACEPARENT]
+}
+
+/**
+ * Whether `traceparent` is taken out of the variables before `schema` validates them: the list
+ * fetched names it and the schema's keys are known and do not (a strict schema would reject the
+ * extra key). @internal
+ */
+export function stripsTraceparent(schema: unknown, fetchVariables: readonly string[]): boolean {
+  if (!fetchVariables.includes(TRACEPARENT)) return false
+  const keys = deriveFetchVariables(schema)
+  return keys !== undefined && !keys.includes(TRACEPARENT)
+}

@@ -6,6 +6,7 @@ import { Admin } from '../support/admin'
 import { Engine, oneTaskProcess } from '../support/engine'
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
+const TP = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
 let engine: Engine
 let client: Client
 let admin: Admin
@@ -37,14 +38,14 @@ it('runs a typed worker: derived fetchVariables, typed output, invalid input fai
       },
     }),
   })
-  const good = client.createProcessInstanceWithResult({ bpmnProcessId: 'typed_order', variables: { orderId: 'A', amount: 21, unrelated: 'x'.repeat(100) }, requestTimeoutMs: 20_000 })
+  const good = client.createProcessInstanceWithResult({ bpmnProcessId: 'typed_order', variables: { orderId: 'A', amount: 21, unrelated: 'x'.repeat(100), traceparent: TP }, requestTimeoutMs: 20_000 })
   const bad = await client.createProcessInstance({ bpmnProcessId: 'typed_order', variables: { orderId: 'B', amount: 'lots' } })
 
   const r = await good
   expect(r.variables).toMatchObject({ orderId: 'A', total: 42 })
-  // derived fetchVariables: the job carried only the schema's keys
+  // derived fetchVariables: the job carried only the schema's keys and traceparent
   expect(seen[0]!.orderId).toBe('A')
-  expect(JSON.parse(seen[0]!.raw)).toEqual({ orderId: 'A', amount: 21 })
+  expect(JSON.parse(seen[0]!.raw)).toEqual({ orderId: 'A', amount: 21, traceparent: TP })
 
   let failed: any
   const deadline = Date.now() + 15_000
@@ -57,7 +58,7 @@ it('runs a typed worker: derived fetchVariables, typed output, invalid input fai
   expect(failed).toBeDefined()
   expect(failed.errorMessage).toMatch(/invalid input/)
   expect(failed.errorMessage).toMatch(/amount/)
-  expect(failed.fetchVariables).toEqual(['orderId', 'amount'])
+  expect(failed.fetchVariables).toEqual(['orderId', 'amount', 'traceparent'])
   expect(Number(failed.lastRetryBackoffMs)).toBeGreaterThanOrEqual(900)
   expect(Number(failed.lastRetryBackoffMs)).toBeLessThanOrEqual(1100)
   expect(seen.map((s) => s.orderId)).toEqual(['A']) // the handler never saw B

@@ -6,7 +6,7 @@ import { resolveClientConfig } from '../../src/config'
 import { Backoff, resolveBackoff } from '../../src/worker/backoff'
 import { resolveWorkerOptions } from '../../src/worker/options'
 import { decide, fixedBackoff } from '../../src/worker/retry'
-import { deriveFetchVariables, validateInput } from '../../src/worker/schema'
+import { deriveFetchVariables, stripsTraceparent, validateInput } from '../../src/worker/schema'
 import { FakeGateway, fakeJob, ok, waitFor } from '../support/fakeGateway'
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
@@ -32,11 +32,25 @@ describe('fetchVariables derivation', () => {
 
   it('explicit fetchVariables wins; an explicit [] fetches all; no schema fetches all', () => {
     const base = { jobType: 't', handler: () => undefined }
-    expect(resolveWorkerOptions({ ...base, variables: Order }).fetchVariables).toEqual(['orderId', 'amount'])
+    expect(resolveWorkerOptions({ ...base, variables: Order }).fetchVariables).toEqual(['orderId', 'amount', 'traceparent'])
     expect(resolveWorkerOptions({ ...base, variables: Order, fetchVariables: ['orderId', 'extra'] }).fetchVariables).toEqual(['orderId', 'extra'])
     expect(resolveWorkerOptions({ ...base, variables: Order, fetchVariables: [] }).fetchVariables).toEqual([])
     expect(resolveWorkerOptions(base).fetchVariables).toEqual([])
     expect(() => resolveWorkerOptions({ ...base, variables: {} as never })).toThrow(/Standard Schema/)
+  })
+
+  it('a derived list also names traceparent (once, at the end); an explicit list and "all" stay as given', () => {
+    const base = { jobType: 't', handler: () => undefined }
+    const Traced = z.object({ traceparent: z.string(), orderId: z.string() })
+    expect(resolveWorkerOptions({ ...base, variables: Traced }).fetchVariables).toEqual(['traceparent', 'orderId'])
+    expect(resolveWorkerOptions({ ...base, variables: z.object({}) }).fetchVariables).toEqual([])
+    expect(resolveWorkerOptions({ ...base, variables: Order, fetchVariables: ['orderId'] }).fetchVariables).toEqual(['orderId'])
+    expect(resolveWorkerOptions({ ...base, variables: z.string() }).fetchVariables).toEqual([])
+    // the schema's input loses traceparent only when the list names it and the schema does not
+    expect(stripsTraceparent(Order, ['orderId', 'amount', 'traceparent'])).toBe(true)
+    expect(stripsTraceparent(Traced, ['traceparent', 'orderId'])).toBe(false)
+    expect(stripsTraceparent(Order, [])).toBe(false)
+    expect(stripsTraceparent(bare(), ['traceparent'])).toBe(false)
   })
 })
 
@@ -160,7 +174,7 @@ describe('typed worker, policy and middleware (fake gateway)', () => {
     })
     await waitFor(() => gw.count('CompleteJob') + gw.count('FailJob') === 2)
     expect(seen).toEqual(['A'])
-    expect(gw.requests('ActivateJobs')[0]).toMatchObject({ fetchVariable: ['orderId', 'amount'] })
+    expect(gw.requests('ActivateJobs')[0]).toMatchObject({ fetchVariable: ['orderId', 'amount', 'traceparent'] })
     expect(gw.requests('CompleteJob')[0]).toMatchObject({ jobKey: good.key, variables: '{"total":42,"channel":"web"}' })
     const fail = gw.requests('FailJob')[0]
     expect(fail).toMatchObject({ jobKey: bad.key, retries: 2 })
@@ -168,6 +182,29 @@ describe('typed worker, policy and middleware (fake gateway)', () => {
     expect(Number(fail.retryBackOff)).toBeGreaterThanOrEqual(900)
     expect(Number(fail.retryBackOff)).toBeLessThanOrEqual(1100)
     expect(Object.keys(workers)).toEqual(['order'])
+  })
+
+  it('a strict schema accepts a job with the traceparent its derived list fetched; the handler does not see it', async () => {
+    const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
+    const job = fakeJob({ type: 'strict', variables: JSON.stringify({ orderId: 'A', amount: 2, traceparent: tp }) })
+    gw = await start([job])
+    client = new Client({ address: gw.address, logger: quiet })
+    const seen: unknown[] = []
+    client.startWorkers({
+      strict: defineWorker({
+        variables: Order.strict(),
+        streamEnabled: false,
+        handler: async (j) => {
+          seen.push(j.variables)
+          return { total: j.variables.amount * 2 }
+        },
+      }),
+    })
+    await waitFor(() => gw.count('CompleteJob') + gw.count('FailJob') === 1)
+    expect(gw.requests('ActivateJobs')[0]).toMatchObject({ fetchVariable: ['orderId', 'amount', 'traceparent'] })
+    expect(gw.count('FailJob')).toBe(0)
+    expect(gw.requests('CompleteJob')[0]).toMatchObject({ jobKey: job.key, variables: '{"total":4}' })
+    expect(seen).toEqual([{ orderId: 'A', amount: 2 }])
   })
 
   it('runs group middleware, then worker middleware, around the handler; a raising middleware fails the job; NonRetryable → incident', async () => {

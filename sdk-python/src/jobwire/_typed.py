@@ -42,6 +42,10 @@ if sys.version_info >= (3, 10):
 
 Issues = List[Tuple[str, str]]
 
+#: The W3C trace context variable a job's span takes its parent from (Telemetry): a derived
+#: fetch_variables list names it too, so a typed worker does not cut the job's trace.
+TRACEPARENT = "traceparent"
+
 
 def _json_type(v: Any) -> str:
     if v is None:
@@ -296,10 +300,16 @@ class TypedHandler:
                 role = _VAR
             self.params.append((p.name, role, ann, p.default))
         self._named = {n for n, r, _, _ in self.params if r != _REST}
+        # The models that declare traceparent get it; the others are validated without it when
+        # the worker's fetched list names it (strip_traceparent, set by the router), so a strict
+        # model (pydantic extra="forbid") does not reject the variable fetched for tracing.
+        self._traceparent_models = {n for n, r, ann, _ in self.params if r == _MODEL and TRACEPARENT in model_fields(ann)}
+        self.strip_traceparent = False
 
     def fetch_variables(self) -> Optional[List[str]]:
-        """The variables the handler reads; ``None``: all (a dict or ``**kwargs`` parameter, or no
-        variable parameter at all)."""
+        """The variables the handler reads, then ``traceparent`` (the job span's parent) unless
+        named already; ``None``: all (a dict or ``**kwargs`` parameter, or no variable parameter at
+        all)."""
         names: List[str] = []
         for name, role, ann, _ in self.params:
             if role in (_ALL, _REST):
@@ -309,6 +319,8 @@ class TypedHandler:
             elif role == _VAR:
                 names.append(name)
         out = list(dict.fromkeys(names))
+        if out and TRACEPARENT not in out:
+            out.append(TRACEPARENT)
         return out or None
 
     def bind(self, job: Job) -> Dict[str, Any]:
@@ -316,6 +328,9 @@ class TypedHandler:
         issues: Issues = []
         kwargs: Dict[str, Any] = {}
         variables = job.variables
+        model_variables = variables
+        if self.strip_traceparent and TRACEPARENT in variables:
+            model_variables = {k: v for k, v in variables.items() if k != TRACEPARENT}
         for name, role, ann, default in self.params:
             if role == _JOB:
                 kwargs[name] = job
@@ -323,7 +338,7 @@ class TypedHandler:
                 headers = dict(job.custom_headers)
                 kwargs[name] = convert(headers, ann, "headers", issues) if is_model(ann) else headers
             elif role == _MODEL:
-                kwargs[name] = convert(variables, ann, "", issues)
+                kwargs[name] = convert(variables if name in self._traceparent_models else model_variables, ann, "", issues)
             elif role == _ALL:
                 kwargs[name] = dict(variables)
             elif role == _REST:

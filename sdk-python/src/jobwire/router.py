@@ -34,7 +34,7 @@ import inspect
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from ._options import Handler, Middleware, is_async_handler, resolve_worker_options
-from ._typed import TypedHandler, typed_invoker
+from ._typed import TRACEPARENT, TypedHandler, typed_invoker
 from .errors import ConfigurationError
 
 __all__ = ["JobRouter"]
@@ -75,7 +75,8 @@ class JobRouter:
     ``TypedDict`` or pydantic model receives the whole variables object validated into it; other
     parameters receive the variable of their name; a parameter annotated :class:`jobwire.Job`
     (or unannotated and named ``job``) the job; ``headers`` the custom headers. The variables the
-    handler reads are fetched (``fetch_variables`` derived) unless ``fetch_variables`` is given.
+    handler reads are fetched (``fetch_variables`` derived, with ``traceparent``: the job span's
+    parent) unless ``fetch_variables`` is given.
     Input that does not match fails the job with :class:`jobwire.InvalidInputError`, without
     calling the handler.
     """
@@ -113,7 +114,10 @@ class JobRouter:
             is_async = is_async_handler(fn)
             invoker = typed_invoker(fn, analysis, is_async)
             route = _Route(job_type, fn, invoker, analysis.fetch_variables(), dict(options), mws)
-            resolve_worker_options(job_type, invoker, **self._resolved(route))  # bad options fail at import time
+            resolved = self._resolved(route)
+            # the models validate the variables without the traceparent fetched for tracing only
+            analysis.strip_traceparent = TRACEPARENT in (resolved.get("fetch_variables") or ())
+            resolve_worker_options(job_type, invoker, **resolved)  # bad options fail at import time
             self._routes.append(route)
             return fn
 

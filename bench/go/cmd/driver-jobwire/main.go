@@ -57,7 +57,7 @@ func main() {
 			opts = append(opts, jobwire.WithRequestTimeout(-1))
 		}
 		// "typed": the same no-op worker as a typed handler whose input is
-		// {t0: number}: fetchVariables is then derived (t0 only).
+		// {t0: number}: fetchVariables is then derived (t0 and traceparent).
 		th := jobwire.Handle(func(ctx context.Context, job *jobwire.Job, in benchInput) (any, error) { return run(ctx, in.T0) })
 		for i := 0; i < s.Count; i++ {
 			var w *jobwire.Worker

@@ -81,8 +81,9 @@ public final class JobWorkerBuilder {
    * A typed handler: the job's variables are decoded into {@code type} (a record or a bean,
    * with Jackson; {@code @JsonProperty} names and {@code required} honoured; no string-to-number
    * coercion; a missing primitive is invalid) before the handler runs. Unless
-   * {@link #fetchVariables} is set, only the type's properties are fetched (a Map, a JsonNode or
-   * a type with {@code @JsonAnySetter} fetches all). Input that does not fit fails the job with an
+   * {@link #fetchVariables} is set, only the type's properties and {@code traceparent} (the job
+   * span's parent) are fetched (a Map, a JsonNode or a type with {@code @JsonAnySetter} fetches
+   * all). Input that does not fit fails the job with an
    * {@link InvalidInputException} naming the field, through the retry policy; the handler is not
    * called. What the handler returns completes the job (serialized like any handler result).
    *
@@ -224,8 +225,8 @@ public final class JobWorkerBuilder {
   /**
    * The variables fetched with each job.
    *
-   * @param names variables to fetch (default: all, or a typed handler's properties); set
-   *     explicitly it always wins, an empty list meaning all
+   * @param names variables to fetch (default: all, or a typed handler's properties and
+   *     {@code traceparent}); set explicitly it always wins, an empty list meaning all
    * @return this builder
    */
   public JobWorkerBuilder fetchVariables(List<String> names) {
@@ -238,7 +239,8 @@ public final class JobWorkerBuilder {
   /**
    * The variables fetched with each job.
    *
-   * @param names variables to fetch (default: all, or a typed handler's properties)
+   * @param names variables to fetch (default: all, or a typed handler's properties and
+   *     {@code traceparent})
    * @return this builder
    */
   public JobWorkerBuilder fetchVariables(String... names) {
@@ -331,7 +333,7 @@ public final class JobWorkerBuilder {
     if (pollInterval == null || pollInterval.isNegative()) throw new ConfigurationException("jobwire: pollInterval must be >= 0, got " + pollInterval);
     if (retryBackOff == null || retryBackOff.isNegative()) throw new ConfigurationException("jobwire: retryBackOff must be >= 0, got " + retryBackOff);
     for (String v : fetchVariables) if (v == null || v.isEmpty()) throw new ConfigurationException("jobwire: fetchVariables must not contain empty names");
-    List<String> fetch = fetchVariablesSet || derivedFetchVariables == null ? List.copyOf(fetchVariables) : derivedFetchVariables;
+    List<String> fetch = fetchVariablesToSend();
     RetryPolicy policy = effectivePolicy(retryPolicy, retryBackOffSet ? retryBackOff : null);
     List<Middleware> chain = new ArrayList<>(client.middleware());
     chain.addAll(middleware);
@@ -347,6 +349,21 @@ public final class JobWorkerBuilder {
     client.track(w);
     w.start();
     return w;
+  }
+
+  /** The W3C trace context variable a job's span takes its parent from (Telemetry). */
+  static final String TRACEPARENT = "traceparent";
+
+  /**
+   * The variables the worker fetches: the explicit list if set (empty: all), else the derived
+   * list and {@code traceparent} (once, at the end: the job span's parent, so a typed worker does
+   * not cut the trace; Jackson ignores it when the type has no such property), else all.
+   */
+  List<String> fetchVariablesToSend() {
+    if (fetchVariablesSet || derivedFetchVariables == null) return List.copyOf(fetchVariables);
+    List<String> fetch = new ArrayList<>(derivedFetchVariables);
+    if (!fetch.isEmpty() && !fetch.contains(TRACEPARENT)) fetch.add(TRACEPARENT);
+    return List.copyOf(fetch);
   }
 
   /** Precedence: the retry policy, else a fixed back-off set explicitly, else the default policy. */

@@ -31,6 +31,8 @@ class TypedWorkerIntegrationTest {
 
   record Receipt(String orderId, double total, String channel) {}
 
+  static final String TP = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
   record OrderHeaders(String channel) {}
 
   TestEngine engine;
@@ -82,13 +84,13 @@ class TypedWorkerIntegrationTest {
       return new Receipt(order.orderId(), order.amount() * 2, null);
     }).open();
 
-    ProcessInstance ok = client.createProcessInstanceWithResult(pid, Map.of("orderId", "o-1", "amount", 21, "extra", "not fetched"),
+    ProcessInstance ok = client.createProcessInstanceWithResult(pid, Map.of("orderId", "o-1", "amount", 21, "extra", "not fetched", "traceparent", TP),
         Duration.ofSeconds(20)).get(30, TimeUnit.SECONDS);
     JsonNode out = new ObjectMapper().readTree(ok.variables());
     assertEquals(42.0, out.path("total").asDouble(), ok.variables());
     assertEquals(1, seenVariables.size());
     JsonNode fetched = new ObjectMapper().readTree(seenVariables.get(0));
-    assertEquals(List.of("amount", "orderId"), sortedNames(fetched), "only the type's properties are fetched: " + seenVariables.get(0));
+    assertEquals(List.of("amount", "orderId", "traceparent"), sortedNames(fetched), "only the type's properties and traceparent are fetched: " + seenVariables.get(0));
 
     ProcessInstance bad = client.createProcessInstance(pid, Map.of("orderId", "o-2", "amount", "lots")).get(10, TimeUnit.SECONDS);
     JsonNode job = jobOf(bad.processInstanceKey(), j -> j.path("fails").asInt() >= 1);

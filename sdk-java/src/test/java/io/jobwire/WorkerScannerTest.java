@@ -88,6 +88,28 @@ class WorkerScannerTest {
     assertEquals(0, w.calls);
   }
 
+  record Traced(String traceparent, String orderId) {}
+
+  static final String TP = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+  @Test
+  void aDerivedListAlsoNamesTraceparentAnExplicitListStaysAsWritten() throws Exception {
+    try (JobwireClient c = JobwireClient.builder().environment(Map.of()).address("127.0.0.1:1").build()) {
+      List<WorkerDefinition> defs = WorkerScanner.scan(new Workers());
+      assertEquals(List.of("orderId", "amount", "note", "traceparent"), defs.get(1).builder(c).fetchVariablesToSend());
+      assertEquals(List.of("a", "b"), defs.get(2).builder(c).fetchVariablesToSend(), "the annotation's list");
+      assertEquals(List.of(), defs.get(0).builder(c).fetchVariablesToSend(), "no typed parameter: all variables");
+      assertEquals(List.of("orderId", "amount", "traceparent"), c.newWorker().handler(Order.class, (job, o) -> null).fetchVariablesToSend());
+      assertEquals(List.of("orderId"), c.newWorker().handler(Order.class, (job, o) -> null).fetchVariables("orderId").fetchVariablesToSend());
+      assertEquals(List.of("traceparent", "orderId"), c.newWorker().handler(Traced.class, (job, o) -> null).fetchVariablesToSend(), "named once");
+    }
+    // the input type ignores the extra variable (unknown properties are not an error)
+    Workers w = new Workers();
+    LocalRun.Recorded r = run(WorkerScanner.scan(w).get(1), "{\"orderId\":\"o\",\"amount\":2,\"traceparent\":\"" + TP + "\"}", "{}");
+    assertEquals("completed", r.outcome(), r.message());
+    assertEquals(1, w.calls);
+  }
+
   public static class Unfillable {
     @JobWorker
     public void bad(String what) {}

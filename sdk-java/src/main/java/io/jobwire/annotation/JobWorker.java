@@ -34,7 +34,7 @@ public @interface JobWorker {
   /** @return the activation timeout: milliseconds ({@code "30000"}) or ISO-8601 ({@code "PT30S"}); empty = the default (5 min) */
   String jobTimeout() default "";
 
-  /** @return the variables to fetch; empty = derived from the parameters */
+  /** @return the variables to fetch; empty = derived from the parameters (and {@code traceparent}, the job span's parent) */
   String[] fetchVariables() default {};
 
   /** @return fetch all variables instead of deriving them from the parameters */
