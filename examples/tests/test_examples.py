@@ -573,14 +573,16 @@ def _free_port():
 
 
 def _http(method, url, body=None):
+    """(status, parsed JSON body) of one request; HTTP errors are answers too."""
+    import urllib.error
     import urllib.request
-    data = None if body is None else json.dumps(body).encode()
+    data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json"})
     try:
         with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, json.loads(r.read())
+            return r.status, json.loads(r.read() or b"null")
     except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
+        return e.code, json.loads(e.read() or b"null")
 
 
 def test_python_fastapi_example_closes_without_stranding_jobs(engine, admin, tmp_path):
@@ -637,16 +639,6 @@ def test_python_fastapi_example_closes_without_stranding_jobs(engine, admin, tmp
         assert 232 <= states.count("COMPLETED") < 400 and states.count("ACTIVATABLE") > 0, states
     finally:
         _stop(proc)
-    """(status, parsed JSON body) of one request; HTTP errors are answers too."""
-    import urllib.error
-    import urllib.request
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, json.loads(r.read() or b"null")
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read() or b"null")
 
 
 def test_nestjs_example_completes_orders_and_sigterm_strands_no_job(tmp_path, admin):
