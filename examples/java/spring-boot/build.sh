@@ -12,8 +12,16 @@ JAR="$HERE/target/jobwire-spring-boot-example.jar"
 quick=(-DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true)
 if [ ! -f "$JAR" ] || [ -n "$(find "$SDK/src/main" "$SDK/pom.xml" "$STARTER/src/main" "$STARTER/pom.xml" "$HERE/src" "$HERE/pom.xml" \
      -newer "$JAR" -print -quit)" ]; then
-  (cd "$SDK" && mvn -B -q install "${quick[@]}") >&2
-  (cd "$STARTER" && mvn -B -q install "${quick[@]}") >&2
+  # the SDK and the starter only when ~/.m2 holds none newer than their sources (`make test-sdk-java`
+  # has just installed both)
+  M2="${MAVEN_REPO:-$HOME/.m2/repository}/io/jobwire"
+  V="$(cat "$HERE/../../../VERSION")"
+  for p in "$SDK:jobwire-sdk" "$STARTER:jobwire-spring-boot-starter"; do
+    dir="${p%%:*}"; jar="$M2/${p#*:}/$V/${p#*:}-$V.jar"
+    if [ ! -f "$jar" ] || [ -n "$(find "$dir/src/main" "$dir/pom.xml" -newer "$jar" -print -quit)" ]; then
+      (cd "$dir" && mvn -B -q install "${quick[@]}") >&2
+    fi
+  done
   (cd "$HERE" && mvn -B -q package "${quick[@]}") >&2
 fi
 echo "$JAR"

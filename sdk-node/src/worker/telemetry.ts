@@ -1,4 +1,4 @@
-import { context, metrics, trace, SpanKind, SpanStatusCode, type Attributes, type Context, type ObservableCallback, type ObservableGauge, type Span } from '@opentelemetry/api'
+import { context, metrics, trace, SpanKind, SpanStatusCode, type Attributes, type Context, type MetricOptions, type ObservableCallback, type ObservableGauge, type Span } from '@opentelemetry/api'
 
 const SCOPE = 'jobwire'
 const VERSION = '0.1.0'
@@ -37,11 +37,12 @@ export class Telemetry {
   private readonly meter = metrics.getMeter(SCOPE, VERSION)
   private readonly activated = this.meter.createCounter('jobwire.worker.jobs.activated', { description: 'jobs received by the worker' })
   private readonly handled = this.meter.createCounter('jobwire.worker.jobs.handled', { description: 'jobs finished, by outcome' })
+  // `advice` came with @opentelemetry/api 1.7; older APIs (the range starts at 1.4) ignore it
   private readonly duration = this.meter.createHistogram('jobwire.worker.job.duration', {
     unit: 's',
     description: 'handler duration',
     advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-  })
+  } as MetricOptions)
   private readonly reconnects = this.meter.createCounter('jobwire.worker.stream.reconnects', { description: 'stream reopens' })
   private readonly polls = this.meter.createCounter('jobwire.worker.poll.requests', { description: 'ActivateJobs calls, by result' })
   private readonly base: Attributes
