@@ -33,7 +33,9 @@ def test_release_is_reproducible(dists):
     assert f"engine/jobwire-engine-{V}-linux-amd64" in b and len(b) >= 20, sorted(b)
     missing = sorted(set(b) - set(a))
     assert not missing, f"the second build has files the first has not: {missing}"
-    differ = sorted(f for f in b if a[f] != b[f])
+    # the npm launcher names one optional dependency per engine built: it is the one file that
+    # differs by design when the second build has fewer platforms
+    differ = sorted(f for f in b if a[f] != b[f] and f != f"engine-npm/jobwire-engine-{V}.tgz")
     assert not differ, f"two release builds of one commit differ: {differ}"
 
 
