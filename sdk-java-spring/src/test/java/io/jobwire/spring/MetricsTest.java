@@ -93,6 +93,12 @@ class MetricsTest {
     SimpleMeterRegistry meterRegistry() {
       return new SimpleMeterRegistry();
     }
+
+    /** The application's OpenTelemetry (the starter gives it to the client): the test's in-memory SDK. */
+    @Bean
+    io.opentelemetry.api.OpenTelemetry openTelemetry() {
+      return GlobalOpenTelemetry.get();
+    }
   }
 
   /** A registry that throws whenever a jobwire meter is created. */
