@@ -156,6 +156,16 @@ class MetricsTest {
       registry = ctx.getBean(MeterRegistry.class);
       assertThat(ctx.getBean(JobwireClient.class)).isNotNull();
       runInstances(ctx.getBean(JobwireClient.class), "spring-metrics");
+      // an instance's result can reach the test just before the worker has the engine's answer to
+      // its CompleteJob (the job counts as completed then, and its duration is recorded): wait for it
+      MeterRegistry r = registry;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (System.nanoTime() < deadline) {
+        var done = r.find("jobwire.worker.jobs.handled").tag("jobwire.worker.name", "metrics-worker").tag("outcome", "completed").counter();
+        var timed = r.find("jobwire.worker.job.duration").tag("jobwire.worker.name", "metrics-worker").timer();
+        if (done != null && done.count() >= N && timed != null && timed.count() >= N) break;
+        Thread.sleep(20);
+      }
       for (Meter m : registry.getMeters()) {
         if (!m.getId().getName().startsWith("jobwire.") || !"metrics-worker".equals(m.getId().getTag("jobwire.worker.name"))) continue;
         micrometer.computeIfAbsent(m.getId().getName(), k -> new TreeSet<>()).addAll(m.getId().getTags().stream().map(Tag::getKey).toList());
