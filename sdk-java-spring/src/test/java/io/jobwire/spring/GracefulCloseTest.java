@@ -119,7 +119,11 @@ class GracefulCloseTest {
     ConfigurableApplicationContext ctx = TestProcesses.run(engine, new Class<?>[] {StuckApp.class}, "jobwire.close-timeout=1s");
     StuckWorkers bean = ctx.getBean(StuckWorkers.class);
     long instance = engine.createInstance("one-task-spring-stuck");
-    assertThat(bean.started.await(10, TimeUnit.SECONDS)).isTrue();
+    JobwireLifecycle lifecycle = ctx.getBean(JobwireLifecycle.class);
+    assertThat(bean.started.await(30, TimeUnit.SECONDS))
+        .as(() -> "the stuck handler started; workers " + lifecycle.workers().stream()
+            .map(w -> w.jobType() + "=" + w.state() + "/held " + w.heldJobs()).toList() + ", engine jobs " + engine.jobs("spring-stuck"))
+        .isTrue();
     long t0 = System.nanoTime();
     ctx.close();
     long closeMs = (System.nanoTime() - t0) / 1_000_000;
