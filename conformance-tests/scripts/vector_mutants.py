@@ -32,7 +32,6 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import yaml
@@ -97,8 +96,6 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
     ap.add_argument("--junit", default="")
-    ap.add_argument("--jobs", type=int, default=int(os.environ.get("VECTOR_MUTANT_JOBS", "2")),
-                    help="mutants run at once (default 2, VECTOR_MUTANT_JOBS)")
     a = ap.parse_args()
     mutants = [m for f in MUTANT_FILES for m in (yaml.safe_load(f.read_text()) or [])]
     if a.only:
@@ -124,25 +121,19 @@ def main() -> int:
                 results += [(m, False, "baseline failed: " + out[-800:], 0.0) for m in ms]
                 continue
             print(f"{sdk}: baseline passes ({time.time() - t0:.0f}s)")
-
-            def one(m: dict, tmp: str = tmp, extra: tuple = extra, command: list | None = command,
-                    sdk: str = sdk, here=here) -> tuple:
+            for m in ms:
                 t0 = time.time()
                 d = copy_sdk(sdk, Path(tmp) / m["id"], extra)
                 err = apply(d, m["edits"])
                 if err:
-                    return (m, False, "does not apply: " + err, 0.0), f"  {m['id']}: DOES NOT APPLY: {err}"
+                    results.append((m, False, "does not apply: " + err, 0.0))
+                    print(f"  {m['id']}: DOES NOT APPLY: {err}")
+                    continue
                 ok, out = run(sdk, here(d), command)
                 dt = time.time() - t0
+                results.append((m, not ok, "survived" if ok else "killed", dt))
+                print(f"  {m['id']}: {'SURVIVED' if ok else 'killed'} ({dt:.0f}s)")
                 shutil.rmtree(d.parent, ignore_errors=True)
-                return (m, not ok, "survived" if ok else "killed", dt), f"  {m['id']}: {'SURVIVED' if ok else 'killed'} ({dt:.0f}s)"
-
-            # the mutants of one SDK are independent scratch copies: a.jobs at a time (each
-            # build and test run is mostly one thread)
-            with ThreadPoolExecutor(max_workers=a.jobs) as pool:
-                for res, line in pool.map(one, ms):
-                    results.append(res)
-                    print(line, flush=True)
     if a.junit:
         suite = ET.Element("testsuite", name="vector-mutants", tests=str(len(results)),
                            failures=str(sum(1 for r in results if not r[1])))
