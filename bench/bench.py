@@ -30,9 +30,9 @@ from typing import Any, Dict, List
 # drivers), bench_workloads.py (workloads 1-9), bench_report.py (targets, plots, the results page), bench_compare.py
 # (--compare: A/B of two builds)
 from bench_report import machine, markdown, plots, targets
-from bench_rig import (CLIENTS, ENGINE_BIN, ENGINE_LABEL, GO_RUN, HERE, LANGS, ROOT, Driver, Engine,  # noqa: F401
+from bench_rig import (CLIENTS, ENGINE_BIN, ENGINE_LABEL, FLOOR, GO_RUN, HERE, LANGS, ROOT, Driver, Engine,  # noqa: F401
                        bpmn, guarded, log, new_type)
-from bench_workloads import (per_client, w1_closed, w2_open, w3_idle, w4_mixed, w5_backpressure, w6_scaling, w7_ceiling,
+from bench_workloads import (per_client, rounds_of, w1_closed, w2_open, w3_idle, w4_mixed, w5_backpressure, w6_scaling, w7_ceiling,
                              w8_parked, w9_fairness)
 
 
@@ -77,7 +77,8 @@ def main() -> int:
                     "working tree's (B), alternated, --rounds times (bench/README.md); writes --out (default .bench-work/compare)")
     ap.add_argument("--typed-ab", action="store_true", help="A/B of each jobwire client's no-op worker as a plain (A) and "
                     "a typed handler (B), same build, alternated --rounds times; writes --out (default .bench-work/typed-ab)")
-    ap.add_argument("--rounds", type=int, default=3, help="--compare: rounds (each runs every cell once per build)")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds (alternated): of workloads 1 and 9 (each cell's row is the "
+                    "median of its rounds; --smoke: 1), and of --compare / --typed-ab (each runs every cell once per build)")
     ap.add_argument("--modes", default="push,poll", help="--compare: activation modes of the cells")
     ap.add_argument("--threshold", type=float, default=0.05, help="--compare: flag a cell whose B is worse by more than this")
     ap.add_argument("--fail-over-5pct", action="store_true",
@@ -99,10 +100,13 @@ def main() -> int:
         (out / "latest.md").write_text(markdown(res, made, out))
         log(f"rendered {out / 'latest.md'} and {len(made)} plots from {a.render}")
         return 0
-    clients = select_clients(ap, a.clients or ",".join(CLIENTS), a.sdks)
+    clients = select_clients(ap, a.clients or ",".join(c for c in CLIENTS if c != FLOOR), a.sdks)
     if not clients:
         ap.error("no client selected")
     engines = ["jobwire"]
+    rounds = 1 if a.smoke else max(1, a.rounds)
+    # workload 1 also measures the floor (a worker with no client library) unless clients were named
+    w1_clients = clients + ([FLOOR] if not a.clients and FLOOR not in clients and (not a.sdks or "go" in a.sdks) else [])
     wl = {int(x) for x in a.workloads.split(",") if x}
     s = a.scale
     if a.smoke:
@@ -130,9 +134,14 @@ def main() -> int:
                            "params": {}, "engines": {}, "rows": []}
     rows: List[Dict[str, Any]] = res["rows"]
     try:
-        build(clients, engines)
+        build(w1_clients if 1 in wl else clients, engines)
         res["params"]["w1"] = (f"{P['n']} instances per case after {P['warm']} warm-up, {P['inflight']} in flight "
-                               f"(CreateProcessInstanceWithResult), worker capacity {P['cap']}, no-op handler.")
+                               f"(CreateProcessInstanceWithResult), worker capacity {P['cap']}, no-op handler; "
+                               + (f"{rounds} rounds: in each, the clients of a language run back to back (the order reversed "
+                                  "every other round), each on a fresh engine, and a cell is the median of its rounds." if rounds > 1
+                                  else "one round.")
+                               + (f" `{FLOOR}` is the floor: a worker with no client library (grpc-go and the protocol's "
+                                  "stubs only), the least CPU per job a client can spend on this machine." if FLOOR in w1_clients else ""))
         res["params"]["w2"] = (f"{P['rate']} instances/s, for {P['secs']} s after a closed-loop warm-up round of {P['warm']} "
                                f"instances (as in workload 1) and {P['warm_s']} s of open-loop warm-up; worker capacity {P['cap']}.")
         res["params"]["w3"] = (f"{P['idle_workers']} idle workers (go-jobwire driver, one process), engine CPU over "
@@ -151,14 +160,16 @@ def main() -> int:
                                "not activatable.")
         res["params"]["w9"] = (f"closed loop keeping {P['fair_inflight']} instances in flight, {P['fair_n']} in all, against one push "
                                f"worker of capacity {P['fair_cap']} with a no-op handler (the engine keeps yielding jobs the full "
-                               "worker cannot take); wait = instance created → handler started.")
+                               "worker cannot take); wait = instance created → handler started"
+                               + (f"; {rounds} rounds alternated as in workload 1, a cell is the median of its rounds." if rounds > 1 else "."))
         for kind in engines:
             res["engines"][kind] = ENGINE_LABEL[kind]
             if 1 in wl:
-                log(f"workload 1 ({kind}): closed loop, {len(clients)} clients × push/poll, a fresh engine per client")
+                log(f"workload 1 ({kind}): closed loop, {len(w1_clients)} clients × push/poll, {rounds} round(s) alternating "
+                    "the clients of each language, a fresh engine per run")
                 modes = ("push",) if a.smoke else ("push", "poll")
-                rows += per_client(kind, work, clients, 1, lambda eng, c: w1_closed(
-                    eng, work, [c], P["n"], P["warm"], P["cap"], P["inflight"], modes))
+                rows += rounds_of(kind, work, w1_clients, rounds, 1, lambda eng, c: w1_closed(
+                    eng, work, [c], P["n"], P["warm"], P["cap"], P["inflight"], modes), "w1")
             if 2 in wl:
                 rate = P["rate"]
                 log(f"workload 2 ({kind}): open loop at {rate}/s")
@@ -174,8 +185,8 @@ def main() -> int:
                                    lambda eng, c: w8_parked(eng, work, [c], P["parked_n"], P["parked_kb"]))
             if 9 in wl:
                 log(f"workload 9 ({kind}): fairness under push overload")
-                rows += per_client(kind, work, smoke_pick(clients, "node-jobwire") if a.smoke else clients, 9,
-                                   lambda eng, c: w9_fairness(eng, work, [c], P["fair_n"], P["fair_inflight"], P["fair_cap"]))
+                rows += rounds_of(kind, work, smoke_pick(clients, "node-jobwire") if a.smoke else clients, rounds, 9,
+                                  lambda eng, c: w9_fairness(eng, work, [c], P["fair_n"], P["fair_inflight"], P["fair_cap"]), "w9")
             if 3 in wl:
                 log(f"workload 3 ({kind}): idle cost")
                 rows += guarded(3, kind, lambda: w3_idle(kind, work, "go-jobwire", P["idle_workers"], P["idle_secs"]))

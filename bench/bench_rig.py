@@ -32,7 +32,10 @@ CLIENTS: Dict[str, List[str]] = {
     "python-official": [str(HERE / "drivers" / "python" / "run"), "official"],
     "java-jobwire": [str(HERE / "drivers" / "java" / "run"), "jobwire"],
     "java-official": [str(HERE / "drivers" / "java" / "run"), "official"],
+    # the floor: no client library, only grpc-go and the protocol's stubs (workload 1 only, not a default client)
+    "go-raw": [str(GO_RUN), "driver-raw"],
 }
+FLOOR = "go-raw"
 OFFICIAL_NAME = {
     "go": "zeebe/clients/go 8.5.0",
     "node": "@camunda8/sdk 8.8.13",

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import re
+import statistics
 import subprocess
 import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from bench_rig import ENGINE_BIN, Driver, Engine, cpu_s, deploy, loadgen, log, new_type, pctl
+from bench_rig import CLIENTS, ENGINE_BIN, Driver, Engine, cpu_s, deploy, loadgen, log, new_type, pctl
 
 def per_client(kind: str, work: Path, clients: List[str], w: int,
                fn: Callable[[Engine, str], List[Dict[str, Any]]]) -> List[Dict[str, Any]]:
@@ -65,6 +66,73 @@ def w1_closed(eng: Engine, work: Path, clients: List[str], n: int, warm: int, ca
             rows.append(row)
             log(f"  w1 {eng.kind:7s} {client:16s} {mode:4s} {row['jobsPerS']:8.0f} jobs/s  p50 {row['p50Ms']:6.1f} ms  "
                 f"p99 {row['p99Ms']:6.1f} ms  client CPU {row['clientCpuMsPerJob']:.3f} ms/job  peak RSS {row['peakRssMb']:.0f} MB")
+    return rows
+
+
+def _median_row(runs: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """One cell of several rounds: the median of every number, the per-round jobs/s and CPU kept; a cell is
+    'all handled' only if every round was."""
+    ok = [r for r in runs if "error" not in r]
+    if not ok:
+        return runs[-1]
+    row = dict(ok[0])
+    for k, v in ok[0].items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in ("workload", "n", "inflight", "capacity"):
+            xs = [r[k] for r in ok if isinstance(r.get(k), (int, float))]
+            row[k] = statistics.median(xs) if xs else v
+    for k in ("allHandled",):
+        if k in row:
+            row[k] = all(r.get(k) for r in ok)
+    if "errors" in row:
+        row["errors"] = sum(r.get("errors", 0) for r in ok)
+    row["rounds"] = len(ok)
+    row["failedRounds"] = len(runs) - len(ok)
+    row["jobsPerSRuns"] = [r.get("jobsPerS") for r in ok]
+    if "clientCpuMsPerJob" in row:
+        row["cpuRuns"] = [r.get("clientCpuMsPerJob") for r in ok]
+    if "waitMaxMs" in row:
+        row["waitMaxRuns"] = [r.get("waitMaxMs") for r in ok]
+    return row
+
+
+def groups(clients: List[str]) -> List[List[str]]:
+    """The clients by language (jobwire, official, and for Go the floor), the order in which rounds alternate them."""
+    out: Dict[str, List[str]] = {}
+    for c in clients:
+        out.setdefault(c.split("-")[0], []).append(c)
+    return list(out.values())
+
+
+def rounds_of(kind: str, work: Path, clients: List[str], rounds: int, w: int,
+              cases: Callable[[Engine, str], List[Dict[str, Any]]], tag: str) -> List[Dict[str, Any]]:
+    """Runs every client's cases `rounds` times, alternated: per language, the clients of a round back to back,
+    each on a fresh engine, in the language's order in even rounds and reversed in odd ones (so load drift of a
+    shared machine falls on both sides); a cell's row is the median of its rounds (_median_row)."""
+    runs: Dict[Tuple[str, str], List[Dict[str, Any]]] = {}
+    order_keys: List[Tuple[str, str]] = []
+    for rnd in range(rounds):
+        for g in groups(clients):
+            for client in (g if rnd % 2 == 0 else list(reversed(g))):
+                try:
+                    with Engine(kind, work) as eng:
+                        got = cases(eng, client)
+                except Exception as e:  # noqa: BLE001 - reported in the results, the run goes on
+                    log(f"  w{w} {kind} {client} round {rnd + 1}: FAILED: {e}")
+                    got = [{"workload": w, "engine": kind, "client": client, "mode": "-", "error": str(e)[:500]}]
+                for r in got:
+                    key = (client, str(r.get("mode", "-")))
+                    if key not in runs:
+                        order_keys.append(key)
+                    runs.setdefault(key, []).append({**r, "round": rnd + 1})
+    order_keys.sort(key=lambda k: (list(CLIENTS).index(k[0]) if k[0] in CLIENTS else 99, k[1] != "push"))
+    rows = [_median_row(runs[k]) for k in order_keys]
+    if rounds > 1:
+        for r in rows:
+            if "error" not in r:
+                log(f"  {tag} {kind} {r['client']:16s} {r.get('mode', ''):4s} median of {r['rounds']} rounds: "
+                    + (f"{r['jobsPerS']:.0f} jobs/s" if "jobsPerS" in r else "")
+                    + (f", CPU {r['clientCpuMsPerJob']:.4f} ms/job" if "clientCpuMsPerJob" in r else "")
+                    + (f", max wait {r['waitMaxMs']} ms" if "waitMaxMs" in r else ""))
     return rows
 
 

@@ -17,7 +17,8 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 CLIENTS = ["go-jobwire", "go-official", "node-jobwire", "node-official",
-           "python-jobwire", "python-official", "java-jobwire", "java-official"]
+           "python-jobwire", "python-official", "java-jobwire", "java-official",
+           "go-raw"]  # the floor: no client library (workload 1 only)
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +118,9 @@ def test_plots_and_page_written(run: Dict[str, Any]) -> None:
     for client in CLIENTS:
         assert f"| jobwire | {client} | push |" in md
     # a run outside bench/results/ keeps only its JSON and page: the page links no plot, it says how to draw them
-    assert "## Targets of issue 16" in md and "![" not in md
+    assert "## Targets (ratios from this run)" in md and "![" not in md
+    # the floor: worker CPU per job of every client against a worker with no client library
+    assert "Worker CPU per job against the floor" in md and "| push |" in md
     assert f"--render {out}/bench.json --out {out}` draws them" in md
     assert "## 8. Jobs a paused worker parks" in md and "| jobwire | python-jobwire | 1 | 100 |" in md
     assert "## 9. Fairness under push overload" in md and "| jobwire | node-jobwire | 1000 |" in md

@@ -145,9 +145,12 @@ func Emit(m map[string]any) {
 //
 // BENCH_CPUPROFILE=<file> writes a pprof CPU profile of the whole run (for `go tool pprof`).
 func Run(client, version string, r *Recorder, closeAll func()) {
+	// BENCH_CPUPROFILE: a CPU profile of the whole run, written before the
+	// 'done' event (the harness kills the driver once it has read it)
+	stopProfile := func() {}
 	if f := os.Getenv("BENCH_CPUPROFILE"); f != "" {
 		if out, err := os.Create(f); err == nil && pprof.StartCPUProfile(out) == nil {
-			defer func() { pprof.StopCPUProfile(); out.Close() }()
+			stopProfile = func() { pprof.StopCPUProfile(); out.Close() }
 		}
 	}
 	Emit(map[string]any{"event": "ready", "client": client, "version": version})
@@ -182,5 +185,6 @@ func Run(client, version string, r *Recorder, closeAll func()) {
 	r.mu.Lock()
 	lat := r.lat
 	r.mu.Unlock()
+	stopProfile()
 	Emit(map[string]any{"event": "done", "jobs": r.jobs.Load(), "latMs": lat})
 }
