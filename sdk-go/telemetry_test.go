@@ -33,13 +33,32 @@ type startedSpan struct {
 	name   string
 	parent trace.SpanContext
 	cfg    trace.SpanConfig
+	set    []attribute.KeyValue // SetAttributes after the start
+}
+
+// recordingSpan is a span that says it records (as a sampled span of an
+// OpenTelemetry SDK does) and keeps what SetAttributes sets.
+type recordingSpan struct {
+	trace.Span
+	r *recordingTracer
+	i int
+}
+
+func (s recordingSpan) IsRecording() bool { return true }
+func (s recordingSpan) SetAttributes(kv ...attribute.KeyValue) {
+	s.r.mu.Lock()
+	s.r.spans[s.i].set = append(s.r.spans[s.i].set, kv...)
+	s.r.mu.Unlock()
 }
 
 func (r *recordingTracer) Start(ctx context.Context, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
 	r.mu.Lock()
-	r.spans = append(r.spans, startedSpan{name, trace.SpanContextFromContext(ctx), trace.NewSpanStartConfig(opts...)})
+	r.spans = append(r.spans, startedSpan{name: name, parent: trace.SpanContextFromContext(ctx), cfg: trace.NewSpanStartConfig(opts...)})
+	i := len(r.spans) - 1
 	r.mu.Unlock()
-	return noop.NewTracerProvider().Tracer("").Start(ctx, name, opts...)
+	ctx, sp := noop.NewTracerProvider().Tracer("").Start(ctx, name, opts...)
+	rs := recordingSpan{Span: sp, r: r, i: i}
+	return trace.ContextWithSpan(ctx, rs), rs
 }
 
 func TestSpanPerJobWithTraceparentParent(t *testing.T) {
@@ -70,7 +89,8 @@ func TestSpanPerJobWithTraceparentParent(t *testing.T) {
 		if s.name != "process job traced" || s.cfg.SpanKind() != trace.SpanKindConsumer {
 			t.Fatalf("span %q kind %v", s.name, s.cfg.SpanKind())
 		}
-		attrs := attribute.NewSet(s.cfg.Attributes()...)
+		// the attributes at the start or set on the recording span (a span that does not record gets none)
+		attrs := attribute.NewSet(append(s.cfg.Attributes(), s.set...)...)
 		for _, k := range []attribute.Key{"jobwire.job.key", "jobwire.job.type", "jobwire.job.retries", "jobwire.process_instance.key",
 			"jobwire.bpmn_process_id", "jobwire.element_id", "jobwire.worker.name", "jobwire.activation"} {
 			if _, ok := attrs.Value(k); !ok {

@@ -58,10 +58,20 @@ type executor struct {
 	sendCtx       context.Context // outcome sends; cancelled only if close gives up
 	cancelSend    context.CancelFunc
 	closedByStop  atomic.Bool
+
+	// idle: a runner that finished its work waits here up to runnerLinger for
+	// the next job (a new goroutine per job grew its stack anew every time: 4 %
+	// of the worker's CPU in a closed loop); closed by beginClose.
+	idle     chan *entry
+	stopIdle chan struct{}
 }
 
+// runnerLinger is how long a runner with nothing queued waits for a next job
+// before its goroutine ends.
+const runnerLinger = 2 * time.Second
+
 func newExecutor(w *Worker, h Handler) *executor {
-	e := &executor{w: w, h: h, held: map[int64]*entry{}}
+	e := &executor{w: w, h: h, held: map[int64]*entry{}, idle: make(chan *entry), stopIdle: make(chan struct{})}
 	e.handlerCtx, e.cancelHandler = context.WithCancel(context.Background())
 	e.sendCtx, e.cancelSend = context.WithCancel(context.Background())
 	return e
@@ -108,32 +118,59 @@ func (e *executor) enqueue(it item) {
 	case e.running < e.w.cfg.Concurrency:
 		e.running++
 		en.running = true
-		e.wg.Add(1)
-		e.mu.Unlock()
-		go e.loop(en)
+		select {
+		case e.idle <- en: // a waiting runner takes it
+			e.mu.Unlock()
+		default:
+			e.wg.Add(1)
+			e.mu.Unlock()
+			go e.loop(en)
+		}
 	default:
 		e.queue = append(e.queue, en)
 		e.mu.Unlock()
 	}
 }
 
-// loop runs en, then whatever is queued, until the queue is empty.
+// loop runs en, then whatever is queued; with nothing queued it waits up to
+// runnerLinger for a next job handed to it by enqueue (which counted it as
+// running again), then ends.
 func (e *executor) loop(en *entry) {
 	defer e.wg.Done()
+	var linger *time.Timer
 	for {
 		if !e.execute(en) {
 			e.finish(en)
 		}
 		e.mu.Lock()
-		if len(e.queue) == 0 || e.closing {
+		if e.closing {
 			e.running--
 			e.mu.Unlock()
 			return
 		}
-		en = e.queue[0]
-		e.queue = e.queue[1:]
-		en.running = true
+		if len(e.queue) > 0 {
+			en = e.queue[0]
+			e.queue = e.queue[1:]
+			en.running = true
+			e.mu.Unlock()
+			continue
+		}
+		e.running--
 		e.mu.Unlock()
+		if linger == nil {
+			linger = time.NewTimer(runnerLinger)
+		} else {
+			linger.Reset(runnerLinger)
+		}
+		select {
+		case en = <-e.idle:
+			linger.Stop()
+		case <-linger.C:
+			return
+		case <-e.stopIdle:
+			linger.Stop()
+			return
+		}
 	}
 }
 
@@ -158,6 +195,9 @@ func (e *executor) finish(en *entry) {
 // failed back at once.
 func (e *executor) beginClose() {
 	e.mu.Lock()
+	if !e.closing {
+		close(e.stopIdle)
+	}
 	e.closing = true
 	queued := e.queue
 	e.queue = nil

@@ -96,7 +96,7 @@ func (d *HeldJob) send(ctx context.Context, o Outcome) (err error) {
 	if o.Kind == OutcomeReturn {
 		o.Retries, o.RetryBackOff = d.Job.GetRetries(), 0
 	}
-	name := map[OutcomeKind]string{OutcomeComplete: "completed", OutcomeFail: "failed", OutcomeError: "error", OutcomeReturn: "returned"}[o.Kind]
+	name := outcomeName(o.Kind)
 	giveUp := func(err error) error {
 		d.result = "undelivered"
 		w.tel.Handled("undelivered")
@@ -104,10 +104,13 @@ func (d *HeldJob) send(ctx context.Context, o Outcome) (err error) {
 		w.cfg.OnError(err)
 		return err
 	}
-	b := NewBackoffWith(w.cfg.Backoff)
+	var b *Backoff // made at the first retry
 	for attempt := 1; ; attempt++ {
 		actx, cancel := context.WithTimeout(d.e.sendCtx, w.requestBudget())
-		stop := context.AfterFunc(ctx, cancel)
+		stop := func() bool { return false }
+		if ctx.Done() != nil { // a ctx that can end (not Background): it ends the attempt too
+			stop = context.AfterFunc(ctx, cancel)
+		}
 		err := d.rpc(actx, o)
 		stop()
 		cancel()
@@ -134,6 +137,9 @@ func (d *HeldJob) send(ctx context.Context, o Outcome) (err error) {
 		case d.e.sendCtx.Err() != nil:
 			return giveUp(fmt.Errorf("send %s outcome for job %d: worker closed: %w", name, d.Job.GetKey(), err))
 		case decision == outcomeRetry:
+			if b == nil {
+				b = NewBackoffWith(w.cfg.Backoff)
+			}
 			wait := b.Next()
 			if time.Now().Add(wait).After(d.Deadline()) {
 				return giveUp(fmt.Errorf("send %s outcome for job %d: gave up at the job deadline after %d attempts: %w", name, d.Job.GetKey(), attempt, err))
@@ -150,6 +156,21 @@ func (d *HeldJob) send(ctx context.Context, o Outcome) (err error) {
 			return giveUp(fmt.Errorf("send %s outcome for job %d: %w", name, d.Job.GetKey(), err))
 		}
 	}
+}
+
+// outcomeName is the outcome's name in metrics, logs and errors.
+func outcomeName(k OutcomeKind) string {
+	switch k {
+	case OutcomeComplete:
+		return "completed"
+	case OutcomeFail:
+		return "failed"
+	case OutcomeError:
+		return "error"
+	case OutcomeReturn:
+		return "returned"
+	}
+	return ""
 }
 
 // finish ends a pending manual-mode job once (its slot released, its span ended).

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -26,7 +25,8 @@ type Telemetry struct {
 	tracer     trace.Tracer
 	base       []attribute.KeyValue // job type + worker name, on every metric
 	baseOpt    metric.MeasurementOption
-	opts       sync.Map // "key\x00value" -> metric.MeasurementOption: base plus that one attribute
+	opts       map[string]map[string]metric.MeasurementOption // key -> value -> base plus that attribute (read-only)
+	spanName   string                                          // "process job <type>"
 	activated  metric.Int64Counter
 	handled    metric.Int64Counter
 	duration   metric.Float64Histogram
@@ -42,6 +42,22 @@ func NewTelemetry(tp trace.TracerProvider, mp metric.MeterProvider, jobType, wor
 		base:   []attribute.KeyValue{attribute.String("jobwire.job.type", jobType), attribute.String("jobwire.worker.name", workerName)},
 	}
 	t.baseOpt = metric.WithAttributeSet(attribute.NewSet(t.base...))
+	t.spanName = "process job " + jobType
+	// the measurement options of every value the worker records, built once: building an attribute set
+	// sorts and hashes it, which cost more than a no-op recording itself on every job (profile of bench/
+	// go-jobwire, workload 1); the maps are never written after this, so reading them needs no lock
+	t.opts = map[string]map[string]metric.MeasurementOption{}
+	for key, values := range map[string][]string{
+		"activation": {"push", "poll"},
+		"outcome":    {"completed", "failed", "error", "expired", "not_found", "returned", "duplicate", "undelivered", "unsettled"},
+		"reason":     {"error", "closed", "recycled", "stalled"},
+		"result":     {"jobs", "empty", "error"},
+	} {
+		t.opts[key] = map[string]metric.MeasurementOption{}
+		for _, v := range values {
+			t.opts[key][v] = t.build(attribute.String(key, v))
+		}
+	}
 	m := mp.Meter(InstrumentationName)
 	// Instrument creation only fails on invalid names; ours are constants, and
 	// the API returns a usable no-op instrument alongside any error.
@@ -63,55 +79,47 @@ var DurationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 
 // Capacity records the number of jobs held.
 func (t *Telemetry) Capacity(jobs int) {
-	t.capacity.Record(context.Background(), int64(jobs), t.with())
+	t.capacity.Record(context.Background(), int64(jobs), t.baseOpt)
 }
 
-// with returns the measurement option for the base attributes plus kv. The
-// options for one extra string attribute (activation, outcome, reason, result:
-// a few fixed values each) are built once and cached: building an attribute
-// set sorts and hashes it, which cost more than the no-op recording itself on
-// every job (profile of bench/ go-jobwire, workload 1).
-func (t *Telemetry) with(kv ...attribute.KeyValue) metric.MeasurementOption {
-	if len(kv) == 0 {
-		return t.baseOpt
-	}
-	if len(kv) == 1 && kv[0].Value.Type() == attribute.STRING {
-		key := string(kv[0].Key) + "\x00" + kv[0].Value.AsString()
-		if o, ok := t.opts.Load(key); ok {
-			return o.(metric.MeasurementOption)
-		}
-		o := metric.WithAttributeSet(attribute.NewSet(append(append([]attribute.KeyValue{}, t.base...), kv...)...))
-		t.opts.Store(key, o)
+// with returns the measurement option for the base attributes plus key=value:
+// one built in NewTelemetry for the values the worker records, else a new one.
+func (t *Telemetry) with(key, value string) metric.MeasurementOption {
+	if o, ok := t.opts[key][value]; ok {
 		return o
 	}
-	return metric.WithAttributes(append(append([]attribute.KeyValue{}, t.base...), kv...)...)
+	return t.build(attribute.String(key, value))
+}
+
+func (t *Telemetry) build(kv attribute.KeyValue) metric.MeasurementOption {
+	return metric.WithAttributeSet(attribute.NewSet(append(append([]attribute.KeyValue{}, t.base...), kv)...))
 }
 
 // Activated counts a received job ("push" or "poll").
 func (t *Telemetry) Activated(activation string) {
-	t.activated.Add(context.Background(), 1, t.with(attribute.String("activation", activation)))
+	t.activated.Add(context.Background(), 1, t.with("activation", activation))
 }
 
 // Handled counts a finished job: completed, failed, error, expired, not_found,
 // returned, duplicate, undelivered or unsettled.
 func (t *Telemetry) Handled(outcome string) {
-	t.handled.Add(context.Background(), 1, t.with(attribute.String("outcome", outcome)))
+	t.handled.Add(context.Background(), 1, t.with("outcome", outcome))
 }
 
 // Duration records a handler's run time.
 func (t *Telemetry) Duration(d time.Duration) {
-	t.duration.Record(context.Background(), d.Seconds(), t.with())
+	t.duration.Record(context.Background(), d.Seconds(), t.baseOpt)
 }
 
 // Reconnect counts a stream reopening, by reason: error, closed (ended
 // cleanly by the gateway), recycled (streamTimeout) or stalled (the watchdog).
 func (t *Telemetry) Reconnect(reason string) {
-	t.reconnects.Add(context.Background(), 1, t.with(attribute.String("reason", reason)))
+	t.reconnects.Add(context.Background(), 1, t.with("reason", reason))
 }
 
 // Poll counts an ActivateJobs call: result is "jobs", "empty" or "error".
 func (t *Telemetry) Poll(result string) {
-	t.polls.Add(context.Background(), 1, t.with(attribute.String("result", result)))
+	t.polls.Add(context.Background(), 1, t.with("result", result))
 }
 
 // StartJob opens the `process job <type>` span, a child of the W3C trace
@@ -120,9 +128,10 @@ func (t *Telemetry) StartJob(ctx context.Context, j *pb.ActivatedJob, workerName
 	if carrier := traceCarrier(j); carrier != nil {
 		ctx = propagation.TraceContext{}.Extract(ctx, carrier)
 	}
-	return t.tracer.Start(ctx, "process job "+j.GetType(),
-		trace.WithSpanKind(trace.SpanKindConsumer),
-		trace.WithAttributes(
+	ctx, span := t.tracer.Start(ctx, t.spanName, trace.WithSpanKind(trace.SpanKindConsumer))
+	if span.IsRecording() {
+		// only a recording span gets the attributes (no tracer provider installed: nothing is built per job)
+		span.SetAttributes(
 			attribute.String("jobwire.job.key", strconv.FormatInt(j.GetKey(), 10)),
 			attribute.String("jobwire.job.type", j.GetType()),
 			attribute.Int("jobwire.job.retries", int(j.GetRetries())),
@@ -131,11 +140,17 @@ func (t *Telemetry) StartJob(ctx context.Context, j *pb.ActivatedJob, workerName
 			attribute.String("jobwire.element_id", j.GetElementId()),
 			attribute.String("jobwire.worker.name", workerName),
 			attribute.String("jobwire.activation", activation),
-		))
+		)
+	}
+	return ctx, span
 }
 
 // EndJob records the outcome on the span and ends it.
 func EndJob(span trace.Span, outcome string, err error) {
+	if !span.IsRecording() {
+		span.End()
+		return
+	}
 	span.SetAttributes(attribute.String("jobwire.job.outcome", outcome))
 	if err != nil {
 		span.RecordError(err)
