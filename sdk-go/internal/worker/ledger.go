@@ -35,6 +35,7 @@ type Ledger struct {
 	pollDue    bool // a poll waits for a free slot: the streamer does not reserve
 	pollRests  bool // the poller sleeps (pollInterval, back-off): no poll is due
 	changed    chan struct{}
+	waited     bool // changed was handed out (Changed, ReserveStream): the next change closes it
 	onJobs     func(jobs int)
 }
 
@@ -88,6 +89,7 @@ func (l *Ledger) jobsLocked() int {
 func (l *Ledger) Changed() <-chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.waited = true
 	return l.changed
 }
 
@@ -229,6 +231,7 @@ func (l *Ledger) ReserveStream(ctx context.Context) error {
 			return nil
 		}
 		ch := l.changed
+		l.waited = true
 		l.mu.Unlock()
 		select {
 		case <-ch:
@@ -289,6 +292,12 @@ func (s *Slot) Release() {
 }
 
 func (l *Ledger) signalLocked() {
+	// nobody holds the channel: no one to wake, and the next taker gets it
+	// open (taking it before checking what it waits for, it misses nothing)
+	if !l.waited {
+		return
+	}
 	close(l.changed)
 	l.changed = make(chan struct{})
+	l.waited = false
 }
