@@ -36,6 +36,8 @@ CLIENTS: Dict[str, List[str]] = {
     "go-raw": [str(GO_RUN), "driver-raw"],
 }
 FLOOR = "go-raw"
+# the partitions of every engine the clients run on, and of the engine's own ceiling (workload 7)
+DEFAULT_PARTITIONS = 3
 OFFICIAL_NAME = {
     "go": "zeebe/clients/go 8.5.0",
     "node": "@camunda8/sdk 8.8.13",
@@ -99,7 +101,8 @@ def bpmn(pid: str, types: List[str]) -> str:
 class Engine:
     """A throwaway engine on 127.0.0.1 and a free port; kind 'jobwire' (dev, fsync on) or 'cluster'."""
 
-    def __init__(self, kind: str, work: Path, partitions: int = 3) -> None:
+    def __init__(self, kind: str, work: Path, partitions: int = 0) -> None:
+        partitions = partitions or DEFAULT_PARTITIONS
         self.kind = kind
         self.data = Path(tempfile.mkdtemp(prefix="engine-", dir=work))
         if kind == "jobwire":

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from bench_rig import CLIENTS, ENGINE_BIN, Driver, Engine, cpu_s, deploy, loadgen, log, new_type, pctl
+from bench_rig import CLIENTS, DEFAULT_PARTITIONS, ENGINE_BIN, Driver, Engine, cpu_s, deploy, loadgen, log, new_type, pctl
 
 def per_client(kind: str, work: Path, clients: List[str], w: int,
                fn: Callable[[Engine, str], List[Dict[str, Any]]]) -> List[Dict[str, Any]]:
@@ -322,7 +322,9 @@ def w7_ceiling(n: int, inflight: int) -> List[Dict[str, Any]]:
     """The engine's own ceiling: `jobwire-engine bench` (in-process worker, fsync on)."""
     rows = []
     for mode in ("push", "poll"):
-        out = subprocess.run([str(ENGINE_BIN), "bench", "--instances", str(n), "--concurrency", str(inflight), "--mode", mode],
+        # the partitions of the engines the clients ran on (Engine's default), fsync on (the bench's default)
+        out = subprocess.run([str(ENGINE_BIN), "bench", "--instances", str(n), "--concurrency", str(inflight), "--mode", mode,
+                              "--partitions", str(DEFAULT_PARTITIONS)],
                              capture_output=True, text=True, timeout=600)
         text = out.stdout + out.stderr
         m = re.search(r"([\d.]+)\s*instances/s", text)

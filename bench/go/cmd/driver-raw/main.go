@@ -3,8 +3,8 @@
 // protocol's generated stubs (the ones the official Go client ships). It does
 // the least a worker must do per job and nothing else: activate (one
 // StreamActivatedJobs stream in push mode; ActivateJobs long polls asking for
-// every free slot in poll mode), run the no-op handler in a goroutine per job,
-// send CompleteJob. No retries, no back-off, no ledger, no telemetry, no
+// every free slot in poll mode), hand each job to one of Capacity long-lived
+// handler goroutines, run the no-op handler there, send CompleteJob. No retries, no back-off, no ledger, no telemetry, no
 // graceful close: its worker CPU per job is the cost of the transport, the
 // cheapest any client library can reach on this machine.
 package main
@@ -38,7 +38,14 @@ func main() {
 	var wg sync.WaitGroup
 	for _, s := range cfg.Workers {
 		for i := 0; i < s.Count; i++ {
-			w := &worker{gw: gw, r: r, spec: s, slots: make(chan struct{}, s.Capacity)}
+			w := &worker{gw: gw, r: r, spec: s, slots: make(chan struct{}, s.Capacity), jobs: make(chan *pb.ActivatedJob, s.Capacity)}
+			for k := 0; k < s.Capacity; k++ {
+				go func() {
+					for job := range w.jobs {
+						w.handle(ctx, job)
+					}
+				}()
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -62,6 +69,7 @@ type worker struct {
 	r     *drv.Recorder
 	spec  drv.WorkerSpec
 	slots chan struct{} // one token per job held: at most Capacity
+	jobs  chan *pb.ActivatedJob
 }
 
 const jobTimeout = 5 * 60 * 1000 // ms, as the other drivers' default activation timeout
@@ -97,7 +105,7 @@ func (w *worker) push(ctx context.Context) {
 				break
 			}
 			w.slots <- struct{}{}
-			go w.handle(ctx, job)
+			w.jobs <- job
 		}
 		if ctx.Err() == nil {
 			time.Sleep(100 * time.Millisecond)
@@ -125,7 +133,7 @@ func (w *worker) poll(ctx context.Context) {
 			}
 			for _, job := range resp.GetJobs() {
 				w.slots <- struct{}{}
-				go w.handle(ctx, job)
+				w.jobs <- job
 			}
 		}
 	}
