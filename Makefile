@@ -62,7 +62,7 @@ test-corpus: ## engine-reference/corpus: every BPMN/DMN case on jobwire-engine d
 fuzz: bootstrap ## long fuzzing: every Gateway RPC, BPMN, variables (engine) and the SDKs' variable parsing; FUZZ_TIME=10m each
 	@tools/fuzz.sh
 
-bench: engine ## every SDK beside the official client of its language, on jobwire-engine, 9 workloads: bench/results/ (page, JSON, plots; ~35 min; BENCH_ARGS="--scale 0.5", "--sdks python", "--compare <git-ref>": A/B of two builds)
+bench: engine ## every SDK beside the official client of its language, on jobwire-engine, 9 workloads, workloads 1 and 9 in 3 alternated rounds, with the floor (go-raw) and the engine ceiling: bench/results/ (page, JSON, plots; ~35 min; BENCH_ARGS="--scale 0.5", "--rounds 5", "--sdks python", "--compare <git-ref>": A/B of two builds)
 	@bench/bootstrap.sh && bench/.venv/bin/python bench/bench.py $(BENCH_ARGS)
 
 bench-typed: engine ## typed handler vs plain handler, each jobwire SDK's no-op worker side by side (A/B, alternated; target: typed ≥ 0.90× jobs/s): .bench-work/typed-ab/ (~10 min; BENCH_ARGS="--sdks go --rounds 5")
