@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/jobwire/jobwire/sdk-go/internal/pb"
@@ -114,10 +115,10 @@ func (d *HeldJob) send(ctx context.Context, o Outcome) (err error) {
 		err := d.rpc(actx, o)
 		stop()
 		cancel()
-		st := status.Convert(err)
-		code, decision := st.Code(), outcomeDecision("")
-		if err != nil {
-			decision = classifyOutcome(code, st.Message())
+		code, decision := codes.OK, outcomeDecision("")
+		if err != nil { // (status.Convert of a nil error allocates an OK status: not on every outcome)
+			st := status.Convert(err)
+			code, decision = st.Code(), classifyOutcome(st.Code(), st.Message())
 		}
 		switch {
 		case err == nil:

@@ -26,7 +26,7 @@ type Telemetry struct {
 	base       []attribute.KeyValue // job type + worker name, on every metric
 	baseOpt    metric.MeasurementOption
 	opts       map[string]map[string]metric.MeasurementOption // key -> value -> base plus that attribute (read-only)
-	spanName   string                                          // "process job <type>"
+	spanName   string                                         // "process job <type>"
 	activated  metric.Int64Counter
 	handled    metric.Int64Counter
 	duration   metric.Float64Histogram

@@ -186,5 +186,12 @@ func Run(client, version string, r *Recorder, closeAll func()) {
 	lat := r.lat
 	r.mu.Unlock()
 	stopProfile()
+	// BENCH_ALLOCPROFILE: the allocations of the whole run (go tool pprof -sample_index=alloc_space)
+	if f := os.Getenv("BENCH_ALLOCPROFILE"); f != "" {
+		if out, err := os.Create(f); err == nil {
+			_ = pprof.Lookup("allocs").WriteTo(out, 0)
+			out.Close()
+		}
+	}
 	Emit(map[string]any{"event": "done", "jobs": r.jobs.Load(), "latMs": lat})
 }
