@@ -77,8 +77,9 @@ def _uncancel() -> None:
     """Clears the current task's cancellation request once it was handled (Python 3.11+), so the
     outcome sent next is not seen as cancelled by asyncio.timeout / TaskGroup."""
     t = asyncio.current_task()
-    if t is not None and getattr(t, "cancelling", None) is not None and t.cancelling():
-        t.uncancel()
+    cancelling = getattr(t, "cancelling", None)  # Python 3.11+
+    if cancelling is not None and cancelling():
+        getattr(t, "uncancel")()
 
 
 def _error_message(e: BaseException) -> str:
