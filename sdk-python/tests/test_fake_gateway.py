@@ -242,3 +242,45 @@ def test_activation_permission_denied_is_loud_and_at_max_backoff() -> None:
 
 
 _unused: Optional[Any] = None
+
+
+class SlowCompleteGateway(FakeGateway):
+    """Answers each CompleteJob after a pause, so the outcome is still in flight when close() begins."""
+
+    def __init__(self, pause: float) -> None:
+        super().__init__()
+        self.pause = pause
+        self.complete_sent: List[int] = []
+
+    async def CompleteJob(self, request: pb.CompleteJobRequest, context: Any) -> pb.CompleteJobResponse:
+        self.complete_sent.append(request.jobKey)
+        await asyncio.sleep(self.pause)
+        return await super().CompleteJob(request, context)
+
+
+def test_close_timeout_cancels_the_handler_never_the_outcome_in_flight() -> None:
+    """An async handler runs in its job's own task, and close()'s timeout cancels that task only while the
+    handler runs: a CompleteJob sent before the timeout ends is still answered (the job is completed, not
+    handed back with FailJob), as when handlers ran in tasks of their own."""
+
+    async def go() -> None:
+        fake = SlowCompleteGateway(0.5)
+        fake.jobs_left = 1
+        server, addr = await serve(fake)
+        try:
+            async with Client(address=addr, env={}) as client:
+
+                async def h(job: Job) -> dict[str, bool]:
+                    return {"done": True}
+
+                w = client.worker("t", h, stream_enabled=False, request_timeout=-1, poll_interval=0.05)
+                await wait_for(lambda: len(fake.complete_sent) == 1)
+                t0 = time.monotonic()
+                await w.close(0.05)  # the timeout ends while CompleteJob waits for its answer
+                assert fake.completed == [2**60 + 1], fake.outcome_calls
+                assert fake.failed == [] and fake.outcome_calls == [("CompleteJob", 2**60 + 1, "OK")]
+                assert time.monotonic() - t0 < 1.0  # answered within CLOSE_GRACE_S: nothing abandoned
+        finally:
+            await server.stop(None)
+
+    asyncio.run(go())

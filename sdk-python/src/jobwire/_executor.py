@@ -57,7 +57,7 @@ class WorkerContext:
 class _HeldJob:
     """A job this worker holds: the activated job, its slot, and its state in the executor."""
 
-    __slots__ = ("raw", "slot", "activation", "job", "fut", "running", "abandoned", "redelivery")
+    __slots__ = ("raw", "slot", "activation", "job", "fut", "in_handler", "running", "abandoned", "redelivery")
 
     def __init__(self, raw: gateway_pb2.ActivatedJob, slot: Slot, activation: str, job: Job) -> None:
         self.raw = raw
@@ -65,9 +65,21 @@ class _HeldJob:
         self.activation = activation
         self.job = job
         self.fut: Optional["asyncio.Future[Any]"] = None
+        """What close() cancels: the task running an async handler (inline), else the handler's future."""
+        self.in_handler = False
+        """True while an inline handler runs (close() cancels the task only then, never an outcome send)."""
         self.running = False
         self.abandoned = False
         self.redelivery: Optional[tuple[gateway_pb2.ActivatedJob, Slot, str]] = None
+
+
+def _uncancel() -> None:
+    """Clears the current task's cancellation request once it was handled (Python 3.11+), so the
+    outcome sent next is not seen as cancelled by asyncio.timeout / TaskGroup."""
+    t = asyncio.current_task()
+    cancelling = getattr(t, "cancelling", None)  # Python 3.11+
+    if cancelling is not None and cancelling():
+        getattr(t, "uncancel")()
 
 
 def _error_message(e: BaseException) -> str:
@@ -167,28 +179,47 @@ class Executor:
         ctx = self.ctx
         job = h.job
         t0 = time.perf_counter()
-        attrs = {
-            "jobwire.job.key": str(job.key),
-            "jobwire.job.type": job.type,
-            "jobwire.job.retries": job.retries,
-            "jobwire.process_instance.key": str(job.process_instance_key),
-            "jobwire.bpmn_process_id": job.bpmn_process_id,
-            "jobwire.element_id": job.element_id,
-            "jobwire.worker.name": ctx.opts.worker_name,
-            "jobwire.activation": h.activation,
-        }
-        span, span_ctx = ctx.telemetry.start_job_span(job.type, attrs, _traceparent(job))
+        tel = ctx.telemetry
+        span: Optional[Any] = None
+        span_ctx: Optional[otel_context.Context] = None
+        if tel.tracing():
+            attrs = {
+                "jobwire.job.key": str(job.key),
+                "jobwire.job.type": job.type,
+                "jobwire.job.retries": job.retries,
+                "jobwire.process_instance.key": str(job.process_instance_key),
+                "jobwire.bpmn_process_id": job.bpmn_process_id,
+                "jobwire.element_id": job.element_id,
+                "jobwire.worker.name": ctx.opts.worker_name,
+                "jobwire.activation": h.activation,
+            }
+            span, span_ctx = tel.start_job_span(job.type, attrs, _traceparent(job))
         extender = asyncio.get_running_loop().create_task(run_extender(job, ctx.opts.job_timeout, ctx.logger)) if ctx.opts.auto_extend else None
         outcome = "completed"
         failure: Optional[BaseException] = None
         try:
-            token = otel_context.attach(span_ctx)
             try:
-                h.fut = self._start_handler(job)
-            finally:
-                otel_context.detach(token)
-            try:
-                result = await asyncio.shield(h.fut)
+                if ctx.opts.is_async or ctx.opts.middleware:
+                    # Async handlers and middleware chains run in this task (no task of their own per
+                    # job): close() cancels this task while the handler runs (h.in_handler), and the
+                    # job's span is this task's current context around the handler only.
+                    h.fut = asyncio.current_task()
+                    token = otel_context.attach(span_ctx) if span_ctx is not None else None
+                    h.in_handler = True
+                    try:
+                        result = await (self._chain(job, 0) if ctx.opts.middleware else ctx.opts.handler(job))
+                    finally:
+                        h.in_handler = False
+                        if token is not None:
+                            otel_context.detach(token)
+                else:
+                    token = otel_context.attach(span_ctx) if span_ctx is not None else None
+                    try:
+                        h.fut = self._start_handler(job)
+                    finally:
+                        if token is not None:
+                            otel_context.detach(token)
+                    result = await asyncio.shield(h.fut)
                 if inspect.isawaitable(result):  # a plain function that returned a coroutine
                     result = await result
             finally:
@@ -214,6 +245,7 @@ class Executor:
         except asyncio.CancelledError as e:
             # The handler was cancelled by close(): hand the job back, retries unchanged.
             failure = e
+            _uncancel()
             if h.abandoned:
                 return
             if job.settled:
@@ -238,14 +270,16 @@ class Executor:
                 outcome = await self._fail_by_policy(job, e)
         finally:
             if h.abandoned:
-                Telemetry.end_job_span(span, "cancelled", failure)
+                if span is not None:
+                    Telemetry.end_job_span(span, "cancelled", failure)
             else:
                 if outcome == "undelivered":
                     err = self.outcomes.last_error(job.key)
                     ctx.logger.warning("outcome of job %s was not delivered: %s", job.key, err)
                     ctx.report_error(err if err is not None else JobwireError(f"jobwire: outcome of job {job.key} was not delivered"))
-                ctx.telemetry.job_handled(outcome, time.perf_counter() - t0)
-                Telemetry.end_job_span(span, outcome, failure)
+                tel.job_handled(outcome, time.perf_counter() - t0)
+                if span is not None:
+                    Telemetry.end_job_span(span, outcome, failure)
                 self.running -= 1
                 h.running = False
                 self._finish(h)
@@ -362,9 +396,9 @@ class Executor:
         if not await self._wait_idle(timeout):
             running = [h for h in self.held.values() if h.running]
             for h in running:
-                h.job._cancel.set()
+                h.job._request_cancel()
                 # Async handlers are cancelled; sync ones (in a thread) see job.cancelled / cancel_event.
-                if self.ctx.opts.is_async and h.fut is not None and not h.fut.done():
+                if self.ctx.opts.is_async and h.in_handler and h.fut is not None and not h.fut.done():
                     h.fut.cancel()
             if not await self._wait_idle(CLOSE_GRACE_S):
                 for h in [x for x in self.held.values() if x.running]:

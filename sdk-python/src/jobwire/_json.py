@@ -36,13 +36,17 @@ def _parse_float(text: str) -> float:
     return value
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_parse_float)
+"""The lossless decoder, made once (json.loads with hooks would make one per call)."""
+
+
 def parse_variables(raw: Union[str, bytes]) -> Dict[str, Any]:
     """Parses a JSON object text losslessly (integers stay ``int``); raises InvalidVariablesError."""
     text = _decode(raw)
-    if not text.strip():
+    if text == "{}" or not text.strip():
         return {}
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+        value = _DECODER.decode(text)
     except ValueError as e:
         raise InvalidVariablesError(f"jobwire: variables are not valid JSON: {e}") from e
     except RecursionError as e:  # found by the Hypothesis fuzzing (test_json_properties.py)
@@ -59,7 +63,7 @@ def parse_json_value(raw: Union[str, bytes]) -> Any:
     if not text.strip():
         return None
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+        return _DECODER.decode(text)
     except ValueError as e:
         raise InvalidVariablesError(f"jobwire: not valid JSON: {e}") from e
     except RecursionError as e:

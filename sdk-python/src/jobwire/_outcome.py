@@ -86,7 +86,7 @@ class RetryingOutcomeSender:
     async def send(self, method: str, req: Any, key: int, deadline_ms: int, *, via_lease: bool = False) -> str:
         """Sends an outcome with retries until the job's deadline. Returns ``ok``, ``not_found``
         (benign) or ``undelivered``."""
-        bo = Backoff(settings=getattr(self.transport.config, "backoff", None))
+        bo: Optional[Backoff] = None  # made at the first failure
         while True:
             remaining = deadline_ms / 1000 - time.time()
             timeout = max(0.5, min(self.transport.config.command_timeout, remaining)) if remaining > 0 else 0.5
@@ -103,6 +103,8 @@ class RetryingOutcomeSender:
                 if decision == "benign":
                     self.logger.debug("%s of job %s: %s (the job timed out, was cancelled or completed elsewhere)", method, key, e.code_name)
                     return "not_found"
+                if bo is None:
+                    bo = Backoff(settings=getattr(self.transport.config, "backoff", None))
                 delay = bo.next()
                 if decision == "retry" and time.time() + delay < deadline_ms / 1000 and not self.transport.closed:
                     self.logger.debug("%s of job %s failed (%s); retrying in %.0f ms", method, key, e.code_name, delay * 1000)

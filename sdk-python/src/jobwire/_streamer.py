@@ -52,6 +52,7 @@ class _StreamSession:
         # Set at close or recycle: ends the wait for the next message (a read never waits on
         # ledger changes, only on these).
         self.interrupt: "asyncio.Future[None]" = asyncio.get_running_loop().create_future()
+        self._waiter: Optional["asyncio.Future[None]"] = None
 
     def request_recycle(self, reason: str) -> None:
         if self.recycle is None:
@@ -63,6 +64,7 @@ class _StreamSession:
         self.wake.set()
         if not self.interrupt.done():
             self.interrupt.set_result(None)
+        self._wake_reader()
 
     async def run(self) -> Tuple[str, Optional[JobwireError]]:
         """Returns (reason, error): reason is ``stop``, ``recycled``, ``stalled``, ``closed`` or ``error``."""
@@ -93,6 +95,9 @@ class _StreamSession:
         self.s.poller.request_backfill()
         led = ctx.ledger
         off = led.on_change(self.wake.set)
+        loop = asyncio.get_running_loop()
+        # the recycle deadline is a timer (it interrupts the waits below), not a timeout on each wait
+        timer = loop.call_at(loop.time() + max(0.0, recycle_at - time.monotonic()), self.request_recycle, "recycled")
         read: Optional["asyncio.Task[Any]"] = None
         try:
             while True:
@@ -105,20 +110,14 @@ class _StreamSession:
                         break
                     if led.reserve_stream():
                         break
-                    await wait_event(self.wake, max(0.01, recycle_at - time.monotonic()))
+                    # woken by a ledger change, stop() or the recycle timer
+                    await self.wake.wait()
                 if ctx.stop.is_set() or self.recycle is not None:
                     return await self._end(None)
                 self.reserved_since = time.monotonic()
                 read = asyncio.ensure_future(call.read())
-                while not read.done():
-                    if ctx.stop.is_set() or self.recycle is not None:
-                        break
-                    if time.monotonic() >= recycle_at:
-                        self.request_recycle("recycled")
-                        break
-                    await asyncio.wait(
-                        {read, self.interrupt}, timeout=max(0.01, recycle_at - time.monotonic()), return_when=asyncio.FIRST_COMPLETED
-                    )
+                if not read.done() and not ctx.stop.is_set() and self.recycle is None:
+                    await self._wait_read(read)
                 if not read.done():
                     return await self._end(read)
                 self.reserved_since = None
@@ -151,8 +150,25 @@ class _StreamSession:
                 else:
                     self.s.executor.give_back(msg, "push")
         finally:
+            timer.cancel()
             off()
             self.reserved_since = None
+
+    def _wake_reader(self, _f: Any = None) -> None:
+        w = self._waiter
+        if w is not None and not w.done():
+            w.set_result(None)
+
+    async def _wait_read(self, read: "asyncio.Task[Any]") -> None:
+        """Waits until the read is done or the session is interrupted (stop or recycle): one future
+        and one callback per read."""
+        w = self._waiter = asyncio.get_running_loop().create_future()
+        read.add_done_callback(self._wake_reader)
+        try:
+            await w
+        finally:
+            self._waiter = None
+            read.remove_done_callback(self._wake_reader)
 
     async def _end(self, read: Optional["asyncio.Task[Any]"]) -> Tuple[str, Optional[JobwireError]]:
         """Close or recycle: drain (keep reading, set jobs aside), cancel, then hand the jobs back."""

@@ -84,7 +84,21 @@ class Telemetry:
         self.base: Dict[str, str] = {"jobwire.job.type": job_type, "jobwire.worker.name": worker_name}
         self.capacity_used = capacity_used
         self._i = _get()
+        # attribute sets by (name, value), made once: the per-job counters add no dict each
+        self._attrs: Dict[Tuple[str, str], Dict[str, str]] = {}
         _live.add(self)
+
+    def _with(self, name: str, value: str) -> Dict[str, str]:
+        a = self._attrs.get((name, value))
+        if a is None:
+            a = self._attrs[(name, value)] = {**self.base, name: value}
+        return a
+
+    @staticmethod
+    def tracing() -> bool:
+        """False while the application installed no tracer provider (the API's proxy or no-op one):
+        job spans would not record, so none is started."""
+        return not isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider))
 
     def detach(self) -> None:
         """Stops reporting the capacity gauge (worker closed)."""
@@ -92,21 +106,21 @@ class Telemetry:
 
     def job_activated(self, activation: str, n: int = 1) -> None:
         """Counts received jobs (every job, including returned and duplicates)."""
-        self._i["activated"].add(n, {**self.base, "activation": activation})
+        self._i["activated"].add(n, self._with("activation", activation))
 
     def job_handled(self, outcome: str, duration_s: Optional[float] = None) -> None:
         """Counts a finished job; records the handler duration when given."""
-        self._i["handled"].add(1, {**self.base, "outcome": outcome})
+        self._i["handled"].add(1, self._with("outcome", outcome))
         if duration_s is not None:
             self._i["duration"].record(duration_s, self.base)
 
     def stream_reconnect(self, reason: str) -> None:
         """Counts a stream reopen (error, closed, recycled, stalled)."""
-        self._i["reconnects"].add(1, {**self.base, "reason": reason})
+        self._i["reconnects"].add(1, self._with("reason", reason))
 
     def poll_request(self, result: str) -> None:
         """Counts an ActivateJobs call (jobs, empty, error, cancelled)."""
-        self._i["polls"].add(1, {**self.base, "result": result})
+        self._i["polls"].add(1, self._with("result", result))
 
     def start_job_span(self, job_type: str, attributes: Mapping[str, Any], traceparent: Optional[str]) -> Tuple[Span, otel_context.Context]:
         """Starts ``process job <type>`` (CONSUMER), parented by a W3C traceparent when present."""

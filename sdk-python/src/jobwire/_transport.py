@@ -163,7 +163,7 @@ class Transport:
     async def _unary_once(self, method: str, req: Any, timeout: Optional[float], stubs: Optional[List[Any]]) -> Any:
         if self.closed:
             raise RequestCancelledError(f"{method}: client is closed", grpc.StatusCode.CANCELLED)
-        md, _ = await self.metadata()
+        md = None if self._oauth is None else (await self.metadata())[0]
         pool = stubs if stubs is not None else self._command_stubs()
         stub = pool[self._next % len(pool)]
         self._next += 1

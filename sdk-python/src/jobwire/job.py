@@ -21,8 +21,11 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Job"]
 
 
+_cancel_lock = threading.Lock()
+
+
 def _headers(raw: str) -> Dict[str, str]:
-    if not raw:
+    if not raw or raw == "{}":
         return {}
     try:
         v = json.loads(raw)
@@ -83,7 +86,9 @@ class Job:
         """How the job arrived: ``"push"`` (stream) or ``"poll"``."""
         self._outcomes = outcomes
         self._loop = asyncio.get_running_loop()
-        self._cancel = threading.Event()
+        # made on first use (cancel_event, or close asking the handler to stop): most jobs never need one
+        self._cancel: Optional[threading.Event] = None
+        self._cancel_requested = False
         self._claimed = False
         self._settled: "asyncio.Future[str]" = self._loop.create_future()
         self._outcome: Optional[str] = None
@@ -96,12 +101,24 @@ class Job:
     @property
     def cancelled(self) -> bool:
         """True once the worker's close timeout asked this handler to stop (check it in long sync handlers)."""
-        return self._cancel.is_set()
+        return self._cancel_requested
 
     @property
     def cancel_event(self) -> threading.Event:
         """Set when the worker's close timeout asks this handler to stop; usable from any thread."""
-        return self._cancel
+        with _cancel_lock:
+            if self._cancel is None:
+                self._cancel = threading.Event()
+                if self._cancel_requested:
+                    self._cancel.set()
+            return self._cancel
+
+    def _request_cancel(self) -> None:
+        """close() asks the handler to stop: ``cancelled`` turns True and ``cancel_event`` is set."""
+        with _cancel_lock:
+            self._cancel_requested = True
+            if self._cancel is not None:
+                self._cancel.set()
 
     def __repr__(self) -> str:
         return f"Job(key={self.key}, type={self.type!r}, retries={self.retries}, activation={self.activation!r})"
