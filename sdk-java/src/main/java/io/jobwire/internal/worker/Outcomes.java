@@ -91,7 +91,8 @@ final class Outcomes {
   private <Q extends Message, R> void attempt(MethodDescriptor<Q, R> method, Q req, long key, long deadline, boolean viaLong, Backoff backoff, CompletableFuture<Sent> out) {
     long left = deadline - System.currentTimeMillis();
     Duration timeout = Duration.ofMillis(Math.max(1_000, Math.min(c.transport.config().commandTimeout().toMillis(), left)));
-    CompletableFuture<R> f = viaLong ? c.lease.unary(method, req, timeout) : c.transport.unary(method, req, timeout);
+    // completes on the connection's event loop: what follows only hands its work on (reportError goes to the control thread)
+    CompletableFuture<R> f = viaLong ? c.lease.unary(method, req, timeout) : c.transport.workerUnary(method, req, timeout);
     f.whenComplete((r, e) -> {
       if (e == null) {
         out.complete(new Sent(SendResult.OK, null));
@@ -114,7 +115,7 @@ final class Outcomes {
         }
         return;
       }
-      c.reportError(je);
+      c.post.execute(() -> c.reportError(je));
       out.complete(new Sent(SendResult.GAVE_UP, je));
     });
   }
