@@ -94,32 +94,13 @@ final class Telemetry {
     }
   }
 
-  /**
-   * The base attributes plus one, built once per value (a handful: activations, outcomes, reasons,
-   * results), not on every job.
-   */
-  private final Map<String, Attributes> byActivation = new java.util.concurrent.ConcurrentHashMap<>();
-  private final Map<String, Attributes> byOutcome = new java.util.concurrent.ConcurrentHashMap<>();
-  private final Map<String, Attributes> byReason = new java.util.concurrent.ConcurrentHashMap<>();
-  private final Map<String, Attributes> byResult = new java.util.concurrent.ConcurrentHashMap<>();
-
-  private Attributes attrs(Map<String, Attributes> cache, AttributeKey<String> key, String value) {
-    if (value == null) return base;
-    Attributes a = cache.get(value);
-    if (a == null) {
-      a = base.toBuilder().put(key, value).build();
-      if (cache.size() < 32) cache.put(value, a);
-    }
-    return a;
-  }
-
   void jobActivated(String activation) {
-    activated.add(1, attrs(byActivation, ACTIVATION, activation));
+    activated.add(1, base.toBuilder().put(ACTIVATION, activation).build());
     recorder.counter(ACTIVATED, 1, with(ACTIVATION, activation));
   }
 
   void jobHandled(String outcome, Double durationS) {
-    handled.add(1, attrs(byOutcome, OUTCOME, outcome));
+    handled.add(1, base.toBuilder().put(OUTCOME, outcome).build());
     recorder.counter(HANDLED, 1, with(OUTCOME, outcome));
     if (durationS != null) {
       duration.record(durationS, base);
@@ -128,12 +109,12 @@ final class Telemetry {
   }
 
   void streamReconnect(String reason) {
-    reconnects.add(1, attrs(byReason, REASON, reason));
+    reconnects.add(1, base.toBuilder().put(REASON, reason).build());
     recorder.counter(RECONNECTS, 1, with(REASON, reason));
   }
 
   void pollRequest(String result) {
-    polls.add(1, attrs(byResult, RESULT, result));
+    polls.add(1, base.toBuilder().put(RESULT, result).build());
     recorder.counter(POLLS, 1, with(RESULT, result));
   }
 
