@@ -176,6 +176,9 @@ final class JobImpl implements Job {
         // no parent
       }
     }
+    // the headers are parsed only when they may name it (not on every job: this runs before each handler)
+    String h = raw.getCustomHeaders();
+    if (h == null || (h.indexOf("traceparent") < 0 && h.indexOf('\\') < 0)) return null;
     return customHeaders().get("traceparent");
   }
 }

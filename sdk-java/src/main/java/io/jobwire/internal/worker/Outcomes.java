@@ -13,9 +13,9 @@ import io.jobwire.internal.gateway.GatewayOuterClass.ThrowErrorRequest;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -34,8 +34,11 @@ final class Outcomes {
   record Sent(SendResult result, JobwireException error) {}
 
   private final Control c;
-  /** Sends in flight (control thread). */
-  private final Set<CompletableFuture<?>> pendingSends = new HashSet<>();
+  /**
+   * Sends in flight and their bookkeeping: added on the control thread, removed by whichever thread
+   * completes them (no extra hop to the control thread per send).
+   */
+  private final Set<CompletableFuture<?>> pendingSends = ConcurrentHashMap.newKeySet();
 
   Outcomes(Control c) {
     this.c = c;
@@ -91,7 +94,8 @@ final class Outcomes {
   private <Q extends Message, R> void attempt(MethodDescriptor<Q, R> method, Q req, long key, long deadline, boolean viaLong, Backoff backoff, CompletableFuture<Sent> out) {
     long left = deadline - System.currentTimeMillis();
     Duration timeout = Duration.ofMillis(Math.max(1_000, Math.min(c.transport.config().commandTimeout().toMillis(), left)));
-    CompletableFuture<R> f = viaLong ? c.lease.unary(method, req, timeout) : c.transport.unary(method, req, timeout);
+    // completes on the connection's event loop: what follows only hands its work on (reportError goes to the control thread)
+    CompletableFuture<R> f = viaLong ? c.lease.unary(method, req, timeout) : c.transport.workerUnary(method, req, timeout);
     f.whenComplete((r, e) -> {
       if (e == null) {
         out.complete(new Sent(SendResult.OK, null));
@@ -114,15 +118,19 @@ final class Outcomes {
         }
         return;
       }
-      c.reportError(je);
+      c.post.execute(() -> c.reportError(je));
       out.complete(new Sent(SendResult.GAVE_UP, je));
     });
   }
 
-  /** Tracks a send (or its bookkeeping) until it completed; control thread. */
+  /**
+   * Tracks a send (or its bookkeeping) until it completed; control thread. A send's bookkeeping is
+   * tracked as well (a future completed on the control thread after it ran), so close, which reads
+   * {@link #pending()} on the control thread, waits for both.
+   */
   void track(CompletableFuture<?> f) {
     pendingSends.add(f);
-    f.whenCompleteAsync((r, e) -> pendingSends.remove(f), c.post);
+    f.whenComplete((r, e) -> pendingSends.remove(f));
   }
 
   /** The sends in flight (control thread). */
