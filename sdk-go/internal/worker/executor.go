@@ -66,6 +66,14 @@ type executor struct {
 	stopIdle chan struct{}
 }
 
+// runnerCtx: a runner's own children of handlerCtx and sendCtx. Each job's
+// contexts are registered with them rather than with the parents all runners
+// share (a lock and a map entry per job that every runner contended for).
+type runnerCtx struct {
+	handler, send             context.Context
+	cancelHandler, cancelSend context.CancelFunc
+}
+
 // runnerLinger is how long a runner with nothing queued waits for a next job
 // before its goroutine ends.
 const runnerLinger = 2 * time.Second
@@ -137,9 +145,14 @@ func (e *executor) enqueue(it item) {
 // running again), then ends.
 func (e *executor) loop(en *entry) {
 	defer e.wg.Done()
+	rc := runnerCtx{}
+	rc.handler, rc.cancelHandler = context.WithCancel(e.handlerCtx)
+	rc.send, rc.cancelSend = context.WithCancel(e.sendCtx)
+	defer rc.cancelHandler()
+	defer rc.cancelSend()
 	var linger *time.Timer
 	for {
-		if !e.execute(en) {
+		if !e.execute(&rc, en) {
 			e.finish(en)
 		}
 		e.mu.Lock()
@@ -295,17 +308,18 @@ func (e *executor) newHeldJob(it item) *HeldJob {
 	return d
 }
 
-// execute runs en's handler and sends its outcome. It reports true when the
+// execute runs en's handler (its ctx a child of the runner's handler context)
+// and sends its outcome (its attempts children of the runner's send context). It reports true when the
 // job stays held after the handler returned (manual mode, no outcome yet): it
 // is finished when an outcome is acknowledged or its deadline passes.
-func (e *executor) execute(en *entry) (pending bool) {
+func (e *executor) execute(rc *runnerCtx, en *entry) (pending bool) {
 	w, it, d := e.w, en.it, en.d
 	if time.Until(d.Deadline()) <= 0 {
 		w.log.Debug("job expired before its handler started; dropped", "key", it.job.GetKey())
 		w.tel.Handled("expired")
 		return false
 	}
-	ctx, span := w.tel.StartJob(e.handlerCtx, it.job, w.cfg.WorkerName, it.activation)
+	ctx, span := w.tel.StartJob(rc.handler, it.job, w.cfg.WorkerName, it.activation)
 	ctx, cancel := context.WithCancel(ctx)
 	if w.cfg.AutoExtend {
 		stop := startExtender(ctx, d, w.cfg.JobTimeout)
@@ -323,7 +337,7 @@ func (e *executor) execute(en *entry) (pending bool) {
 	switch {
 	case d.settled.Load():
 	case o.Kind != OutcomeNone:
-		err = d.send(context.Background(), o)
+		err = d.sendUnder(rc.send, context.Background(), o)
 		if NotAccepted(err) {
 			err = nil // benign in auto mode: logged and counted as not_found
 		}

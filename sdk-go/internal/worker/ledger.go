@@ -36,7 +36,14 @@ type Ledger struct {
 	pollRests  bool // the poller sleeps (pollInterval, back-off): no poll is due
 	changed    chan struct{}
 	waited     bool // changed was handed out (Changed, ReserveStream): the next change closes it
-	onJobs     func(jobs int)
+	// the poller's own wake-up (PollState): closed only by a change after which
+	// its decision can differ, not by every claim and release (in push mode
+	// that woke it twice per job for nothing)
+	pollCh    chan struct{}
+	pollWaits bool // pollCh was handed out and is not closed yet
+	pollFree  bool // what PollState reported: a free slot
+	pollBelow bool // and jobs at or below the poll threshold
+	onJobs    func(jobs int)
 }
 
 // NewLedger returns an empty ledger of the given capacity (at least 1).
@@ -100,10 +107,44 @@ func (l *Ledger) Changed() <-chan struct{} {
 func (l *Ledger) PollWanted() (free int, belowThreshold bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.pollWantedLocked()
+}
+
+func (l *Ledger) pollWantedLocked() (free int, belowThreshold bool) {
 	if l.pollIn {
 		return 0, false
 	}
 	return l.max - l.held, l.jobsLocked()*10 <= l.max*3
+}
+
+// PollState is PollWanted plus the poller's wake-up: a channel closed at the
+// first change after which PollWanted says otherwise — a free slot appears or
+// goes, jobs held cross the poll threshold — or the poll's own state changes
+// (reserved, returned, due, resting), or Poke is called.
+func (l *Ledger) PollState() (free int, belowThreshold bool, changed <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	free, belowThreshold = l.pollWantedLocked()
+	if !l.pollWaits {
+		l.pollCh = make(chan struct{})
+		l.pollWaits = true
+	}
+	l.pollFree, l.pollBelow = free > 0, belowThreshold
+	return free, belowThreshold, l.pollCh
+}
+
+// Poke wakes the poller (its other inputs changed: the stream opened or closed).
+func (l *Ledger) Poke() {
+	l.mu.Lock()
+	l.wakePollerLocked()
+	l.mu.Unlock()
+}
+
+func (l *Ledger) wakePollerLocked() {
+	if l.pollWaits {
+		close(l.pollCh)
+		l.pollWaits = false
+	}
 }
 
 // SetPollDue marks (or clears) a poll waiting for a free slot; while it is set
@@ -116,6 +157,7 @@ func (l *Ledger) SetPollDue(due bool) {
 	}
 	if l.pollDue != due {
 		l.pollDue = due
+		l.wakePollerLocked()
 		if !due {
 			l.signalLocked()
 		}
@@ -132,6 +174,9 @@ func (l *Ledger) SetPollDue(due bool) {
 // still finds no free slot.
 func (l *Ledger) RestPoll(resting bool) {
 	l.mu.Lock()
+	if l.pollRests != resting {
+		l.wakePollerLocked()
+	}
 	l.pollRests = resting
 	if resting && l.pollDue {
 		l.pollDue = false
@@ -161,6 +206,7 @@ func (l *Ledger) ReservePoll(n int, parks bool) int {
 	l.pollIn = got > 0
 	l.pollParked = parks
 	l.pollDue = false
+	l.wakePollerLocked()
 	l.signalLocked()
 	l.mu.Unlock()
 	return got
@@ -202,6 +248,7 @@ func (l *Ledger) ReturnPoll() {
 	l.pollRes = 0
 	l.pollIn = false
 	l.pollParked = false
+	l.wakePollerLocked()
 	l.signalLocked()
 	l.mu.Unlock()
 }
@@ -292,6 +339,12 @@ func (s *Slot) Release() {
 }
 
 func (l *Ledger) signalLocked() {
+	// the poller: only a change after which PollWanted says otherwise
+	if l.pollWaits {
+		if free, below := l.pollWantedLocked(); (free > 0) != l.pollFree || below != l.pollBelow {
+			l.wakePollerLocked()
+		}
+	}
 	// nobody holds the channel: no one to wake, and the next taker gets it
 	// open (taking it before checking what it waits for, it misses nothing)
 	if !l.waited {

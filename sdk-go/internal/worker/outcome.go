@@ -76,6 +76,12 @@ func (e *notAcceptedError) GRPCStatus() *status.Status { return status.Convert(e
 // NOT_FOUND and FAILED_PRECONDITION count as not_found; anything else given up
 // counts as undelivered.
 func (d *HeldJob) send(ctx context.Context, o Outcome) (err error) {
+	return d.sendUnder(d.e.sendCtx, ctx, o)
+}
+
+// sendUnder is send with the attempts' contexts children of parent (sendCtx,
+// or a runner's own child of it, cancelled only after the send returned).
+func (d *HeldJob) sendUnder(parent, ctx context.Context, o Outcome) (err error) {
 	d.mu.Lock()
 	if d.settled.Load() {
 		d.mu.Unlock()
@@ -107,7 +113,7 @@ func (d *HeldJob) send(ctx context.Context, o Outcome) (err error) {
 	}
 	var b *Backoff // made at the first retry
 	for attempt := 1; ; attempt++ {
-		actx, cancel := context.WithTimeout(d.e.sendCtx, w.requestBudget())
+		actx, cancel := context.WithTimeout(parent, w.requestBudget())
 		stop := func() bool { return false }
 		if ctx.Done() != nil { // a ctx that can end (not Background): it ends the attempt too
 			stop = context.AfterFunc(ctx, cancel)
@@ -135,7 +141,7 @@ func (d *HeldJob) send(ctx context.Context, o Outcome) (err error) {
 			return &notAcceptedError{fmt.Errorf("send %s outcome for job %d: %w", name, d.Job.GetKey(), err)}
 		case ctx.Err() != nil:
 			return giveUp(fmt.Errorf("send %s outcome for job %d: %w", name, d.Job.GetKey(), ctx.Err()))
-		case d.e.sendCtx.Err() != nil:
+		case parent.Err() != nil:
 			return giveUp(fmt.Errorf("send %s outcome for job %d: worker closed: %w", name, d.Job.GetKey(), err))
 		case decision == outcomeRetry:
 			if b == nil {
@@ -146,7 +152,7 @@ func (d *HeldJob) send(ctx context.Context, o Outcome) (err error) {
 				return giveUp(fmt.Errorf("send %s outcome for job %d: gave up at the job deadline after %d attempts: %w", name, d.Job.GetKey(), attempt, err))
 			}
 			w.log.Debug("retrying job outcome", "key", d.Job.GetKey(), "code", code.String(), "wait", wait)
-			sctx, scancel := context.WithCancel(d.e.sendCtx)
+			sctx, scancel := context.WithCancel(parent)
 			stop := context.AfterFunc(ctx, scancel)
 			sleep(sctx, wait)
 			stop()

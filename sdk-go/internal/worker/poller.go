@@ -27,7 +27,6 @@ func (w *Worker) pollLoop(ctx context.Context) {
 	due := false     // the last poll got all it asked for: more is waiting
 	lastEnd := time.Now()
 	for ctx.Err() == nil {
-		changed := w.ledger.Changed()
 		if !backfill {
 			select {
 			case <-w.backfil:
@@ -35,7 +34,7 @@ func (w *Worker) pollLoop(ctx context.Context) {
 			default:
 			}
 		}
-		free, below := w.ledger.PollWanted()
+		free, below, changed := w.ledger.PollState()
 		pushing := w.streamOpen.Load()
 		plan := planPoll(pollInput{
 			free: free, below: below, pushing: pushing, backfill: backfill, due: due,

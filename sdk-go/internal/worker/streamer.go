@@ -125,7 +125,7 @@ func (w *Worker) streamLoop(ctx context.Context) {
 		prev = nil
 		switch end {
 		case endStop:
-			w.streamOpen.Store(false)
+			w.setStreamOpen(false)
 			if s != nil {
 				w.drain(s, w.closeDrainBudget(), MsgClosing)
 			}
@@ -141,7 +141,7 @@ func (w *Worker) streamLoop(ctx context.Context) {
 			prev, reason = s, "stalled"
 			continue
 		case endClosed:
-			w.streamOpen.Store(false)
+			w.setStreamOpen(false)
 			reason = "closed"
 			if lived < shortStream {
 				wait := w.streamBackof.Next()
@@ -154,7 +154,7 @@ func (w *Worker) streamLoop(ctx context.Context) {
 			}
 			continue
 		}
-		w.streamOpen.Store(false)
+		w.setStreamOpen(false)
 		reason = "error"
 		code := status.Code(err)
 		decision := classifyActivation(callStream, code)
@@ -201,7 +201,7 @@ func (w *Worker) streamOnce(ctx context.Context, reason string, prev *streamSess
 	}
 	s := newStreamSession(stream, cancel)
 	opened := time.Now()
-	w.streamOpen.Store(true)
+	w.setStreamOpen(true)
 	if reason != "" {
 		w.tel.Reconnect(reason)
 		w.ledger.SetPollDue(true) // the backfill poll gets the next free slot
@@ -353,5 +353,13 @@ func (w *Worker) releaseUnread(s *streamSession) {
 	}
 	if r.Released > 0 {
 		w.log.Debug("released the job stream's unread jobs", "released", r.Released, "sent", r.MessagesSent, "read", s.nread)
+	}
+}
+
+// setStreamOpen records whether a job stream is open and, when that changes,
+// wakes the poller: fairness polls apply only while pushing.
+func (w *Worker) setStreamOpen(open bool) {
+	if w.streamOpen.Swap(open) != open {
+		w.ledger.Poke()
 	}
 }

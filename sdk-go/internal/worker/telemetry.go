@@ -3,10 +3,12 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
@@ -25,8 +27,11 @@ type Telemetry struct {
 	tracer     trace.Tracer
 	base       []attribute.KeyValue // job type + worker name, on every metric
 	baseOpt    metric.MeasurementOption
-	opts       map[string]map[string]metric.MeasurementOption // key -> value -> base plus that attribute (read-only)
-	spanName   string                                         // "process job <type>"
+	baseRec    []metric.RecordOption                    // {baseOpt}: passed as is, so a recording allocates no slice
+	opts       map[string]map[string][]metric.AddOption // key -> value -> {base plus that attribute} (read-only)
+	tp         trace.TracerProvider
+	global     bool   // tp is OpenTelemetry's global provider (otel.GetTracerProvider() when no SDK was installed yet)
+	spanName   string // "process job <type>"
 	activated  metric.Int64Counter
 	handled    metric.Int64Counter
 	duration   metric.Float64Histogram
@@ -42,20 +47,23 @@ func NewTelemetry(tp trace.TracerProvider, mp metric.MeterProvider, jobType, wor
 		base:   []attribute.KeyValue{attribute.String("jobwire.job.type", jobType), attribute.String("jobwire.worker.name", workerName)},
 	}
 	t.baseOpt = metric.WithAttributeSet(attribute.NewSet(t.base...))
+	t.baseRec = []metric.RecordOption{t.baseOpt}
+	t.tp = tp
+	t.global = isGlobalDefault(tp)
 	t.spanName = "process job " + jobType
 	// the measurement options of every value the worker records, built once: building an attribute set
 	// sorts and hashes it, which cost more than a no-op recording itself on every job (profile of bench/
 	// go-jobwire, workload 1); the maps are never written after this, so reading them needs no lock
-	t.opts = map[string]map[string]metric.MeasurementOption{}
+	t.opts = map[string]map[string][]metric.AddOption{}
 	for key, values := range map[string][]string{
 		"activation": {"push", "poll"},
 		"outcome":    {"completed", "failed", "error", "expired", "not_found", "returned", "duplicate", "undelivered", "unsettled"},
 		"reason":     {"error", "closed", "recycled", "stalled"},
 		"result":     {"jobs", "empty", "error"},
 	} {
-		t.opts[key] = map[string]metric.MeasurementOption{}
+		t.opts[key] = map[string][]metric.AddOption{}
 		for _, v := range values {
-			t.opts[key][v] = t.build(attribute.String(key, v))
+			t.opts[key][v] = []metric.AddOption{t.build(attribute.String(key, v))}
 		}
 	}
 	m := mp.Meter(InstrumentationName)
@@ -79,16 +87,17 @@ var DurationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 
 // Capacity records the number of jobs held.
 func (t *Telemetry) Capacity(jobs int) {
-	t.capacity.Record(context.Background(), int64(jobs), t.baseOpt)
+	t.capacity.Record(context.Background(), int64(jobs), t.baseRec...)
 }
 
-// with returns the measurement option for the base attributes plus key=value:
-// one built in NewTelemetry for the values the worker records, else a new one.
-func (t *Telemetry) with(key, value string) metric.MeasurementOption {
+// with returns the add options for the base attributes plus key=value: the
+// ones built in NewTelemetry for the values the worker records, else new ones.
+// (A slice passed on with ... is not copied: a recording allocates nothing.)
+func (t *Telemetry) with(key, value string) []metric.AddOption {
 	if o, ok := t.opts[key][value]; ok {
 		return o
 	}
-	return t.build(attribute.String(key, value))
+	return []metric.AddOption{t.build(attribute.String(key, value))}
 }
 
 func (t *Telemetry) build(kv attribute.KeyValue) metric.MeasurementOption {
@@ -97,29 +106,39 @@ func (t *Telemetry) build(kv attribute.KeyValue) metric.MeasurementOption {
 
 // Activated counts a received job ("push" or "poll").
 func (t *Telemetry) Activated(activation string) {
-	t.activated.Add(context.Background(), 1, t.with("activation", activation))
+	t.activated.Add(context.Background(), 1, t.with("activation", activation)...)
 }
 
 // Handled counts a finished job: completed, failed, error, expired, not_found,
 // returned, duplicate, undelivered or unsettled.
 func (t *Telemetry) Handled(outcome string) {
-	t.handled.Add(context.Background(), 1, t.with("outcome", outcome))
+	t.handled.Add(context.Background(), 1, t.with("outcome", outcome)...)
 }
 
 // Duration records a handler's run time.
 func (t *Telemetry) Duration(d time.Duration) {
-	t.duration.Record(context.Background(), d.Seconds(), t.baseOpt)
+	t.duration.Record(context.Background(), d.Seconds(), t.baseRec...)
 }
 
 // Reconnect counts a stream reopening, by reason: error, closed (ended
 // cleanly by the gateway), recycled (streamTimeout) or stalled (the watchdog).
 func (t *Telemetry) Reconnect(reason string) {
-	t.reconnects.Add(context.Background(), 1, t.with("reason", reason))
+	t.reconnects.Add(context.Background(), 1, t.with("reason", reason)...)
 }
 
 // Poll counts an ActivateJobs call: result is "jobs", "empty" or "error".
 func (t *Telemetry) Poll(result string) {
-	t.polls.Add(context.Background(), 1, t.with("result", result))
+	t.polls.Add(context.Background(), 1, t.with("result", result)...)
+}
+
+var spanKindConsumer = trace.WithSpanKind(trace.SpanKindConsumer)
+
+// isGlobalDefault reports whether tp is the provider OpenTelemetry's API
+// returns before an SDK provider is installed: it delegates to the one
+// installed later, and until then makes non-recording spans.
+func isGlobalDefault(tp trace.TracerProvider) bool {
+	t := reflect.TypeOf(tp)
+	return t != nil && t.Kind() == reflect.Pointer && t.Elem().PkgPath() == "go.opentelemetry.io/otel/internal/global"
 }
 
 // StartJob opens the `process job <type>` span, a child of the W3C trace
@@ -128,7 +147,14 @@ func (t *Telemetry) StartJob(ctx context.Context, j *pb.ActivatedJob, workerName
 	if carrier := traceCarrier(j); carrier != nil {
 		ctx = propagation.TraceContext{}.Extract(ctx, carrier)
 	}
-	ctx, span := t.tracer.Start(ctx, t.spanName, trace.WithSpanKind(trace.SpanKindConsumer))
+	if t.global && otel.GetTracerProvider() == t.tp {
+		// OpenTelemetry's global provider with no SDK installed (yet): its span
+		// would be a non-recording one carrying the parent's span context, which
+		// is what ctx already holds; starting it cost a span and a context per
+		// job. Checked per job: a provider installed later is used at once.
+		return ctx, trace.SpanFromContext(ctx)
+	}
+	ctx, span := t.tracer.Start(ctx, t.spanName, spanKindConsumer)
 	if span.IsRecording() {
 		// only a recording span gets the attributes (no tracer provider installed: nothing is built per job)
 		span.SetAttributes(

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime/metrics"
 	"runtime/pprof"
 	"sync"
 	"sync/atomic"
@@ -193,5 +194,31 @@ func Run(client, version string, r *Recorder, closeAll func()) {
 			out.Close()
 		}
 	}
+	// BENCH_SCHEDSTATS=<file>: the Go runtime's scheduling counts of the whole run
+	// (goroutines made runnable, GC cycles, heap allocated), for comparing clients
+	if f := os.Getenv("BENCH_SCHEDSTATS"); f != "" {
+		writeSchedStats(f)
+	}
 	Emit(map[string]any{"event": "done", "jobs": r.jobs.Load(), "latMs": lat})
+}
+
+func writeSchedStats(f string) {
+	s := []metrics.Sample{{Name: "/sched/latencies:seconds"}, {Name: "/gc/cycles/total:gc-cycles"},
+		{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/allocs:objects"}, {Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	out := map[string]any{}
+	for _, x := range s {
+		switch x.Value.Kind() {
+		case metrics.KindUint64:
+			out[x.Name] = x.Value.Uint64()
+		case metrics.KindFloat64Histogram:
+			var n uint64
+			for _, c := range x.Value.Float64Histogram().Counts {
+				n += c
+			}
+			out[x.Name] = n
+		}
+	}
+	b, _ := json.Marshal(out)
+	_ = os.WriteFile(f, b, 0o644)
 }
