@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc/status"
@@ -49,24 +50,39 @@ type recvResult struct {
 	err error
 }
 
-// streamSession is one StreamActivatedJobs call and its reader goroutine, which
-// calls Recv once per request on next, so the stream is read only when the
-// worker asks (with a reserved slot, or while draining).
+// streamSession is one StreamActivatedJobs call and its reader goroutine.
+// While the session is active the reader itself reserves a slot, calls Recv
+// and hands the job over, so the stream is read only with a reserved slot and
+// a pushed job reaches its runner with no hand-off between goroutines (a
+// separate reader answering the stream loop cost two goroutine wake-ups per
+// job). Once the stream loop takes the session over (streamTimeout, the stall
+// watchdog, close) the reader calls Recv once per request on next, for the
+// drain.
 type streamSession struct {
 	stream  pb.Gateway_StreamActivatedJobsClient
 	cancel  context.CancelFunc
 	next    chan struct{}
 	results chan recvResult
-	pending bool  // a read was requested and its result not taken yet
-	failed  bool  // Recv returned an error; the reader is gone
-	nread   int64 // jobs taken from the stream (every one is run or handed back by the worker)
+	pending bool         // a read was requested (or the active reader's read is in flight) and its result not taken yet
+	failed  bool         // Recv returned an error; the reader is gone
+	nread   atomic.Int64 // jobs taken from the stream (every one is run or handed back by the worker)
+	gotJob  atomic.Bool  // the active reader received a job (the stream's backoff resets)
 	id      string
 	idDone  chan struct{} // closed once id is known ("" when the gateway sent none)
+
+	mu           sync.Mutex
+	active       bool               // the reader reserves, reads and submits by itself
+	reading      bool               // the active reader is in Recv, holding the stream's reservation
+	readingSince atomic.Int64       // when that Recv began (unix ns; 0: none): the stall watchdog
+	stopActive   context.CancelFunc // ends the active reader's wait for a slot
+	left         chan struct{}      // closed when the reader has left the active phase
 }
 
-func newStreamSession(stream pb.Gateway_StreamActivatedJobsClient, cancel context.CancelFunc) *streamSession {
+func (w *Worker) newStreamSession(stream pb.Gateway_StreamActivatedJobsClient, cancel context.CancelFunc, life context.Context) *streamSession {
 	s := &streamSession{stream: stream, cancel: cancel, next: make(chan struct{}, 1), results: make(chan recvResult, 1),
-		idDone: make(chan struct{})}
+		idDone: make(chan struct{}), active: true, left: make(chan struct{})}
+	actx, stopActive := context.WithCancel(life)
+	s.stopActive = stopActive
 	go func() {
 		if md, err := stream.Header(); err == nil {
 			if v := md.Get(StreamIDHeader); len(v) == 1 {
@@ -74,6 +90,9 @@ func newStreamSession(stream pb.Gateway_StreamActivatedJobsClient, cancel contex
 			}
 		}
 		close(s.idDone)
+		if !w.readActive(s, actx) {
+			return
+		}
 		for range s.next {
 			job, err := stream.Recv()
 			s.results <- recvResult{job, err}
@@ -83,6 +102,72 @@ func newStreamSession(stream pb.Gateway_StreamActivatedJobsClient, cancel contex
 		}
 	}()
 	return s
+}
+
+// readActive is the reader's active phase: reserve a slot (so a busy worker
+// stops reading and HTTP/2 flow control pushes back on the gateway), Recv,
+// hand the job over, repeat. It returns false when the reader is done (Recv
+// failed: the error went to results for the stream loop), true when the
+// stream loop took the session over (the reader then serves next).
+func (w *Worker) readActive(s *streamSession, actx context.Context) bool {
+	defer close(s.left)
+	for {
+		err := w.ledger.ReserveStream(actx)
+		s.mu.Lock()
+		if err != nil || !s.active {
+			if err == nil {
+				w.ledger.DropStream() // reserved while being taken over
+			}
+			s.mu.Unlock()
+			return true
+		}
+		s.reading = true
+		s.readingSince.Store(time.Now().UnixNano())
+		s.mu.Unlock()
+		job, err := s.stream.Recv()
+		s.mu.Lock()
+		s.reading = false
+		s.readingSince.Store(0)
+		if !s.active {
+			// taken over during the read: the stream loop dropped the
+			// reservation and counts this result as the drain's first
+			s.mu.Unlock()
+			s.results <- recvResult{job, err}
+			return err == nil
+		}
+		s.mu.Unlock()
+		if err != nil {
+			w.ledger.DropStream()
+			s.results <- recvResult{nil, err}
+			return false
+		}
+		s.nread.Add(1)
+		s.gotJob.Store(true)
+		if slot := w.ledger.ClaimStream(); slot != nil {
+			w.exec.submit(item{job: job, slot: slot, activation: "push"})
+		} else {
+			w.exec.giveBack(job, "push", MsgAtCapacity)
+		}
+	}
+}
+
+// takeOver ends the active phase: from now on the stream is read only on
+// request (s.read), as a drain does. A read in flight keeps going, its result
+// becomes the first the stream loop takes; otherwise this waits until the
+// reader has let go of the ledger, so a new stream's reader never shares the
+// stream reservation with it.
+func (w *Worker) takeOver(s *streamSession) {
+	s.mu.Lock()
+	s.active = false
+	reading := s.reading
+	s.mu.Unlock()
+	s.stopActive()
+	if reading {
+		w.ledger.DropStream()
+		s.pending = true
+		return
+	}
+	<-s.left
 }
 
 func (s *streamSession) read() {
@@ -97,7 +182,7 @@ func (s *streamSession) take(r recvResult) recvResult {
 	if r.err != nil {
 		s.failed = true
 	} else {
-		s.nread++
+		s.nread.Add(1)
 	}
 	return r
 }
@@ -199,7 +284,9 @@ func (w *Worker) streamOnce(ctx context.Context, reason string, prev *streamSess
 		}
 		return endError, err, nil, 0
 	}
-	s := newStreamSession(stream, cancel)
+	life, endLife := context.WithTimeout(ctx, w.cfg.StreamTimeout)
+	defer endLife()
+	s := w.newStreamSession(stream, cancel, life)
 	opened := time.Now()
 	w.setStreamOpen(true)
 	if reason != "" {
@@ -211,51 +298,39 @@ func (w *Worker) streamOnce(ctx context.Context, reason string, prev *streamSess
 		}
 	}
 	w.state.StreamUp()
-	life, endLife := context.WithTimeout(ctx, w.cfg.StreamTimeout)
-	defer endLife()
 	for {
-		if err := w.ledger.ReserveStream(life); err != nil {
+		select {
+		case r := <-s.results: // only an error while the reader is active
+			if s.gotJob.Load() {
+				w.streamBackof.Reset()
+			}
+			s.take(r)
+			w.ledger.DropStream()
+			cancel()
+			if errors.Is(r.err, io.EOF) {
+				return endClosed, nil, nil, time.Since(opened)
+			}
+			if ctx.Err() != nil {
+				return endStop, nil, nil, time.Since(opened)
+			}
+			return endError, r.err, nil, time.Since(opened)
+		case <-life.Done():
+			w.takeOver(s)
+			if s.gotJob.Load() {
+				w.streamBackof.Reset()
+			}
 			if ctx.Err() != nil {
 				return endStop, nil, s, time.Since(opened)
 			}
 			return endRecycle, nil, s, time.Since(opened)
-		}
-		s.read()
-		waiting := time.Now()
-	wait:
-		for {
-			select {
-			case r := <-s.results:
-				r = s.take(r)
-				if r.err != nil {
-					w.ledger.DropStream()
-					cancel()
-					if errors.Is(r.err, io.EOF) {
-						return endClosed, nil, nil, time.Since(opened)
-					}
-					if ctx.Err() != nil {
-						return endStop, nil, nil, time.Since(opened)
-					}
-					return endError, r.err, nil, time.Since(opened)
+		case <-w.pollFound:
+			since := s.readingSince.Load()
+			if since != 0 && time.Since(time.Unix(0, since)) >= stallSilence && time.Since(lastStall) >= stallMinGap {
+				w.takeOver(s)
+				if s.gotJob.Load() {
+					w.streamBackof.Reset()
 				}
-				w.streamBackof.Reset()
-				if slot := w.ledger.ClaimStream(); slot != nil {
-					w.exec.submit(item{job: r.job, slot: slot, activation: "push"})
-				} else {
-					w.exec.giveBack(r.job, "push", MsgAtCapacity)
-				}
-				break wait
-			case <-life.Done():
-				w.ledger.DropStream()
-				if ctx.Err() != nil {
-					return endStop, nil, s, time.Since(opened)
-				}
-				return endRecycle, nil, s, time.Since(opened)
-			case <-w.pollFound:
-				if time.Since(waiting) >= stallSilence && time.Since(lastStall) >= stallMinGap {
-					w.ledger.DropStream()
-					return endStalled, nil, s, time.Since(opened)
-				}
+				return endStalled, nil, s, time.Since(opened)
 			}
 		}
 	}
@@ -345,14 +420,14 @@ func (w *Worker) releaseUnread(s *streamSession) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), releaseMax)
 	defer cancel()
-	r, err := w.gw.Control.ReleaseUnread(ctx, &streampb.ReleaseUnreadRequest{StreamId: s.id, MessagesRead: s.nread})
+	r, err := w.gw.Control.ReleaseUnread(ctx, &streampb.ReleaseUnreadRequest{StreamId: s.id, MessagesRead: s.nread.Load()})
 	if err != nil {
 		w.log.Debug("could not release the job stream's unread jobs; they return after their activation timeout",
-			"err", err, "read", s.nread)
+			"err", err, "read", s.nread.Load())
 		return
 	}
 	if r.Released > 0 {
-		w.log.Debug("released the job stream's unread jobs", "released", r.Released, "sent", r.MessagesSent, "read", s.nread)
+		w.log.Debug("released the job stream's unread jobs", "released", r.Released, "sent", r.MessagesSent, "read", s.nread.Load())
 	}
 }
 
