@@ -240,3 +240,37 @@ func TestFakeNotFoundOutcomeIsBenign(t *testing.T) {
 		t.Fatalf("attempts %d reported %d", gw.Attempts("complete", keys[0]), reported.Load())
 	}
 }
+
+// An outcome attempt the gateway never answers is abandoned at the request
+// timeout (the executor's attempt watchdog; an attempt has no deadline context
+// of its own) and sent again, like one answered DEADLINE_EXCEEDED.
+func TestFakeHungOutcomeAttemptAbandonedAtRequestTimeout(t *testing.T) {
+	gw := fakegw.Start(t)
+	c := fakeClient(t, gw)
+	firstAt := make(chan time.Time, 1)
+	gw.Set(func(s *fakegw.Server) {
+		s.OutcomeErr = func(kind string, key int64, attempt int) error {
+			if attempt == 1 {
+				firstAt <- time.Now()
+				time.Sleep(3 * time.Second) // never answered in time; not applied
+				return status.Error(codes.Unavailable, "too late")
+			}
+			return nil
+		}
+	})
+	w, err := c.NewWorker("hung", func(ctx context.Context, job *Job) (any, error) { return nil, nil },
+		WithStreamEnabled(false), WithRequestTimeout(300*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeWorker(t, w)
+	keys := gw.AddJobs("hung", 1, "", 3)
+	waitFor(t, "the outcome", 5*time.Second, func() bool { return len(gw.Outcomes()) == 1 })
+	took := time.Since(<-firstAt)
+	if took < 300*time.Millisecond || took > 1500*time.Millisecond {
+		t.Fatalf("the outcome was applied %v after its first attempt began; want the 300 ms request timeout, a back-off and a second attempt", took)
+	}
+	if n := gw.Attempts("complete", keys[0]); n != 2 {
+		t.Fatalf("attempts %d, want 2", n)
+	}
+}

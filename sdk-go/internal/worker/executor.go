@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/jobwire/jobwire/sdk-go/internal/pb"
 )
 
@@ -64,14 +67,100 @@ type executor struct {
 	// of the worker's CPU in a closed loop); closed by beginClose.
 	idle     chan *entry
 	stopIdle chan struct{}
+
+	runners  map[*runnerCtx]struct{} // running runners (the attempt watchdog checks their sends)
+	watching bool                    // watchAttempts runs
 }
 
 // runnerCtx: a runner's own children of handlerCtx and sendCtx. Each job's
-// contexts are registered with them rather than with the parents all runners
-// share (a lock and a map entry per job that every runner contended for).
+// handler context is registered with the first rather than with the parent
+// all runners share (a lock and a map entry per job that every runner
+// contended for); the runner's outcome attempts run in the second, bounded by
+// the executor's attempt watchdog instead of a deadline context per attempt.
 type runnerCtx struct {
-	handler, send             context.Context
-	cancelHandler, cancelSend context.CancelFunc
+	e             *executor
+	handler       context.Context
+	cancelHandler context.CancelFunc
+	mu            sync.Mutex // send and cancelSend: renewed by the runner, cancelled by the watchdog
+	send          context.Context
+	cancelSend    context.CancelFunc
+	// attemptStart: when the attempt in flight began (unix ns), 0 when none,
+	// timedOut when the watchdog cancelled it
+	attemptStart atomic.Int64
+}
+
+const timedOut = -1
+
+func (e *executor) newRunnerCtx() *runnerCtx {
+	rc := &runnerCtx{e: e}
+	rc.handler, rc.cancelHandler = context.WithCancel(e.handlerCtx)
+	rc.send, rc.cancelSend = context.WithCancel(e.sendCtx)
+	e.mu.Lock()
+	e.runners[rc] = struct{}{}
+	if !e.watching {
+		e.watching = true
+		go e.watchAttempts()
+	}
+	e.mu.Unlock()
+	return rc
+}
+
+func (rc *runnerCtx) end() {
+	rc.e.mu.Lock()
+	delete(rc.e.runners, rc)
+	rc.e.mu.Unlock()
+	rc.cancelHandler()
+	rc.mu.Lock()
+	rc.cancelSend()
+	rc.mu.Unlock()
+}
+
+// attempt sends the outcome once. One the watchdog cancelled at the request
+// budget fails with DEADLINE_EXCEEDED (retried like the gateway's own), and
+// the runner's send context is renewed.
+func (rc *runnerCtx) attempt(d *HeldJob, o Outcome) error {
+	rc.attemptStart.Store(time.Now().UnixNano())
+	err := d.rpc(rc.send, o)
+	if rc.attemptStart.Swap(0) == timedOut {
+		rc.mu.Lock()
+		rc.cancelSend()
+		rc.send, rc.cancelSend = context.WithCancel(rc.e.sendCtx)
+		rc.mu.Unlock()
+		if err != nil {
+			err = status.Errorf(codes.DeadlineExceeded, "jobwire: outcome attempt timed out after %v", rc.e.w.requestBudget())
+		}
+	}
+	return err
+}
+
+// watchAttempts cancels every runner's outcome attempt that has been in
+// flight for the request budget (checked every tenth of it, at least every
+// second and at most every 10 ms; so an attempt lasts at most 1.1 times the
+// budget). It ends when no runner is left (runners end runnerLinger after
+// their last job, and at close).
+func (e *executor) watchAttempts() {
+	budget := e.w.requestBudget()
+	t := time.NewTicker(min(max(budget/10, 10*time.Millisecond), time.Second))
+	defer t.Stop()
+	for range t.C {
+		e.mu.Lock()
+		if len(e.runners) == 0 {
+			e.watching = false
+			e.mu.Unlock()
+			return
+		}
+		now := time.Now().UnixNano()
+		for rc := range e.runners {
+			if start := rc.attemptStart.Load(); start > 0 && now-start >= budget.Nanoseconds() {
+				rc.mu.Lock()
+				if rc.attemptStart.CompareAndSwap(start, timedOut) {
+					rc.cancelSend()
+				}
+				rc.mu.Unlock()
+			}
+		}
+		e.mu.Unlock()
+	}
 }
 
 // runnerLinger is how long a runner with nothing queued waits for a next job
@@ -79,7 +168,8 @@ type runnerCtx struct {
 const runnerLinger = 2 * time.Second
 
 func newExecutor(w *Worker, h Handler) *executor {
-	e := &executor{w: w, h: h, held: map[int64]*entry{}, idle: make(chan *entry), stopIdle: make(chan struct{})}
+	e := &executor{w: w, h: h, held: map[int64]*entry{}, idle: make(chan *entry), stopIdle: make(chan struct{}),
+		runners: map[*runnerCtx]struct{}{}}
 	e.handlerCtx, e.cancelHandler = context.WithCancel(context.Background())
 	e.sendCtx, e.cancelSend = context.WithCancel(context.Background())
 	return e
@@ -145,14 +235,11 @@ func (e *executor) enqueue(it item) {
 // running again), then ends.
 func (e *executor) loop(en *entry) {
 	defer e.wg.Done()
-	rc := runnerCtx{}
-	rc.handler, rc.cancelHandler = context.WithCancel(e.handlerCtx)
-	rc.send, rc.cancelSend = context.WithCancel(e.sendCtx)
-	defer rc.cancelHandler()
-	defer rc.cancelSend()
+	rc := e.newRunnerCtx()
+	defer rc.end()
 	var linger *time.Timer
 	for {
-		if !e.execute(&rc, en) {
+		if !e.execute(rc, en) {
 			e.finish(en)
 		}
 		e.mu.Lock()
@@ -337,7 +424,7 @@ func (e *executor) execute(rc *runnerCtx, en *entry) (pending bool) {
 	switch {
 	case d.settled.Load():
 	case o.Kind != OutcomeNone:
-		err = d.sendUnder(rc.send, context.Background(), o)
+		err = d.sendFrom(rc, context.Background(), o)
 		if NotAccepted(err) {
 			err = nil // benign in auto mode: logged and counted as not_found
 		}
