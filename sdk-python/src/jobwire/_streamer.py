@@ -37,7 +37,9 @@ def _session_done(session: "_StreamSession", t: "asyncio.Task[Tuple[str, Optiona
     """A session's task ended: its result is what the streamer waits for (unless a recycle set it)."""
     e = session.ended
     if e.done():
-        _retrieve(t)
+        # recycled earlier: the task drained; an error there must still be seen
+        if not t.cancelled() and t.exception() is not None:
+            session.ctx.logger.error("job stream drain failed: %r", t.exception())
     elif t.cancelled():
         e.cancel()
     elif t.exception() is not None:
