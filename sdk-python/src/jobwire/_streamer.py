@@ -33,6 +33,12 @@ def _retrieve(t: "asyncio.Future[Any]") -> None:
         t.exception()
 
 
+def _task_cancelled() -> bool:
+    """The current task itself is being cancelled (Python 3.11+; before, only ``aborted`` tells)."""
+    cancelling = getattr(asyncio.current_task(), "cancelling", None)
+    return bool(cancelling is not None and cancelling())
+
+
 def _session_done(session: "_StreamSession", t: "asyncio.Task[Tuple[str, Optional[JobwireError]]]") -> None:
     """A session's task ended: its result is what the streamer waits for (unless a recycle set it)."""
     e = session.ended
@@ -181,7 +187,7 @@ class _StreamSession:
                 try:
                     msg = await call.read()
                 except asyncio.CancelledError:
-                    if self.aborted:
+                    if self.aborted or _task_cancelled():
                         raise
                     if self.interrupted:
                         return await self._end()  # the drain's timer cancelled the call
@@ -256,7 +262,7 @@ class _StreamSession:
                 try:
                     msg = await call.read()
                 except asyncio.CancelledError:
-                    if self.aborted:
+                    if self.aborted or _task_cancelled():
                         raise
                     break
                 except grpc.aio.AioRpcError:
