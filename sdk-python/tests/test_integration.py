@@ -483,3 +483,56 @@ def test_run_workers_closes_gracefully_on_sigterm(engine: Engine, tmp_path: Any,
             p.kill()
     assert p.returncode == 0, err
     assert "exited cleanly" in out
+
+
+def test_a_pushed_job_makes_two_tasks_its_handlers_and_its_outcome_call(engine: Engine) -> None:
+    """The stream is read in its session's own task: a pushed job makes the task its handler runs
+    in and grpc's task for its CompleteJob call, no task (nor waiter) for the read. The instances
+    are created from another thread's event loop, so every task counted here is the worker's."""
+
+    async def go() -> None:
+        loop = asyncio.get_running_loop()
+        made: List[str] = []
+        counting = [False]
+
+        def factory(lp: asyncio.AbstractEventLoop, coro: Any, **kw: Any) -> "asyncio.Task[Any]":
+            if counting[0]:
+                made.append(getattr(coro, "__qualname__", repr(coro)))
+            return asyncio.Task(coro, loop=lp, **kw)
+
+        loop.set_task_factory(factory)
+        async with Client(address=engine.address) as client:
+            jt = unique("tasks")
+            pid = await deploy(client, jt)
+            done: List[str] = []
+
+            async def handler(job: Job) -> None:
+                done.append(job.activation)
+
+            w = client.worker(jt, handler, max_jobs_active=8)
+            await wait_for(lambda: w.state == WorkerState.STREAMING, what="streaming")
+
+            def create(n: int) -> None:
+                async def many() -> None:
+                    async with Client(address=engine.address) as c:
+                        for _ in range(n):
+                            await c.create_process_instance(pid)
+
+                asyncio.run(many())
+
+            await asyncio.to_thread(create, 1)
+            await wait_for(lambda: len(done) == 1, what="the first job")
+            await asyncio.sleep(0.3)  # the backfill poll after the stream opened has ended
+            n = 60
+            counting[0] = True
+            await asyncio.to_thread(create, n)
+            await wait_for(lambda: len(done) == n + 1, what="all jobs")
+            await asyncio.sleep(0.2)
+            counting[0] = False
+            pushed = done[1:].count("push")
+            await w.close(5)
+        assert pushed >= n - 5, done
+        # n jobs: n handler tasks and n CompleteJob calls; a few more for a poll in between
+        assert len(made) <= 2 * n + 4, sorted(set(made))
+
+    run(go())

@@ -220,7 +220,7 @@ class Executor:
                         if token is not None:
                             otel_context.detach(token)
                     result = await asyncio.shield(h.fut)
-                if inspect.isawaitable(result):  # a plain function that returned a coroutine
+                if result is not None and inspect.isawaitable(result):  # a plain function that returned a coroutine
                     result = await result
             finally:
                 if extender is not None:
@@ -231,7 +231,7 @@ class Executor:
                 outcome = await self._throw(job, result)
             elif ctx.opts.auto_complete and not job.settled:
                 try:
-                    vars_json = variables_to_json(to_output(result), f"variables returned by the handler of job {job.key}")
+                    vars_json = "" if result is None else variables_to_json(to_output(result), f"variables returned by the handler of job {job.key}")
                 except InvalidVariablesError as e:
                     failure = e
                     ctx.report_error(e)

@@ -193,9 +193,10 @@ class Ledger:
         self._notify()
 
     def _notify(self) -> None:
-        waiters, self._waiters = self._waiters, []
-        for w in waiters:
-            if not w.done():
-                w.set_result(None)
-        for fn in list(self._listeners):
+        if self._waiters:
+            waiters, self._waiters = self._waiters, []
+            for w in waiters:
+                if not w.done():
+                    w.set_result(None)
+        for fn in tuple(self._listeners):
             fn()

@@ -4,6 +4,7 @@ is reopened with backoff, each time followed by a backfill poll."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from typing import Any, List, Optional, Set, Tuple
 
@@ -32,8 +33,31 @@ def _retrieve(t: "asyncio.Future[Any]") -> None:
         t.exception()
 
 
+def _task_cancelled() -> bool:
+    """The current task itself is being cancelled (Python 3.11+; before, only ``aborted`` tells)."""
+    cancelling = getattr(asyncio.current_task(), "cancelling", None)
+    return bool(cancelling is not None and cancelling())
+
+
+def _session_done(session: "_StreamSession", t: "asyncio.Task[Tuple[str, Optional[JobwireError]]]") -> None:
+    """A session's task ended: its result is what the streamer waits for (unless a recycle set it)."""
+    e = session.ended
+    if e.done():
+        # recycled earlier: the task drained; an error there must still be seen
+        if not t.cancelled() and t.exception() is not None:
+            session.ctx.logger.error("job stream drain failed: %r", t.exception())
+    elif t.cancelled():
+        e.cancel()
+    elif t.exception() is not None:
+        e.set_exception(t.exception())  # type: ignore[arg-type]
+    else:
+        e.set_result(t.result())
+
+
 class _StreamSession:
-    """One StreamActivatedJobs call: reserve a slot, read, hand the job over, repeat."""
+    """One StreamActivatedJobs call: reserve a slot, read, hand the job over, repeat. Runs in a task
+    of its own (one per stream, none per job): the streamer waits for ``ended``, which an interrupt
+    (recycle) sets at once, so the next stream opens while this one drains in its task."""
 
     def __init__(self, streamer: "Streamer") -> None:
         self.s = streamer
@@ -49,22 +73,62 @@ class _StreamSession:
         self.reserved_since: Optional[float] = None
         self.recycle: Optional[str] = None
         self.wake = asyncio.Event()
-        # Set at close or recycle: ends the wait for the next message (a read never waits on
-        # ledger changes, only on these).
-        self.interrupt: "asyncio.Future[None]" = asyncio.get_running_loop().create_future()
-        self._waiter: Optional["asyncio.Future[None]"] = None
+        loop = asyncio.get_running_loop()
+        self.ended: "asyncio.Future[Tuple[str, Optional[JobwireError]]]" = loop.create_future()
+        """What the streamer waits for: (reason, error), set at a recycle or when run() returns."""
+        self.interrupted = False
+        """Set at close or recycle: the session reads no more jobs for itself, it drains."""
+        self.aborted = False
+        """The streamer's task was cancelled: a CancelledError is the task's own, not the call's."""
+        self._holds = False
+        """This session holds the stream reader's reservation in the ledger."""
+        self._reading = False
+        self._drain_end = 0.0
+        self._quiet: Optional[asyncio.TimerHandle] = None
 
     def request_recycle(self, reason: str) -> None:
         if self.recycle is None:
             self.recycle = reason
-            self.wake.set()
-            self.stop()
+            self._interrupt()
+            # the streamer opens the next stream at once; this one drains in its own task
+            if not self.ended.done():
+                self.ended.set_result((reason, None))
 
     def stop(self) -> None:
+        self._interrupt()
+
+    def _interrupt(self) -> None:
+        """Close or recycle: the reservation goes back to the ledger at once (a read in progress
+        lands in no slot: its job is set aside and handed back), and a read in progress is ended by
+        the drain's quiet timer unless a message comes first."""
         self.wake.set()
-        if not self.interrupt.done():
-            self.interrupt.set_result(None)
-        self._wake_reader()
+        if self.interrupted:
+            return
+        self.interrupted = True
+        if self._holds:
+            self._holds = False
+            self.ctx.ledger.drop_stream()
+        self._drain_end = asyncio.get_running_loop().time() + DRAIN_MAX_S  # at close too: not cut by the close timeout (rule 7)
+        if self._reading:
+            self._arm_quiet()
+
+    def _arm_quiet(self) -> bool:
+        """(Re)arms the drain's timer: the call is cancelled once no message came for DRAIN_QUIET_S
+        (DRAIN_MAX_S after the interrupt at the latest). False: the drain's time is up."""
+        loop = asyncio.get_running_loop()
+        if self._quiet is not None:
+            self._quiet.cancel()
+            self._quiet = None
+        now = loop.time()
+        if now >= self._drain_end:
+            return False
+        self._quiet = loop.call_at(min(now + DRAIN_QUIET_S, self._drain_end), self._cancel_call)
+        return True
+
+    def _cancel_call(self) -> None:
+        self._quiet = None
+        if self.call is not None:
+            self.call.cancel()
 
     async def run(self) -> Tuple[str, Optional[JobwireError]]:
         """Returns (reason, error): reason is ``stop``, ``recycled``, ``stalled``, ``closed`` or ``error``."""
@@ -81,6 +145,8 @@ class _StreamSession:
             md, token = await ctx.transport.metadata()
         except JobwireError as e:
             return "error", e
+        if self.interrupted:
+            return "stop" if ctx.stop.is_set() else (self.recycle or "recycled"), None
         self.stub = ctx.lease.stub()
         call = self.stub.StreamActivatedJobs(req, metadata=md)
         self.call = call
@@ -98,52 +164,60 @@ class _StreamSession:
         loop = asyncio.get_running_loop()
         # the recycle deadline is a timer (it interrupts the waits below), not a timeout on each wait
         timer = loop.call_at(loop.time() + max(0.0, recycle_at - time.monotonic()), self.request_recycle, "recycled")
-        read: Optional["asyncio.Task[Any]"] = None
         try:
             while True:
                 # Reserve a slot before each read: a busy worker stops reading, HTTP/2 flow control
                 # pushes back on the gateway, and a pushed job always finds its slot.
-                while not ctx.stop.is_set() and self.recycle is None:
+                while not self.interrupted and not ctx.stop.is_set():
                     self.wake.clear()
                     if time.monotonic() >= recycle_at:
                         self.request_recycle("recycled")
                         break
                     if led.reserve_stream():
+                        self._holds = True
                         break
                     # woken by a ledger change, stop() or the recycle timer
                     await self.wake.wait()
-                if ctx.stop.is_set() or self.recycle is not None:
-                    return await self._end(None)
+                if self.interrupted or ctx.stop.is_set():
+                    return await self._end()
                 self.reserved_since = time.monotonic()
-                read = asyncio.ensure_future(call.read())
-                if not read.done() and not ctx.stop.is_set() and self.recycle is None:
-                    await self._wait_read(read)
-                if not read.done():
-                    return await self._end(read)
-                self.reserved_since = None
+                # The read is awaited in this task (no task or future of its own per job); an
+                # interrupt lets it run on, the drain's quiet timer ends it.
+                self._reading = True
                 try:
-                    msg = read.result()
+                    msg = await call.read()
                 except asyncio.CancelledError:
-                    led.drop_stream()
+                    if self.aborted or _task_cancelled():
+                        raise
+                    if self.interrupted:
+                        return await self._end()  # the drain's timer cancelled the call
+                    self._drop()
                     if ctx.stop.is_set():
                         return "stop", None
                     return "error", JobwireError("StreamActivatedJobs: cancelled", grpc.StatusCode.CANCELLED)
                 except grpc.aio.AioRpcError as e:
-                    led.drop_stream()
+                    if self.interrupted:
+                        return await self._end()
+                    self._drop()
                     if ctx.stop.is_set():
                         return "stop", None
                     if e.code() == grpc.StatusCode.UNAUTHENTICATED:
                         ctx.transport.invalidate_token(token)
                     return "error", from_rpc_error(e, "StreamActivatedJobs")
                 finally:
-                    read = None
+                    self._reading = False
+                    self.reserved_since = None
+                if self.interrupted:
+                    # read while (or after) the session was interrupted: its reservation is gone
+                    return await self._end(msg)
                 if msg is EOF:
-                    led.drop_stream()
+                    self._drop()
                     return "closed", None
                 self.nread += 1
                 self.last_delivery = time.monotonic()
                 self.s.backoff.reset()
                 self.s.auth_retried = False
+                self._holds = False
                 slot = led.claim_stream()
                 if slot is not None:
                     self.s.executor.submit(msg, slot, "push")
@@ -153,69 +227,57 @@ class _StreamSession:
             timer.cancel()
             off()
             self.reserved_since = None
+            if self._quiet is not None:
+                self._quiet.cancel()
+                self._quiet = None
 
-    def _wake_reader(self, _f: Any = None) -> None:
-        w = self._waiter
-        if w is not None and not w.done():
-            w.set_result(None)
+    def _drop(self) -> None:
+        """Gives this session's reservation back (the read failed or the stream ended)."""
+        if self._holds:
+            self._holds = False
+            self.ctx.ledger.drop_stream()
 
-    async def _wait_read(self, read: "asyncio.Task[Any]") -> None:
-        """Waits until the read is done or the session is interrupted (stop or recycle): one future
-        and one callback per read."""
-        w = self._waiter = asyncio.get_running_loop().create_future()
-        read.add_done_callback(self._wake_reader)
-        try:
-            await w
-        finally:
-            self._waiter = None
-            read.remove_done_callback(self._wake_reader)
-
-    async def _end(self, read: Optional["asyncio.Task[Any]"]) -> Tuple[str, Optional[JobwireError]]:
-        """Close or recycle: drain (keep reading, set jobs aside), cancel, then hand the jobs back."""
-        self.ctx.ledger.drop_stream()
-        if self.ctx.stop.is_set():
-            await self.drain(read, MSG_CLOSING)
+    async def _end(self, first: Any = None) -> Tuple[str, Optional[JobwireError]]:
+        """Close or recycle: drain (keep reading, set jobs aside), cancel, then hand the jobs back.
+        ``first``: a message read when the interrupt came (set aside too)."""
+        self._interrupt()
+        if self.ctx.stop.is_set() and self.recycle is None:
+            await self.drain(first, MSG_CLOSING)
             return "stop", None
-        reason = self.recycle or "recycled"
-        t = asyncio.get_running_loop().create_task(self.drain(read, MSG_RECYCLED))
-        self.s.drains.add(t)
-        t.add_done_callback(self.s.drains.discard)
-        return reason, None
+        await self.drain(first, MSG_RECYCLED)
+        return self.recycle or "recycled", None
 
-    async def drain(self, read: Optional["asyncio.Task[Any]"], message: str) -> None:
+    async def drain(self, first: Any, message: str) -> None:
         call = self.call
         assert call is not None
         aside: List[gateway_pb2.ActivatedJob] = []
-        end = time.monotonic() + DRAIN_MAX_S  # at close too: not cut by the close timeout (rule 7)
+        msg = first
         try:
-            while True:
-                remaining = min(DRAIN_QUIET_S, end - time.monotonic())
-                if remaining <= 0:
+            while msg is not EOF:
+                if msg is not None:
+                    self.nread += 1
+                    aside.append(msg)
+                if call.done() or not self._arm_quiet():
                     break
-                if read is None:
-                    read = asyncio.ensure_future(call.read())
-                done, _ = await asyncio.wait({read}, timeout=remaining)
-                if not done:
+                try:
+                    msg = await call.read()
+                except asyncio.CancelledError:
+                    if self.aborted or _task_cancelled():
+                        raise
                     break
-                r, read = read, None
-                if r.cancelled() or r.exception() is not None:
+                except grpc.aio.AioRpcError:
                     break
-                msg = r.result()
-                if msg is EOF:
-                    break
-                self.nread += 1
-                aside.append(msg)
         finally:
+            if self._quiet is not None:
+                self._quiet.cancel()
+                self._quiet = None
             call.cancel()
-            if read is not None:
-                read.add_done_callback(_retrieve)
         await self.release_unread()
         # Handing back after the cancel keeps the engine from pushing the same jobs into this stream.
         for job in aside:
             self.s.executor.give_back(job, "push", message, via_lease=True)
         if aside:
             self.ctx.logger.debug("stream drained: %d job(s) handed back", len(aside))
-
 
     async def release_unread(self) -> None:
         """Asks a jobwire gateway to hand back what the (cancelled) stream sent and this worker never
@@ -258,7 +320,7 @@ class Streamer:
         self.backoff = Backoff(settings=getattr(ctx.transport.config, "backoff", None))
         self.auth_retried = False
         self.current: Optional[_StreamSession] = None
-        self.drains: Set["asyncio.Task[None]"] = set()
+        self.drains: Set["asyncio.Task[Any]"] = set()
         self.last_stall = float("-inf")
         self.close_timeout = DRAIN_MAX_S
         poller.streamer = self
@@ -291,10 +353,20 @@ class Streamer:
             while not ctx.stop.is_set():
                 session = _StreamSession(self)
                 self.current = session
+                task = asyncio.get_running_loop().create_task(session.run())
+                task.add_done_callback(functools.partial(_session_done, session))
                 try:
-                    reason, err = await session.run()
+                    reason, err = await session.ended
+                except asyncio.CancelledError:
+                    session.aborted = True
+                    task.cancel()
+                    raise
                 finally:
                     self.current = None
+                if not task.done():
+                    # recycled: it drains on while the next stream opens
+                    self.drains.add(task)
+                    task.add_done_callback(self.drains.discard)
                 if ctx.stop.is_set() or reason == "stop":
                     break
                 if reason in ("recycled", "stalled"):
