@@ -22,7 +22,7 @@ WORKERS_PER_LONG_CONNECTION = 32
 share one long-call connection: 2 x 32 = 64 calls stay under common MAX_CONCURRENT_STREAMS
 limits (100 in many proxies). Same value in every jobwire SDK."""
 
-LONG_CALL_LOOKAHEAD_BYTES = 1024
+LONG_CALL_LOOKAHEAD_BYTES = 8192
 """``grpc.http2.lookahead_bytes`` of the long-call connections. With BDP probing off
 (``grpc.http2.bdp_probe=0``) grpc's C core keeps each stream's receive window near its
 minimum instead of growing it, so a paused worker parks few jobs in transport buffers."""
