@@ -368,3 +368,43 @@ func TestJobArrivingDuringCloseIsHandedBack(t *testing.T) {
 		t.Fatalf("held %d after close", w.Held())
 	}
 }
+
+// Runners: a burst of concurrent jobs starts one runner per handler running
+// at once; runners no job needs any more end about runnerLinger later (the
+// attempt watchdog retires them, then ends itself), so an idle worker keeps
+// no goroutine per past job.
+func TestIdleRunnersRetire(t *testing.T) {
+	gw := newScriptedGW(false)
+	release := make(chan struct{})
+	w := startScripted(t, gw, 4, func(ctx context.Context, d *HeldJob) Outcome {
+		<-release
+		return Outcome{Kind: OutcomeComplete}
+	})
+	defer closeNow(t, w)
+	stream := recv(t, gw.streams, "stream")
+	for k := int64(1); k <= 4; k++ {
+		stream.ch <- job(k)
+	}
+	runners := func() (n int, watching bool) {
+		w.exec.mu.Lock()
+		defer w.exec.mu.Unlock()
+		return len(w.exec.runners), w.exec.watching
+	}
+	eventually(t, "4 runners", func() bool { n, _ := runners(); return n == 4 })
+	close(release)
+	eventually(t, "4 completes", func() bool { gw.mu.Lock(); defer gw.mu.Unlock(); return len(gw.completes) == 4 })
+	if n, watching := runners(); n != 4 || !watching {
+		t.Fatalf("right after the burst: %d runners (want 4, kept for the next jobs), watchdog %v", n, watching)
+	}
+	deadline := time.Now().Add(4 * runnerLinger)
+	for {
+		n, watching := runners()
+		if n == 0 && !watching {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d runners and watchdog %v still there %v after the burst", n, watching, 4*runnerLinger)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
