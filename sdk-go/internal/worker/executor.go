@@ -62,15 +62,11 @@ type executor struct {
 	cancelSend    context.CancelFunc
 	closedByStop  atomic.Bool
 
-	// idle: a runner that finished its work waits here for the next job (a
-	// new goroutine per job grew its stack anew every time: 4 % of the
-	// worker's CPU in a closed loop), or nil: retired; stopIdle is closed by
-	// beginClose.
+	// idle: a runner that finished its work waits here up to runnerLinger for
+	// the next job (a new goroutine per job grew its stack anew every time: 4 %
+	// of the worker's CPU in a closed loop); closed by beginClose.
 	idle     chan *entry
 	stopIdle chan struct{}
-	idleN    int       // runners waiting on idle (or about to)
-	minIdle  int       // the fewest waiting since the last retirement: runners no job needed
-	retired  time.Time // the last retirement check
 
 	runners  map[*runnerCtx]struct{} // running runners (the attempt watchdog checks their sends)
 	watching bool                    // watchAttempts runs
@@ -140,8 +136,8 @@ func (rc *runnerCtx) attempt(d *HeldJob, o Outcome) error {
 // watchAttempts cancels every runner's outcome attempt that has been in
 // flight for the request budget (checked every tenth of it, at least every
 // second and at most every 10 ms; so an attempt lasts at most 1.1 times the
-// budget), and retires the runners no job needed for runnerLinger. It ends
-// when no runner is left.
+// budget). It ends when no runner is left (runners end runnerLinger after
+// their last job, and at close).
 func (e *executor) watchAttempts() {
 	budget := e.w.requestBudget()
 	t := time.NewTicker(min(max(budget/10, 10*time.Millisecond), time.Second))
@@ -152,19 +148,6 @@ func (e *executor) watchAttempts() {
 			e.watching = false
 			e.mu.Unlock()
 			return
-		}
-		if time.Since(e.retired) >= runnerLinger {
-			e.retired = time.Now()
-			for n := e.minIdle; n > 0; n-- {
-				select {
-				case e.idle <- nil:
-					e.idleN--
-					continue
-				default:
-				}
-				break
-			}
-			e.minIdle = e.idleN
 		}
 		now := time.Now().UnixNano()
 		for rc := range e.runners {
@@ -180,9 +163,9 @@ func (e *executor) watchAttempts() {
 	}
 }
 
-// runnerLinger: runners that no job needed for this long (checked by the
-// attempt watchdog) end.
-const runnerLinger = time.Second
+// runnerLinger is how long a runner with nothing queued waits for a next job
+// before its goroutine ends.
+const runnerLinger = 2 * time.Second
 
 func newExecutor(w *Worker, h Handler) *executor {
 	e := &executor{w: w, h: h, held: map[int64]*entry{}, idle: make(chan *entry), stopIdle: make(chan struct{}),
@@ -235,8 +218,6 @@ func (e *executor) enqueue(it item) {
 		en.running = true
 		select {
 		case e.idle <- en: // a waiting runner takes it
-			e.idleN--
-			e.minIdle = min(e.minIdle, e.idleN)
 			e.mu.Unlock()
 		default:
 			e.wg.Add(1)
@@ -249,15 +230,14 @@ func (e *executor) enqueue(it item) {
 	}
 }
 
-// loop runs en, then whatever is queued; with nothing queued it waits for a
-// next job handed to it by enqueue (which counted it as running again). A
-// runner no job needed for runnerLinger is retired by the attempt watchdog.
-// (A timer per runner, reset after every job, and a three-way select cost
-// more than the per-job work they saved.)
+// loop runs en, then whatever is queued; with nothing queued it waits up to
+// runnerLinger for a next job handed to it by enqueue (which counted it as
+// running again), then ends.
 func (e *executor) loop(en *entry) {
 	defer e.wg.Done()
 	rc := e.newRunnerCtx()
 	defer rc.end()
+	var linger *time.Timer
 	for {
 		if !e.execute(rc, en) {
 			e.finish(en)
@@ -276,14 +256,19 @@ func (e *executor) loop(en *entry) {
 			continue
 		}
 		e.running--
-		e.idleN++
 		e.mu.Unlock()
+		if linger == nil {
+			linger = time.NewTimer(runnerLinger)
+		} else {
+			linger.Reset(runnerLinger)
+		}
 		select {
 		case en = <-e.idle:
-			if en == nil {
-				return // retired
-			}
+			linger.Stop()
+		case <-linger.C:
+			return
 		case <-e.stopIdle:
+			linger.Stop()
 			return
 		}
 	}
