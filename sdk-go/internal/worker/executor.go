@@ -39,7 +39,8 @@ type item struct {
 // entry is a job key the worker holds: queued, running, or sending its outcome.
 type entry struct {
 	it      item
-	d       *HeldJob
+	d       *HeldJob // &held for a received job
+	held    HeldJob
 	running bool  // its handler runs now
 	next    *item // a redelivery that arrived while the outcome was in flight
 }
@@ -207,7 +208,10 @@ func (e *executor) enqueue(it item) {
 		w.log.Debug("job delivered again while its outcome is in flight; it runs after the acknowledgement", "key", key)
 		return
 	}
-	en := &entry{it: it, d: e.newHeldJob(it)}
+	en := &entry{it: it} // one allocation for the entry and its HeldJob
+	en.d = &en.held
+	en.held.Job, en.held.Activation, en.held.e = it.job, it.activation, e
+	en.held.deadline.Store(it.job.GetDeadline())
 	e.held[key] = en
 	switch {
 	case e.closing:
