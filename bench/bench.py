@@ -139,8 +139,8 @@ def main() -> int:
         build(w1_clients if 1 in wl else clients, engines)
         res["params"]["w1"] = (f"{P['n']} instances per case after {P['warm']} warm-up, {P['inflight']} in flight "
                                f"(CreateProcessInstanceWithResult), worker capacity {P['cap']}, no-op handler; "
-                               + (f"{rounds} rounds: in each, the clients of a language run back to back (the order reversed "
-                                  "every other round), each on a fresh engine, and a cell is the median of its rounds." if rounds > 1
+                               + (f"{rounds} rounds: in each, the clients of a language run back to back (their order "
+                                  "rotated by one place each round), each on a fresh engine, and a cell is the median of its rounds." if rounds > 1
                                   else "one round.")
                                + (f" `{FLOOR}` is the floor: a worker with no client library (grpc-go and the protocol's "
                                   "stubs only), the least CPU per job a client can spend on this machine." if FLOOR in w1_clients else ""))

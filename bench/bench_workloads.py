@@ -106,13 +106,16 @@ def groups(clients: List[str]) -> List[List[str]]:
 def rounds_of(kind: str, work: Path, clients: List[str], rounds: int, w: int,
               cases: Callable[[Engine, str], List[Dict[str, Any]]], tag: str) -> List[Dict[str, Any]]:
     """Runs every client's cases `rounds` times, alternated: per language, the clients of a round back to back,
-    each on a fresh engine, in the language's order in even rounds and reversed in odd ones (so load drift of a
-    shared machine falls on both sides); a cell's row is the median of its rounds (_median_row)."""
+    each on a fresh engine, in the language's order rotated by one more place each round (so each client takes
+    each place equally often, and load drift of a shared machine falls on every side; with two clients this is
+    the order and its reverse, with three, e.g. Go's jobwire, official and floor, a fixed reverse would always
+    put the official client in the middle); a cell's row is the median of its rounds (_median_row)."""
     runs: Dict[Tuple[str, str], List[Dict[str, Any]]] = {}
     order_keys: List[Tuple[str, str]] = []
     for rnd in range(rounds):
         for g in groups(clients):
-            for client in (g if rnd % 2 == 0 else list(reversed(g))):
+            k = rnd % len(g)
+            for client in g[k:] + g[:k]:
                 try:
                     with Engine(kind, work) as eng:
                         got = cases(eng, client)
