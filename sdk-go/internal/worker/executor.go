@@ -209,9 +209,7 @@ func (e *executor) enqueue(it item) {
 		return
 	}
 	en := &entry{it: it} // one allocation for the entry and its HeldJob
-	en.d = &en.held
-	en.held.Job, en.held.Activation, en.held.e = it.job, it.activation, e
-	en.held.deadline.Store(it.job.GetDeadline())
+	en.d = e.initHeldJob(&en.held, it)
 	e.held[key] = en
 	switch {
 	case e.closing:
@@ -393,8 +391,11 @@ func (e *executor) giveBack(job *pb.ActivatedJob, activation, msg string) {
 	}()
 }
 
-func (e *executor) newHeldJob(it item) *HeldJob {
-	d := &HeldJob{Job: it.job, Activation: it.activation, e: e}
+func (e *executor) newHeldJob(it item) *HeldJob { return e.initHeldJob(new(HeldJob), it) }
+
+// initHeldJob fills a zero HeldJob in place for it.
+func (e *executor) initHeldJob(d *HeldJob, it item) *HeldJob {
+	d.Job, d.Activation, d.e = it.job, it.activation, e
 	d.deadline.Store(it.job.GetDeadline())
 	return d
 }

@@ -142,7 +142,9 @@ func (w *Worker) readActive(s *streamSession, actx context.Context) bool {
 			return false
 		}
 		s.nread.Add(1)
-		s.gotJob.Store(true)
+		if !s.gotJob.Load() {
+			s.gotJob.Store(true)
+		}
 		if slot := w.ledger.ClaimStream(); slot != nil {
 			w.exec.submit(item{job: job, slot: slot, activation: "push"})
 		} else {
@@ -298,12 +300,14 @@ func (w *Worker) streamOnce(ctx context.Context, reason string, prev *streamSess
 		}
 	}
 	w.state.StreamUp()
+	defer func() { // a stream that delivered a job resets the backoff before its end is handled
+		if s.gotJob.Load() {
+			w.streamBackof.Reset()
+		}
+	}()
 	for {
 		select {
 		case r := <-s.results: // only an error while the reader is active
-			if s.gotJob.Load() {
-				w.streamBackof.Reset()
-			}
 			s.take(r)
 			w.ledger.DropStream()
 			cancel()
@@ -316,9 +320,6 @@ func (w *Worker) streamOnce(ctx context.Context, reason string, prev *streamSess
 			return endError, r.err, nil, time.Since(opened)
 		case <-life.Done():
 			w.takeOver(s)
-			if s.gotJob.Load() {
-				w.streamBackof.Reset()
-			}
 			if ctx.Err() != nil {
 				return endStop, nil, s, time.Since(opened)
 			}
@@ -327,9 +328,6 @@ func (w *Worker) streamOnce(ctx context.Context, reason string, prev *streamSess
 			since := s.readingSince.Load()
 			if since != 0 && time.Since(time.Unix(0, since)) >= stallSilence && time.Since(lastStall) >= stallMinGap {
 				w.takeOver(s)
-				if s.gotJob.Load() {
-					w.streamBackof.Reset()
-				}
 				return endStalled, nil, s, time.Since(opened)
 			}
 		}
