@@ -217,19 +217,20 @@ def markdown(res: Dict[str, Any], made: List[str], out: Optional[Path] = None) -
          f"- command: `{res['command']}` ({res['seconds']:.0f} s)",
          f"- engines: " + "; ".join(f"**{k}** = {v}" for k, v in res["engines"].items()),
          f"- official clients: " + ", ".join(f"{k}: {v}" for k, v in OFFICIAL_NAME.items()),
-         "", "Numbers come from one run on a shared machine (other jobs were running): compare **ratios within this run**, "
+         "", "Numbers come from one run on one machine (its load average at start is above): compare **ratios within this run**, "
          "not absolute values across runs. Client CPU is user + sys of the worker process alone (the load generator is "
          "another process); peak RSS is the worker's VmHWM.", ""]
     w1 = [r for r in rows if r["workload"] == 1]
     if w1:
         L += ["## 1. Closed loop: throughput, latency, client cost", "",
               f"{res['params'].get('w1', '')}", "",
-              "| engine | client | mode | jobs/s | p50 ms | p99 ms | worker CPU ms/job | engine CPU ms/job | peak RSS MB | all handled | jobs/s of each round |",
-              "|---|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
+              "| engine | client | mode | jobs/s | p50 ms | p99 ms | worker CPU ms/job | engine CPU ms/job | peak RSS MB | all handled | jobs/s of each round | worker CPU ms/job of each round |",
+              "|---|---|---|---:|---:|---:|---:|---:|---:|---|---|---|"]
         for r in w1:
             each = " / ".join(f"{x:.0f}" for x in r.get("jobsPerSRuns") or [])
+            cpus = " / ".join(f"{x:.3f}" for x in r.get("cpuRuns") or [])
             L.append(f"| {r['engine']} | {r['client']} | {r['mode']} | {r['jobsPerS']:.0f} | {r['p50Ms']:.1f} | {r['p99Ms']:.1f} | "
-                     f"{r['clientCpuMsPerJob']:.3f} | {r['engineCpuMsPerJob']:.3f} | {r['peakRssMb']:.0f} | {'yes' if r['allHandled'] and not r['errors'] else 'NO'} | {each} |")
+                     f"{r['clientCpuMsPerJob']:.3f} | {r['engineCpuMsPerJob']:.3f} | {r['peakRssMb']:.0f} | {'yes' if r['allHandled'] and not r['errors'] else 'NO'} | {each} | {cpus} |")
         L.append("")
     w2 = [r for r in rows if r["workload"] == 2]
     if w2:
