@@ -135,10 +135,6 @@ public final class Transport {
         // stream, so only a window's worth of activated jobs waits in transport buffers; the
         // gateway's sender then blocks and the engine gives further jobs to other workers.
         b.flowControlWindow(config.streamWindowBytes());
-        // No gRPC retry layer: the worker recovers its long calls itself (a stream reopens, a poll
-        // is sent again, a hand-back is retried until the job's deadline), and without it a pushed
-        // job and its request(1) do not pass through gRPC's retry stream.
-        b.disableRetry();
       }
       // raw channel options of the application, applied after the client's own (every connection)
       if (config.channelCustomizer() != null) config.channelCustomizer().accept(b);
