@@ -188,35 +188,30 @@ public final class Transport {
   }
 
   <Q, R> CompletableFuture<R> unary(MethodDescriptor<Q, R> method, Q req, Duration timeout, List<ManagedChannel> chans, boolean worker) {
-    String name = method.getBareMethodName();
     Duration t = timeout != null ? timeout : config.commandTimeout();
     CompletableFuture<R> out = new CompletableFuture<>();
-    unaryOnce(method, req, t, chans, worker).whenComplete((r, e) -> {
-      if (e == null) {
-        out.complete(r);
-        return;
-      }
-      JobwireException je = JobwireException.from(e, name);
-      if (je.code() == Status.Code.UNAUTHENTICATED && oauth != null) {
-        oauth.invalidate(null);
-        unaryOnce(method, req, t, chans, worker).whenComplete((r2, e2) -> {
-          if (e2 == null) out.complete(r2);
-          else out.completeExceptionally(JobwireException.from(e2, name));
-        });
-      } else {
-        out.completeExceptionally(je);
-      }
-    });
+    call(method, req, t, chans, worker, out, oauth != null);
     return out;
   }
 
-  private <Q, R> CompletableFuture<R> unaryOnce(MethodDescriptor<Q, R> method, Q req, Duration timeout, List<ManagedChannel> chans, boolean worker) {
-    CompletableFuture<R> f = new CompletableFuture<>();
+  /**
+   * One call, whose observer completes {@code out} itself (no intermediate future): with its result,
+   * or exceptionally with a typed JobwireException. {@code refresh}: on UNAUTHENTICATED, fetch a
+   * fresh token and call once more.
+   */
+  private <Q, R> void call(MethodDescriptor<Q, R> method, Q req, Duration timeout, List<ManagedChannel> chans, boolean worker,
+      CompletableFuture<R> out, boolean refresh) {
     if (closed) {
-      f.completeExceptionally(new RequestCancelledException(method.getBareMethodName() + ": client is closed", Status.Code.CANCELLED, "", null));
-      return f;
+      out.completeExceptionally(new RequestCancelledException(method.getBareMethodName() + ": client is closed", Status.Code.CANCELLED, "", null));
+      return;
     }
-    if (local != null) return local.call(method, req);
+    if (local != null) {
+      local.call(method, req).whenComplete((r, e) -> {
+        if (e == null) out.complete(r);
+        else out.completeExceptionally(JobwireException.from(e, method.getBareMethodName()));
+      });
+      return;
+    }
     ClientCall<Q, R> call = pick(chans).newCall(method, worker ? workerOptions(timeout, true) : options(timeout, true));
     ClientCalls.asyncUnaryCall(call, req, new StreamObserver<R>() {
       R value;
@@ -228,18 +223,20 @@ public final class Transport {
 
       @Override
       public void onError(Throwable t) {
-        f.completeExceptionally(t);
+        JobwireException je = JobwireException.from(t, method.getBareMethodName());
+        if (refresh && je.code() == Status.Code.UNAUTHENTICATED) {
+          oauth.invalidate(null);
+          call(method, req, timeout, chans, worker, out, false);
+        } else {
+          out.completeExceptionally(je);
+        }
       }
 
       @Override
       public void onCompleted() {
-        f.complete(value);
+        out.complete(value);
       }
     });
-    f.whenComplete((r, e) -> {
-      if (f.isCancelled()) call.cancel("cancelled by the caller", null);
-    });
-    return f;
   }
 
   /** A new call on the command channel (for a client's own server-streaming ActivateJobs). */

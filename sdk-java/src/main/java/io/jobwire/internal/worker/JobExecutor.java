@@ -236,7 +236,8 @@ final class JobExecutor {
         } else if (c.o.autoComplete() && !h.outcomeSent) {
           String vars;
           try {
-            vars = Json.variablesToJson(result, "handler result of job " + h.raw.getKey());
+            // no result (the common case): no variables, and no error context built for nothing
+            vars = result == null ? "" : Json.variablesToJson(result, "handler result of job " + h.raw.getKey());
           } catch (InvalidVariablesException e) {
             c.reportError(e);
             h.failure = e;

@@ -85,9 +85,9 @@ final class Outcomes {
    * until the job's deadline, NOT_FOUND / FAILED_PRECONDITION are benign, the rest is given up.
    */
   private <Q extends Message, R> CompletableFuture<Sent> send(MethodDescriptor<Q, R> method, Q req, long key, long deadline, boolean viaLong) {
+    // not tracked itself: every caller tracks the bookkeeping that follows it, which completes after it
     CompletableFuture<Sent> out = new CompletableFuture<>();
-    track(out);
-    attempt(method, req, key, deadline, viaLong, new Backoff(c.transport.config().backoff()), out);
+    attempt(method, req, key, deadline, viaLong, null, out);
     return out;
   }
 
@@ -108,11 +108,12 @@ final class Outcomes {
         out.complete(new Sent(SendResult.NOT_FOUND, je));
         return;
       }
-      long delay = backoff.next();
+      Backoff b = backoff != null ? backoff : new Backoff(c.transport.config().backoff()); // made on the first failure
+      long delay = b.next();
       if (decision == StatusRules.Outcome.RETRY && System.currentTimeMillis() + delay < deadline && !c.transport.isClosed()) {
         LOG.debug("{} for job {} failed ({}); retrying in {} ms", method.getBareMethodName(), key, je.codeName(), delay);
         try {
-          c.ctl.schedule(() -> attempt(method, req, key, deadline, viaLong, backoff, out), delay, TimeUnit.MILLISECONDS);
+          c.ctl.schedule(() -> attempt(method, req, key, deadline, viaLong, b, out), delay, TimeUnit.MILLISECONDS);
         } catch (RuntimeException rejected) {
           out.complete(new Sent(SendResult.GAVE_UP, je));
         }

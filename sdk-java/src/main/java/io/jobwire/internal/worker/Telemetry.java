@@ -9,6 +9,7 @@ import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.metrics.LongGauge;
+import io.opentelemetry.api.metrics.MeterProvider;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
@@ -16,9 +17,11 @@ import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.TraceFlags;
 import io.opentelemetry.api.trace.TraceState;
 import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.api.trace.TracerProvider;
 import io.opentelemetry.context.Context;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -50,6 +53,16 @@ final class Telemetry {
   private final String jobType;
   private final GuardedRecorder recorder;
   private final Map<String, String> baseMap;
+  /**
+   * No OpenTelemetry SDK and no recorder: the instruments are the API's no-op singletons, which stay
+   * no-ops for good, so a job's metrics are skipped (no attributes built per job).
+   */
+  private final boolean metricsOff;
+  /** The tracer is the API's no-op singleton: a job's span is the propagated parent, nothing else. */
+  private final boolean tracingOff;
+  /** The base attributes plus one, per instrument, by value (the values are few: activation, outcome, reason, result). */
+  private final Map<String, Attributes> activatedAttrs = new ConcurrentHashMap<>();
+  private final Map<String, Attributes> handledAttrs = new ConcurrentHashMap<>();
 
   static final String ACTIVATED = "jobwire.worker.jobs.activated";
   static final String HANDLED = "jobwire.worker.jobs.handled";
@@ -82,11 +95,14 @@ final class Telemetry {
     // a synchronous gauge: recorded on every change, so no callback stays registered after the
     // worker closed (dynamic workers do not leak) and the last value (0) stays visible
     capacity = meter.gaugeBuilder(CAPACITY).ofLongs().setDescription("jobs held by the worker").build();
+    metricsOff = meter == MeterProvider.noop().get(SCOPE) && !this.recorder.active();
+    tracingOff = tracer == TracerProvider.noop().get(SCOPE);
     capacityUsed(capacityUsed.getAsInt());
   }
 
   /** Records the jobs held (only when it changed). */
   void capacityUsed(long held) {
+    if (metricsOff) return;
     if (held != lastCapacity) {
       lastCapacity = held;
       capacity.set(held, base);
@@ -95,12 +111,14 @@ final class Telemetry {
   }
 
   void jobActivated(String activation) {
-    activated.add(1, base.toBuilder().put(ACTIVATION, activation).build());
+    if (metricsOff) return;
+    activated.add(1, activation == null ? base : activatedAttrs.computeIfAbsent(activation, a -> base.toBuilder().put(ACTIVATION, a).build()));
     recorder.counter(ACTIVATED, 1, with(ACTIVATION, activation));
   }
 
   void jobHandled(String outcome, Double durationS) {
-    handled.add(1, base.toBuilder().put(OUTCOME, outcome).build());
+    if (metricsOff) return;
+    handled.add(1, outcome == null ? base : handledAttrs.computeIfAbsent(outcome, o -> base.toBuilder().put(OUTCOME, o).build()));
     recorder.counter(HANDLED, 1, with(OUTCOME, outcome));
     if (durationS != null) {
       duration.record(durationS, base);
@@ -127,6 +145,8 @@ final class Telemetry {
   /** Starts {@code process job <type>} (CONSUMER) under the job's W3C traceparent when present. */
   Span startJobSpan(JobImpl job, String activation, String traceparent) {
     Context parent = parentFrom(traceparent);
+    // what the no-op tracer's span builder returns, without building the name and attributes
+    if (tracingOff) return Span.wrap(Span.fromContext(parent).getSpanContext());
     return tracer.spanBuilder("process job " + job.type())
         .setSpanKind(SpanKind.CONSUMER)
         .setParent(parent)
@@ -142,6 +162,7 @@ final class Telemetry {
   }
 
   static void endJobSpan(Span span, String outcome, Throwable err) {
+    if (!span.isRecording()) return; // a span that records nothing ignores all of it (the no-op and the propagated parent)
     span.setAttribute("jobwire.job.outcome", outcome);
     if ("completed".equals(outcome)) {
       span.setStatus(StatusCode.OK);

@@ -13,7 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -68,13 +67,7 @@ public final class WorkerImpl implements JobWorker {
     exec.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
     exec.setRemoveOnCancelPolicy(true);
     this.ctl = exec;
-    Executor post = r -> {
-      try {
-        ctl.execute(r);
-      } catch (RejectedExecutionException closed) {
-        // the worker is closed: nothing is waiting for this event any more
-      }
-    };
+    Executor post = new ControlPost(ctl);
     this.ledger = new Ledger(o.maxJobsActive(), this::capacityUsed);
     this.tel = new Telemetry(o.jobType(), o.workerName(), ledger::jobs, recorder, openTelemetry);
     this.machine = new StateMachine(s -> {
