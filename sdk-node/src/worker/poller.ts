@@ -43,6 +43,8 @@ export class Poller {
   private authRetried = false
   private call: ClientReadableStream<ActivateJobsResponse__Output> | undefined
   private fairnessTimer: NodeJS.Timeout | undefined
+  /** When the armed fairness timer fires (Date.now() time; 0: none armed). */
+  private fairnessAt = 0
   /** Called when a poll (not the backfill after a stream opened) returned jobs: the stall watchdog listens. */
   onJobsFound: (() => void) | undefined
 
@@ -53,7 +55,7 @@ export class Poller {
       'abort',
       () => {
         this.call?.cancel()
-        clearTimeout(this.fairnessTimer)
+        this.disarmFairness()
         this.kick?.()
       },
       { once: true },
@@ -155,8 +157,8 @@ export class Poller {
   private nextPoll(): Promise<Planned | undefined> {
     const { ledger, stopSignal } = this.ctx
     const attempt = (): Planned | undefined => {
-      clearTimeout(this.fairnessTimer)
       if (!this.started || this.resting || this.inFlight) {
+        this.disarmFairness()
         ledger.setPollDue(false)
         return undefined
       }
@@ -164,13 +166,12 @@ export class Poller {
       const d = planPoll(i)
       if (!d.send) {
         ledger.setPollDue(d.markDue)
-        if (d.fairnessInMs !== null) {
-          // Look again when the fairness poll becomes due even if nothing changes.
-          this.fairnessTimer = setTimeout(() => this.kick?.(), d.fairnessInMs + 1)
-          this.fairnessTimer.unref?.()
-        }
+        // Look again when the fairness poll becomes due even if nothing changes.
+        if (d.fairnessInMs !== null) this.armFairness(d.fairnessInMs)
+        else this.disarmFairness()
         return undefined
       }
+      this.disarmFairness()
       // In flight from here: the change callbacks reservePoll runs must not plan a second poll.
       this.inFlight = true
       this.inFlightParks = d.parks
@@ -193,7 +194,7 @@ export class Poller {
         done = true
         off()
         stopSignal.removeEventListener('abort', check)
-        clearTimeout(this.fairnessTimer)
+        this.disarmFairness()
         this.kick = undefined
         resolve(p)
       }
@@ -203,6 +204,33 @@ export class Poller {
       this.kick = check
       check()
     })
+  }
+
+  /**
+   * Makes the poller look again in `inMs` (+1) even if the ledger does not change. Every ledger change
+   * re-plans while a poll waits, and the fairness poll's due time (1 s after the last poll ended) does
+   * not move meanwhile: a timer that already fires by then is kept instead of being replaced on every
+   * change (one per slot taken or freed on a full worker). A timer that fires early re-plans and arms
+   * the rest.
+   */
+  private armFairness(inMs: number): void {
+    const at = Date.now() + inMs + 1
+    if (this.fairnessTimer !== undefined && this.fairnessAt <= at) return
+    clearTimeout(this.fairnessTimer)
+    this.fairnessAt = at
+    this.fairnessTimer = setTimeout(() => {
+      this.fairnessTimer = undefined
+      this.fairnessAt = 0
+      this.kick?.()
+    }, inMs + 1)
+    this.fairnessTimer.unref?.()
+  }
+
+  private disarmFairness(): void {
+    if (this.fairnessTimer === undefined) return
+    clearTimeout(this.fairnessTimer)
+    this.fairnessTimer = undefined
+    this.fairnessAt = 0
   }
 
   /**

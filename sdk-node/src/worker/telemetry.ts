@@ -50,19 +50,32 @@ export class Telemetry {
   private readonly observeCapacity: ObservableCallback
 
   constructor(jobType: string, workerName: string, capacityUsed: () => number) {
-    this.base = { 'jobwire.job.type': jobType, 'jobwire.worker.name': workerName }
+    this.base = Object.freeze({ 'jobwire.job.type': jobType, 'jobwire.worker.name': workerName })
     this.gauge = this.meter.createObservableGauge('jobwire.worker.capacity.used', { description: 'jobs held by the worker' })
     this.observeCapacity = (r) => r.observe(capacityUsed(), this.base)
     this.gauge.addCallback(this.observeCapacity)
   }
 
 
+  /** The attribute sets of the per-job counters, built once per value (not per job); frozen, as they are shared. */
+  private readonly attrs = new Map<string, Attributes>()
+
+  private attrsOf(name: 'activation' | 'outcome', value: string): Attributes {
+    const k = `${name}=${value}`
+    let a = this.attrs.get(k)
+    if (a === undefined) {
+      a = Object.freeze({ ...this.base, [name]: value })
+      this.attrs.set(k, a)
+    }
+    return a
+  }
+
   jobActivated(activation: 'push' | 'poll', n = 1): void {
-    this.activated.add(n, { ...this.base, activation })
+    this.activated.add(n, this.attrsOf('activation', activation))
   }
 
   jobHandled(outcome: Outcome, durationS?: number): void {
-    this.handled.add(1, { ...this.base, outcome })
+    this.handled.add(1, this.attrsOf('outcome', outcome))
     if (durationS !== undefined) this.duration.record(durationS, this.base)
   }
 

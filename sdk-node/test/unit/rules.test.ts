@@ -559,6 +559,42 @@ describe('issue 12 edges', () => {
     for (const r of release) r()
   })
 
+  it('a full worker waiting for its fairness poll keeps one timer: slots taken and freed on the stream do not re-arm it', async () => {
+    const t = new ScriptedTransport()
+    const release: Array<() => void> = []
+    startWorker(t, { maxJobsActive: 4, handler: () => new Promise<void>((r) => release.push(r)) })
+    await waitFor(() => t.of('StreamActivatedJobs').length === 1 && t.of('ActivateJobs').length === 1)
+    const [stream] = t.of('StreamActivatedJobs')
+    t.of('ActivateJobs')[0]!.emit('end') // backfill: empty
+    await waitFor(() => t.of('ActivateJobs').length === 2)
+    await delay(150)
+    for (let i = 0; i < 4; i++) stream!.emit('data', fakeJob())
+    await waitFor(() => release.length === 4)
+    t.of('ActivateJobs')[1]!.emit('end') // the parked poll ends: the fairness poll is due 1 s later
+    await delay(250) // past the pollInterval pause after the empty answer: the poller waits for the fairness poll
+    // Only the fairness timer has a delay between 100 ms and 1 s here (job deadlines and streamTimeout are
+    // far; this test's own waits are shorter).
+    const spy = jest.spyOn(global, 'setTimeout')
+    try {
+      for (let i = 0; i < 10; i++) {
+        release.shift()!() // a slot frees: the reader reserves it...
+        await delay(5)
+        stream!.emit('data', fakeJob()) // ...and the pushed job lands in it
+        await waitFor(() => release.length === 4)
+      }
+      const fairnessTimers = spy.mock.calls.filter(([, ms]) => typeof ms === 'number' && ms >= 100 && ms <= 1_001)
+      expect(fairnessTimers.length).toBeLessThanOrEqual(1)
+    } finally {
+      spy.mockRestore()
+    }
+    await delay(1_100) // past the due time: the fairness poll waits for a free slot (the kept timer looked again)
+    expect(t.of('ActivateJobs')).toHaveLength(2)
+    release.shift()!() // a slot frees: the due fairness poll takes it
+    await waitFor(() => t.of('ActivateJobs').length === 3, 1_500, 'fairness poll')
+    expect(t.of('ActivateJobs')[2]!.request).toMatchObject({ requestTimeout: '-1' })
+    for (const r of release) r()
+  })
+
   it('empty polls pause pollInterval when the gateway answers at once (no busy loop)', async () => {
     const t = new ScriptedTransport()
     startWorker(t, { requestTimeoutMs: 10_000, streamEnabled: false, pollIntervalMs: 100, handler: () => {} })
