@@ -307,7 +307,7 @@ def markdown(res: Dict[str, Any], made: List[str], out: Optional[Path] = None) -
         if floor:
             cs = [c for c in CLIENTS if c != FLOOR and any(q["client"] == c for q in w1)]
             L += [f"Worker CPU per job against the floor: `{FLOOR}`, a worker with no client library (grpc-go and the "
-                  "protocol's stubs: activate, a goroutine per job, CompleteJob; no ledger, retries, telemetry or graceful "
+                  "protocol's stubs: activate, Capacity long-lived handler goroutines, CompleteJob; no ledger, retries, telemetry or graceful "
                   "close), in the same run. × = the client's worker CPU per job ÷ the floor's, same mode.", "",
                   "| mode | floor CPU ms/job | floor jobs/s | " + " | ".join(cs) + " |", "|---|---:|---:|" + "---:|" * len(cs)]
             for f in floor:
