@@ -538,7 +538,9 @@ describe('issue 12 edges', () => {
     release.open()
   })
 
-  it('fairness poll: while the stream keeps held above the threshold, a non-parking poll goes out 1 s after the last poll, as soon as a slot frees', async () => {
+  // A capacity-4 worker whose empty backfill poll has ended, its long poll parked, and four pushed
+  // jobs holding every slot (their handlers wait for release).
+  async function fullOnStream() {
     const t = new ScriptedTransport()
     const release: Array<() => void> = []
     startWorker(t, { maxJobsActive: 4, handler: () => new Promise<void>((r) => release.push(r)) })
@@ -549,6 +551,11 @@ describe('issue 12 edges', () => {
     await delay(150)
     for (let i = 0; i < 4; i++) stream!.emit('data', fakeJob())
     await waitFor(() => release.length === 4)
+    return { t, release, stream }
+  }
+
+  it('fairness poll: while the stream keeps held above the threshold, a non-parking poll goes out 1 s after the last poll, as soon as a slot frees', async () => {
+    const { t, release, stream } = await fullOnStream()
     t.of('ActivateJobs')[1]!.emit('end') // the parked poll ends empty (Node does not cancel it, rule 2)
     stream!.emit('data', fakeJob()) // the engine has more for the stream; the reader must leave the next slot to the poll
     await delay(1_200)
@@ -560,16 +567,7 @@ describe('issue 12 edges', () => {
   })
 
   it('a full worker waiting for its fairness poll keeps one timer: slots taken and freed on the stream do not re-arm it', async () => {
-    const t = new ScriptedTransport()
-    const release: Array<() => void> = []
-    startWorker(t, { maxJobsActive: 4, handler: () => new Promise<void>((r) => release.push(r)) })
-    await waitFor(() => t.of('StreamActivatedJobs').length === 1 && t.of('ActivateJobs').length === 1)
-    const [stream] = t.of('StreamActivatedJobs')
-    t.of('ActivateJobs')[0]!.emit('end') // backfill: empty
-    await waitFor(() => t.of('ActivateJobs').length === 2)
-    await delay(150)
-    for (let i = 0; i < 4; i++) stream!.emit('data', fakeJob())
-    await waitFor(() => release.length === 4)
+    const { t, release, stream } = await fullOnStream()
     t.of('ActivateJobs')[1]!.emit('end') // the parked poll ends: the fairness poll is due 1 s later
     await delay(250) // past the pollInterval pause after the empty answer: the poller waits for the fairness poll
     // Only the fairness timer has a delay between 100 ms and 1 s here (job deadlines and streamTimeout are
