@@ -20,8 +20,8 @@
 #                                               report in report/peers/ beside the jobwire matrix
 #   any other arguments go to pytest, e.g. --sdk go --scenario streaming/ -x
 #
-# Writes JUnit XML to $RESULTS/conformance/ (two lanes run side by side: go,python and
-# node,java; CONFORMANCE_LANES=1 or any pytest argument runs one lane into conformance.xml)
+# Writes JUnit XML to $RESULTS/conformance/ (one lane per SDK side by side: go.xml, java.xml, ...;
+# CONFORMANCE_LANES=1 or any pytest argument runs one lane into conformance.xml)
 # and the matrix to $RESULTS/conformance-report/ (test runs never write into the tree).
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
@@ -61,14 +61,15 @@ if [ "$PEERS" = 1 ]; then
 fi
 # (runner/test_external.py, the external lane's own tests, runs with the lane: run.sh --external --local-engine)
 RUNNER_TESTS=(test_scenarios_lint.py test_imports.py test_mutants_apply.py test_proxy.py test_selftest.py test_peer_smoke.py)
-LANES="${CONFORMANCE_LANES:-2}"
+LANES="${CONFORMANCE_LANES:-4}"
 if [ "${#ARGS[@]}" -gt 0 ] || [ "$LANES" = 1 ]; then
   exec "$PY" -m pytest -q -rs "${RUNNER_TESTS[@]}" test_conformance.py --report-dir "$REPORT" \
     --junitxml="$RESULTS/conformance.xml" ${ARGS[@]+"${ARGS[@]}"}
 fi
 
-# The whole matrix in two lanes side by side. Most scenarios wait (idle windows, time-outs,
-# restarts) rather than compute, so two lanes take a little over half the time of one.
+# The whole matrix in lanes side by side, one per SDK by default (CONFORMANCE_LANES=N: the drivers
+# dealt round-robin into N lanes). Most scenarios wait (idle windows, time-outs, restarts) rather
+# than compute, so four lanes on two cores take about half the time of two.
 # Each lane has its own shared engine, work dir, JUnit file and report part; the parts are
 # merged into $RESULTS/conformance-report/matrix.md at the end. CONFORMANCE_LANES=1 runs one lane.
 PARTS="$RESULTS/conformance-parts"
@@ -80,20 +81,29 @@ lane() {  # lane NAME SDKS [extra test files...]
     | sed -u "s/^/[$sdks] /"
   return "${PIPESTATUS[0]}"
 }
-LANE_A="go,python"; LANE_B=""   # every other driver under drivers/ goes to lane b
+SDKS=()
+i=0
 for d in "$HERE"/drivers/*/; do
   n="$(basename "$d")"
-  [ -x "$d/run" ] && [[ ",$LANE_A," != *",$n,"* ]] && LANE_B="${LANE_B:+$LANE_B,}$n"
+  [ -x "$d/run" ] || continue
+  k=$(( i % LANES )); SDKS[k]="${SDKS[k]:+${SDKS[k]},}$n"; i=$((i+1))
 done
-lane a "$LANE_A" "${RUNNER_TESTS[@]}" & PA=$!
-lane b "$LANE_B" & PB=$!
-wait "$PA"; RA=$?
-wait "$PB"; RB=$?
-"$PY" report.py merge "$REPORT" "$PARTS/a" "$PARTS/b" || RA=1
-echo "conformance lanes: $LANE_A exit $RA; $LANE_B exit $RB; matrix: $REPORT/matrix.md"
+PIDS=(); PARTDIRS=()
+for k in "${!SDKS[@]}"; do
+  name="${SDKS[k]//,/+}"   # a lane is named by its SDKs: go, or go+python with CONFORMANCE_LANES=2
+  if [ "$k" = 0 ]; then lane "$name" "${SDKS[k]}" "${RUNNER_TESTS[@]}" & else lane "$name" "${SDKS[k]}" & fi
+  PIDS+=($!); PARTDIRS+=("$PARTS/$name")
+done
+RA=0; SUMMARY=""
+for k in "${!PIDS[@]}"; do
+  wait "${PIDS[k]}"; r=$?; [ "$r" -eq 0 ] || RA=1
+  SUMMARY="$SUMMARY ${SDKS[k]} exit $r;"
+done
+"$PY" report.py merge "$REPORT" "${PARTDIRS[@]}" || RA=1
+echo "conformance lanes:$SUMMARY matrix: $REPORT/matrix.md"
 if [ "$PUBLISH" = 1 ] && [ -f "$REPORT/matrix.md" ]; then
   # the published matrix: a whole run (every SDK, every scenario), failures included
   "$PY" report.py publish "$REPORT" "$HERE/report" || RA=1
   echo "published: conformance-tests/report/matrix.md"
 fi
-[ "$RA" -eq 0 ] && [ "$RB" -eq 0 ]
+[ "$RA" -eq 0 ]

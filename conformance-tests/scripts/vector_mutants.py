@@ -25,6 +25,7 @@ share one baseline run.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import os
 import shutil
 import subprocess
@@ -101,39 +102,51 @@ def main() -> int:
     if a.only:
         want = set(a.only.split(","))
         mutants = [m for m in mutants if m["id"] in want]
-    results = []
     by_sdk: dict[tuple, list] = {}
     for m in mutants:
         key = (m["sdk"], tuple(m.get("command") or ()), m.get("cwd", ""), tuple(m.get("copy") or ()))
         by_sdk.setdefault(key, []).append(m)
-    for (sdk, command, cwd, extra), ms in by_sdk.items():
-        command = list(command) or None
+    # Every group's baseline, then its mutants, two runs at a time: a run is mostly one compiler or
+    # test process (go test, jest, pytest, mvn) in its own scratch copy, so two side by side use
+    # both cores. Results keep the order of the mutant files.
+    tmp = tempfile.TemporaryDirectory(prefix="jobwire-vmut-")
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=int(os.environ.get("VECTOR_MUTANT_JOBS", "2")))
 
-        def here(copy: Path) -> Path:
-            return copy.parent / cwd if cwd else copy
+    def baseline(i, sdk, command, cwd, extra):
+        t0 = time.time()
+        base = copy_sdk(sdk, Path(tmp.name) / f"baseline-{i}-{sdk}", extra)
+        ok, out = run(sdk, base.parent / cwd if cwd else base, command)
+        if ok:
+            print(f"{sdk}: baseline passes ({time.time() - t0:.0f}s)", flush=True)
+        else:
+            print(f"{sdk}: the unmutated vector tests fail:\n{out}", flush=True)
+        shutil.rmtree(base.parent, ignore_errors=True)
+        return ok, out
 
-        with tempfile.TemporaryDirectory(prefix=f"jobwire-vmut-{sdk}-") as tmp:
-            t0 = time.time()
-            base = copy_sdk(sdk, Path(tmp) / "base", extra)
-            ok, out = run(sdk, here(base), command)
-            if not ok:
-                print(f"{sdk}: the unmutated vector tests fail:\n{out}")
-                results += [(m, False, "baseline failed: " + out[-800:], 0.0) for m in ms]
-                continue
-            print(f"{sdk}: baseline passes ({time.time() - t0:.0f}s)")
-            for m in ms:
-                t0 = time.time()
-                d = copy_sdk(sdk, Path(tmp) / m["id"], extra)
-                err = apply(d, m["edits"])
-                if err:
-                    results.append((m, False, "does not apply: " + err, 0.0))
-                    print(f"  {m['id']}: DOES NOT APPLY: {err}")
-                    continue
-                ok, out = run(sdk, here(d), command)
-                dt = time.time() - t0
-                results.append((m, not ok, "survived" if ok else "killed", dt))
-                print(f"  {m['id']}: {'SURVIVED' if ok else 'killed'} ({dt:.0f}s)")
-                shutil.rmtree(d.parent, ignore_errors=True)
+    def mutant(m, sdk, command, cwd, extra, base_future):
+        ok, out = base_future.result()
+        if not ok:
+            return (m, False, "baseline failed: " + out[-800:], 0.0)
+        t0 = time.time()
+        d = copy_sdk(sdk, Path(tmp.name) / m["id"], extra)
+        err = apply(d, m["edits"])
+        if err:
+            print(f"  {m['id']}: DOES NOT APPLY: {err}", flush=True)
+            shutil.rmtree(d.parent, ignore_errors=True)
+            return (m, False, "does not apply: " + err, 0.0)
+        ok, out = run(sdk, d.parent / cwd if cwd else d, command)
+        dt = time.time() - t0
+        print(f"  {m['id']}: {'SURVIVED' if ok else 'killed'} ({dt:.0f}s)", flush=True)
+        shutil.rmtree(d.parent, ignore_errors=True)
+        return (m, not ok, "survived" if ok else "killed", dt)
+
+    bases = {key: pool.submit(baseline, i, key[0], list(key[1]) or None, key[2], key[3])
+             for i, key in enumerate(by_sdk)}
+    futures = [pool.submit(mutant, m, key[0], list(key[1]) or None, key[2], key[3], bases[key])
+               for key, ms in by_sdk.items() for m in ms]
+    results = [f.result() for f in futures]
+    pool.shutdown()
+    tmp.cleanup()
     if a.junit:
         suite = ET.Element("testsuite", name="vector-mutants", tests=str(len(results)),
                            failures=str(sum(1 for r in results if not r[1])))
