@@ -4,6 +4,7 @@
 package drv
 
 import (
+	"runtime/trace"
 	"bufio"
 	"encoding/json"
 	"fmt"
@@ -152,6 +153,12 @@ func Run(client, version string, r *Recorder, closeAll func()) {
 	if f := os.Getenv("BENCH_CPUPROFILE"); f != "" {
 		if out, err := os.Create(f); err == nil && pprof.StartCPUProfile(out) == nil {
 			stopProfile = func() { pprof.StopCPUProfile(); out.Close() }
+		}
+	}
+	if f := os.Getenv("BENCH_TRACE"); f != "" { // DEBUG-HACK
+		if out, err := os.Create(fmt.Sprintf("%s.%d", f, os.Getpid())); err == nil && trace.Start(out) == nil {
+			prev := stopProfile
+			stopProfile = func() { trace.Stop(); out.Close(); prev() }
 		}
 	}
 	Emit(map[string]any{"event": "ready", "client": client, "version": version})
