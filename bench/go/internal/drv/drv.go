@@ -4,13 +4,13 @@
 package drv
 
 import (
-	"runtime/trace"
 	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
 	"runtime/metrics"
 	"runtime/pprof"
+	"runtime/trace"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -145,7 +145,8 @@ func Emit(m map[string]any) {
 // Run announces ready, reports progress every 500 ms, waits for "stop" or
 // the end of stdin, calls closeAll, and reports the totals.
 //
-// BENCH_CPUPROFILE=<file> writes a pprof CPU profile of the whole run (for `go tool pprof`).
+// BENCH_CPUPROFILE=<file> writes a pprof CPU profile of the whole run (for `go tool pprof`),
+// BENCH_TRACE=<prefix> an execution trace (for `go tool trace`).
 func Run(client, version string, r *Recorder, closeAll func()) {
 	// BENCH_CPUPROFILE: a CPU profile of the whole run, written before the
 	// 'done' event (the harness kills the driver once it has read it)
@@ -155,7 +156,9 @@ func Run(client, version string, r *Recorder, closeAll func()) {
 			stopProfile = func() { pprof.StopCPUProfile(); out.Close() }
 		}
 	}
-	if f := os.Getenv("BENCH_TRACE"); f != "" { // DEBUG-HACK
+	// BENCH_TRACE=<prefix>: an execution trace of the whole run into <prefix>.<pid> (one file per
+	// driver process: push and poll run in separate processes), for `go tool trace`
+	if f := os.Getenv("BENCH_TRACE"); f != "" {
 		if out, err := os.Create(fmt.Sprintf("%s.%d", f, os.Getpid())); err == nil && trace.Start(out) == nil {
 			prev := stopProfile
 			stopProfile = func() { trace.Stop(); out.Close(); prev() }
