@@ -30,6 +30,8 @@ def pytest_addoption(parser):
     g.addoption("--sdk", default="", help="comma-separated SDK drivers (default: every drivers/<lang>/run); "
                                           "'selftest' runs the runner's own Python reference driver")
     g.addoption("--scenario", default="", help="comma-separated scenario names or prefixes (e.g. polling/)")
+    g.addoption("--shard", default="", help="K/N: only every N-th selected scenario, starting at the K-th (1-based), "
+                                            "so N runs side by side share the matrix (scripts/run.sh lanes)")
     g.addoption("--gateway-address", default="", help="HOST:PORT of an external Zeebe-compatible gateway; "
                                                       "cases needing admin/faults are skipped")
     g.addoption("--external", action="store_true", help="run against the external gateway of the ZEEBE_* "
@@ -67,6 +69,12 @@ def _selected(config):
     wanted = [s for s in config.getoption("--scenario").split(",") if s]
     scen = [s for s in case_mod.load_all()
             if not wanted or any(s.name == w or s.name.startswith(w.rstrip("/") + "/") for w in wanted)]
+    shard = config.getoption("--shard")
+    if shard:
+        k, n = (int(x) for x in shard.split("/"))
+        if not 1 <= k <= n:
+            raise pytest.UsageError(f"--shard {shard}: want K/N with 1 <= K <= N")
+        scen = scen[k - 1::n]
     return sdks, scen
 
 
