@@ -109,44 +109,42 @@ def main() -> int:
     # Every group's baseline, then its mutants, two runs at a time: a run is mostly one compiler or
     # test process (go test, jest, pytest, mvn) in its own scratch copy, so two side by side use
     # both cores. Results keep the order of the mutant files.
-    tmp = tempfile.TemporaryDirectory(prefix="jobwire-vmut-")
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=int(os.environ.get("VECTOR_MUTANT_JOBS", "2")))
+    with tempfile.TemporaryDirectory(prefix="jobwire-vmut-") as tmp, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=int(os.environ.get("VECTOR_MUTANT_JOBS", "2"))) as pool:
 
-    def baseline(i, sdk, command, cwd, extra):
-        t0 = time.time()
-        base = copy_sdk(sdk, Path(tmp.name) / f"baseline-{i}-{sdk}", extra)
-        ok, out = run(sdk, base.parent / cwd if cwd else base, command)
-        if ok:
-            print(f"{sdk}: baseline passes ({time.time() - t0:.0f}s)", flush=True)
-        else:
-            print(f"{sdk}: the unmutated vector tests fail:\n{out}", flush=True)
-        shutil.rmtree(base.parent, ignore_errors=True)
-        return ok, out
+        def baseline(i, sdk, command, cwd, extra):
+            t0 = time.time()
+            base = copy_sdk(sdk, Path(tmp) / f"baseline-{i}-{sdk}", extra)
+            ok, out = run(sdk, base.parent / cwd if cwd else base, command)
+            if ok:
+                print(f"{sdk}: baseline passes ({time.time() - t0:.0f}s)", flush=True)
+            else:
+                print(f"{sdk}: the unmutated vector tests fail:\n{out}", flush=True)
+            shutil.rmtree(base.parent, ignore_errors=True)
+            return ok, out
 
-    def mutant(m, sdk, command, cwd, extra, base_future):
-        ok, out = base_future.result()
-        if not ok:
-            return (m, False, "baseline failed: " + out[-800:], 0.0)
-        t0 = time.time()
-        d = copy_sdk(sdk, Path(tmp.name) / m["id"], extra)
-        err = apply(d, m["edits"])
-        if err:
-            print(f"  {m['id']}: DOES NOT APPLY: {err}", flush=True)
+        def mutant(m, sdk, command, cwd, extra, base_future):
+            ok, out = base_future.result()
+            if not ok:
+                return (m, False, "baseline failed: " + out[-800:], 0.0)
+            t0 = time.time()
+            d = copy_sdk(sdk, Path(tmp) / m["id"], extra)
+            err = apply(d, m["edits"])
+            if err:
+                print(f"  {m['id']}: DOES NOT APPLY: {err}", flush=True)
+                shutil.rmtree(d.parent, ignore_errors=True)
+                return (m, False, "does not apply: " + err, 0.0)
+            ok, out = run(sdk, d.parent / cwd if cwd else d, command)
+            dt = time.time() - t0
+            print(f"  {m['id']}: {'SURVIVED' if ok else 'killed'} ({dt:.0f}s)", flush=True)
             shutil.rmtree(d.parent, ignore_errors=True)
-            return (m, False, "does not apply: " + err, 0.0)
-        ok, out = run(sdk, d.parent / cwd if cwd else d, command)
-        dt = time.time() - t0
-        print(f"  {m['id']}: {'SURVIVED' if ok else 'killed'} ({dt:.0f}s)", flush=True)
-        shutil.rmtree(d.parent, ignore_errors=True)
-        return (m, not ok, "survived" if ok else "killed", dt)
+            return (m, not ok, "survived" if ok else "killed", dt)
 
-    bases = {key: pool.submit(baseline, i, key[0], list(key[1]) or None, key[2], key[3])
-             for i, key in enumerate(by_sdk)}
-    futures = [pool.submit(mutant, m, key[0], list(key[1]) or None, key[2], key[3], bases[key])
-               for key, ms in by_sdk.items() for m in ms]
-    results = [f.result() for f in futures]
-    pool.shutdown()
-    tmp.cleanup()
+        bases = {key: pool.submit(baseline, i, key[0], list(key[1]) or None, key[2], key[3])
+                 for i, key in enumerate(by_sdk)}
+        futures = [pool.submit(mutant, m, key[0], list(key[1]) or None, key[2], key[3], bases[key])
+                   for key, ms in by_sdk.items() for m in ms]
+        results = [f.result() for f in futures]
     if a.junit:
         suite = ET.Element("testsuite", name="vector-mutants", tests=str(len(results)),
                            failures=str(sum(1 for r in results if not r[1])))
