@@ -31,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -106,16 +107,24 @@ def main() -> int:
     for m in mutants:
         key = (m["sdk"], tuple(m.get("command") or ()), m.get("cwd", ""), tuple(m.get("copy") or ()))
         by_sdk.setdefault(key, []).append(m)
+    # The SDKs' own installs that the scratch copies link to or whose commands use (sdk-node's
+    # node_modules; sdk-python's venv is made by the commands' scripts/venv.sh), made once here
+    # when missing, so the suite also runs on its own in a fresh clone.
+    if any(k[0] == "node" for k in by_sdk) and not (ROOT / "sdk-node" / "node_modules").exists():
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=ROOT / "sdk-node", check=True)
     # Every group's baseline, then its mutants, two runs at a time: a run is mostly one compiler or
     # test process (go test, jest, pytest, mvn) in its own scratch copy, so two side by side use
-    # both cores. Results keep the order of the mutant files.
+    # both cores. Results keep the order of the mutant files. Baselines run one at a time: the first
+    # of a kind may make a shared install (sdk-python's venv), which two at once would race for.
+    first = threading.Lock()
     with tempfile.TemporaryDirectory(prefix="jobwire-vmut-") as tmp, \
             concurrent.futures.ThreadPoolExecutor(max_workers=int(os.environ.get("VECTOR_MUTANT_JOBS", "2"))) as pool:
 
         def baseline(i, sdk, command, cwd, extra):
             t0 = time.time()
             base = copy_sdk(sdk, Path(tmp) / f"baseline-{i}-{sdk}", extra)
-            ok, out = run(sdk, base.parent / cwd if cwd else base, command)
+            with first:
+                ok, out = run(sdk, base.parent / cwd if cwd else base, command)
             if ok:
                 print(f"{sdk}: baseline passes ({time.time() - t0:.0f}s)", flush=True)
             else:
