@@ -129,7 +129,7 @@ test-release: bootstrap engine ## make release, smoke: one version everywhere, t
 	@cd packaging/engine/java && mvn -o -q -B test; rc=$$?; cp target/surefire-reports/TEST-*.xml $(RESULTS)/release/ 2>/dev/null; exit $$rc
 	@$(PY) -m pytest -q -p no:cacheprovider -s tools/release --junitxml=$(RESULTS)/release.xml
 
-test-vector-mutants: bootstrap ## shared vectors, mutation proof: each mutant of conformance-tests/vectors/mutants.yaml (an old poll-slot model, a poll that parks) must fail its SDK's vector tests (scratch copies, two at a time; ~2 min)
+test-vector-mutants: bootstrap engine ## shared vectors, mutation proof: each mutant of conformance-tests/vectors/mutants.yaml (an old poll-slot model, a poll that parks) must fail its SDK's vector tests (scratch copies, two at a time; ~2 min)
 	@$(PY) conformance-tests/scripts/vector_mutants.py --junit $(RESULTS)/vector-mutants.xml
 
 conformance-external: bootstrap ## conformance against your own gateway (ZEEBE_ADDRESS, ZEEBE_CLIENT_ID/SECRET, ...; docs/conformance.md): every scenario needing neither admin API nor fault proxy, every SDK; $(RESULTS)/conformance-external/report.md
